@@ -1,0 +1,56 @@
+#include "graph/element_type.h"
+
+#include <array>
+
+namespace anvil {
+namespace {
+
+struct ElementTypeInfo {
+  ElementType type;
+  size_t size;
+  std::string_view name;
+};
+
+// Indexed by the enum's value.
+constexpr std::array<ElementTypeInfo, 17> kInfo = {{
+    {ElementType::kUndefined, 0, "undefined"},
+    {ElementType::kFloat, 4, "float"},
+    {ElementType::kUint8, 1, "uint8"},
+    {ElementType::kInt8, 1, "int8"},
+    {ElementType::kUint16, 2, "uint16"},
+    {ElementType::kInt16, 2, "int16"},
+    {ElementType::kInt32, 4, "int32"},
+    {ElementType::kInt64, 8, "int64"},
+    {ElementType::kString, 0, "string"},
+    {ElementType::kBool, 1, "bool"},
+    {ElementType::kFloat16, 2, "float16"},
+    {ElementType::kDouble, 8, "double"},
+    {ElementType::kUint32, 4, "uint32"},
+    {ElementType::kUint64, 8, "uint64"},
+    {ElementType::kComplex64, 8, "complex64"},
+    {ElementType::kComplex128, 16, "complex128"},
+    {ElementType::kBfloat16, 2, "bfloat16"},
+}};
+
+}  // namespace
+
+bool IsValidElementType(int32_t value) { return value >= 1 && value <= 16; }
+
+size_t ElementSize(ElementType type) {
+  const auto index = static_cast<int32_t>(type);
+  return IsValidElementType(index) ? kInfo[index].size : 0;
+}
+
+std::string_view ElementTypeName(ElementType type) {
+  const auto index = static_cast<int32_t>(type);
+  return IsValidElementType(index) ? kInfo[index].name : "undefined";
+}
+
+ElementType ElementTypeFromName(std::string_view name) {
+  for (const ElementTypeInfo& info : kInfo) {
+    if (info.name == name) return info.type;
+  }
+  return ElementType::kUndefined;
+}
+
+}  // namespace anvil

@@ -1,0 +1,107 @@
+// Constant tensor payloads. The graph holds every constant (initializer, Constant-node value,
+// tensor attribute) as a shared `Elements` handle and never assumes how it is stored: dense bytes
+// (`DenseElements`, here) and constprop's disposable views implement the same interface, so a
+// reader works with either.
+//
+// Contract: elements are immutable once built and are laid out (logically) row-major. Numeric
+// data is read as little-endian dense bytes in the layout of element_type.h. String tensors
+// expose `strings()` instead of bytes.
+#ifndef ANVIL_GRAPH_ELEMENTS_H_
+#define ANVIL_GRAPH_ELEMENTS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "graph/element_type.h"
+
+namespace anvil {
+
+// Bytes owned somewhere: a heap vector, a memory-mapped file range, a pool buffer.
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual const uint8_t* data() const = 0;
+  virtual size_t size() const = 0;
+};
+
+// A heap-owned buffer.
+class OwnedBuffer final : public Buffer {
+ public:
+  explicit OwnedBuffer(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
+  const uint8_t* data() const override { return bytes_.data(); }
+  size_t size() const override { return bytes_.size(); }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+class Elements {
+ public:
+  virtual ~Elements() = default;
+
+  virtual ElementType element_type() const = 0;
+  virtual absl::Span<const int64_t> dims() const = 0;
+
+  int64_t NumElements() const;
+  // NumElements() * ElementSize(element_type()); 0 for strings.
+  size_t ByteSize() const;
+
+  // The dense row-major bytes when they exist contiguously without a copy; nullptr otherwise
+  // (views, lazy transforms). Never nullptr for DenseElements of a numeric type.
+  virtual const uint8_t* ContiguousData() const { return nullptr; }
+
+  // Writes the ByteSize() dense row-major bytes to `dst`. Numeric types only.
+  virtual void CopyTo(uint8_t* dst) const = 0;
+
+  // The values of a string tensor; empty for other types.
+  virtual absl::Span<const std::string> strings() const { return {}; }
+
+  // Reads element `i` (row-major) converted to double / int64. Numeric types only; slow path
+  // meant for small tensors (shapes, axes), not for bulk data.
+  double GetDouble(int64_t i) const;
+  int64_t GetInt64(int64_t i) const;
+
+  // True when both hold the same element type, dims and values (bitwise for floats).
+  bool Equals(const Elements& other) const;
+};
+
+// Dense row-major constant data held in a shared Buffer (or a string vector).
+class DenseElements final : public Elements {
+ public:
+  // `buffer` must hold exactly NumElements() * ElementSize(type) bytes starting at `offset`.
+  DenseElements(ElementType type, std::vector<int64_t> dims,
+                std::shared_ptr<const Buffer> buffer, size_t offset = 0);
+  // A string tensor.
+  DenseElements(std::vector<int64_t> dims, std::vector<std::string> strings);
+
+  // Copies `bytes` into a new owned buffer.
+  static std::shared_ptr<const DenseElements> FromBytes(ElementType type,
+                                                        std::vector<int64_t> dims,
+                                                        const void* bytes, size_t size);
+  template <typename T>
+  static std::shared_ptr<const DenseElements> FromVector(ElementType type,
+                                                         std::vector<int64_t> dims,
+                                                         const std::vector<T>& values) {
+    return FromBytes(type, std::move(dims), values.data(), values.size() * sizeof(T));
+  }
+
+  ElementType element_type() const override { return type_; }
+  absl::Span<const int64_t> dims() const override { return dims_; }
+  const uint8_t* ContiguousData() const override;
+  void CopyTo(uint8_t* dst) const override;
+  absl::Span<const std::string> strings() const override { return strings_; }
+
+ private:
+  ElementType type_;
+  std::vector<int64_t> dims_;
+  std::shared_ptr<const Buffer> buffer_;
+  size_t offset_ = 0;
+  std::vector<std::string> strings_;
+};
+
+}  // namespace anvil
+
+#endif  // ANVIL_GRAPH_ELEMENTS_H_

@@ -1,0 +1,66 @@
+#include "graph/model_io.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "graph/onnx_export.h"
+#include "graph/onnx_import.h"
+#include "graph/text_format.h"
+
+namespace anvil {
+
+absl::StatusOr<ModelFormat> ModelFormatFromPath(const std::string& path) {
+  if (absl::EndsWith(path, ".onnx")) return ModelFormat::kBinary;
+  if (absl::EndsWith(path, ".onnxtxt")) return ModelFormat::kText;
+  return absl::InvalidArgumentError(absl::StrCat("unknown model file extension '", path,
+                                                 "'; expected .onnx (binary) or .onnxtxt (text)"));
+}
+
+absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path) {
+  absl::StatusOr<ModelFormat> format = ModelFormatFromPath(path);
+  if (!format.ok()) return format.status();
+  if (*format == ModelFormat::kBinary) return ImportModelFile(path);
+
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("cannot open '", path, "': ", std::strerror(errno)));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text.str());
+  if (!model.ok()) {
+    return absl::Status(model.status().code(),
+                        absl::StrCat("cannot parse '", path, "': ", model.status().message()));
+  }
+  return model;
+}
+
+absl::Status SaveModel(const Model& model, const std::string& path, const SaveOptions& options) {
+  absl::StatusOr<ModelFormat> format = ModelFormatFromPath(path);
+  if (!format.ok()) return format.status();
+  if (*format == ModelFormat::kText) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot write '", path, "': ", std::strerror(errno)));
+    }
+    out << PrintModel(model);
+    if (!out.flush()) {
+      return absl::DataLossError(absl::StrCat("error writing '", path, "'"));
+    }
+    return absl::OkStatus();
+  }
+  ExportOptions export_options;
+  if (options.external_data_threshold >= 0) {
+    export_options.external_data_path = path + ".data";
+    export_options.external_threshold_bytes =
+        static_cast<size_t>(options.external_data_threshold);
+  }
+  return ExportModelFile(model, path, export_options);
+}
+
+}  // namespace anvil

@@ -1,0 +1,39 @@
+// Loading and saving models by file name: `.onnx` is binary protobuf (external data next to it
+// when large), `.onnxtxt` is the ONNX textual syntax (text_format.h). This is what tools use;
+// libraries that hold protos or strings call onnx_import.h / text_format.h directly.
+//
+// Errors are one line naming the file: "cannot open 'm.onnx': No such file or directory",
+// "cannot parse 'm.onnx' as an ONNX model (binary protobuf)", "unknown model file extension
+// 'm.pb'; expected .onnx (binary) or .onnxtxt (text)".
+#ifndef ANVIL_GRAPH_MODEL_IO_H_
+#define ANVIL_GRAPH_MODEL_IO_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "graph/ir.h"
+
+namespace anvil {
+
+enum class ModelFormat { kBinary, kText };
+
+absl::StatusOr<ModelFormat> ModelFormatFromPath(const std::string& path);
+
+absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path);
+
+struct SaveOptions {
+  // Binary only: tensors of at least this many bytes go to `<path>.data` next to the model.
+  // -1 keeps everything inline unless the model would not fit protobuf's 2 GB limit, in which
+  // case large tensors go external anyway.
+  int64_t external_data_threshold = -1;
+};
+
+absl::Status SaveModel(const Model& model, const std::string& path,
+                       const SaveOptions& options = {});
+
+}  // namespace anvil
+
+#endif  // ANVIL_GRAPH_MODEL_IO_H_

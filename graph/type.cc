@@ -1,0 +1,69 @@
+#include "graph/type.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace anvil {
+
+Type Type::Tensor(ElementType element_type) {
+  Type t;
+  t.kind_ = Kind::kTensor;
+  t.element_type_ = element_type;
+  return t;
+}
+
+Type Type::Tensor(ElementType element_type, std::vector<Dim> shape) {
+  Type t = Tensor(element_type);
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Type Type::SparseTensor(ElementType element_type, std::optional<std::vector<Dim>> shape) {
+  Type t;
+  t.kind_ = Kind::kSparseTensor;
+  t.element_type_ = element_type;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Type Type::Other(std::string serialized_type_proto, std::string denotation) {
+  Type t;
+  t.kind_ = Kind::kOther;
+  t.serialized_proto_ = std::move(serialized_type_proto);
+  t.denotation_ = std::move(denotation);
+  return t;
+}
+
+bool Type::IsStatic() const {
+  if (!shape_) return false;
+  for (const Dim& d : *shape_) {
+    if (!d.is_literal()) return false;
+  }
+  return true;
+}
+
+std::string Type::ToString() const {
+  switch (kind_) {
+    case Kind::kNone: return "?";
+    case Kind::kOther: return "<non-tensor type>";
+    case Kind::kTensor:
+    case Kind::kSparseTensor: break;
+  }
+  std::string s(ElementTypeName(element_type_));
+  if (kind_ == Kind::kSparseTensor) s = absl::StrCat("sparse_tensor(", s, ")");
+  if (!shape_) return s;
+  return absl::StrCat(s, "[",
+                      absl::StrJoin(*shape_, ",",
+                                    [](std::string* out, const Dim& d) {
+                                      if (d.is_literal()) {
+                                        absl::StrAppend(out, *d.value);
+                                      } else if (d.is_param()) {
+                                        absl::StrAppend(out, d.param);
+                                      } else {
+                                        absl::StrAppend(out, "?");
+                                      }
+                                    }),
+                      "]");
+}
+
+}  // namespace anvil

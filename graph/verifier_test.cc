@@ -1,0 +1,90 @@
+#include "graph/verifier.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace anvil {
+namespace {
+
+using ::testing::HasSubstr;
+
+Type Float() { return Type::Tensor(ElementType::kFloat, {Dim::Literal(2)}); }
+
+class VerifierTest : public ::testing::Test {
+ protected:
+  VerifierTest() {
+    Graph& g = model_.graph();
+    g.set_name("main");
+    x_ = g.AddInput("x", Float());
+    relu_ = g.AddNode("Relu");
+    relu_->set_name("r");
+    relu_->AddInput(x_);
+    relu_->AddOutput("a");
+    neg_ = g.AddNode("Neg");
+    neg_->AddInput(relu_->output(0));
+    neg_->AddOutput("b");
+    g.AddOutput(neg_->output(0));
+  }
+  Model model_;
+  Value* x_;
+  Node* relu_;
+  Node* neg_;
+};
+
+TEST_F(VerifierTest, AcceptsValidGraph) { EXPECT_TRUE(VerifyModel(model_).ok()); }
+
+TEST_F(VerifierTest, RejectsUseBeforeDefinition) {
+  model_.graph().MoveNodeBefore(neg_, relu_);
+  absl::Status s = VerifyModel(model_);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("graph 'main': node #0 (Neg, output 'b')"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("input 0 'a' is used before it is defined"));
+}
+
+TEST_F(VerifierTest, RejectsDuplicateDefinition) {
+  Node* dup = model_.graph().AddNode("Neg");
+  dup->AddInput(x_);
+  dup->AddOutput("a");  // same name as Relu's output
+  absl::Status s = VerifyModel(model_);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("value 'a' is defined twice"));
+}
+
+TEST_F(VerifierTest, RejectsInitializerTypeMismatch) {
+  Value* w = model_.graph().AddInitializer(
+      "w", DenseElements::FromVector<float>(ElementType::kFloat, {3}, {1, 2, 3}));
+  w->set_type(Float());  // declares [2], holds [3]
+  absl::Status s = VerifyModel(model_);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("initializer 'w' is declared float[2]"));
+}
+
+TEST_F(VerifierTest, RejectsSubgraphUsingValueDefinedAfterOwner) {
+  Graph& g = model_.graph();
+  Node* iff = g.InsertNodeBefore(relu_, "If");
+  iff->AddInput(x_);
+  iff->AddOutput("r_out");
+  auto body = std::make_unique<Graph>(&model_, &g);
+  body->set_name("then");
+  Node* inner = body->AddNode("Identity");
+  inner->AddInput(relu_->output(0));  // 'a' is defined after the If
+  body->AddOutput(inner->AddOutput("o"));
+  Attribute attr("then_branch", AttributeType::kGraph);
+  attr.graphs.push_back(std::move(body));
+  iff->SetAttribute(std::move(attr));
+  absl::Status s = VerifyModel(model_);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("graph 'then'"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("input 0 'a' is used before it is defined"));
+  // Moving the If after the producer makes the capture legal.
+  g.MoveNodeBefore(iff, nullptr);
+  EXPECT_TRUE(VerifyModel(model_).ok()) << VerifyModel(model_);
+}
+
+TEST_F(VerifierTest, AcceptsRewiredGraphAfterReorder) {
+  Graph& g = model_.graph();
+  g.SetOutput(0, relu_->output(0));
+  neg_->SetInput(0, x_);
+  g.MoveNodeBefore(relu_, nullptr);
+  EXPECT_TRUE(VerifyModel(model_).ok());
+}
+
+}  // namespace
+}  // namespace anvil

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what Anvil needs from Debian's archive, only what is missing (see
+# docs/BUILDING.md). Idempotent and quiet when everything is present; needs root to install.
+set -euo pipefail
+
+PACKAGES=(
+  bazel-bootstrap       # Bazel 4.2.3, WORKSPACE mode
+  g++
+  pkg-config
+  libabsl-dev
+  libprotobuf-dev
+  protobuf-compiler
+  libonnx-dev           # ONNX 1.12: protos, checker, parser, shape inference
+  libonnx-testdata      # ONNX backend test suite: conformance and round-trip tests
+  libhwy-dev
+  libgtest-dev
+  libgmock-dev
+  libbenchmark-dev
+  python3-onnx          # model generators and checks in testdata/
+  python3-numpy
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
