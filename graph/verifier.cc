@@ -12,6 +12,8 @@ namespace {
 
 class Verifier {
  public:
+  explicit Verifier(const Model& model) : model_(model) {}
+
   absl::Status VerifyGraph(const Graph& graph, const absl::flat_hash_set<const Value*>& outer) {
     const std::string where = absl::StrCat("graph '", graph.name(), "'");
     absl::flat_hash_set<const Value*> visible = outer;
@@ -51,6 +53,15 @@ class Verifier {
     for (const Node* node : graph.nodes()) {
       const std::string at = absl::StrCat(where, ": ", node->Describe());
       if (node->graph() != &graph) return Error(at, "node belongs to another graph");
+      if (model_.OpsetVersion(node->domain()) < 0) {
+        std::string imported;
+        for (const OpsetImport& op : model_.opset_imports) {
+          absl::StrAppend(&imported, imported.empty() ? "" : ", ", "'", op.domain, "'");
+        }
+        return Error(at, absl::StrCat("op domain '", node->domain(),
+                                      "' is not in the model's opset imports (",
+                                      imported.empty() ? "none" : imported, ")"));
+      }
       for (int i = 0; i < node->num_inputs(); ++i) {
         const Value* v = node->input(i);
         if (v == nullptr) continue;
@@ -143,13 +154,14 @@ class Verifier {
     return absl::OkStatus();
   }
 
+  const Model& model_;
   absl::flat_hash_map<std::string, std::string> defined_names_;
 };
 
 }  // namespace
 
 absl::Status VerifyModel(const Model& model) {
-  Verifier verifier;
+  Verifier verifier(model);
   return verifier.VerifyGraph(model.graph(), {});
 }
 

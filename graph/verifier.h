@@ -11,6 +11,7 @@
 //  - Types: an initializer's declared tensor type agrees with its payload (element type and
 //    dims); declared element types are valid.
 //  - Scoping: each subgraph's parent is the graph of the node that owns it.
+//  - Domains: every node's domain is among the model's opset imports.
 // Errors are FailedPrecondition and name the graph, the node (op and name or index) and what is
 // wrong, e.g. "graph 'main': node 'mm' (MatMul): input 1 'w' is used before it is defined".
 #ifndef ANVIL_GRAPH_VERIFIER_H_

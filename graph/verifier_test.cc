@@ -13,6 +13,7 @@ Type Float() { return Type::Tensor(ElementType::kFloat, {Dim::Literal(2)}); }
 class VerifierTest : public ::testing::Test {
  protected:
   VerifierTest() {
+    model_.opset_imports.push_back({"", 17});
     Graph& g = model_.graph();
     g.set_name("main");
     x_ = g.AddInput("x", Float());
@@ -39,6 +40,17 @@ TEST_F(VerifierTest, RejectsUseBeforeDefinition) {
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(s.message()), HasSubstr("graph 'main': node #0 (Neg, output 'b')"));
   EXPECT_THAT(std::string(s.message()), HasSubstr("input 0 'a' is used before it is defined"));
+}
+
+TEST_F(VerifierTest, RejectsUnimportedDomain) {
+  Node* custom = model_.graph().AddNode("Gelu", "com.example");
+  custom->AddInput(x_);
+  custom->AddOutput("g");
+  absl::Status s = VerifyModel(model_);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("op domain 'com.example' is not in the model's opset imports ('')"));
+  model_.opset_imports.push_back({"com.example", 1});
+  EXPECT_TRUE(VerifyModel(model_).ok());
 }
 
 TEST_F(VerifierTest, RejectsDuplicateDefinition) {
