@@ -7,8 +7,7 @@
 namespace anvil {
 
 Attribute::Attribute() = default;
-Attribute::Attribute(std::string name, AttributeType type)
-    : name_(std::move(name)), type_(type) {}
+Attribute::Attribute(std::string name, AttributeType type) : name_(std::move(name)), type_(type) {}
 Attribute::~Attribute() = default;
 Attribute::Attribute(Attribute&&) noexcept = default;
 Attribute& Attribute::operator=(Attribute&&) noexcept = default;
@@ -82,15 +81,18 @@ bool Attribute::Equals(const Attribute& other) const {
     case AttributeType::kFloat:
       // Bitwise, so that NaN attributes compare equal to themselves and -0 differs from 0.
       return std::memcmp(&f, &other.f, sizeof(f)) == 0;
-    case AttributeType::kInt: return i == other.i;
-    case AttributeType::kString: return s == other.s;
+    case AttributeType::kInt:
+      return i == other.i;
+    case AttributeType::kString:
+      return s == other.s;
     case AttributeType::kFloats:
       return floats.size() == other.floats.size() &&
              (floats.empty() ||
-              std::memcmp(floats.data(), other.floats.data(), floats.size() * sizeof(float)) ==
-                  0);
-    case AttributeType::kInts: return ints == other.ints;
-    case AttributeType::kStrings: return strings == other.strings;
+              std::memcmp(floats.data(), other.floats.data(), floats.size() * sizeof(float)) == 0);
+    case AttributeType::kInts:
+      return ints == other.ints;
+    case AttributeType::kStrings:
+      return strings == other.strings;
     case AttributeType::kTensor:
     case AttributeType::kTensors:
       if (tensors.size() != other.tensors.size()) return false;
@@ -109,8 +111,10 @@ bool Attribute::Equals(const Attribute& other) const {
     case AttributeType::kSparseTensor:
     case AttributeType::kSparseTensors:
     case AttributeType::kTypeProto:
-    case AttributeType::kTypeProtos: return serialized_protos == other.serialized_protos;
-    case AttributeType::kUndefined: return true;
+    case AttributeType::kTypeProtos:
+      return serialized_protos == other.serialized_protos;
+    case AttributeType::kUndefined:
+      return true;
   }
   return false;
 }

@@ -68,9 +68,9 @@ class Attribute {
   std::vector<float> floats;
   std::vector<int64_t> ints;
   std::vector<std::string> strings;
-  std::vector<TensorAttr> tensors;              // kTensor: exactly one; kTensors: any
-  std::vector<std::unique_ptr<Graph>> graphs;   // kGraph: exactly one; kGraphs: any
-  std::vector<std::string> serialized_protos;   // kSparseTensor(s), kTypeProto(s)
+  std::vector<TensorAttr> tensors;             // kTensor: exactly one; kTensors: any
+  std::vector<std::unique_ptr<Graph>> graphs;  // kGraph: exactly one; kGraphs: any
+  std::vector<std::string> serialized_protos;  // kSparseTensor(s), kTypeProto(s)
   std::string doc_string;
   std::string ref_attr_name;  // inside function bodies: refers to the caller's attribute
 

@@ -42,42 +42,67 @@ float HalfToFloat(uint16_t h) {
 // Reads one element at byte pointer `p` as double.
 double ReadAsDouble(ElementType type, const uint8_t* p) {
   switch (type) {
-    case ElementType::kFloat: return LoadAs<float>(p);
-    case ElementType::kDouble: return LoadAs<double>(p);
-    case ElementType::kUint8: return LoadAs<uint8_t>(p);
-    case ElementType::kInt8: return LoadAs<int8_t>(p);
-    case ElementType::kUint16: return LoadAs<uint16_t>(p);
-    case ElementType::kInt16: return LoadAs<int16_t>(p);
-    case ElementType::kInt32: return LoadAs<int32_t>(p);
-    case ElementType::kInt64: return static_cast<double>(LoadAs<int64_t>(p));
-    case ElementType::kUint32: return LoadAs<uint32_t>(p);
-    case ElementType::kUint64: return static_cast<double>(LoadAs<uint64_t>(p));
-    case ElementType::kBool: return *p != 0;
-    case ElementType::kFloat16: return HalfToFloat(LoadAs<uint16_t>(p));
+    case ElementType::kFloat:
+      return LoadAs<float>(p);
+    case ElementType::kDouble:
+      return LoadAs<double>(p);
+    case ElementType::kUint8:
+      return LoadAs<uint8_t>(p);
+    case ElementType::kInt8:
+      return LoadAs<int8_t>(p);
+    case ElementType::kUint16:
+      return LoadAs<uint16_t>(p);
+    case ElementType::kInt16:
+      return LoadAs<int16_t>(p);
+    case ElementType::kInt32:
+      return LoadAs<int32_t>(p);
+    case ElementType::kInt64:
+      return static_cast<double>(LoadAs<int64_t>(p));
+    case ElementType::kUint32:
+      return LoadAs<uint32_t>(p);
+    case ElementType::kUint64:
+      return static_cast<double>(LoadAs<uint64_t>(p));
+    case ElementType::kBool:
+      return *p != 0;
+    case ElementType::kFloat16:
+      return HalfToFloat(LoadAs<uint16_t>(p));
     case ElementType::kBfloat16: {
       const uint32_t bits = static_cast<uint32_t>(LoadAs<uint16_t>(p)) << 16;
       float f;
       std::memcpy(&f, &bits, sizeof(f));
       return f;
     }
-    case ElementType::kComplex64: return LoadAs<float>(p);  // real part
-    case ElementType::kComplex128: return LoadAs<double>(p);
-    default: return 0;
+    case ElementType::kComplex64:
+      return LoadAs<float>(p);  // real part
+    case ElementType::kComplex128:
+      return LoadAs<double>(p);
+    default:
+      return 0;
   }
 }
 
 int64_t ReadAsInt64(ElementType type, const uint8_t* p) {
   switch (type) {
-    case ElementType::kInt64: return LoadAs<int64_t>(p);
-    case ElementType::kUint64: return static_cast<int64_t>(LoadAs<uint64_t>(p));
-    case ElementType::kInt32: return LoadAs<int32_t>(p);
-    case ElementType::kUint32: return LoadAs<uint32_t>(p);
-    case ElementType::kInt16: return LoadAs<int16_t>(p);
-    case ElementType::kUint16: return LoadAs<uint16_t>(p);
-    case ElementType::kInt8: return LoadAs<int8_t>(p);
-    case ElementType::kUint8: return LoadAs<uint8_t>(p);
-    case ElementType::kBool: return *p != 0;
-    default: return static_cast<int64_t>(ReadAsDouble(type, p));
+    case ElementType::kInt64:
+      return LoadAs<int64_t>(p);
+    case ElementType::kUint64:
+      return static_cast<int64_t>(LoadAs<uint64_t>(p));
+    case ElementType::kInt32:
+      return LoadAs<int32_t>(p);
+    case ElementType::kUint32:
+      return LoadAs<uint32_t>(p);
+    case ElementType::kInt16:
+      return LoadAs<int16_t>(p);
+    case ElementType::kUint16:
+      return LoadAs<uint16_t>(p);
+    case ElementType::kInt8:
+      return LoadAs<int8_t>(p);
+    case ElementType::kUint8:
+      return LoadAs<uint8_t>(p);
+    case ElementType::kBool:
+      return *p != 0;
+    default:
+      return static_cast<int64_t>(ReadAsDouble(type, p));
   }
 }
 

@@ -72,14 +72,13 @@ class Elements {
 class DenseElements final : public Elements {
  public:
   // `buffer` must hold exactly NumElements() * ElementSize(type) bytes starting at `offset`.
-  DenseElements(ElementType type, std::vector<int64_t> dims,
-                std::shared_ptr<const Buffer> buffer, size_t offset = 0);
+  DenseElements(ElementType type, std::vector<int64_t> dims, std::shared_ptr<const Buffer> buffer,
+                size_t offset = 0);
   // A string tensor.
   DenseElements(std::vector<int64_t> dims, std::vector<std::string> strings);
 
   // Copies `bytes` into a new owned buffer.
-  static std::shared_ptr<const DenseElements> FromBytes(ElementType type,
-                                                        std::vector<int64_t> dims,
+  static std::shared_ptr<const DenseElements> FromBytes(ElementType type, std::vector<int64_t> dims,
                                                         const void* bytes, size_t size);
   template <typename T>
   static std::shared_ptr<const DenseElements> FromVector(ElementType type,

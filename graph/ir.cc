@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "graph/absl_compat.h"
 
 namespace anvil {
 namespace {
@@ -15,8 +16,7 @@ void EraseFirst(std::vector<Value*>& list, const Value* v) {
 }
 
 // Values of `graph` (produced by its nodes) that `node`'s subgraphs capture: implicit inputs.
-void CollectCapturedValues(const Node& node, const Graph& graph,
-                           absl::flat_hash_set<Value*>* out) {
+void CollectCapturedValues(const Node& node, const Graph& graph, absl::flat_hash_set<Value*>* out) {
   for (Graph* sub : node.Subgraphs()) {
     for (Node* inner : sub->nodes()) {
       for (Value* v : inner->inputs()) {
@@ -144,8 +144,7 @@ float Node::GetFloat(std::string_view name, float default_value) const {
 
 std::string Node::GetString(std::string_view name, std::string_view default_value) const {
   const Attribute* a = FindAttribute(name);
-  return a != nullptr && a->type() == AttributeType::kString ? a->s
-                                                             : std::string(default_value);
+  return a != nullptr && a->type() == AttributeType::kString ? a->s : std::string(default_value);
 }
 
 std::vector<int64_t> Node::GetInts(std::string_view name) const {
@@ -214,8 +213,7 @@ void Graph::Rename(Value* v, const std::string& old_name) {
 }
 
 Value* Graph::FindValue(std::string_view name) const {
-  // Debian's Abseil has its own string_view type, so convert explicitly for the lookup.
-  auto it = values_by_name_.find(absl::string_view(name.data(), name.size()));
+  auto it = values_by_name_.find(AsAbsl(name));
   return it == values_by_name_.end() ? nullptr : it->second;
 }
 
@@ -407,12 +405,26 @@ bool Graph::TopologicalSort(std::string* cycle_node) {
   }
   if (sorted.size() != order.size()) {
     if (cycle_node != nullptr) {
-      for (int i = 0; i < static_cast<int>(order.size()); ++i) {
-        if (pending[i] > 0) {
-          *cycle_node = order[i]->Describe();
-          break;
+      // An unscheduled node may only sit downstream of a cycle. Walk from it to unscheduled
+      // producers until a node repeats: that node is on the cycle.
+      int current = 0;
+      while (pending[current] == 0) ++current;
+      std::vector<bool> seen(order.size(), false);
+      while (!seen[current]) {
+        seen[current] = true;
+        absl::flat_hash_set<Value*> deps(order[current]->inputs().begin(),
+                                         order[current]->inputs().end());
+        CollectCapturedValues(*order[current], *this, &deps);
+        for (Value* v : deps) {
+          if (v == nullptr || v->graph() != this || v->producer() == nullptr) continue;
+          const int p = position[v->producer()];
+          if (pending[p] > 0) {
+            current = p;
+            break;
+          }
         }
       }
+      *cycle_node = order[current]->Describe();
     }
     return false;
   }
@@ -427,9 +439,9 @@ void Graph::ForEachGraph(const std::function<void(Graph&)>& fn) {
   }
 }
 
-std::unique_ptr<Graph> Graph::Clone(Model* new_model, Graph* new_parent,
-                                    const absl::flat_hash_map<const Value*, Value*>& outer_map)
-    const {
+std::unique_ptr<Graph> Graph::Clone(
+    Model* new_model, Graph* new_parent,
+    const absl::flat_hash_map<const Value*, Value*>& outer_map) const {
   auto copy = std::make_unique<Graph>(new_model, new_parent);
   copy->name_ = name_;
   copy->doc_string_ = doc_string_;

@@ -168,9 +168,9 @@ class Node {
 
 // Fields of GraphProto that no pass reads are kept as serialized protos, in order.
 struct GraphOpaqueParts {
-  std::vector<std::string> sparse_initializers;         // SparseTensorProto
-  std::vector<std::string> quantization_annotations;    // TensorAnnotation
-  std::vector<std::string> orphan_value_infos;          // ValueInfoProto naming no value here
+  std::vector<std::string> sparse_initializers;       // SparseTensorProto
+  std::vector<std::string> quantization_annotations;  // TensorAnnotation
+  std::vector<std::string> orphan_value_infos;        // ValueInfoProto naming no value here
 };
 
 class Graph {

@@ -82,6 +82,28 @@ TEST(IrTest, TopologicalSortReportsCycle) {
   EXPECT_NE(cycle.find("Neg"), std::string::npos);
 }
 
+TEST(IrTest, TopologicalSortNamesANodeOnTheCycleNotDownstream) {
+  Model model;
+  Graph& g = model.graph();
+  Value* x = g.AddInput("x", Float({}));
+  Node* relu = g.AddNode("Relu");  // y = Relu(b): downstream of the cycle
+  relu->set_name("downstream");
+  Node* add = g.AddNode("Add");  // a = Add(x, b)
+  add->set_name("add");
+  Node* neg = g.AddNode("Neg");  // b = Neg(a)
+  neg->set_name("neg");
+  Value* a = add->AddOutput("a");
+  Value* b = neg->AddOutput("b");
+  relu->AddInput(b);
+  relu->AddOutput("y");
+  add->AddInput(x);
+  add->AddInput(b);
+  neg->AddInput(a);
+  std::string cycle;
+  EXPECT_FALSE(g.TopologicalSort(&cycle));
+  EXPECT_TRUE(cycle == "node 'add' (Add)" || cycle == "node 'neg' (Neg)") << cycle;
+}
+
 TEST(IrTest, SubgraphCaptureCountsForSortAndIsReleasedOnErase) {
   Model model;
   Graph& g = model.graph();
@@ -167,8 +189,8 @@ TEST(ElementsTest, DenseReadsAndEquality) {
 
 TEST(TypeTest, PrintsTextualSyntax) {
   EXPECT_EQ(Float({Dim::Param("N"), Dim::Literal(3), Dim::Unknown()}).ToString(), "float[N,3,?]");
-  EXPECT_EQ(Type::Tensor(ElementType::kInt64).ToString(), "int64");
-  EXPECT_EQ(Type::Tensor(ElementType::kInt64, {}).ToString(), "int64[]");
+  EXPECT_EQ(Type::Tensor(ElementType::kInt64).ToString(), "int64[]");
+  EXPECT_EQ(Type::Tensor(ElementType::kInt64, {}).ToString(), "int64");
   EXPECT_TRUE(Float({Dim::Literal(2)}).IsStatic());
   EXPECT_FALSE(Float({Dim::Param("N")}).IsStatic());
 }

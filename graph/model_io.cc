@@ -48,7 +48,11 @@ absl::Status SaveModel(const Model& model, const std::string& path, const SaveOp
       return absl::PermissionDeniedError(
           absl::StrCat("cannot write '", path, "': ", std::strerror(errno)));
     }
-    out << PrintModel(model);
+    // Every constant in full: elided constants would not parse back.
+    PrintOptions print_options;
+    print_options.full_constants = true;
+    print_options.losses = options.text_losses;
+    out << PrintModel(model, print_options);
     if (!out.flush()) {
       return absl::DataLossError(absl::StrCat("error writing '", path, "'"));
     }
@@ -57,8 +61,7 @@ absl::Status SaveModel(const Model& model, const std::string& path, const SaveOp
   ExportOptions export_options;
   if (options.external_data_threshold >= 0) {
     export_options.external_data_path = path + ".data";
-    export_options.external_threshold_bytes =
-        static_cast<size_t>(options.external_data_threshold);
+    export_options.external_threshold_bytes = static_cast<size_t>(options.external_data_threshold);
   }
   return ExportModelFile(model, path, export_options);
 }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -29,6 +30,8 @@ struct SaveOptions {
   // -1 keeps everything inline unless the model would not fit protobuf's 2 GB limit, in which
   // case large tensors go external anyway.
   int64_t external_data_threshold = -1;
+  // Text only: receives what the 1.12 textual syntax could not keep (see text_format.h).
+  std::vector<std::string>* text_losses = nullptr;
 };
 
 absl::Status SaveModel(const Model& model, const std::string& path,

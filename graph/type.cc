@@ -44,14 +44,19 @@ bool Type::IsStatic() const {
 
 std::string Type::ToString() const {
   switch (kind_) {
-    case Kind::kNone: return "?";
-    case Kind::kOther: return "<non-tensor type>";
+    case Kind::kNone:
+      return "?";
+    case Kind::kOther:
+      return "<non-tensor type>";
     case Kind::kTensor:
-    case Kind::kSparseTensor: break;
+    case Kind::kSparseTensor:
+      break;
   }
   std::string s(ElementTypeName(element_type_));
   if (kind_ == Kind::kSparseTensor) s = absl::StrCat("sparse_tensor(", s, ")");
-  if (!shape_) return s;
+  // As in ONNX's textual syntax: no brackets is a scalar, empty brackets an unknown rank.
+  if (!shape_) return absl::StrCat(s, "[]");
+  if (shape_->empty()) return s;
   return absl::StrCat(s, "[",
                       absl::StrJoin(*shape_, ",",
                                     [](std::string* out, const Dim& d) {

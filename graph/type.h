@@ -64,7 +64,8 @@ class Type {
   // For Kind::kOther: the TypeProto bytes.
   const std::string& serialized_proto() const { return serialized_proto_; }
 
-  // Textual syntax: "float[N,3]", "int64[]", "float" (unknown shape), "?" (no type).
+  // ONNX textual syntax: "float[N,3,?]"; "float" is a scalar (rank 0) and "float[]" a tensor of
+  // unknown rank; "?" means no type at all.
   std::string ToString() const;
 
   bool operator==(const Type&) const = default;

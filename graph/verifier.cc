@@ -20,8 +20,8 @@ class Verifier {
 
     auto define = [&](const Value* v, const std::string& how) -> absl::Status {
       if (v->graph() != &graph) {
-        return Error(where, absl::StrCat("value '", v->name(), "' (", how,
-                                         ") belongs to another graph"));
+        return Error(where,
+                     absl::StrCat("value '", v->name(), "' (", how, ") belongs to another graph"));
       }
       if (!v->name().empty()) {
         auto [it, inserted] = defined_names_.emplace(v->name(), how);
@@ -101,8 +101,7 @@ class Verifier {
       if (v->graph() != &graph) continue;
       for (const Use& use : v->uses()) {
         if (use.user == nullptr || use.input_index < 0 ||
-            use.input_index >= use.user->num_inputs() ||
-            use.user->input(use.input_index) != v) {
+            use.input_index >= use.user->num_inputs() || use.user->input(use.input_index) != v) {
           return Error(where, absl::StrCat("value '", v->name(),
                                            "' has a stale use entry (erased or rewired node)"));
         }
@@ -134,9 +133,10 @@ class Verifier {
     const Elements& e = *v.constant();
     if (!t.is_tensor()) return absl::OkStatus();
     if (t.element_type() != e.element_type()) {
-      return Error(where, absl::StrCat("initializer '", v.name(), "' is declared ",
-                                       std::string(ElementTypeName(t.element_type())), " but holds ",
-                                       std::string(ElementTypeName(e.element_type()))));
+      return Error(where,
+                   absl::StrCat("initializer '", v.name(), "' is declared ",
+                                std::string(ElementTypeName(t.element_type())), " but holds ",
+                                std::string(ElementTypeName(e.element_type()))));
     }
     if (t.has_shape()) {
       bool same = t.rank() == static_cast<int64_t>(e.dims().size());
@@ -147,8 +147,8 @@ class Verifier {
       if (!same) {
         std::string dims;
         for (int64_t d : e.dims()) absl::StrAppend(&dims, dims.empty() ? "" : ",", d);
-        return Error(where, absl::StrCat("initializer '", v.name(), "' is declared ",
-                                         t.ToString(), " but holds dims [", dims, "]"));
+        return Error(where, absl::StrCat("initializer '", v.name(), "' is declared ", t.ToString(),
+                                         " but holds dims [", dims, "]"));
       }
     }
     return absl::OkStatus();

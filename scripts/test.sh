@@ -26,7 +26,8 @@ log, consumer_failed, bazel_status = sys.argv[1], int(sys.argv[2]), int(sys.argv
 passed = failed = 0
 targets = {}
 for line in open(log, errors="replace"):
-    m = re.match(r"^(//\S+)\s+(PASSED|FAILED|FAILED TO BUILD|NO STATUS|TIMEOUT|FLAKY)\b", line.strip())
+    m = re.match(r"^(//\S+)\s+(?:\(cached\)\s+)?(PASSED|FAILED TO BUILD|FAILED|NO STATUS|TIMEOUT|FLAKY)\b",
+                 line.strip())
     if m:
         targets[m.group(1)] = m.group(2)
 testlogs = os.path.realpath("bazel-testlogs")

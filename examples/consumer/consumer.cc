@@ -6,8 +6,8 @@
 int main() {
   anvil::Model model;
   anvil::Graph& g = model.graph();
-  anvil::Value* x = g.AddInput(
-      "x", anvil::Type::Tensor(anvil::ElementType::kFloat, {anvil::Dim::Param("N")}));
+  anvil::Value* x =
+      g.AddInput("x", anvil::Type::Tensor(anvil::ElementType::kFloat, {anvil::Dim::Param("N")}));
   anvil::Node* relu = g.AddNode("Relu");
   relu->AddInput(x);
   anvil::Node* neg = g.AddNode("Neg");

@@ -1,0 +1,487 @@
+#include "graph/onnx_export.h"
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "onnx/onnx_pb.h"
+
+namespace anvil {
+namespace {
+
+// Elements hold little-endian bytes, which raw_data and external data take
+// verbatim; a big-endian host would need byte swapping here.
+static_assert(std::endian::native == std::endian::little);
+
+// A file-system error; errno may be unset when a stream failed without a system
+// call failing.
+absl::Status IoError(int error_number, std::string message) {
+  if (error_number == 0) return absl::UnknownError(std::move(message));
+  return absl::ErrnoToStatus(error_number, message);
+}
+
+// Protobuf refuses to serialize or parse messages larger than this.
+constexpr uint64_t kProtobufLimit = INT_MAX;
+
+// Appends tensor bytes to the external-data file, which is created (truncated)
+// on first use.
+class ExternalDataWriter {
+ public:
+  explicit ExternalDataWriter(std::string path)
+      : path_(std::move(path)), location_(std::filesystem::path(path_).filename().string()) {}
+  ~ExternalDataWriter() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+  ExternalDataWriter(const ExternalDataWriter&) = delete;
+  ExternalDataWriter& operator=(const ExternalDataWriter&) = delete;
+
+  // The file name the model refers to.
+  const std::string& location() const { return location_; }
+
+  // Writes the tensor's ByteSize() bytes and returns their offset in the file.
+  absl::StatusOr<uint64_t> Append(const Elements& elements) {
+    if (file_ == nullptr) {
+      file_ = std::fopen(path_.c_str(), "wb");
+      if (file_ == nullptr) {
+        return IoError(errno, absl::StrCat("cannot open '", path_, "' for writing"));
+      }
+    }
+    const size_t size = elements.ByteSize();
+    // Offsets aligned to a cache line keep vector loads aligned for a reader
+    // that maps the file; large tensors start on a page boundary so that they
+    // can be mapped on their own.
+    const uint64_t alignment = size >= (1u << 20) ? 4096 : 64;
+    const uint64_t padding = (alignment - offset_ % alignment) % alignment;
+    static constexpr char kZeros[4096] = {};
+    if (padding > 0 && std::fwrite(kZeros, 1, padding, file_) != padding) {
+      return WriteError();
+    }
+    offset_ += padding;
+
+    // Straight from the elements when contiguous, else via one tensor copy.
+    const uint8_t* data = elements.ContiguousData();
+    std::vector<uint8_t> copy;
+    if (data == nullptr) {
+      copy.resize(size);
+      elements.CopyTo(copy.data());
+      data = copy.data();
+    }
+    if (std::fwrite(data, 1, size, file_) != size) return WriteError();
+    const uint64_t offset = offset_;
+    offset_ += size;
+    return offset;
+  }
+
+  // Flushes and closes; a full disk shows up here at the latest.
+  absl::Status Close() {
+    if (file_ == nullptr) return absl::OkStatus();
+    std::FILE* file = file_;
+    file_ = nullptr;
+    if (std::fclose(file) != 0) return WriteError();
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status WriteError() const {
+    return IoError(errno, absl::StrCat("cannot write '", path_, "'"));
+  }
+
+  std::string path_;
+  std::string location_;
+  std::FILE* file_ = nullptr;
+  uint64_t offset_ = 0;
+};
+
+absl::Status CorruptOpaque(absl::string_view what) {
+  return absl::InternalError(absl::StrCat("cannot parse the stored ", what, " (corrupt IR)"));
+}
+
+void ExportShape(const std::vector<Dim>& dims, onnx::TensorShapeProto* shape) {
+  for (const Dim& dim : dims) {
+    onnx::TensorShapeProto::Dimension* d = shape->add_dim();
+    if (dim.is_literal()) {
+      d->set_dim_value(*dim.value);
+    } else if (dim.is_param()) {
+      d->set_dim_param(dim.param);
+    }
+    if (!dim.denotation.empty()) d->set_denotation(dim.denotation);
+  }
+}
+
+absl::Status ExportType(const Type& type, onnx::TypeProto* proto) {
+  switch (type.kind()) {
+    case Type::Kind::kNone:
+      return absl::OkStatus();
+    case Type::Kind::kTensor: {
+      onnx::TypeProto::Tensor* tensor = proto->mutable_tensor_type();
+      tensor->set_elem_type(static_cast<int32_t>(type.element_type()));
+      // An empty shape is a scalar's; no shape means an unknown rank.
+      if (type.has_shape()) ExportShape(type.shape(), tensor->mutable_shape());
+      break;
+    }
+    case Type::Kind::kSparseTensor: {
+      onnx::TypeProto::SparseTensor* sparse = proto->mutable_sparse_tensor_type();
+      sparse->set_elem_type(static_cast<int32_t>(type.element_type()));
+      if (type.has_shape()) ExportShape(type.shape(), sparse->mutable_shape());
+      break;
+    }
+    case Type::Kind::kOther:
+      if (!proto->ParseFromString(type.serialized_proto())) {
+        return CorruptOpaque("TypeProto");
+      }
+      break;
+  }
+  if (!type.denotation().empty()) proto->set_denotation(type.denotation());
+  return absl::OkStatus();
+}
+
+absl::Status ExportValueInfo(const Value& v, onnx::ValueInfoProto* proto) {
+  proto->set_name(v.name());
+  if (!v.doc_string().empty()) proto->set_doc_string(v.doc_string());
+  if (!v.type().has_value()) return absl::OkStatus();
+  return ExportType(v.type(), proto->mutable_type());
+}
+
+template <typename Proto>
+absl::Status ParseOpaque(const std::string& bytes, Proto* proto) {
+  if (proto->ParseFromString(bytes)) return absl::OkStatus();
+  return CorruptOpaque(proto->GetTypeName());
+}
+
+class Exporter {
+ public:
+  explicit Exporter(const ExportOptions& options) : options_(options) {
+    if (!options.external_data_path.empty()) {
+      writer_.emplace(options.external_data_path);
+    }
+  }
+
+  absl::Status ExportGraph(const Graph& graph, onnx::GraphProto* proto);
+  absl::Status Finish() { return writer_ ? writer_->Close() : absl::OkStatus(); }
+
+ private:
+  absl::Status ExportTensor(const Elements& elements, const std::string& name,
+                            const std::string& doc_string, onnx::TensorProto* proto);
+  absl::Status ExportAttribute(const Attribute& attr, onnx::AttributeProto* proto);
+
+  const ExportOptions& options_;
+  std::optional<ExternalDataWriter> writer_;
+};
+
+absl::Status Exporter::ExportTensor(const Elements& elements, const std::string& name,
+                                    const std::string& doc_string, onnx::TensorProto* proto) {
+  for (int64_t d : elements.dims()) proto->add_dims(d);
+  proto->set_data_type(static_cast<int32_t>(elements.element_type()));
+  if (!name.empty()) proto->set_name(name);
+  if (!doc_string.empty()) proto->set_doc_string(doc_string);
+  if (elements.element_type() == ElementType::kString) {
+    for (const std::string& s : elements.strings()) proto->add_string_data(s);
+    return absl::OkStatus();
+  }
+  const size_t size = elements.ByteSize();
+  if (writer_ && size > 0 && size >= options_.external_threshold_bytes) {
+    auto offset = writer_->Append(elements);
+    if (!offset.ok()) return offset.status();
+    proto->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto add = [proto](std::string key, std::string value) {
+      onnx::StringStringEntryProto* entry = proto->add_external_data();
+      entry->set_key(std::move(key));
+      entry->set_value(std::move(value));
+    };
+    add("location", writer_->location());
+    add("offset", absl::StrCat(*offset));
+    add("length", absl::StrCat(size));
+    return absl::OkStatus();
+  }
+  std::string* raw = proto->mutable_raw_data();
+  raw->resize(size);
+  if (size == 0) return absl::OkStatus();
+  auto* dst = reinterpret_cast<uint8_t*>(raw->data());
+  if (const uint8_t* data = elements.ContiguousData()) {
+    std::copy(data, data + size, dst);
+  } else {
+    elements.CopyTo(dst);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Exporter::ExportAttribute(const Attribute& attr, onnx::AttributeProto* proto) {
+  proto->set_name(attr.name());
+  if (!attr.ref_attr_name.empty()) proto->set_ref_attr_name(attr.ref_attr_name);
+  if (!attr.doc_string.empty()) proto->set_doc_string(attr.doc_string);
+  if (attr.type() != AttributeType::kUndefined) {
+    proto->set_type(static_cast<onnx::AttributeProto::AttributeType>(attr.type()));
+  }
+  // A reference to a function's attribute carries no value.
+  if (!attr.ref_attr_name.empty()) return absl::OkStatus();
+
+  auto expect_one = [&](size_t n) -> absl::Status {
+    if (n == 1) return absl::OkStatus();
+    return absl::InternalError(
+        absl::StrCat("attribute '", attr.name(), "' holds ", n, " values, expected 1"));
+  };
+  switch (attr.type()) {
+    case AttributeType::kUndefined:
+      break;
+    case AttributeType::kFloat:
+      proto->set_f(attr.f);
+      break;
+    case AttributeType::kInt:
+      proto->set_i(attr.i);
+      break;
+    case AttributeType::kString:
+      proto->set_s(attr.s);
+      break;
+    case AttributeType::kFloats:
+      proto->mutable_floats()->Add(attr.floats.begin(), attr.floats.end());
+      break;
+    case AttributeType::kInts:
+      proto->mutable_ints()->Add(attr.ints.begin(), attr.ints.end());
+      break;
+    case AttributeType::kStrings:
+      for (const std::string& s : attr.strings) proto->add_strings(s);
+      break;
+    case AttributeType::kTensor:
+      if (absl::Status s = expect_one(attr.tensors.size()); !s.ok()) return s;
+      return ExportTensor(*attr.tensors[0].elements, attr.tensors[0].name,
+                          attr.tensors[0].doc_string, proto->mutable_t());
+    case AttributeType::kTensors:
+      for (const TensorAttr& t : attr.tensors) {
+        absl::Status s = ExportTensor(*t.elements, t.name, t.doc_string, proto->add_tensors());
+        if (!s.ok()) return s;
+      }
+      break;
+    case AttributeType::kGraph:
+      if (absl::Status s = expect_one(attr.graphs.size()); !s.ok()) return s;
+      return ExportGraph(*attr.graphs[0], proto->mutable_g());
+    case AttributeType::kGraphs:
+      for (const auto& g : attr.graphs) {
+        if (absl::Status s = ExportGraph(*g, proto->add_graphs()); !s.ok()) {
+          return s;
+        }
+      }
+      break;
+    case AttributeType::kSparseTensor:
+      if (absl::Status s = expect_one(attr.serialized_protos.size()); !s.ok()) {
+        return s;
+      }
+      return ParseOpaque(attr.serialized_protos[0], proto->mutable_sparse_tensor());
+    case AttributeType::kSparseTensors:
+      for (const std::string& bytes : attr.serialized_protos) {
+        if (absl::Status s = ParseOpaque(bytes, proto->add_sparse_tensors()); !s.ok()) {
+          return s;
+        }
+      }
+      break;
+    case AttributeType::kTypeProto:
+      if (absl::Status s = expect_one(attr.serialized_protos.size()); !s.ok()) {
+        return s;
+      }
+      return ParseOpaque(attr.serialized_protos[0], proto->mutable_tp());
+    case AttributeType::kTypeProtos:
+      for (const std::string& bytes : attr.serialized_protos) {
+        if (absl::Status s = ParseOpaque(bytes, proto->add_type_protos()); !s.ok()) {
+          return s;
+        }
+      }
+      break;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Exporter::ExportGraph(const Graph& graph, onnx::GraphProto* proto) {
+  if (!graph.name().empty()) proto->set_name(graph.name());
+  if (!graph.doc_string().empty()) proto->set_doc_string(graph.doc_string());
+  for (const Value* v : graph.inputs()) {
+    if (absl::Status s = ExportValueInfo(*v, proto->add_input()); !s.ok()) {
+      return s;
+    }
+  }
+  for (const Value* v : graph.initializers()) {
+    absl::Status s = ExportTensor(*v->constant(), v->name(), v->initializer_doc_string(),
+                                  proto->add_initializer());
+    if (!s.ok()) return s;
+  }
+  for (const std::string& bytes : graph.opaque().sparse_initializers) {
+    if (absl::Status s = ParseOpaque(bytes, proto->add_sparse_initializer()); !s.ok()) {
+      return s;
+    }
+  }
+  for (const Node* node : graph.nodes()) {
+    onnx::NodeProto* node_proto = proto->add_node();
+    for (const Value* v : node->inputs()) {
+      node_proto->add_input(v != nullptr ? v->name() : "");
+    }
+    for (const Value* v : node->outputs()) {
+      node_proto->add_output(v != nullptr ? v->name() : "");
+    }
+    if (!node->name().empty()) node_proto->set_name(node->name());
+    node_proto->set_op_type(node->op_type());
+    if (!node->domain().empty()) node_proto->set_domain(node->domain());
+    if (!node->doc_string().empty()) {
+      node_proto->set_doc_string(node->doc_string());
+    }
+    for (const Attribute& attr : node->attributes()) {
+      if (absl::Status s = ExportAttribute(attr, node_proto->add_attribute()); !s.ok()) {
+        return absl::Status(s.code(), absl::StrCat(node->Describe(), ": ", s.message()));
+      }
+    }
+  }
+  for (const Value* v : graph.outputs()) {
+    if (v == nullptr) {
+      return absl::InternalError("graph has an empty output slot");
+    }
+    if (absl::Status s = ExportValueInfo(*v, proto->add_output()); !s.ok()) {
+      return s;
+    }
+  }
+  for (const Value* v : graph.value_info()) {
+    if (absl::Status s = ExportValueInfo(*v, proto->add_value_info()); !s.ok()) {
+      return s;
+    }
+  }
+  for (const std::string& bytes : graph.opaque().orphan_value_infos) {
+    if (absl::Status s = ParseOpaque(bytes, proto->add_value_info()); !s.ok()) {
+      return s;
+    }
+  }
+  for (const std::string& bytes : graph.opaque().quantization_annotations) {
+    absl::Status s = ParseOpaque(bytes, proto->add_quantization_annotation());
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// Bytes the tensors of `graph` and its subgraphs take inline: what decides
+// whether a model fits in one protobuf.
+uint64_t TensorBytes(const Graph& graph) {
+  auto bytes_of = [](const Elements& e) -> uint64_t {
+    if (e.element_type() != ElementType::kString) return e.ByteSize();
+    uint64_t n = 0;
+    for (const std::string& s : e.strings()) n += s.size();
+    return n;
+  };
+  uint64_t total = 0;
+  for (const Value* v : graph.initializers()) total += bytes_of(*v->constant());
+  for (const Node* node : graph.nodes()) {
+    for (const Attribute& attr : node->attributes()) {
+      for (const TensorAttr& t : attr.tensors) total += bytes_of(*t.elements);
+      for (const auto& g : attr.graphs) total += TensorBytes(*g);
+    }
+  }
+  return total;
+}
+
+// Lexically normalized absolute directory of `path` (which need not exist yet).
+std::filesystem::path DirectoryOf(const std::string& path) {
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ignored;
+  return std::filesystem::weakly_canonical(std::filesystem::absolute(dir, ignored), ignored);
+}
+
+}  // namespace
+
+absl::Status ExportModelProto(const Model& model, onnx::ModelProto* proto,
+                              const ExportOptions& options) {
+  proto->Clear();
+  proto->set_ir_version(model.ir_version);
+  for (const OpsetImport& opset : model.opset_imports) {
+    onnx::OperatorSetIdProto* p = proto->add_opset_import();
+    p->set_domain(opset.domain);
+    p->set_version(opset.version);
+  }
+  if (!model.producer_name.empty()) {
+    proto->set_producer_name(model.producer_name);
+  }
+  if (!model.producer_version.empty()) {
+    proto->set_producer_version(model.producer_version);
+  }
+  if (!model.domain.empty()) proto->set_domain(model.domain);
+  if (model.model_version != 0) proto->set_model_version(model.model_version);
+  if (!model.doc_string.empty()) proto->set_doc_string(model.doc_string);
+  for (const auto& [key, value] : model.metadata_props) {
+    onnx::StringStringEntryProto* p = proto->add_metadata_props();
+    p->set_key(key);
+    p->set_value(value);
+  }
+  for (const std::string& bytes : model.opaque.training_info) {
+    if (absl::Status s = ParseOpaque(bytes, proto->add_training_info()); !s.ok()) {
+      return s;
+    }
+  }
+  for (const std::string& bytes : model.opaque.functions) {
+    if (absl::Status s = ParseOpaque(bytes, proto->add_functions()); !s.ok()) {
+      return s;
+    }
+  }
+  Exporter exporter(options);
+  if (absl::Status s = exporter.ExportGraph(model.graph(), proto->mutable_graph()); !s.ok()) {
+    return s;
+  }
+  return exporter.Finish();
+}
+
+absl::Status ExportModelFile(const Model& model, const std::string& path,
+                             const ExportOptions& options) {
+  ExportOptions effective = options;
+  if (!options.external_data_path.empty()) {
+    if (DirectoryOf(options.external_data_path) != DirectoryOf(path)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("external data file '", options.external_data_path,
+                       "' must be in the directory of the model '", path,
+                       "': the model refers to it by file name"));
+    }
+    if (std::filesystem::path(options.external_data_path).filename() ==
+        std::filesystem::path(path).filename()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("external data file and model are both '", path, "'"));
+    }
+  } else if (TensorBytes(model.graph()) >= kProtobufLimit) {
+    // Cannot fit: go external at once rather than build an unwritable proto.
+    effective.external_data_path = path + ".data";
+  }
+
+  onnx::ModelProto proto;
+  if (absl::Status s = ExportModelProto(model, &proto, effective); !s.ok()) {
+    return s;
+  }
+  if (proto.ByteSizeLong() > kProtobufLimit && effective.external_data_path.empty()) {
+    // The tensors alone fit, but not with everything else: go external.
+    effective.external_data_path = path + ".data";
+    if (absl::Status s = ExportModelProto(model, &proto, effective); !s.ok()) {
+      return s;
+    }
+  }
+  if (const size_t size = proto.ByteSizeLong(); size > kProtobufLimit) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "'", path, "' would be ", size, " bytes, over protobuf's 2 GB limit even with ",
+        "tensors of ", effective.external_threshold_bytes, " bytes or more stored externally"));
+  }
+
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    return IoError(errno, absl::StrCat("cannot open '", path, "' for writing"));
+  }
+  if (!proto.SerializeToOstream(&out)) {
+    return IoError(errno, absl::StrCat("cannot write '", path, "'"));
+  }
+  out.close();
+  if (!out) return IoError(errno, absl::StrCat("cannot write '", path, "'"));
+  return absl::OkStatus();
+}
+
+}  // namespace anvil

@@ -1,0 +1,58 @@
+// Runs textual pass tests (in the manner of MLIR's lit tests) kept in
+// testdata/<pass>.test.
+//
+// File format: cases separated by lines `# -----`. Each case is
+//
+//   # pipeline: dce,cse         the pipeline to run (PassManager syntax)
+//   <input model, ONNX text>    (other `#` lines are comments, as in ONNX text)
+//   # expected:
+//   <expected model, ONNX text>
+//
+// or, instead of `# expected:` and a model, `# expected-error: <substring>`:
+// the pipeline (its parsing or its run) must fail with a message containing the
+// substring.
+//
+// A case passes when the input parses (ParseModelText), the pipeline runs with
+// a VerifierInstrumentation that checks the IR after every pass, and PrintModel
+// of the result is exactly the expected text normalized by parsing and printing
+// it (so spacing and layout in the file do not matter, only the model). A
+// failure's message has the file and line of the case, the pipeline, and the
+// Input / Output / Expected texts.
+#ifndef ANVIL_GRAPH_PASSES_PASS_TEST_RUNNER_H_
+#define ANVIL_GRAPH_PASSES_PASS_TEST_RUNNER_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace anvil {
+
+struct PassTestCase {
+  std::string file;  // for messages
+  int line = 0;      // 1-based line of `# pipeline:` (or where the case starts)
+  std::string pipeline;
+  std::string input;
+  std::optional<std::string> expected;        // model text
+  std::optional<std::string> expected_error;  // substring of the error message
+};
+
+// Splits a .test file into cases. InvalidArgument (with file:line) when a case
+// lacks a pipeline or an expectation, or has text after `# expected-error:`.
+absl::StatusOr<std::vector<PassTestCase>> ParsePassTestFile(std::string_view contents,
+                                                            std::string_view file_name);
+
+// OK when the case passes; otherwise an error whose message explains the
+// mismatch.
+absl::Status RunPassTestCase(const PassTestCase& test_case);
+
+// Reads `path`, runs every case, and returns the failures (empty: all passed).
+// A file that cannot be read or parsed gives one failure.
+std::vector<absl::Status> RunPassTestFile(const std::string& path, int* num_cases = nullptr);
+
+}  // namespace anvil
+
+#endif  // ANVIL_GRAPH_PASSES_PASS_TEST_RUNNER_H_

@@ -1,0 +1,284 @@
+// anvil-opt: runs a pass pipeline on an ONNX model, like mlir-opt.
+//
+//   anvil-opt [MODEL] [--passes=PIPELINE] [-o OUT] [--timing] [--stats]
+//             [--print-ir-after-all] [--print-ir-after=NAME[,NAME...]] [--no-verify]
+//             [--external-data-threshold=BYTES] [--list-passes] [--help]
+//
+// MODEL and OUT are .onnx (binary) or .onnxtxt (ONNX text). Without -o the result is printed as
+// text on stdout; reports (timing, statistics, IR dumps) go to stderr. Without MODEL the
+// embedded default model runs through the default pipeline with timing on.
+//
+// Contract relied on by other tools: `anvil-opt MODEL --passes=P -o OUT.onnx` writes binary
+// ONNX and exits 0 on success. Any error prints one line `anvil-opt: error: ...` and exits 1
+// (2 for command-line mistakes).
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "graph/instrumentation.h"
+#include "graph/ir.h"
+#include "graph/model_io.h"
+#include "graph/pass_manager.h"
+#include "graph/pass_registry.h"
+#include "graph/text_format.h"
+#include "graph/verifier.h"
+#include "tools/default_model.h"
+
+namespace anvil {
+namespace {
+
+// What runs on the embedded default model. Later packages extend it as their passes land.
+constexpr char kDefaultPipeline[] = "topo-sort,cse,dce";
+
+constexpr char kUsage[] = R"(usage: anvil-opt [MODEL] [options]
+
+Runs a pass pipeline on an ONNX model. MODEL and -o take .onnx (binary protobuf) or .onnxtxt
+(ONNX textual syntax). Without -o the resulting model is printed as text on stdout. Without
+MODEL, the embedded default model (a transformer block with dynamic batch and sequence dims)
+runs through the default pipeline ")"
+                          "topo-sort,cse,dce"
+                          R"(" with --timing.
+
+options:
+  --passes=PIPELINE          passes to run, e.g. "cse,dce" or "constprop{max-expansion=4}"
+  -o OUT, --output=OUT       write the result to OUT (.onnx or .onnxtxt)
+  --timing                   print a per-pass timing table (stderr)
+  --stats                    print pass statistics (stderr)
+  --print-ir-after-all       print the model after every pass (stderr)
+  --print-ir-after=NAMES     print the model after the named passes (comma-separated)
+  --no-verify                do not verify the model after passes that changed it
+  --external-data-threshold=BYTES
+                             binary output: tensors of at least BYTES go to OUT.data
+  --list-passes              list the available passes and their options
+  --help                     show this text
+)";
+
+struct Flags {
+  std::string model;
+  std::optional<std::string> passes;
+  std::string output;
+  bool timing = false;
+  bool stats = false;
+  bool print_ir_after_all = false;
+  std::vector<std::string> print_ir_after;
+  bool verify = true;
+  int64_t external_data_threshold = -1;
+  bool list_passes = false;
+  bool help = false;
+};
+
+struct UsageError {
+  std::string message;
+};
+
+// `bazel run` starts the tool in its runfiles tree; relative paths mean the user's directory.
+std::string ResolveUserPath(const std::string& path) {
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
+  return absl::StrCat(cwd, "/", path);
+}
+
+absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
+  Flags flags;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    std::string key = arg, value;
+    bool has_value = false;
+    if (arg.rfind("--", 0) == 0) {
+      if (size_t eq = arg.find('='); eq != std::string::npos) {
+        key = arg.substr(0, eq);
+        value = arg.substr(eq + 1);
+        has_value = true;
+      }
+    }
+    // Flags that take a value accept "--flag=value" and "--flag value".
+    auto take_value = [&]() -> absl::StatusOr<std::string> {
+      if (has_value) return value;
+      if (i + 1 >= args.size()) {
+        return absl::InvalidArgumentError(absl::StrCat(key, " needs a value"));
+      }
+      return args[++i];
+    };
+    auto need_no_value = [&]() -> absl::Status {
+      return has_value ? absl::InvalidArgumentError(absl::StrCat(key, " takes no value"))
+                       : absl::OkStatus();
+    };
+    absl::Status status;
+    if (key == "--passes") {
+      absl::StatusOr<std::string> v = take_value();
+      if (!v.ok()) return v.status();
+      flags.passes = *v;
+    } else if (key == "-o" || key == "--output") {
+      absl::StatusOr<std::string> v = take_value();
+      if (!v.ok()) return v.status();
+      flags.output = *v;
+    } else if (key == "--print-ir-after") {
+      absl::StatusOr<std::string> v = take_value();
+      if (!v.ok()) return v.status();
+      for (absl::string_view name : absl::StrSplit(*v, ',', absl::SkipEmpty())) {
+        flags.print_ir_after.emplace_back(name);
+      }
+    } else if (key == "--external-data-threshold") {
+      absl::StatusOr<std::string> v = take_value();
+      if (!v.ok()) return v.status();
+      if (!absl::SimpleAtoi(*v, &flags.external_data_threshold) ||
+          flags.external_data_threshold < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--external-data-threshold expects a byte count, got '", *v, "'"));
+      }
+    } else if (key == "--timing") {
+      status = need_no_value();
+      flags.timing = true;
+    } else if (key == "--stats") {
+      status = need_no_value();
+      flags.stats = true;
+    } else if (key == "--print-ir-after-all") {
+      status = need_no_value();
+      flags.print_ir_after_all = true;
+    } else if (key == "--no-verify") {
+      status = need_no_value();
+      flags.verify = false;
+    } else if (key == "--list-passes") {
+      status = need_no_value();
+      flags.list_passes = true;
+    } else if (key == "--help" || key == "-h") {
+      flags.help = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "' (see --help)"));
+    } else if (flags.model.empty()) {
+      flags.model = arg;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("more than one model given: '", flags.model, "' and '", arg, "'"));
+    }
+    if (!status.ok()) return status;
+  }
+  return flags;
+}
+
+void ListPassesTo(std::ostream& os) {
+  os << "Available passes:\n";
+  for (const RegisteredPass& p : ListPasses()) {
+    os << "  " << p.name << "  " << p.description << "\n";
+    absl::StatusOr<std::unique_ptr<Pass>> pass = CreatePass(p.name);
+    if (pass.ok() && !(*pass)->options().empty()) os << (*pass)->DescribeOptions();
+  }
+}
+
+absl::Status Run(const Flags& flags) {
+  std::unique_ptr<Model> model;
+  std::string pipeline;
+  bool timing = flags.timing;
+  if (flags.model.empty()) {
+    absl::StatusOr<std::unique_ptr<Model>> parsed = ParseModelText(DefaultModelText());
+    if (!parsed.ok()) {
+      return absl::InternalError(
+          absl::StrCat("the embedded default model does not parse: ", parsed.status().message()));
+    }
+    model = *std::move(parsed);
+    pipeline = flags.passes.value_or(kDefaultPipeline);
+    timing = true;
+    std::cerr << "anvil-opt: no model given; running '" << pipeline
+              << "' on the embedded default model (see --help)\n";
+  } else {
+    absl::StatusOr<std::unique_ptr<Model>> loaded = LoadModel(ResolveUserPath(flags.model));
+    if (!loaded.ok()) return loaded.status();
+    model = *std::move(loaded);
+    pipeline = flags.passes.value_or("");
+  }
+  if (absl::Status valid = VerifyModel(*model); !valid.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid model: ", valid.message()));
+  }
+  if (!flags.output.empty()) {
+    // Fail on a bad output name before spending time on passes.
+    absl::StatusOr<ModelFormat> format = ModelFormatFromPath(flags.output);
+    if (!format.ok()) return format.status();
+  }
+
+  absl::StatusOr<PassManager> manager = PassManager::Parse(pipeline);
+  if (!manager.ok()) return manager.status();
+  for (const std::string& name : flags.print_ir_after) {
+    if (!IsPassRegistered(name)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--print-ir-after: unknown pass '", name, "'; available passes: ", AvailablePassNames()));
+    }
+  }
+  // Order matters (see pass_manager.h): printing and verification wrap outside timing, so the
+  // timer, added last, measures the passes alone.
+  StatisticsInstrumentation* stats = nullptr;
+  TimingInstrumentation* timer = nullptr;
+  if (flags.print_ir_after_all) {
+    manager->AddInstrumentation(PrintIrInstrumentation::AfterAll(std::cerr));
+  } else if (!flags.print_ir_after.empty()) {
+    manager->AddInstrumentation(
+        PrintIrInstrumentation::AfterPasses(std::cerr, flags.print_ir_after));
+  }
+  if (flags.verify) manager->AddInstrumentation(std::make_unique<VerifierInstrumentation>());
+  if (flags.stats) {
+    stats = manager->AddInstrumentation(std::make_unique<StatisticsInstrumentation>());
+  }
+  if (timing) timer = manager->AddInstrumentation(std::make_unique<TimingInstrumentation>());
+
+  absl::Status status = manager->Run(*model);
+  if (timer != nullptr) timer->PrintReport(std::cerr);
+  if (stats != nullptr) stats->PrintReport(std::cerr);
+  if (!status.ok()) return status;
+
+  if (flags.output.empty()) {
+    std::cout << PrintModel(*model);
+    std::cout.flush();
+    return absl::OkStatus();
+  }
+  SaveOptions save;
+  save.external_data_threshold = flags.external_data_threshold;
+  std::vector<std::string> losses;
+  save.text_losses = &losses;
+  absl::Status saved = SaveModel(*model, ResolveUserPath(flags.output), save);
+  // Binary output keeps everything; say what the text syntax could not.
+  for (const std::string& loss : losses) {
+    std::cerr << "anvil-opt: warning: text output drops " << loss << "\n";
+  }
+  return saved;
+}
+
+}  // namespace
+}  // namespace anvil
+
+int main(int argc, char** argv) {
+  absl::StatusOr<anvil::Flags> flags = anvil::ParseFlags(argc, argv);
+  if (!flags.ok()) {
+    std::cerr << "anvil-opt: error: " << flags.status().message() << "\n";
+    return 2;
+  }
+  if (flags->help) {
+    std::cout << anvil::kUsage;
+    return 0;
+  }
+  if (flags->list_passes) {
+    anvil::ListPassesTo(std::cout);
+    return 0;
+  }
+  try {
+    absl::Status status = anvil::Run(*flags);
+    if (!status.ok()) {
+      std::cerr << "anvil-opt: error: " << status.message() << "\n";
+      return 1;
+    }
+  } catch (const std::exception& e) {
+    // Third-party code (protobuf, the ONNX parser) may throw on malformed input.
+    std::cerr << "anvil-opt: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

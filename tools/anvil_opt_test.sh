@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# End-to-end checks of anvil-opt's command-line contract (see tools/anvil_opt.cc).
+set -uo pipefail
+
+OPT="$TEST_SRCDIR/anvil/tools/anvil-opt"
+DATA="$TEST_SRCDIR/anvil/tools/testdata"
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect_error NAME EXIT_CODE SUBSTRING -- ARGS...: one line on stderr containing SUBSTRING.
+expect_error() {
+  local name=$1 code=$2 substring=$3
+  shift 4
+  "$OPT" "$@" >"$TMP/out" 2>"$TMP/err"
+  local rc=$?
+  [[ $rc -eq $code ]] || fail "$name: exit $rc, want $code"
+  [[ $(wc -l <"$TMP/err") -eq 1 ]] || fail "$name: stderr is not one line: $(cat "$TMP/err")"
+  grep -qF -- "$substring" "$TMP/err" || fail "$name: stderr lacks '$substring': $(cat "$TMP/err")"
+}
+
+# No arguments: the default model after the default pipeline, and a timing table.
+"$OPT" >"$TMP/out" 2>"$TMP/err" || fail "no-args run exited $?"
+grep -q "Einsum" "$TMP/out" || fail "default model output lacks Einsum: $(head -5 "$TMP/out")"
+grep -q "Pass execution timing report" "$TMP/err" || fail "no timing table: $(cat "$TMP/err")"
+for pass in topo-sort cse dce; do
+  grep -q "^ *$pass " "$TMP/err" || fail "timing table lacks $pass"
+done
+
+# A text model through cse,dce: the duplicate Relu and the dead Neg disappear.
+"$OPT" "$DATA/small.onnxtxt" --passes=cse,dce --stats >"$TMP/out" 2>"$TMP/err" ||
+  fail "cse,dce run exited $?: $(cat "$TMP/err")"
+[[ $(grep -c "Relu" "$TMP/out") -eq 1 ]] || fail "cse kept both Relus: $(cat "$TMP/out")"
+grep -q "Neg" "$TMP/out" && fail "dce kept the dead Neg"
+grep -q "nodes-erased" "$TMP/err" || fail "--stats printed no nodes-erased: $(cat "$TMP/err")"
+
+# Binary output, read back; the text round trip is stable.
+"$OPT" "$DATA/small.onnxtxt" --passes=dce -o "$TMP/out.onnx" 2>"$TMP/err" ||
+  fail "writing .onnx exited $?: $(cat "$TMP/err")"
+[[ -s "$TMP/out.onnx" ]] || fail "no binary output written"
+"$OPT" "$TMP/out.onnx" -o "$TMP/again.onnxtxt" || fail "reading back the .onnx failed"
+"$OPT" "$TMP/again.onnxtxt" >"$TMP/again_printed" || fail "reading back the .onnxtxt failed"
+"$OPT" "$TMP/out.onnx" >"$TMP/first_printed" || fail "printing the .onnx failed"
+cmp -s "$TMP/again_printed" "$TMP/first_printed" || fail "binary -> text -> print differs"
+
+# --print-ir-after
+"$OPT" "$DATA/small.onnxtxt" --passes=cse,dce --print-ir-after=dce >/dev/null 2>"$TMP/err"
+grep -q "IR after dce" "$TMP/err" || fail "--print-ir-after=dce printed nothing"
+grep -q "IR after cse" "$TMP/err" && fail "--print-ir-after=dce also printed cse"
+
+# --list-passes and --help
+"$OPT" --list-passes | grep -q "topo-sort" || fail "--list-passes lacks topo-sort"
+"$OPT" --help | grep -q "usage: anvil-opt" || fail "--help lacks usage"
+
+# Bad input: one clear line, non-zero exit, never a crash.
+head -c 300 /dev/urandom >"$TMP/corrupt.onnx"
+printf '\x0a\xff\xff\xff\xff\x0f garbage' >"$TMP/corrupt2.onnx"
+expect_error missing-file 1 "cannot open" -- "$TMP/nope.onnx"
+expect_error corrupt-protobuf 1 "corrupt2.onnx" -- "$TMP/corrupt2.onnx"
+expect_error unknown-domain 1 "op domain 'com.example' is not in the model's opset imports" -- \
+  "$DATA/unknown_domain.onnxtxt"
+expect_error unknown-pass 1 "unknown pass 'bogus'; available passes:" -- \
+  "$DATA/small.onnxtxt" --passes=dce,bogus
+expect_error bad-pipeline 1 "column" -- "$DATA/small.onnxtxt" "--passes=dce{"
+expect_error unknown-option 1 "dce" -- "$DATA/small.onnxtxt" "--passes=dce{nope=1}"
+expect_error bad-extension 1 "unknown model file extension" -- "$DATA/small.onnxtxt" -o "$TMP/x.pb"
+expect_error bad-flag 2 "unknown option '--frobnicate'" -- --frobnicate
+printf 'this is not onnx text {' >"$TMP/bad.onnxtxt"
+expect_error bad-text 1 "bad.onnxtxt" -- "$TMP/bad.onnxtxt"
+# A random-bytes file must not crash either (any one-line error is fine).
+"$OPT" "$TMP/corrupt.onnx" >/dev/null 2>"$TMP/err"
+rc=$?
+[[ $rc -eq 1 ]] || fail "random bytes: exit $rc, want 1: $(cat "$TMP/err")"
+
+if ((failures)); then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "all anvil-opt checks passed"
