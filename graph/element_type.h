@@ -42,6 +42,10 @@ ElementType ElementTypeFromName(std::string_view name);
 // True for the values 1..16 listed above.
 bool IsValidElementType(int32_t value);
 
+// IEEE binary16 and bfloat16 bit patterns to float, exactly (subnormals, inf and NaN kept).
+float HalfBitsToFloat(uint16_t bits);
+float Bfloat16BitsToFloat(uint16_t bits);
+
 }  // namespace anvil
 
 #endif  // ANVIL_GRAPH_ELEMENT_TYPE_H_

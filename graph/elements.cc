@@ -12,33 +12,6 @@ T LoadAs(const uint8_t* p) {
   return v;
 }
 
-// IEEE half to float, for reading float16 constants as numbers.
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = (h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1f;
-  uint32_t mant = h & 0x3ffu;
-  uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // subnormal: normalize
-      exp = 127 - 15 + 1;
-      while ((mant & 0x400u) == 0) {
-        mant <<= 1;
-        --exp;
-      }
-      bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
-    }
-  } else if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
-}
-
 // Reads one element at byte pointer `p` as double.
 double ReadAsDouble(ElementType type, const uint8_t* p) {
   switch (type) {
@@ -65,13 +38,9 @@ double ReadAsDouble(ElementType type, const uint8_t* p) {
     case ElementType::kBool:
       return *p != 0;
     case ElementType::kFloat16:
-      return HalfToFloat(LoadAs<uint16_t>(p));
-    case ElementType::kBfloat16: {
-      const uint32_t bits = static_cast<uint32_t>(LoadAs<uint16_t>(p)) << 16;
-      float f;
-      std::memcpy(&f, &bits, sizeof(f));
-      return f;
-    }
+      return HalfBitsToFloat(LoadAs<uint16_t>(p));
+    case ElementType::kBfloat16:
+      return Bfloat16BitsToFloat(LoadAs<uint16_t>(p));
     case ElementType::kComplex64:
       return LoadAs<float>(p);  // real part
     case ElementType::kComplex128:

@@ -17,6 +17,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "graph/onnx_export.h"
 #include "graph/onnx_import.h"
+#include "graph/verifier.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
 
@@ -170,6 +171,10 @@ std::string RoundTrip(const std::string& path) {
   }
   auto model = ImportModelFile(path);
   if (!model.ok()) return absl::StrCat("import: ", model.status().ToString());
+  // Valid models must pass the verifier (anvil-opt verifies every model it loads).
+  if (absl::Status s = VerifyModel(**model); !s.ok()) {
+    return absl::StrCat("verifier: ", s.ToString());
+  }
   onnx::ModelProto exported;
   if (absl::Status s = ExportModelProto(**model, &exported); !s.ok()) {
     return absl::StrCat("export: ", s.ToString());
@@ -214,7 +219,7 @@ TEST(OnnxRoundTripTest, EveryBackendTestModelRoundTrips) {
       ADD_FAILURE() << path << ": " << failure;
     }
   }
-  std::cout << "round trip: " << equal << "/" << models.size() << " models equal" << std::endl;
+  std::cout << "round trip: " << equal << "/" << models.size() << " models equal and verified" << std::endl;
   EXPECT_EQ(equal, models.size());
 }
 

@@ -269,8 +269,8 @@ TEST(PassOptionsTest, UnknownOptionListsOptions) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(Message(s), HasSubstr("pass 'test-options' has no option 'limt'"));
   EXPECT_THAT(Message(s), HasSubstr("its options are: limit (int64, default 4), aggressive (bool, "
-                                     "default false), ratio (double, default 0.5), mode (string, "
-                                     "default fast)"));
+                                    "default false), ratio (double, default 0.5), mode (string, "
+                                    "default fast)"));
   EXPECT_EQ(Message(s).find('\n'), std::string::npos);
 
   NoopPass noop;
