@@ -77,6 +77,14 @@ int64_t ReadAsInt64(ElementType type, const uint8_t* p) {
 
 }  // namespace
 
+int64_t ReadElementAsInt64(ElementType type, const uint8_t* data, int64_t index) {
+  return ReadAsInt64(type, data + index * ElementSize(type));
+}
+
+double ReadElementAsDouble(ElementType type, const uint8_t* data, int64_t index) {
+  return ReadAsDouble(type, data + index * ElementSize(type));
+}
+
 int64_t Elements::NumElements() const {
   int64_t n = 1;
   for (int64_t d : dims()) n *= d;

@@ -68,6 +68,11 @@ class Elements {
   bool Equals(const Elements& other) const;
 };
 
+// Element `index` of dense little-endian data of `type`, converted to int64 / double (numeric
+// types only). What Elements::GetInt64/GetDouble do, for callers holding raw buffers.
+int64_t ReadElementAsInt64(ElementType type, const uint8_t* data, int64_t index);
+double ReadElementAsDouble(ElementType type, const uint8_t* data, int64_t index);
+
 // Dense row-major constant data held in a shared Buffer (or a string vector).
 class DenseElements final : public Elements {
  public:

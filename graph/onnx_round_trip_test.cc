@@ -219,7 +219,8 @@ TEST(OnnxRoundTripTest, EveryBackendTestModelRoundTrips) {
       ADD_FAILURE() << path << ": " << failure;
     }
   }
-  std::cout << "round trip: " << equal << "/" << models.size() << " models equal and verified" << std::endl;
+  std::cout << "round trip: " << equal << "/" << models.size() << " models equal and verified"
+            << std::endl;
   EXPECT_EQ(equal, models.size());
 }
 

@@ -17,9 +17,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "graph/onnx_import.h"
 #include "onnx/defs/parser.h"
 #include "onnx/onnx_pb.h"
@@ -43,6 +45,163 @@ constexpr int64_t kDefaultOnnxOpset = 17;
 std::string TypeName(ElementType t) {
   const std::string_view name = ElementTypeName(t);
   return std::string(name.data(), name.size());
+}
+
+bool IsIdentifier(absl::string_view s);
+
+// Anvil's extension of the 1.12 syntax: a dim may be a symbolic expression such as
+// `floor((H - 1) / 2) + 1` or `min(N, 4)` (shape inference writes these as dim_params). Such a
+// dim has only identifier characters, digits, blanks and `+ - * / % ( ) ,`, balanced
+// parentheses, and commas only inside parentheses, so it can be cut out of a `[...]` shape.
+bool IsExpressionDim(absl::string_view s) {
+  if (s.empty() || s.front() == ' ' || s.back() == ' ') return false;
+  int depth = 0;
+  bool has_operand = false;
+  for (char c : s) {
+    if (absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_') {
+      has_operand = true;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      if (--depth < 0) return false;
+    } else if (c == ',') {
+      if (depth == 0) return false;
+    } else if (c != ' ' && c != '+' && c != '-' && c != '*' && c != '/' && c != '%') {
+      return false;
+    }
+  }
+  return depth == 0 && has_operand;
+}
+
+constexpr char kDimPlaceholderPrefix[] = "__anvil_dim_";
+
+bool IsElementTypeWord(absl::string_view word) {
+  return ElementTypeFromName(std::string_view(word.data(), word.size())) != ElementType::kUndefined;
+}
+
+// Replaces expression dims inside `type[...]` shapes by placeholder identifiers the 1.12 parser
+// accepts, recording the originals in `dims` (placeholder k is dims[k]). Comments and string
+// literals are copied untouched.
+std::string ReplaceExpressionDims(absl::string_view text, std::vector<std::string>* dims) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '#') {  // comment to end of line
+      size_t end = text.find('\n', i);
+      if (end == absl::string_view::npos) end = text.size();
+      absl::StrAppend(&out, text.substr(i, end - i));
+      i = end;
+      continue;
+    }
+    if (c == '"') {  // string literal with backslash escapes
+      size_t j = i + 1;
+      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+      j = std::min(j + 1, text.size());
+      absl::StrAppend(&out, text.substr(i, j - i));
+      i = j;
+      continue;
+    }
+    if (!(absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_')) {
+      out.push_back(c);
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() &&
+           (absl::ascii_isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) {
+      ++j;
+    }
+    const absl::string_view word = text.substr(i, j - i);
+    absl::StrAppend(&out, word);
+    i = j;
+    size_t k = i;
+    while (k < text.size() && text[k] == ' ') ++k;
+    if (!IsElementTypeWord(word) || k >= text.size() || text[k] != '[') continue;
+    // A shape: split at depth-0 commas up to the matching ']'.
+    size_t close = k + 1;
+    int depth = 0;
+    while (close < text.size() && !(text[close] == ']' && depth == 0)) {
+      if (text[close] == '(') ++depth;
+      if (text[close] == ')') --depth;
+      ++close;
+    }
+    if (close >= text.size()) continue;  // unbalanced: let the parser complain
+    absl::StrAppend(&out, text.substr(i, k + 1 - i));
+    std::vector<std::string> items;
+    depth = 0;
+    size_t start = k + 1;
+    for (size_t p = k + 1; p <= close; ++p) {
+      if (p < close && text[p] == '(') ++depth;
+      if (p < close && text[p] == ')') --depth;
+      if (p == close || (text[p] == ',' && depth == 0)) {
+        items.emplace_back(text.substr(start, p - start));
+        start = p + 1;
+      }
+    }
+    for (size_t n = 0; n < items.size(); ++n) {
+      if (n > 0) out.push_back(',');
+      absl::string_view item = absl::StripAsciiWhitespace(items[n]);
+      const bool is_integer = !item.empty() && std::all_of(item.begin(), item.end(), [](char ch) {
+        return absl::ascii_isdigit(static_cast<unsigned char>(ch));
+      });
+      if (!is_integer && !IsIdentifier(item) && IsExpressionDim(item)) {
+        absl::StrAppend(&out, kDimPlaceholderPrefix, dims->size());
+        dims->emplace_back(item);
+      } else {
+        absl::StrAppend(&out, items[n]);
+      }
+    }
+    out.push_back(']');
+    i = close + 1;
+  }
+  return out;
+}
+
+void RestoreExpressionDims(const std::vector<std::string>& dims, onnx::TypeProto* type);
+
+void RestoreExpressionDims(const std::vector<std::string>& dims, onnx::TensorShapeProto* shape) {
+  for (onnx::TensorShapeProto_Dimension& d : *shape->mutable_dim()) {
+    if (!d.has_dim_param() || !absl::StartsWith(d.dim_param(), kDimPlaceholderPrefix)) continue;
+    size_t index = 0;
+    if (absl::SimpleAtoi(absl::string_view(d.dim_param()).substr(sizeof(kDimPlaceholderPrefix) - 1),
+                         &index) &&
+        index < dims.size()) {
+      d.set_dim_param(dims[index]);
+    }
+  }
+}
+
+void RestoreExpressionDims(const std::vector<std::string>& dims, onnx::TypeProto* type) {
+  if (type->has_tensor_type() && type->tensor_type().has_shape()) {
+    RestoreExpressionDims(dims, type->mutable_tensor_type()->mutable_shape());
+  }
+  if (type->has_sparse_tensor_type() && type->sparse_tensor_type().has_shape()) {
+    RestoreExpressionDims(dims, type->mutable_sparse_tensor_type()->mutable_shape());
+  }
+  if (type->has_sequence_type()) {
+    RestoreExpressionDims(dims, type->mutable_sequence_type()->mutable_elem_type());
+  }
+  if (type->has_optional_type()) {
+    RestoreExpressionDims(dims, type->mutable_optional_type()->mutable_elem_type());
+  }
+  if (type->has_map_type()) {
+    RestoreExpressionDims(dims, type->mutable_map_type()->mutable_value_type());
+  }
+}
+
+void RestoreExpressionDims(const std::vector<std::string>& dims, onnx::GraphProto* graph) {
+  for (auto* list :
+       {graph->mutable_input(), graph->mutable_output(), graph->mutable_value_info()}) {
+    for (onnx::ValueInfoProto& vi : *list) RestoreExpressionDims(dims, vi.mutable_type());
+  }
+  for (onnx::NodeProto& node : *graph->mutable_node()) {
+    for (onnx::AttributeProto& a : *node.mutable_attribute()) {
+      if (a.has_g()) RestoreExpressionDims(dims, a.mutable_g());
+      for (onnx::GraphProto& g : *a.mutable_graphs()) RestoreExpressionDims(dims, &g);
+    }
+  }
 }
 
 // What the 1.12 parser accepts as an identifier
@@ -460,8 +619,8 @@ class Printer {
   }
 
   std::string DimParam(const std::string& param) {
-    if (IsIdentifier(param)) return param;
-    Loss("dim params that are not identifiers are changed", param);
+    if (IsIdentifier(param) || IsExpressionDim(param)) return param;
+    Loss("dim params that are neither identifiers nor dim expressions are changed", param);
     return SanitizeIdentifier(param);
   }
 
@@ -990,7 +1149,10 @@ absl::StatusOr<std::unique_ptr<Model>> ParseModelText(std::string_view text) {
                      "' comments): print it with PrintOptions::full_constants "
                      "to get text that parses"));
   }
-  const std::string buffer(text);  // the parser wants a NUL-terminated string
+  std::vector<std::string> expression_dims;
+  // The parser wants a NUL-terminated string.
+  const std::string buffer =
+      ReplaceExpressionDims(absl::string_view(text.data(), text.size()), &expression_dims);
   onnx::ModelProto proto;
   try {
     const onnx::Common::Status status = onnx::OnnxParser::Parse(proto, buffer.c_str());
@@ -1006,6 +1168,7 @@ absl::StatusOr<std::unique_ptr<Model>> ParseModelText(std::string_view text) {
                      " failed; the ONNX 1.12 parser cannot read inf, NaN or subnormal "
                      "floats)"));
   }
+  if (!expression_dims.empty()) RestoreExpressionDims(expression_dims, proto.mutable_graph());
   if (proto.ir_version() == 0) proto.set_ir_version(kDefaultIrVersion);
   if (proto.opset_import_size() == 0) {
     onnx::OperatorSetIdProto* opset = proto.add_opset_import();

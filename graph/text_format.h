@@ -26,6 +26,11 @@
 //
 // Types: `float[N,3,?]` (dim_param N, literal 3, unknown ?); `float` is a
 // scalar (rank 0), `float[]` a tensor of unknown rank, a bare name has no type.
+// Anvil extends the 1.12 syntax with expression dims, the dim_params shape
+// inference writes: `float[N, floor((H - 1) / 2) + 1, min(W, 4)]`. A dim made
+// only of identifiers, integers, blanks, `+ - * / % ( )`, with commas only
+// inside parentheses, is printed verbatim and read back as that dim_param
+// (ParseModelText swaps such dims for placeholders around the ONNX parser).
 // An input with `= {...}` is also an initializer (old style); the `<...>` list
 // after the outputs holds initializers (`= {...}`) and value_info entries. An
 // omitted optional input or output is an empty slot: `(a, , c)`, `y, = Op`.

@@ -38,7 +38,7 @@ namespace anvil {
 namespace {
 
 // What runs on the embedded default model. Later packages extend it as their passes land.
-constexpr char kDefaultPipeline[] = "topo-sort,cse,dce";
+constexpr char kDefaultPipeline[] = "shape-inference,cse,dce";
 
 constexpr char kUsage[] = R"(usage: anvil-opt [MODEL] [options]
 

@@ -1,0 +1,56 @@
+#include "shape/analysis_builder.h"
+
+#include "shape/tensor_info.h"
+
+namespace anvil {
+
+const TensorInfo& ShapeState::Get(const Value* v) {
+  auto it = info_.find(v);
+  if (it != info_.end()) return it->second;
+  TensorInfo info;
+  if (std::shared_ptr<const Elements> c = ConstantOf(v)) {
+    info = InfoFromElements(*c);
+  } else {
+    info = InfoFromType(v->type());
+  }
+  return info_.emplace(v, std::move(info)).first->second;
+}
+
+std::shared_ptr<const Elements> ShapeState::ConstantOf(const Value* v) {
+  if (v == nullptr) return nullptr;
+  if (v->IsInitializer()) {
+    // An initializer that is also a graph input can be overridden at run time: not a constant.
+    return v->IsGraphInput() ? nullptr : v->constant();
+  }
+  const Node* producer = v->producer();
+  if (producer == nullptr || producer->op_type() != "Constant" || !producer->domain().empty()) {
+    return nullptr;
+  }
+  const Attribute* value = producer->FindAttribute("value");
+  if (value == nullptr || value->type() != AttributeType::kTensor || value->tensors.empty()) {
+    return nullptr;
+  }
+  return value->tensors[0].elements;
+}
+
+bool AnalysisBuilder::HasInput(int i) const {
+  return i >= 0 && i < node_.num_inputs() && node_.input(i) != nullptr;
+}
+
+TensorInfo AnalysisBuilder::Input(int i) const {
+  if (!HasInput(i)) return TensorInfo{};
+  return state_.Get(node_.input(i));
+}
+
+std::shared_ptr<const Elements> AnalysisBuilder::InputConstant(int i) const {
+  if (!HasInput(i)) return nullptr;
+  return ShapeState::ConstantOf(node_.input(i));
+}
+
+absl::StatusOr<std::vector<TensorInfo>> AnalysisBuilder::InferSubgraph(
+    const Graph& body, const std::vector<TensorInfo>& inputs) const {
+  if (subgraphs_ == nullptr) return IndexExprBuilder::InferSubgraph(body, inputs);
+  return (*subgraphs_)(body, inputs);
+}
+
+}  // namespace anvil

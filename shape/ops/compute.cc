@@ -1,0 +1,417 @@
+// Compute ops, part 1: the kComputeRules table of the whole family, the helpers the compute*.cc
+// files share, and the matrix products (MatMul, MatMulInteger, QLinearMatMul, Gemm, Einsum).
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/absl_compat.h"
+#include "shape/ops/compute_ops.h"
+#include "shape/ops/op_util.h"
+#include "shape/shape_rules.h"
+
+namespace anvil::shape_ops::compute {
+
+// ---------------------------------------------------------------------------------------------
+// Shared helpers
+// ---------------------------------------------------------------------------------------------
+
+bool ProvablyDifferent(const IndexExpr& a, const IndexExpr& b) {
+  if (a.IsQuestionmark() || b.IsQuestionmark() || !a.IsDefined() || !b.IsDefined()) return false;
+  if (a.IsLiteral() && b.IsLiteral()) return a.literal() != b.literal();
+  const IndexExpr eq = Eq(a, b);
+  return eq.IsKnown() && eq.literal() == 0;
+}
+
+absl::StatusOr<IndexExpr> UnifyDims(const ShapeContext& ctx, const IndexExpr& a, const IndexExpr& b,
+                                    std::string_view what) {
+  if (ProvablyDifferent(a, b)) {
+    return ctx.Error(absl::StrCat(AsAbsl(what), " differ: ", a.ToString(), " vs ", b.ToString()));
+  }
+  if (a.IsLiteral()) return a;
+  if (b.IsLiteral()) return b;
+  if (a.IsQuestionmark() || !a.IsDefined()) return b;
+  return a;
+}
+
+absl::StatusOr<IndexExpr> ScalarInputValue(const ShapeContext& ctx, int i, std::string_view what) {
+  if (!ctx.HasInput(i)) return IndexExpr::Questionmark();
+  if (std::optional<DimsExpr> dims = ctx.InputDims(i)) {
+    const IndexExpr n = NumElements(*dims);
+    if (n.IsLiteral() && n.literal() != 1) {
+      return ctx.Error(
+          absl::StrCat(AsAbsl(what), " must hold one value, got shape ", DimsToString(*dims)));
+    }
+  }
+  if (std::optional<IndexExprList> values = ctx.InputValues(i)) {
+    if (values->size() == 1) return (*values)[0];
+  }
+  // Builders fill `values` for small integer tensors; a constant payload covers the rest (an
+  // int32 size, say).
+  if (std::shared_ptr<const Elements> c = ctx.InputConstant(i)) {
+    const ElementType t = c->element_type();
+    if (c->NumElements() == 1 && t != ElementType::kString && t != ElementType::kFloat &&
+        t != ElementType::kDouble && t != ElementType::kFloat16 && t != ElementType::kBfloat16 &&
+        t != ElementType::kComplex64 && t != ElementType::kComplex128) {
+      return IndexExpr(c->GetInt64(0));
+    }
+  }
+  return IndexExpr::Questionmark();
+}
+
+absl::Status CheckRank(const ShapeContext& ctx, const std::optional<DimsExpr>& dims, int64_t rank,
+                       std::string_view what) {
+  if (dims && static_cast<int64_t>(dims->size()) != rank) {
+    return ctx.Error(
+        absl::StrCat(AsAbsl(what), " must have rank ", rank, ", got ", DimsToString(*dims)));
+  }
+  return absl::OkStatus();
+}
+
+std::string DimsText(const std::optional<DimsExpr>& dims) {
+  return dims ? DimsToString(*dims) : std::string("[unknown rank]");
+}
+
+// ---------------------------------------------------------------------------------------------
+// MatMul family
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+// numpy.matmul: a 1-D operand is promoted to a matrix ([K] -> [1, K] on the left, [K, 1] on the
+// right) and the promoted dim dropped from the result; leading dims broadcast.
+absl::StatusOr<std::optional<DimsExpr>> MatMulDims(const ShapeContext& ctx, int a_index,
+                                                   int b_index) {
+  const std::optional<DimsExpr>& a = ctx.InputDims(a_index);
+  const std::optional<DimsExpr>& b = ctx.InputDims(b_index);
+  if (a && a->empty()) return ctx.Error("the first operand is a scalar; MatMul needs rank >= 1");
+  if (b && b->empty()) return ctx.Error("the second operand is a scalar; MatMul needs rank >= 1");
+  // With either rank unknown, so is the result's: broadcasting may add batch dims.
+  if (!a || !b) return std::optional<DimsExpr>();
+  DimsExpr pa = *a;
+  DimsExpr pb = *b;
+  if (pa.size() == 1) pa.insert(pa.begin(), IndexExpr(1));
+  if (pb.size() == 1) pb.push_back(IndexExpr(1));
+  if (ProvablyDifferent(pa.back(), pb[pb.size() - 2])) {
+    return ctx.Error(
+        absl::StrCat("inner dims differ: ", DimsToString(*a), " x ", DimsToString(*b)));
+  }
+  const DimsExpr batch_a(pa.begin(), pa.end() - 2);
+  const DimsExpr batch_b(pb.begin(), pb.end() - 2);
+  absl::StatusOr<DimsExpr> out = BroadcastDims(ctx, {batch_a, batch_b});
+  if (!out.ok()) {
+    return ctx.Error(
+        absl::StrCat("batch dims do not broadcast: ", DimsToString(*a), " x ", DimsToString(*b)));
+  }
+  if (a->size() >= 2) out->push_back(pa[pa.size() - 2]);
+  if (b->size() >= 2) out->push_back(pb.back());
+  return std::optional<DimsExpr>(*std::move(out));
+}
+
+absl::Status MatMulLike(ShapeContext& ctx, int a_index, int b_index, ElementType out_type) {
+  absl::StatusOr<std::optional<DimsExpr>> dims = MatMulDims(ctx, a_index, b_index);
+  if (!dims.ok()) return dims.status();
+  ctx.SetOutput(0, out_type, *std::move(dims));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status InferMatMul(ShapeContext& ctx) {
+  ElementType t = ctx.InputType(0);
+  if (t == ElementType::kUndefined) t = ctx.InputType(1);
+  return MatMulLike(ctx, 0, 1, t);
+}
+
+// MatMulInteger-10: A, B, a_zero_point, b_zero_point; accumulates in int32.
+absl::Status InferMatMulInteger(ShapeContext& ctx) {
+  return MatMulLike(ctx, 0, 1, ElementType::kInt32);
+}
+
+// QLinearMatMul-10: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point;
+// the result is quantized like y_zero_point.
+absl::Status InferQLinearMatMul(ShapeContext& ctx) {
+  return MatMulLike(ctx, 0, 3, ctx.InputType(7));
+}
+
+// Gemm: Y[M, N] = alpha * A'[M, K] * B'[K, N] + beta * C. C broadcasts unidirectionally to
+// [M, N] from opset 7; before that it must be exactly [M, N] unless `broadcast` is set. C is
+// optional from opset 11.
+absl::Status InferGemm(ShapeContext& ctx) {
+  const Node& node = ctx.node();
+  const std::optional<DimsExpr>& a = ctx.InputDims(0);
+  const std::optional<DimsExpr>& b = ctx.InputDims(1);
+  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, a, 2, "A"));
+  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, b, 2, "B"));
+  const bool trans_a = node.GetInt("transA", 0) != 0;
+  const bool trans_b = node.GetInt("transB", 0) != 0;
+  IndexExpr m = a ? (*a)[trans_a ? 1 : 0] : IndexExpr::Questionmark();
+  const IndexExpr k_a = a ? (*a)[trans_a ? 0 : 1] : IndexExpr::Questionmark();
+  const IndexExpr k_b = b ? (*b)[trans_b ? 1 : 0] : IndexExpr::Questionmark();
+  IndexExpr n = b ? (*b)[trans_b ? 0 : 1] : IndexExpr::Questionmark();
+  if (ProvablyDifferent(k_a, k_b)) {
+    return ctx.Error(absl::StrCat("inner dims differ: ", DimsText(a), trans_a ? "^T" : "", " x ",
+                                  DimsText(b), trans_b ? "^T" : ""));
+  }
+
+  if (ctx.HasInput(2)) {
+    if (const std::optional<DimsExpr>& c = ctx.InputDims(2)) {
+      const bool exact = ctx.opset() < 7 && node.GetInt("broadcast", 0) == 0;
+      if (c->size() > 2 || (exact && c->size() != 2)) {
+        return ctx.Error(absl::StrCat("C ", DimsToString(*c), " does not ",
+                                      exact ? "match" : "broadcast to", " [", m.ToString(), ", ",
+                                      n.ToString(), "]"));
+      }
+      // C's dims, right-aligned against [M, N]: each must be 1 or the target dim (exactly the
+      // target dim without broadcasting), so a literal other than 1 pins a symbolic target.
+      IndexExpr* targets[2] = {&m, &n};
+      for (size_t k = 0; k < c->size(); ++k) {
+        const IndexExpr& cd = (*c)[k];
+        IndexExpr& target = *targets[2 - c->size() + k];
+        if (!exact && IsLiteralValue(cd, 1)) continue;
+        if (ProvablyDifferent(cd, target)) {
+          return ctx.Error(absl::StrCat("C ", DimsToString(*c), " does not ",
+                                        exact ? "match" : "broadcast to", " [", m.ToString(), ", ",
+                                        n.ToString(), "]"));
+        }
+        if (target.IsLiteral()) continue;
+        if (cd.IsLiteral() || (exact && target.IsQuestionmark())) target = cd;
+      }
+    }
+  }
+  ElementType t = ctx.InputType(0);
+  if (t == ElementType::kUndefined) t = ctx.InputType(1);
+  ctx.SetOutput(0, t, DimsExpr{m, n});
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Einsum
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+// One term of an equation: its letters in order, and where "..." sits among them (-1: none).
+struct EinsumTerm {
+  std::string letters;
+  int ellipsis = -1;
+};
+
+absl::StatusOr<EinsumTerm> ParseEinsumTerm(const ShapeContext& ctx, std::string_view text) {
+  EinsumTerm term;
+  for (size_t p = 0; p < text.size();) {
+    const char ch = text[p];
+    if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) {
+      term.letters.push_back(ch);
+      ++p;
+    } else if (text.substr(p, 3) == "...") {
+      if (term.ellipsis >= 0) {
+        return ctx.Error(absl::StrCat("equation term '", AsAbsl(text), "' has two ellipses"));
+      }
+      term.ellipsis = static_cast<int>(term.letters.size());
+      p += 3;
+    } else {
+      return ctx.Error(absl::StrCat("equation term '", AsAbsl(text), "' has an invalid character '",
+                                    std::string(1, ch), "'"));
+    }
+  }
+  return term;
+}
+
+// The size of one letter, merged over its occurrences like numpy.einsum (and ONNX Runtime) merge
+// them, which is BroadcastDims' rule per dim: equal sizes stay, a literal 1 yields, a literal
+// other than 1 wins over a symbol or questionmark, two different literals are an error, two
+// different symbols give max(a, b).
+absl::Status MergeLetter(const ShapeContext& ctx, char letter, const IndexExpr& d,
+                         std::optional<IndexExpr>* slot) {
+  if (!slot->has_value()) {
+    *slot = d;
+    return absl::OkStatus();
+  }
+  IndexExpr& r = **slot;
+  if (d == r || IsLiteralValue(d, 1)) return absl::OkStatus();
+  if (IsLiteralValue(r, 1)) {
+    r = d;
+  } else if (r.IsLiteral() && d.IsLiteral()) {
+    return ctx.Error(absl::StrCat("label '", std::string(1, letter), "' has sizes ", r.literal(),
+                                  " and ", d.literal()));
+  } else if (d.IsLiteral()) {
+    r = d;
+  } else if (!r.IsLiteral()) {
+    r = Max(r, d);  // a questionmark operand makes it a questionmark
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status InferEinsum(ShapeContext& ctx) {
+  std::string equation;
+  for (char ch : ctx.node().GetString("equation", "")) {
+    if (ch != ' ') equation.push_back(ch);
+  }
+  const size_t arrow = equation.find("->");
+  const std::string lhs = equation.substr(0, arrow);
+  std::vector<EinsumTerm> terms;
+  for (size_t start = 0;;) {
+    const size_t comma = lhs.find(',', start);
+    absl::StatusOr<EinsumTerm> term = ParseEinsumTerm(
+        ctx, std::string_view(lhs).substr(
+                 start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (!term.ok()) return term.status();
+    terms.push_back(*std::move(term));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (static_cast<int>(terms.size()) != ctx.num_inputs()) {
+    return ctx.Error(absl::StrCat("equation '", equation, "' has ", terms.size(),
+                                  " operand terms for ", ctx.num_inputs(), " inputs"));
+  }
+
+  // Letter sizes and the broadcast of the ellipsis parts.
+  std::map<char, std::optional<IndexExpr>> sizes;  // ordered: the implicit output sorts letters
+  std::map<char, int> counts;
+  std::vector<DimsExpr> ellipsis_parts;
+  bool any_ellipsis = false;
+  bool ellipsis_rank_known = true;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const EinsumTerm& term = terms[i];
+    for (char ch : term.letters) {
+      ++counts[ch];
+      sizes.try_emplace(ch);
+    }
+    any_ellipsis |= term.ellipsis >= 0;
+    const std::optional<DimsExpr>& dims = ctx.InputDims(static_cast<int>(i));
+    if (!dims) {
+      if (term.ellipsis >= 0) ellipsis_rank_known = false;
+      continue;
+    }
+    const int64_t rank = static_cast<int64_t>(dims->size());
+    const int64_t n_letters = static_cast<int64_t>(term.letters.size());
+    if (term.ellipsis < 0 ? rank != n_letters : rank < n_letters) {
+      return ctx.Error(absl::StrCat("operand ", i, " ", DimsToString(*dims), " has rank ", rank,
+                                    " but its term has ", n_letters, " letters",
+                                    term.ellipsis < 0 ? "" : " and an ellipsis"));
+    }
+    const int64_t ellipsis_rank = term.ellipsis < 0 ? 0 : rank - n_letters;
+    for (int64_t k = 0; k < n_letters; ++k) {
+      const int64_t dim = k < term.ellipsis || term.ellipsis < 0 ? k : k + ellipsis_rank;
+      ANVIL_COMPUTE_RETURN_IF_ERROR(
+          MergeLetter(ctx, term.letters[k], (*dims)[dim], &sizes[term.letters[k]]));
+    }
+    if (term.ellipsis >= 0) {
+      ellipsis_parts.emplace_back(dims->begin() + term.ellipsis,
+                                  dims->begin() + term.ellipsis + ellipsis_rank);
+    }
+  }
+
+  // The output term: explicit, or (implicit) the ellipsis then the letters occurring once in
+  // ASCII order, as numpy.einsum (ONNX's reference) orders them.
+  EinsumTerm out;
+  if (arrow != std::string::npos) {
+    absl::StatusOr<EinsumTerm> parsed = ParseEinsumTerm(ctx, equation.substr(arrow + 2));
+    if (!parsed.ok()) return parsed.status();
+    out = *std::move(parsed);
+    for (size_t k = 0; k < out.letters.size(); ++k) {
+      const char ch = out.letters[k];
+      if (!counts.contains(ch)) {
+        return ctx.Error(absl::StrCat("output label '", std::string(1, ch),
+                                      "' does not occur in the operands of '", equation, "'"));
+      }
+      if (out.letters.find(ch, k + 1) != std::string::npos) {
+        return ctx.Error(absl::StrCat("output label '", std::string(1, ch), "' is repeated in '",
+                                      equation, "'"));
+      }
+    }
+  } else {
+    if (any_ellipsis) out.ellipsis = 0;
+    for (const auto& [ch, count] : counts) {
+      if (count == 1) out.letters.push_back(ch);
+    }
+  }
+
+  const ElementType type = ctx.InputType(0);
+  // The ellipsis parts must broadcast even when the output sums them away.
+  DimsExpr ellipsis_dims;
+  if (any_ellipsis && ellipsis_rank_known) {
+    absl::StatusOr<DimsExpr> broadcast = BroadcastDims(ctx, ellipsis_parts);
+    if (!broadcast.ok()) return broadcast.status();
+    ellipsis_dims = *std::move(broadcast);
+  }
+  if (out.ellipsis >= 0 && !ellipsis_rank_known) {
+    ctx.SetOutput(0, type, std::nullopt);
+    return absl::OkStatus();
+  }
+  DimsExpr result;
+  for (size_t k = 0; k <= out.letters.size(); ++k) {
+    if (static_cast<int>(k) == out.ellipsis) {
+      result.insert(result.end(), ellipsis_dims.begin(), ellipsis_dims.end());
+    }
+    if (k == out.letters.size()) break;
+    const std::optional<IndexExpr>& size = sizes[out.letters[k]];
+    result.push_back(size.has_value() ? *size : IndexExpr::Questionmark());
+  }
+  ctx.SetOutput(0, type, std::move(result));
+  return absl::OkStatus();
+}
+
+}  // namespace anvil::shape_ops::compute
+
+namespace anvil::shape_rules {
+
+namespace ops = ::anvil::shape_ops::compute;
+
+// Sorted by op_type. Versions: every ONNX version of the op up to opset 17 (see the ShapeFns for
+// what differs between them).
+const ShapeRule kComputeRules[] = {
+    {"", "ArgMax", 1, 17, ops::InferArgMinMax},
+    {"", "ArgMin", 1, 17, ops::InferArgMinMax},
+    {"", "AveragePool", 1, 17, ops::InferPool},
+    {"", "BlackmanWindow", 17, 17, ops::InferWindow},
+    {"", "Conv", 1, 17, ops::InferConv},
+    {"", "ConvInteger", 10, 17, ops::InferConvInteger},
+    {"", "ConvTranspose", 1, 17, ops::InferConvTranspose},
+    {"", "DFT", 17, 17, ops::InferDft},
+    {"", "Det", 11, 17, ops::InferDet},
+    {"", "Einsum", 12, 17, ops::InferEinsum},
+    {"", "GRU", 1, 17, ops::InferRecurrent},
+    {"", "Gemm", 1, 17, ops::InferGemm},
+    {"", "GlobalAveragePool", 1, 17, ops::InferGlobalPool},
+    {"", "GlobalLpPool", 1, 17, ops::InferGlobalPool},
+    {"", "GlobalMaxPool", 1, 17, ops::InferGlobalPool},
+    {"", "GridSample", 16, 17, ops::InferGridSample},
+    {"", "HammingWindow", 17, 17, ops::InferWindow},
+    {"", "HannWindow", 17, 17, ops::InferWindow},
+    {"", "LSTM", 1, 17, ops::InferRecurrent},
+    {"", "LpPool", 1, 17, ops::InferPool},
+    {"", "MatMul", 1, 17, ops::InferMatMul},
+    {"", "MatMulInteger", 10, 17, ops::InferMatMulInteger},
+    {"", "MaxPool", 1, 17, ops::InferPool},
+    {"", "MaxRoiPool", 1, 17, ops::InferMaxRoiPool},
+    {"", "MaxUnpool", 9, 17, ops::InferMaxUnpool},
+    {"", "MelWeightMatrix", 17, 17, ops::InferMelWeightMatrix},
+    {"", "NegativeLogLikelihoodLoss", 12, 17, ops::InferNegativeLogLikelihoodLoss},
+    {"", "NonMaxSuppression", 10, 17, ops::InferNonMaxSuppression},
+    {"", "NonZero", 9, 17, ops::InferNonZero},
+    {"", "QLinearConv", 10, 17, ops::InferQLinearConv},
+    {"", "QLinearMatMul", 10, 17, ops::InferQLinearMatMul},
+    {"", "RNN", 1, 17, ops::InferRecurrent},
+    {"", "ReduceL1", 1, 17, ops::InferReduce},
+    {"", "ReduceL2", 1, 17, ops::InferReduce},
+    {"", "ReduceLogSum", 1, 17, ops::InferReduce},
+    {"", "ReduceLogSumExp", 1, 17, ops::InferReduce},
+    {"", "ReduceMax", 1, 17, ops::InferReduce},
+    {"", "ReduceMean", 1, 17, ops::InferReduce},
+    {"", "ReduceMin", 1, 17, ops::InferReduce},
+    {"", "ReduceProd", 1, 17, ops::InferReduce},
+    {"", "ReduceSum", 1, 17, ops::InferReduce},
+    {"", "ReduceSumSquare", 1, 17, ops::InferReduce},
+    {"", "RoiAlign", 10, 17, ops::InferRoiAlign},
+    {"", "STFT", 17, 17, ops::InferStft},
+    {"", "SoftmaxCrossEntropyLoss", 12, 17, ops::InferSoftmaxCrossEntropyLoss},
+    {"", "TopK", 1, 17, ops::InferTopK},
+    {"", "Unique", 11, 17, ops::InferUnique},
+    {nullptr, nullptr, 0, 0, nullptr},
+};
+
+}  // namespace anvil::shape_rules

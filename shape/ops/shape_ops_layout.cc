@@ -1,0 +1,540 @@
+// Shape-op family, layout ops: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, DepthToSpace,
+// SpaceToDepth, Tile, Expand, Pad, Resize, Upsample. Row-major contents do not change under
+// Reshape/Flatten/Squeeze/Unsqueeze, so their values pass through.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/absl_compat.h"
+#include "shape/ops/op_util.h"
+#include "shape/ops/shape_ops_internal.h"
+
+namespace anvil::shape_ops::shape_family {
+namespace {
+
+// floor(dim * scale), the dim Resize and Upsample produce. Doubles only on literal values; a
+// symbolic dim stays exact when the scale is a whole number, and is unknown otherwise.
+IndexExpr ScaleDim(const IndexExpr& dim, double scale) {
+  if (dim.IsLiteral()) {
+    const double scaled = std::floor(static_cast<double>(dim.literal()) * scale);
+    if (!(scaled < 0x1p62)) return IndexExpr::Undefined("scaled dim overflows int64");
+    return static_cast<int64_t>(scaled);
+  }
+  if (scale >= 0 && scale < 1e9 && std::floor(scale) == scale) {
+    return dim * static_cast<int64_t>(scale);
+  }
+  return IndexExpr::Questionmark();
+}
+
+absl::StatusOr<DimsExpr> ScaleDims(const ShapeContext& ctx, const DimsExpr& dims,
+                                   const std::vector<double>& scales) {
+  if (scales.size() != dims.size()) {
+    return ctx.Error(absl::StrCat(scales.size(), " scales for input ", DimsToString(dims)));
+  }
+  DimsExpr out;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (!(scales[k] > 0)) return ctx.Error(absl::StrCat("scale ", scales[k], " is not positive"));
+    out.push_back(ScaleDim(dims[k], scales[k]));
+    if (out.back().IsUndefined()) {
+      return ctx.Error(absl::StrCat("dim ", k, " of ", DimsToString(dims), " times ", scales[k],
+                                    " overflows int64"));
+    }
+  }
+  return out;
+}
+
+// Checks `dim` is a multiple of `block` when both are known.
+absl::Status CheckDivisible(const ShapeContext& ctx, const IndexExpr& dim, int64_t block,
+                            std::string_view what, const DimsExpr& dims) {
+  if (dim.IsLiteral() && dim.literal() % block != 0) {
+    return ctx.Error(absl::StrCat(AsAbsl(what), " ", dim.literal(), " of ", DimsToString(dims),
+                                  " is not a multiple of ", block));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// DepthToSpace: [N, C, H, W] -> [N, C / (b*b), H*b, W*b].
+absl::Status InferDepthToSpace(ShapeContext& ctx) {
+  const int64_t b = ctx.node().GetInt("blocksize", 0);
+  if (b <= 0) return ctx.Error(absl::StrCat("blocksize ", b, " is not positive"));
+  std::optional<DimsExpr> dims = ctx.InputDims(0);
+  std::optional<DimsExpr> out;
+  if (dims) {
+    if (dims->size() != 4)
+      return ctx.Error(absl::StrCat("input must be 4-D, is ", DimsToString(*dims)));
+    absl::Status s = CheckDivisible(ctx, (*dims)[1], b * b, "channels", *dims);
+    if (!s.ok()) return s;
+    out = DimsExpr{(*dims)[0], FloorDiv((*dims)[1], b * b), (*dims)[2] * b, (*dims)[3] * b};
+  }
+  ctx.SetOutput(0, ctx.InputType(0), std::move(out));
+  return absl::OkStatus();
+}
+
+// Expand: numpy broadcast of the input's dims with the shape input's values.
+absl::Status InferExpand(ShapeContext& ctx) {
+  const TensorInfo& in = ctx.Input(0);
+  TensorInfo& out = ctx.output(0);
+  out.type = in.type;
+  std::optional<IndexExprList> shape = IntValues(ctx, 1);
+  if (shape && in.dims) {
+    absl::StatusOr<DimsExpr> dims = BroadcastDims(ctx, {*in.dims, *shape});
+    if (!dims.ok()) return dims.status();
+    out.dims = *dims;
+    std::optional<std::vector<int64_t>> in_dims = LiteralDims(*in.dims);
+    std::optional<std::vector<int64_t>> out_dims = LiteralDims(*dims);
+    if (in.values && in_dims && out_dims) {
+      int64_t count = 1;
+      for (int64_t d : *out_dims) count *= d;
+      if (count <= kMaxValues) out.values = BroadcastValues(*in.values, *in_dims, *out_dims);
+    }
+    return absl::OkStatus();
+  }
+  // Unknown target values of known length: the rank is known, and an input dim other than 1
+  // survives (the target may only be 1 or that dim there).
+  std::optional<int64_t> length = InputLength(ctx, 1);
+  if (in.dims && length) {
+    const int64_t rank = std::max<int64_t>(in.rank(), *length);
+    DimsExpr dims = UnknownDims(rank);
+    for (int64_t k = 0; k < in.rank(); ++k) {
+      const IndexExpr& d = (*in.dims)[k];
+      if (d.IsLiteral() && d.literal() != 1) dims[rank - in.rank() + k] = d;
+    }
+    out.dims = std::move(dims);
+  }
+  return absl::OkStatus();
+}
+
+// Flatten: [prod(dims[:axis]), prod(dims[axis:])]; always 2-D.
+absl::Status InferFlatten(ShapeContext& ctx) {
+  const TensorInfo& in = ctx.Input(0);
+  TensorInfo& out = ctx.output(0);
+  out.type = in.type;
+  out.values = in.values;
+  if (!in.dims) {
+    out.dims = UnknownDims(2);
+    return absl::OkStatus();
+  }
+  const int64_t rank = in.rank();
+  int64_t axis = ctx.node().GetInt("axis", 1);
+  if (axis < -rank || axis > rank) {
+    return ctx.Error(absl::StrCat("axis ", axis, " is out of range for rank ", rank));
+  }
+  if (axis < 0) axis += rank;
+  out.dims = DimsExpr{NumElements(DimsExpr(in.dims->begin(), in.dims->begin() + axis)),
+                      NumElements(DimsExpr(in.dims->begin() + axis, in.dims->end()))};
+  return absl::OkStatus();
+}
+
+// Pad: dim + pad_begin + pad_end; pads as attribute `paddings` (opset 1), `pads` (2-10), then
+// input 1 (whose values may be symbolic).
+absl::Status InferPad(ShapeContext& ctx) {
+  const TensorInfo& in = ctx.Input(0);
+  TensorInfo& out = ctx.output(0);
+  out.type = in.type;
+  std::optional<IndexExprList> pads;
+  std::optional<int64_t> length;
+  if (ctx.opset() < 11) {
+    const char* name = ctx.opset() < 2 ? "paddings" : "pads";
+    if (ctx.node().FindAttribute(name) == nullptr) {
+      return ctx.Error(absl::StrCat("missing attribute ", name));
+    }
+    const std::vector<int64_t> p = ctx.node().GetInts(name);
+    pads = IndexExprList(p.begin(), p.end());
+  } else {
+    pads = IntValues(ctx, 1);
+    length = InputLength(ctx, 1);
+  }
+  if (pads) length = static_cast<int64_t>(pads->size());
+  if (length && *length % 2 != 0) return ctx.Error(absl::StrCat("odd number of pads: ", *length));
+  if (!in.dims) {
+    if (length) out.dims = UnknownDims(*length / 2);
+    return absl::OkStatus();
+  }
+  const int64_t rank = in.rank();
+  if (length && *length != 2 * rank) {
+    return ctx.Error(absl::StrCat(*length, " pads for input ", DimsToString(*in.dims), " (need ",
+                                  2 * rank, ")"));
+  }
+  if (!pads) {
+    out.dims = UnknownDims(rank);
+    return absl::OkStatus();
+  }
+  DimsExpr dims;
+  for (int64_t k = 0; k < rank; ++k) {
+    IndexExpr d = (*in.dims)[k] + (*pads)[k] + (*pads)[k + rank];
+    if (d.IsLiteral() && d.literal() < 0) {
+      return ctx.Error(absl::StrCat("pads ", DimsToString(*pads), " remove more than dim ", k,
+                                    " of ", DimsToString(*in.dims)));
+    }
+    dims.push_back(d);
+  }
+  out.dims = std::move(dims);
+  return absl::OkStatus();
+}
+
+// Reshape: the target's values (attribute `shape` before opset 5), where 0 copies the input dim
+// (unless allowzero, opset 14) and one -1 takes the remaining elements: floor(total / known),
+// exact for valid models.
+absl::Status InferReshape(ShapeContext& ctx) {
+  const TensorInfo& in = ctx.Input(0);
+  TensorInfo& out = ctx.output(0);
+  out.type = in.type;
+  out.values = in.values;
+  std::optional<IndexExprList> target;
+  if (ctx.opset() < 5) {
+    if (ctx.node().FindAttribute("shape") != nullptr) {
+      const std::vector<int64_t> shape = ctx.node().GetInts("shape");
+      target = IndexExprList(shape.begin(), shape.end());
+    }
+  } else {
+    target = IntValues(ctx, 1);
+    if (!target) {
+      if (std::optional<int64_t> length = InputLength(ctx, 1)) out.dims = UnknownDims(*length);
+      return absl::OkStatus();
+    }
+  }
+  if (!target) return absl::OkStatus();
+
+  const bool allow_zero = ctx.opset() >= 14 && ctx.node().GetInt("allowzero", 0) != 0;
+  // Only for error messages: formatting costs more than the whole rule otherwise.
+  auto target_text = [&] { return DimsToString(*target); };
+  DimsExpr dims;
+  int64_t inferred = -1;
+  // A symbolic target value (a dim read by Shape) is taken as the dim itself: assumed not to be
+  // 0 (which would copy the input dim) or -1, as dynamic dims fed back into Reshape are sizes.
+  for (size_t k = 0; k < target->size(); ++k) {
+    const IndexExpr& v = (*target)[k];
+    if (!v.IsLiteral() || v.literal() > 0 || (v.literal() == 0 && allow_zero)) {
+      dims.push_back(v);
+    } else if (v.literal() == 0) {
+      if (in.dims && static_cast<int64_t>(k) >= in.rank()) {
+        return ctx.Error(absl::StrCat("shape ", target_text(), " copies dim ", k, " of input ",
+                                      DimsToString(*in.dims), ", which has no such dim"));
+      }
+      dims.push_back(in.dims ? (*in.dims)[k] : IndexExpr::Questionmark());
+    } else if (v.literal() == -1) {
+      if (inferred >= 0)
+        return ctx.Error(absl::StrCat("shape ", target_text(), " has two -1 dims"));
+      inferred = static_cast<int64_t>(k);
+      dims.push_back(1);  // placeholder, excluded from the product below
+    } else {
+      return ctx.Error(absl::StrCat("shape ", target_text(), " has invalid dim ", v.literal()));
+    }
+  }
+  if (!in.dims) {
+    if (inferred >= 0) dims[inferred] = IndexExpr::Questionmark();
+    out.dims = std::move(dims);
+    return absl::OkStatus();
+  }
+  const IndexExpr total = NumElements(*in.dims);
+  const IndexExpr known = NumElements(dims);
+  if (inferred >= 0) {
+    if (known.IsLiteral() && known.literal() == 0) {
+      return ctx.Error(absl::StrCat("cannot reshape ", DimsToString(*in.dims), " into ",
+                                    target_text(), ": the -1 dim is ambiguous next to a 0 dim"));
+    }
+    // Dims the target copies (often via Shape -> Gather -> Concat) cancel before dividing, so
+    // [N, S, H, D] -> [N, S, -1] gives H*D without relying on polynomial division. (Were a
+    // cancelled dim 0, the -1 would be ambiguous, an error at run time anyway.)
+    DimsExpr numerator = *in.dims;
+    DimsExpr denominator;
+    for (size_t k = 0; k < dims.size(); ++k) {
+      if (static_cast<int64_t>(k) == inferred) continue;
+      auto same = std::find(numerator.begin(), numerator.end(), dims[k]);
+      if (same != numerator.end()) {
+        numerator.erase(same);
+      } else {
+        denominator.push_back(dims[k]);
+      }
+    }
+    const IndexExpr rest = NumElements(numerator);
+    const IndexExpr divisor = NumElements(denominator);
+    if (rest.IsLiteral() && divisor.IsLiteral() && rest.literal() % divisor.literal() != 0) {
+      return ctx.Error(absl::StrCat("cannot reshape ", DimsToString(*in.dims), " (",
+                                    total.ToString(), " elements) into ", target_text(), ": ",
+                                    rest.literal(), " is not a multiple of ", divisor.literal()));
+    }
+    dims[inferred] = FloorDiv(rest, divisor);
+  } else if (IsFalse(Eq(total, known))) {
+    return ctx.Error(absl::StrCat("cannot reshape ", DimsToString(*in.dims), " (", total.ToString(),
+                                  " elements) into ", target_text(), " (", known.ToString(),
+                                  " elements)"));
+  }
+  out.dims = std::move(dims);
+  return absl::OkStatus();
+}
+
+// Resize: `sizes` when given (opset 11+), else floor(dim * scale) with the constant scales
+// (input 1 in opset 10, input 2 after).
+absl::Status InferResize(ShapeContext& ctx) {
+  const TensorInfo& in = ctx.Input(0);
+  TensorInfo& out = ctx.output(0);
+  out.type = in.type;
+  const int scales_index = ctx.opset() < 11 ? 1 : 2;
+  std::optional<std::vector<double>> scales = DoubleValues(ctx, scales_index);
+  if (scales && !scales->empty()) {
+    if (!in.dims) {
+      out.dims = UnknownDims(static_cast<int64_t>(scales->size()));
+      return absl::OkStatus();
+    }
+    absl::StatusOr<DimsExpr> dims = ScaleDims(ctx, *in.dims, *scales);
+    if (!dims.ok()) return dims.status();
+    out.dims = *std::move(dims);
+    return absl::OkStatus();
+  }
+  // `sizes`; an empty one (present only to fill the slot) does not count.
+  std::optional<int64_t> sizes_length = ctx.opset() >= 11 ? InputLength(ctx, 3) : std::nullopt;
+  if (ctx.opset() >= 11 && ctx.HasInput(3) && sizes_length != 0) {
+    if (std::optional<IndexExprList> sizes = IntValues(ctx, 3)) {
+      if (in.dims && sizes->size() != in.dims->size()) {
+        return ctx.Error(
+            absl::StrCat("sizes ", DimsToString(*sizes), " for input ", DimsToString(*in.dims)));
+      }
+      out.dims = *sizes;
+      return absl::OkStatus();
+    }
+    if (sizes_length) {
+      out.dims = UnknownDims(*sizes_length);
+      return absl::OkStatus();
+    }
+  }
+  if (in.dims) out.dims = UnknownDims(in.rank());
+  return absl::OkStatus();
+}
+
+// SpaceToDepth: [N, C, H, W] -> [N, C*b*b, H / b, W / b].
+absl::Status InferSpaceToDepth(ShapeContext& ctx) {
+  const int64_t b = ctx.node().GetInt("blocksize", 0);
+  if (b <= 0) return ctx.Error(absl::StrCat("blocksize ", b, " is not positive"));
+  std::optional<DimsExpr> dims = ctx.InputDims(0);
+  std::optional<DimsExpr> out;
+  if (dims) {
+    if (dims->size() != 4)
+      return ctx.Error(absl::StrCat("input must be 4-D, is ", DimsToString(*dims)));
+    for (int k : {2, 3}) {
+      absl::Status s = CheckDivisible(ctx, (*dims)[k], b, k == 2 ? "height" : "width", *dims);
+      if (!s.ok()) return s;
+    }
+    out = DimsExpr{(*dims)[0], (*dims)[1] * (b * b), FloorDiv((*dims)[2], b),
+                   FloorDiv((*dims)[3], b)};
+  }
+  ctx.SetOutput(0, ctx.InputType(0), std::move(out));
+  return absl::OkStatus();
+}
+
+// Squeeze: removes the `axes` dims (attribute before opset 13, input after), which must be 1;
+// without axes every dim that is 1, which needs every dim known.
+absl::Status InferSqueeze(ShapeContext& ctx) {
+  const TensorInfo& in = ctx.Input(0);
+  TensorInfo& out = ctx.output(0);
+  out.type = in.type;
+  out.values = in.values;
+  const int axes_input = ctx.opset() >= 13 ? 1 : -1;
+  const IntList axes = ReadIntList(ctx, "axes", axes_input);
+  if (!in.dims) return absl::OkStatus();
+  if (!axes.present) {
+    DimsExpr dims;
+    for (const IndexExpr& d : *in.dims) {
+      if (!d.IsLiteral()) return absl::OkStatus();  // a symbol may be 1: rank unknown
+      if (d.literal() != 1) dims.push_back(d);
+    }
+    out.dims = std::move(dims);
+    return absl::OkStatus();
+  }
+  if (!axes.known) {
+    // Which dims go is unknown, how many is known with the axes' length.
+    std::optional<int64_t> length = axes_input >= 0 ? InputLength(ctx, axes_input) : std::nullopt;
+    if (length && *length <= in.rank()) out.dims = UnknownDims(in.rank() - *length);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<int64_t>> normalized = NormalizeAxes(ctx, axes.values, in.rank());
+  if (!normalized.ok()) return normalized.status();
+  DimsExpr dims;
+  for (int64_t k = 0; k < in.rank(); ++k) {
+    const IndexExpr& d = (*in.dims)[k];
+    if (std::find(normalized->begin(), normalized->end(), k) == normalized->end()) {
+      dims.push_back(d);
+    } else if (d.IsLiteral() && d.literal() != 1) {
+      return ctx.Error(absl::StrCat("cannot squeeze dim ", k, " of ", DimsToString(*in.dims),
+                                    ": it is ", d.literal(), ", not 1"));
+    }
+  }
+  out.dims = std::move(dims);
+  return absl::OkStatus();
+}
+
+// Tile: dims[i] * repeats[i] (opset 6+); opset 1 repeats one axis: inputs (input, tiles, axis).
+absl::Status InferTile(ShapeContext& ctx) {
+  const TensorInfo& in = ctx.Input(0);
+  TensorInfo& out = ctx.output(0);
+  out.type = in.type;
+  if (ctx.opset() < 6) {
+    std::optional<IndexExprList> tiles = IntValues(ctx, 1);
+    std::optional<std::vector<int64_t>> axis = ctx.InputLiteralValues(2);
+    if (!in.dims) return absl::OkStatus();
+    DimsExpr dims = *in.dims;
+    if (!tiles || tiles->size() != 1 || !axis || axis->size() != 1) {
+      out.dims = UnknownDims(in.rank());
+      return absl::OkStatus();
+    }
+    absl::StatusOr<int64_t> a = ctx.NormalizeAxis((*axis)[0], in.rank(), "axis");
+    if (!a.ok()) return a.status();
+    dims[*a] = dims[*a] * (*tiles)[0];
+    out.dims = std::move(dims);
+    return absl::OkStatus();
+  }
+  std::optional<IndexExprList> repeats = IntValues(ctx, 1);
+  if (!repeats) {
+    std::optional<int64_t> length = InputLength(ctx, 1);
+    if (in.dims || length) out.dims = UnknownDims(in.dims ? in.rank() : *length);
+    return absl::OkStatus();
+  }
+  if (!in.dims) {
+    out.dims = UnknownDims(static_cast<int64_t>(repeats->size()));
+    return absl::OkStatus();
+  }
+  if (static_cast<int64_t>(repeats->size()) != in.rank()) {
+    return ctx.Error(
+        absl::StrCat("repeats ", DimsToString(*repeats), " for input ", DimsToString(*in.dims)));
+  }
+  DimsExpr dims;
+  for (int64_t k = 0; k < in.rank(); ++k) {
+    const IndexExpr& r = (*repeats)[k];
+    if (r.IsLiteral() && r.literal() < 0) {
+      return ctx.Error(absl::StrCat("negative repeats ", DimsToString(*repeats)));
+    }
+    dims.push_back((*in.dims)[k] * r);
+  }
+  out.dims = std::move(dims);
+  // 1-D values repeat whole (Tile of a shape vector).
+  if (in.values && in.rank() == 1 && (*repeats)[0].IsLiteral() &&
+      static_cast<int64_t>(in.values->size()) * (*repeats)[0].literal() <= kMaxValues) {
+    IndexExprList values;
+    for (int64_t t = 0; t < (*repeats)[0].literal(); ++t) {
+      values.insert(values.end(), in.values->begin(), in.values->end());
+    }
+    out.values = std::move(values);
+  }
+  return absl::OkStatus();
+}
+
+// Transpose: out[i] = dims[perm[i]], perm defaulting to the reverse.
+absl::Status InferTranspose(ShapeContext& ctx) {
+  const TensorInfo& in = ctx.Input(0);
+  TensorInfo& out = ctx.output(0);
+  out.type = in.type;
+  const Attribute* perm_attr = ctx.node().FindAttribute("perm");
+  const bool has_perm = perm_attr != nullptr;
+  absl::InlinedVector<int64_t, 8> perm;
+  if (has_perm) perm.assign(perm_attr->ints.begin(), perm_attr->ints.end());
+  if (!in.dims) {
+    if (has_perm) out.dims = UnknownDims(static_cast<int64_t>(perm.size()));
+    return absl::OkStatus();
+  }
+  const int64_t rank = in.rank();
+  if (!has_perm) {
+    for (int64_t k = rank - 1; k >= 0; --k) perm.push_back(k);
+  }
+  absl::InlinedVector<int64_t, 8> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  bool is_permutation = sorted.size() == static_cast<size_t>(rank);
+  for (int64_t k = 0; is_permutation && k < rank; ++k) is_permutation = sorted[k] == k;
+  if (!is_permutation) {
+    return ctx.Error(absl::StrCat("perm [", absl::StrJoin(perm, ", "),
+                                  "] is not a permutation of the dims of ",
+                                  DimsToString(*in.dims)));
+  }
+  DimsExpr dims;
+  for (int64_t p : perm) dims.push_back((*in.dims)[p]);
+  out.dims = std::move(dims);
+  // Values of small tensors with literal dims move with their elements.
+  std::optional<std::vector<int64_t>> literal = LiteralDims(*in.dims);
+  if (in.values && literal) {
+    std::vector<int64_t> strides(rank, 1);
+    for (int64_t k = rank - 1; k > 0; --k) strides[k - 1] = strides[k] * (*literal)[k];
+    std::vector<int64_t> index(rank, 0);
+    IndexExprList values;
+    for (size_t n = 0; n < in.values->size(); ++n) {
+      int64_t offset = 0;
+      for (int64_t k = 0; k < rank; ++k) offset += index[k] * strides[perm[k]];
+      values.push_back((*in.values)[offset]);
+      for (int64_t k = rank; k-- > 0;) {  // odometer over the output's dims
+        if (++index[k] < (*literal)[perm[k]]) break;
+        index[k] = 0;
+      }
+    }
+    out.values = std::move(values);
+  }
+  return absl::OkStatus();
+}
+
+// Unsqueeze: inserts 1s at `axes` (attribute before opset 13, input after), which index the
+// output.
+absl::Status InferUnsqueeze(ShapeContext& ctx) {
+  const TensorInfo& in = ctx.Input(0);
+  TensorInfo& out = ctx.output(0);
+  out.type = in.type;
+  out.values = in.values;
+  const int axes_input = ctx.opset() >= 13 ? 1 : -1;
+  const IntList axes = ReadIntList(ctx, "axes", axes_input);
+  if (!axes.present) return ctx.Error("missing axes");
+  if (!in.dims) return absl::OkStatus();
+  if (!axes.known) {
+    std::optional<int64_t> length = axes_input >= 0 ? InputLength(ctx, axes_input) : std::nullopt;
+    if (length) out.dims = UnknownDims(in.rank() + *length);
+    return absl::OkStatus();
+  }
+  const int64_t rank = in.rank() + static_cast<int64_t>(axes.values.size());
+  absl::StatusOr<std::vector<int64_t>> normalized = NormalizeAxes(ctx, axes.values, rank);
+  if (!normalized.ok()) return normalized.status();
+  DimsExpr dims;
+  auto next = in.dims->begin();
+  for (int64_t k = 0; k < rank; ++k) {
+    const bool inserted = std::find(normalized->begin(), normalized->end(), k) != normalized->end();
+    dims.push_back(inserted ? IndexExpr(1) : *next++);
+  }
+  out.dims = std::move(dims);
+  return absl::OkStatus();
+}
+
+// Upsample: floor(dim * scale); scales as attributes height_scale/width_scale on 4-D input
+// (opset 1), attribute `scales` (7), input 1 (9+).
+absl::Status InferUpsample(ShapeContext& ctx) {
+  const TensorInfo& in = ctx.Input(0);
+  TensorInfo& out = ctx.output(0);
+  out.type = in.type;
+  std::optional<std::vector<double>> scales;
+  if (ctx.opset() < 7) {
+    scales = std::vector<double>{1, 1, ctx.node().GetFloat("height_scale", 1),
+                                 ctx.node().GetFloat("width_scale", 1)};
+  } else if (ctx.opset() < 9) {
+    const Attribute* a = ctx.node().FindAttribute("scales");
+    if (a == nullptr) return ctx.Error("missing attribute scales");
+    scales = std::vector<double>(a->floats.begin(), a->floats.end());
+  } else {
+    scales = DoubleValues(ctx, 1);
+  }
+  if (!in.dims) {
+    if (scales) out.dims = UnknownDims(static_cast<int64_t>(scales->size()));
+    return absl::OkStatus();
+  }
+  if (!scales) {
+    out.dims = UnknownDims(in.rank());
+    return absl::OkStatus();
+  }
+  absl::StatusOr<DimsExpr> dims = ScaleDims(ctx, *in.dims, *scales);
+  if (!dims.ok()) return dims.status();
+  out.dims = *std::move(dims);
+  return absl::OkStatus();
+}
+
+}  // namespace anvil::shape_ops::shape_family

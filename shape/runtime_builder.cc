@@ -1,0 +1,99 @@
+#include "shape/runtime_builder.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "shape/tensor_info.h"
+
+namespace anvil {
+namespace {
+
+bool IsIntegral(ElementType t) {
+  switch (t) {
+    case ElementType::kInt8:
+    case ElementType::kInt16:
+    case ElementType::kInt32:
+    case ElementType::kInt64:
+    case ElementType::kUint8:
+    case ElementType::kUint16:
+    case ElementType::kUint32:
+    case ElementType::kUint64:
+    case ElementType::kBool:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Elements over memory the runtime owns, valid while the builder's caller keeps it alive.
+class BorrowedElements final : public Elements {
+ public:
+  BorrowedElements(ElementType type, absl::Span<const int64_t> dims, const void* data)
+      : type_(type), dims_(dims.begin(), dims.end()), data_(static_cast<const uint8_t*>(data)) {}
+  ElementType element_type() const override { return type_; }
+  absl::Span<const int64_t> dims() const override { return dims_; }
+  const uint8_t* ContiguousData() const override { return data_; }
+  void CopyTo(uint8_t* dst) const override { std::memcpy(dst, data_, ByteSize()); }
+
+ private:
+  ElementType type_;
+  std::vector<int64_t> dims_;
+  const uint8_t* data_;
+};
+
+}  // namespace
+
+bool RuntimeBuilder::HasInput(int i) const {
+  return i >= 0 && i < static_cast<int>(operands_.size()) &&
+         operands_[i].type != ElementType::kUndefined;
+}
+
+TensorInfo RuntimeBuilder::Input(int i) const {
+  TensorInfo info;
+  FillInput(i, &info);
+  return info;
+}
+
+void RuntimeBuilder::FillInput(int i, TensorInfo* info) const {
+  if (!HasInput(i)) return;
+  const RuntimeOperand& op = operands_[i];
+  info->type = op.type;
+  DimsExpr& dims = info->dims.emplace();
+  int64_t n = 1;
+  for (int64_t d : op.dims) {
+    dims.emplace_back(d);
+    n *= d;
+  }
+  if (op.data != nullptr && IsIntegral(op.type) && n <= kMaxTrackedValues) {
+    const auto* bytes = static_cast<const uint8_t*>(op.data);
+    IndexExprList& values = info->values.emplace();
+    for (int64_t k = 0; k < n; ++k) values.emplace_back(ReadElementAsInt64(op.type, bytes, k));
+  }
+}
+
+std::shared_ptr<const Elements> RuntimeBuilder::InputConstant(int i) const {
+  if (!HasInput(i) || operands_[i].data == nullptr) return nullptr;
+  const RuntimeOperand& op = operands_[i];
+  return std::make_shared<BorrowedElements>(op.type, op.dims, op.data);
+}
+
+absl::StatusOr<std::vector<int64_t>> LiteralDims(const Node& node, int output,
+                                                 const TensorInfo& info) {
+  if (!info.dims) {
+    return absl::InternalError(
+        absl::StrCat(node.Describe(), ": output ", output, " has no known rank at run time"));
+  }
+  std::vector<int64_t> dims;
+  dims.reserve(info.dims->size());
+  for (const IndexExpr& d : *info.dims) {
+    if (!d.IsLiteral()) {
+      return absl::InternalError(absl::StrCat(node.Describe(), ": output ", output, " dim ",
+                                              dims.size(), " is ", d.ToString(),
+                                              " at run time (data-dependent)"));
+    }
+    dims.push_back(d.literal());
+  }
+  return dims;
+}
+
+}  // namespace anvil

@@ -1,0 +1,49 @@
+// The runtime IndexExprBuilder: ShapeHelpers over concrete tensors. Every dim is a literal;
+// integer operands small enough to be shapes/axes/pads expose their contents as literal values,
+// and any operand with data can be read as a constant (e.g. Resize scales). The same ShapeFn code
+// that analysis runs symbolically thus computes the runtime's output shapes.
+#ifndef ANVIL_SHAPE_RUNTIME_BUILDER_H_
+#define ANVIL_SHAPE_RUNTIME_BUILDER_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "graph/elements.h"
+#include "graph/ir.h"
+#include "shape/shape_helper.h"
+
+namespace anvil {
+
+// One operand as the runtime holds it. `data` (dense row-major, ElementSize(type) bytes per
+// element) may be null when the operand's contents are not available (not computed yet, or not
+// needed); ShapeHelpers then see no values for it.
+struct RuntimeOperand {
+  ElementType type = ElementType::kUndefined;
+  absl::Span<const int64_t> dims;
+  const void* data = nullptr;
+};
+
+class RuntimeBuilder final : public IndexExprBuilder {
+ public:
+  // `operands[i]` describes input i of the node; an absent optional input has type kUndefined.
+  explicit RuntimeBuilder(absl::Span<const RuntimeOperand> operands) : operands_(operands) {}
+
+  bool HasInput(int i) const override;
+  TensorInfo Input(int i) const override;
+  void FillInput(int i, TensorInfo* out) const override;
+  std::shared_ptr<const Elements> InputConstant(int i) const override;
+
+ private:
+  absl::Span<const RuntimeOperand> operands_;
+};
+
+// Concrete dims of a ShapeHelper result; an error naming the node when a dim is not a literal
+// (a data-dependent output whose size only the kernel knows) or the rank is unknown.
+absl::StatusOr<std::vector<int64_t>> LiteralDims(const Node& node, int output,
+                                                 const TensorInfo& info);
+
+}  // namespace anvil
+
+#endif  // ANVIL_SHAPE_RUNTIME_BUILDER_H_

@@ -1,0 +1,115 @@
+#include "shape/shape_helper.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "graph/absl_compat.h"
+#include "shape/shape_rules.h"
+
+namespace anvil {
+namespace {
+
+// All family tables merged once. Keyed by "domain:op_type" ("" domain for ai.onnx); several
+// rows may cover disjoint opset ranges of one op. Lookups use a stack buffer, not allocation:
+// the runtime asks once per node per run.
+using RuleIndex = absl::flat_hash_map<std::string, std::vector<const ShapeRule*>>;
+
+const RuleIndex& Rules() {
+  static const RuleIndex* index = [] {
+    auto* map = new RuleIndex();
+    for (const ShapeRule* table : {shape_rules::kElementwiseRules, shape_rules::kShapeOpRules,
+                                   shape_rules::kComputeRules, shape_rules::kControlFlowRules}) {
+      for (const ShapeRule* rule = table; rule->op_type != nullptr; ++rule) {
+        (*map)[absl::StrCat(rule->domain, ":", rule->op_type)].push_back(rule);
+      }
+    }
+    return map;
+  }();
+  return *index;
+}
+
+}  // namespace
+
+ShapeContext::ShapeContext(const Node& node, int64_t opset, const IndexExprBuilder& builder)
+    : node_(node),
+      opset_(opset),
+      builder_(builder),
+      outputs_(node.num_outputs()),
+      inputs_(node.num_inputs()) {}
+
+const TensorInfo& ShapeContext::ReadInput(int i) const {
+  static const TensorInfo* const kAbsent = new TensorInfo();
+  if (!HasInput(i)) return *kAbsent;
+  std::optional<TensorInfo>& cached = inputs_[i];
+  if (!cached) builder_.FillInput(i, &cached.emplace());
+  return *cached;
+}
+
+std::optional<std::vector<int64_t>> ShapeContext::InputLiteralValues(int i) const {
+  const std::optional<IndexExprList>& values = InputValues(i);
+  if (!values) return std::nullopt;
+  std::vector<int64_t> result;
+  result.reserve(values->size());
+  for (const IndexExpr& v : *values) {
+    if (!v.IsLiteral()) return std::nullopt;
+    result.push_back(v.literal());
+  }
+  return result;
+}
+
+void ShapeContext::SetOutput(int i, ElementType type, std::optional<DimsExpr> dims) {
+  if (i >= num_outputs()) return;  // optional output not requested
+  outputs_[i].type = type;
+  outputs_[i].dims = std::move(dims);
+}
+
+absl::Status ShapeContext::Error(std::string_view what) const {
+  return absl::InvalidArgumentError(absl::StrCat(node_.Describe(), ": ", AsAbsl(what)));
+}
+
+absl::StatusOr<int64_t> ShapeContext::NormalizeAxis(int64_t axis, int64_t rank,
+                                                    std::string_view what) const {
+  if (axis < -rank || axis >= rank) {
+    return Error(absl::StrCat(AsAbsl(what), " ", axis, " is out of range for rank ", rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+ShapeFn FindShapeFn(std::string_view domain, std::string_view op_type, int64_t opset) {
+  if (domain == "ai.onnx") domain = "";
+  char key[128];
+  if (domain.size() + op_type.size() + 1 > sizeof(key)) return nullptr;
+  std::memcpy(key, domain.data(), domain.size());
+  key[domain.size()] = ':';
+  std::memcpy(key + domain.size() + 1, op_type.data(), op_type.size());
+  const RuleIndex& index = Rules();
+  auto it = index.find(absl::string_view(key, domain.size() + 1 + op_type.size()));
+  if (it == index.end()) return nullptr;
+  for (const ShapeRule* rule : it->second) {
+    if (opset >= rule->since_version && opset <= rule->last_version) return rule->fn;
+  }
+  return nullptr;
+}
+
+std::vector<std::pair<std::string, std::string>> ListShapeOps() {
+  std::vector<std::pair<std::string, std::string>> ops;
+  for (const auto& [key, rules] : Rules()) ops.emplace_back(rules[0]->domain, rules[0]->op_type);
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
+absl::Status InferNodeShapes(ShapeContext& ctx) {
+  const Node& node = ctx.node();
+  ShapeFn fn = FindShapeFn(node.domain(), node.op_type(), ctx.opset());
+  if (fn == nullptr) {
+    return absl::UnimplementedError(
+        absl::StrCat(node.Describe(), ": no shape rule for ",
+                     node.domain().empty() ? "" : absl::StrCat(node.domain(), "."), node.op_type(),
+                     " (opset ", ctx.opset(), ")"));
+  }
+  return fn(ctx);
+}
+
+}  // namespace anvil

@@ -1,0 +1,54 @@
+// The shape-inference pass: refines the element type and shape of every value of the model
+// (all graphs, subgraphs included) by running each node's ShapeHelper with the analysis builder,
+// in order. Dynamic dims stay exact symbolic expressions over the inputs' dim_params (`N`,
+// `floor((H - 1) / 2) + 1`), written back into the model as dim_param text, so an exported model
+// carries them; shape computations (Shape -> Gather -> Concat -> Reshape, ...) are propagated as
+// symbolic values so that Reshape/Expand/Tile/ConstantOfShape/Range/Resize targets built from
+// dynamic dims get exact shapes. Data-dependent dims (NonZero, Unique) stay unknown.
+//
+// Inferred types are merged with declared ones (value_info, graph outputs): known facts win, a
+// declared literal wins over a symbolic inference, and a contradiction — two different literals,
+// a different rank or element type — is an InvalidArgument naming the node, op and dims. A model
+// contradiction found by a ShapeHelper (incompatible broadcast, MatMul K mismatch, reshape of 10
+// elements into 3x4) is an error naming node, op and dims too.
+//
+// Options: `unknown-ops=error` (default) fails with Unimplemented on an op without a shape rule,
+// naming op and opset; `unknown-ops=skip` keeps that node's declared output types and goes on.
+// Establishes "shapes-inferred". Statistics: values-typed, dims-literal, dims-symbolic,
+// dims-unknown, nodes-unimplemented.
+#ifndef ANVIL_SHAPE_SHAPE_INFERENCE_H_
+#define ANVIL_SHAPE_SHAPE_INFERENCE_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "graph/ir.h"
+#include "graph/pass.h"
+
+namespace anvil {
+
+struct ShapeInferenceOptions {
+  bool skip_unknown_ops = false;
+};
+
+// Runs inference on `model`; true when any value's type changed. `ctx` may be null.
+absl::StatusOr<bool> InferShapes(Model& model, const ShapeInferenceOptions& options = {},
+                                 PassContext* ctx = nullptr);
+
+class ShapeInferencePass : public Pass {
+ public:
+  std::string_view name() const override { return "shape-inference"; }
+  std::string_view description() const override {
+    return "infers element types and symbolic shapes of every value";
+  }
+  std::vector<std::string> Establishes() const override { return {"shapes-inferred"}; }
+  absl::StatusOr<bool> Run(Model& model, PassContext& ctx) override;
+
+ private:
+  PassOption<std::string> unknown_ops_{this, "unknown-ops", "error",
+                                       "ops without a shape rule: error or skip"};
+};
+
+}  // namespace anvil
+
+#endif  // ANVIL_SHAPE_SHAPE_INFERENCE_H_

@@ -1,0 +1,148 @@
+#include "shape/tensor_info.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace anvil {
+namespace {
+
+bool IsIntegerType(ElementType t) {
+  switch (t) {
+    case ElementType::kInt8:
+    case ElementType::kInt16:
+    case ElementType::kInt32:
+    case ElementType::kInt64:
+    case ElementType::kUint8:
+    case ElementType::kUint16:
+    case ElementType::kUint32:
+    case ElementType::kUint64:
+    case ElementType::kBool:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+TensorInfo InfoFromType(const Type& type) {
+  TensorInfo info;
+  if (!type.is_tensor()) return info;
+  info.type = type.element_type();
+  if (!type.has_shape()) return info;
+  DimsExpr dims;
+  dims.reserve(type.shape().size());
+  for (const Dim& d : type.shape()) {
+    if (d.is_literal()) {
+      dims.push_back(IndexExpr(*d.value));
+    } else if (d.is_param()) {
+      dims.push_back(IndexExpr::FromDimParam(d.param));
+    } else {
+      dims.push_back(IndexExpr::Questionmark());
+    }
+  }
+  info.dims = std::move(dims);
+  return info;
+}
+
+TensorInfo InfoFromElements(const Elements& elements) {
+  TensorInfo info;
+  info.type = elements.element_type();
+  DimsExpr dims;
+  for (int64_t d : elements.dims()) dims.push_back(IndexExpr(d));
+  info.dims = std::move(dims);
+  const int64_t n = elements.NumElements();
+  if (IsIntegerType(info.type) && n <= kMaxTrackedValues) {
+    IndexExprList values;
+    values.reserve(n);
+    for (int64_t i = 0; i < n; ++i) values.push_back(IndexExpr(elements.GetInt64(i)));
+    info.values = std::move(values);
+  }
+  return info;
+}
+
+Dim DimFromIndexExpr(const IndexExpr& e) {
+  if (e.IsLiteral()) return Dim::Literal(e.literal());
+  if (e.IsSymbol() || e.kind() == IndexExpr::Kind::kAffine ||
+      e.kind() == IndexExpr::Kind::kNonAffine) {
+    return Dim::Param(e.ToString());
+  }
+  return Dim::Unknown();
+}
+
+MergeResult MergeInferredType(const TensorInfo& inferred, const Type& declared) {
+  MergeResult result;
+  const bool declared_tensor = declared.is_tensor();
+  if (!declared_tensor && declared.has_value()) {
+    result.type = declared;  // non-tensor types are not inferred here
+    return result;
+  }
+  ElementType elem = inferred.type != ElementType::kUndefined
+                         ? inferred.type
+                         : (declared_tensor ? declared.element_type() : ElementType::kUndefined);
+  if (declared_tensor && declared.element_type() != ElementType::kUndefined &&
+      inferred.type != ElementType::kUndefined && declared.element_type() != inferred.type) {
+    result.conflict = true;
+    result.conflict_detail =
+        absl::StrCat("element type: inferred ", std::string(ElementTypeName(inferred.type)),
+                     ", declared ", std::string(ElementTypeName(declared.element_type())));
+  }
+  const bool declared_shape = declared_tensor && declared.has_shape();
+  if (!inferred.dims) {
+    result.type = declared_shape ? Type::Tensor(elem, declared.shape()) : Type::Tensor(elem);
+    if (declared_tensor) result.type.set_denotation(declared.denotation());
+    return result;
+  }
+  std::vector<Dim> dims;
+  dims.reserve(inferred.dims->size());
+  if (declared_shape && declared.shape().size() != inferred.dims->size()) {
+    result.conflict = true;
+    result.conflict_detail =
+        absl::StrCat("rank: inferred ", inferred.dims->size(), " ", DimsToString(*inferred.dims),
+                     ", declared ", declared.shape().size(), " ", declared.ToString());
+  }
+  for (size_t k = 0; k < inferred.dims->size(); ++k) {
+    Dim dim = DimFromIndexExpr((*inferred.dims)[k]);
+    if (declared_shape && k < declared.shape().size()) {
+      const Dim& old = declared.shape()[k];
+      if (old.is_literal() && dim.is_literal() && *old.value != *dim.value && !result.conflict) {
+        result.conflict = true;
+        result.conflict_detail =
+            absl::StrCat("dim ", k, ": inferred ", *dim.value, ", declared ", *old.value);
+      }
+      // A declared literal is a fact; an inferred unknown keeps whatever was declared.
+      if (old.is_literal() || dim.is_unknown()) {
+        Dim kept = old;
+        dim = kept;
+      } else {
+        dim.denotation = old.denotation;
+      }
+    }
+    dims.push_back(std::move(dim));
+  }
+  result.type = Type::Tensor(elem, std::move(dims));
+  if (declared_tensor) result.type.set_denotation(declared.denotation());
+  return result;
+}
+
+TensorInfo RefineWithDeclared(TensorInfo inferred, const Type& declared) {
+  if (!declared.is_tensor()) return inferred;
+  if (inferred.type == ElementType::kUndefined) inferred.type = declared.element_type();
+  if (!declared.has_shape()) return inferred;
+  if (!inferred.dims) {
+    inferred.dims = InfoFromType(declared).dims;
+    return inferred;
+  }
+  if (inferred.dims->size() != declared.shape().size()) return inferred;
+  for (size_t k = 0; k < inferred.dims->size(); ++k) {
+    const Dim& d = declared.shape()[k];
+    IndexExpr& e = (*inferred.dims)[k];
+    if (d.is_literal()) {
+      e = IndexExpr(*d.value);
+    } else if (d.is_param() && (e.IsQuestionmark() || e.IsUndefined())) {
+      e = IndexExpr::FromDimParam(d.param);
+    }
+  }
+  return inferred;
+}
+
+}  // namespace anvil

@@ -1,0 +1,173 @@
+// conformance: runs Anvil against the ONNX backend test suite (/work/shared/docs/TESTING.md).
+//
+//   conformance MODE [mode options] [--filter=REGEX] [--verbose] [--report=FILE]
+//               [--min-pass=N] [--max-wrong=N] [--data-root=DIR] [--no-fork] [--timeout=SECONDS]
+//
+// Modes: `shapes` (shapes_mode.h). Verdicts are data: the exit code is 0 whatever they are,
+// except that --min-pass / --max-wrong make a run below / above them exit 1 (the floor test's
+// guard). A tool failure is exit 1 and a command-line mistake exit 2, each with one line
+// `conformance: error: ...` on stderr.
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <optional>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tools/conformance/runner.h"
+#include "tools/conformance/shapes_mode.h"
+
+namespace anvil::conformance {
+namespace {
+
+constexpr char kUsage[] = R"(usage: conformance MODE [options]
+
+Runs Anvil against the ONNX backend test suite's in-scope tests and prints a verdict summary.
+
+modes:
+  shapes [--dynamic] [--int-inputs-const]
+      shape inference from the input shapes alone, compared with the recorded output shapes;
+      --dynamic makes every input dim a symbol, --int-inputs-const makes integer inputs
+      constants holding the test's values
+
+options:
+  --filter=REGEX     only tests whose id (e.g. node/test_abs) matches REGEX
+  --verbose          also list unknown tests and the non-passing tests per op
+  --report=FILE      write one line per test: <folder/test> <verdict> <detail>
+  --min-pass=N       exit 1 when fewer than N tests pass
+  --max-wrong=N      exit 1 when more than N tests are wrong
+  --data-root=DIR    the suite (default /usr/include/onnx/backend/test/data)
+  --no-fork          run tests in-process (for debuggers; a crash ends the run)
+  --timeout=SECONDS  per-test limit when forked (default 60)
+  --help             show this text
+)";
+
+// A mode: its flags are handed over as written; the common ones are parsed here.
+struct Mode {
+  const char* name;
+  // Parses the mode's flags and returns the title and per-test function, or InvalidArgument.
+  std::function<absl::StatusOr<std::pair<std::string, TestFn>>(const std::vector<std::string>&)>
+      setup;
+};
+
+std::vector<Mode> Modes() {
+  return {
+      {"shapes",
+       [](const std::vector<std::string>& flags) -> absl::StatusOr<std::pair<std::string, TestFn>> {
+         absl::StatusOr<ShapesOptions> options = ParseShapesFlags(flags);
+         if (!options.ok()) return options.status();
+         TestFn fn = [options = *options](const TestCase& test, const onnx::ModelProto& model) {
+           return RunShapesTest(test, model, options);
+         };
+         return std::make_pair(ShapesTitle(*options), std::move(fn));
+       }},
+  };
+}
+
+// `bazel run` starts the tool in its runfiles tree; relative paths mean the user's directory.
+std::string ResolveUserPath(const std::string& path) {
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
+  return absl::StrCat(cwd, "/", path);
+}
+
+int UsageError(const std::string& message) {
+  std::cerr << "conformance: error: " << message << "\n";
+  return 2;
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (const std::string& arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+  }
+  std::vector<std::string> mode_names;
+  for (const Mode& m : Modes()) mode_names.push_back(m.name);
+  if (args.empty() || args[0].rfind("-", 0) == 0) {
+    return UsageError(
+        absl::StrCat("expected a mode first (", absl::StrJoin(mode_names, ", "), "); see --help"));
+  }
+  const Mode* mode = nullptr;
+  std::vector<Mode> modes = Modes();
+  for (const Mode& m : modes) {
+    if (args[0] == m.name) mode = &m;
+  }
+  if (mode == nullptr) {
+    return UsageError(absl::StrCat("unknown mode '", args[0],
+                                   "'; available modes: ", absl::StrJoin(mode_names, ", ")));
+  }
+
+  RunnerOptions options;
+  std::vector<std::string> mode_flags;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    std::string key = arg, value;
+    bool has_value = false;
+    if (size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      key = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      has_value = true;
+    }
+    auto need_value = [&]() -> bool { return has_value && !value.empty(); };
+    auto parse_int = [&](std::optional<int64_t>* out) -> bool {
+      int64_t n;
+      if (!need_value() || !absl::SimpleAtoi(value, &n) || n < 0) return false;
+      *out = n;
+      return true;
+    };
+    if (key == "--filter") {
+      if (!need_value()) return UsageError("--filter needs a value: --filter=REGEX");
+      try {
+        std::regex check(value, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        return UsageError(absl::StrCat("bad --filter regex '", value, "': ", e.what()));
+      }
+      options.filter = value;
+    } else if (key == "--report") {
+      if (!need_value()) return UsageError("--report needs a value: --report=FILE");
+      options.report_path = ResolveUserPath(value);
+    } else if (key == "--data-root") {
+      if (!need_value()) return UsageError("--data-root needs a value: --data-root=DIR");
+      options.data_root = ResolveUserPath(value);
+    } else if (key == "--min-pass") {
+      if (!parse_int(&options.min_pass))
+        return UsageError("--min-pass needs a count: --min-pass=N");
+    } else if (key == "--max-wrong") {
+      if (!parse_int(&options.max_wrong)) {
+        return UsageError("--max-wrong needs a count: --max-wrong=N");
+      }
+    } else if (key == "--timeout") {
+      std::optional<int64_t> seconds;
+      if (!parse_int(&seconds)) return UsageError("--timeout needs seconds: --timeout=N");
+      options.timeout_seconds = static_cast<int>(*seconds);
+    } else if (arg == "--verbose") {
+      options.verbose = true;
+    } else if (arg == "--no-fork") {
+      options.isolate = false;
+    } else if (arg.rfind("-", 0) == 0) {
+      mode_flags.push_back(arg);  // the mode decides
+    } else {
+      return UsageError(absl::StrCat("unexpected argument '", arg, "'"));
+    }
+  }
+  auto setup = mode->setup(mode_flags);
+  if (!setup.ok()) return UsageError(std::string(setup.status().message()));
+  auto& [title, fn] = *setup;
+  return RunSuite(title, options, fn, std::cout, std::cerr);
+}
+
+}  // namespace
+}  // namespace anvil::conformance
+
+int main(int argc, char** argv) { return anvil::conformance::Main(argc, argv); }

@@ -1,0 +1,294 @@
+// The shared run loop, isolation and reporting of the conformance runner; see runner.h.
+#include "tools/conformance/runner.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "graph/absl_compat.h"
+
+namespace anvil::conformance {
+namespace {
+
+constexpr int kNumVerdicts = 4;
+
+struct Counts {
+  std::array<int64_t, kNumVerdicts> by_verdict{};
+  int64_t total() const {
+    int64_t n = 0;
+    for (int64_t c : by_verdict) n += c;
+    return n;
+  }
+  int64_t operator[](Verdict v) const { return by_verdict[static_cast<int>(v)]; }
+  void Add(Verdict v) { ++by_verdict[static_cast<int>(v)]; }
+};
+
+// "N tests: P pass, U unknown, W wrong, E error".
+std::string CountsLine(const Counts& counts) {
+  std::vector<std::string> parts;
+  for (int v = 0; v < kNumVerdicts; ++v) {
+    parts.push_back(
+        absl::StrCat(counts.by_verdict[v], " ", AsAbsl(VerdictName(static_cast<Verdict>(v)))));
+  }
+  return absl::StrCat(counts.total(), " tests: ", absl::StrJoin(parts, ", "));
+}
+
+// Details come from error messages and may span lines; reports are one line per test.
+std::string OneLine(absl::string_view text) {
+  return absl::StrReplaceAll(text, {{"\r", ""}, {"\n", " | "}});
+}
+
+// Reads everything from `fd` until EOF.
+std::string ReadAll(int fd) {
+  std::string data;
+  char buffer[4096];
+  for (;;) {
+    ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n > 0) {
+      data.append(buffer, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  return data;
+}
+
+void WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+struct Outcome {
+  const TestCase* test;
+  std::vector<std::string> ops;
+  TestResult result;
+};
+
+}  // namespace
+
+std::string_view VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kPass:
+      return "pass";
+    case Verdict::kUnknown:
+      return "unknown";
+    case Verdict::kWrong:
+      return "wrong";
+    case Verdict::kError:
+      return "error";
+  }
+  return "?";
+}
+
+TestResult RunIsolated(const std::function<TestResult()>& fn, int timeout_seconds) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    return {Verdict::kError, absl::StrCat("conformance: pipe failed: ", std::strerror(errno))};
+  }
+  // Buffered output would otherwise be written twice, once by each process.
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return {Verdict::kError, absl::StrCat("conformance: fork failed: ", std::strerror(errno))};
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    // SIGALRM's default action ends the child; the parent reports it as a timeout.
+    if (timeout_seconds > 0) alarm(static_cast<unsigned>(timeout_seconds));
+    TestResult result = fn();
+    // The verdict as one digit, the ops (names hold no newline) and a newline, then the detail.
+    WriteAll(fds[1], absl::StrCat(static_cast<int>(result.verdict), absl::StrJoin(result.ops, ","),
+                                  "\n", result.detail));
+    close(fds[1]);
+    _exit(0);  // no atexit handlers or static destructors of the parent's state
+  }
+  close(fds[1]);
+  std::string message = ReadAll(fds[0]);
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    if (sig == SIGALRM) {
+      return {Verdict::kError, absl::StrCat("timed out after ", timeout_seconds, " s")};
+    }
+    return {Verdict::kError, absl::StrCat("crashed: signal ", sig, " (", strsignal(sig), ")")};
+  }
+  const size_t newline = message.find('\n');
+  if (message.empty() || message[0] < '0' || message[0] >= '0' + kNumVerdicts ||
+      newline == std::string::npos) {
+    return {Verdict::kError, absl::StrCat("the test process exited with status ",
+                                          WEXITSTATUS(status), " without a result")};
+  }
+  TestResult result{static_cast<Verdict>(message[0] - '0'), message.substr(newline + 1)};
+  if (newline > 1) {
+    result.ops = absl::StrSplit(absl::string_view(message).substr(1, newline - 1), ',');
+  }
+  return result;
+}
+
+int RunSuite(std::string_view title, const RunnerOptions& options, const TestFn& fn,
+             std::ostream& out, std::ostream& err) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::vector<TestCase>> tests = DiscoverTests(options.data_root);
+  if (!tests.ok()) {
+    err << "conformance: error: " << tests.status().message() << "\n";
+    return 1;
+  }
+  std::optional<std::regex> filter;
+  if (!options.filter.empty()) {
+    try {
+      filter.emplace(options.filter, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      err << "conformance: error: bad --filter regex '" << options.filter << "': " << e.what()
+          << "\n";
+      return 1;
+    }
+  }
+  std::ofstream report;
+  if (!options.report_path.empty()) {
+    report.open(options.report_path);
+    if (!report) {
+      err << "conformance: error: cannot write report '" << options.report_path
+          << "': " << std::strerror(errno) << "\n";
+      return 1;
+    }
+  }
+
+  // Scope first, so that the count is printed before any per-test line.
+  std::vector<std::pair<const TestCase*, onnx::ModelProto>> in_scope;
+  std::map<std::string, int64_t> in_scope_by_folder;
+  int64_t considered = 0;
+  for (const TestCase& test : *tests) {
+    if (filter && !std::regex_search(test.id(), *filter)) continue;
+    ++considered;
+    onnx::ModelProto model;
+    if (absl::Status s = ReadProtoFile(test.model_path(), &model); !s.ok()) {
+      // A broken model is the suite's problem, not a verdict on Anvil: count it out of scope.
+      if (report.is_open()) report << test.id() << " out-of-scope " << OneLine(s.message()) << "\n";
+      continue;
+    }
+    if (std::optional<std::string> reason = OutOfScopeReason(model)) {
+      if (report.is_open()) report << test.id() << " out-of-scope " << OneLine(*reason) << "\n";
+      continue;
+    }
+    ++in_scope_by_folder[test.folder];
+    in_scope.emplace_back(&test, std::move(model));
+  }
+  std::vector<std::string> folder_counts;
+  for (const char* folder : kTestFolders) {
+    folder_counts.push_back(absl::StrCat(folder, " ", in_scope_by_folder[folder]));
+  }
+  out << "in scope: " << in_scope.size() << " of " << considered << " tests ("
+      << absl::StrJoin(folder_counts, ", ") << ")";
+  if (filter) out << ", filter '" << options.filter << "'";
+  out << "\n";
+
+  std::vector<Outcome> outcomes;
+  outcomes.reserve(in_scope.size());
+  for (const auto& [test, model] : in_scope) {
+    auto run_one = [&fn, test = test, &model = model]() { return fn(*test, model); };
+    TestResult result = options.isolate ? RunIsolated(run_one, options.timeout_seconds) : run_one();
+    result.detail = OneLine(result.detail);
+    if (result.verdict == Verdict::kWrong || result.verdict == Verdict::kError ||
+        (options.verbose && result.verdict == Verdict::kUnknown)) {
+      out << absl::AsciiStrToUpper(AsAbsl(VerdictName(result.verdict))) << " " << test->id() << ": "
+          << result.detail << "\n";
+    }
+    if (report.is_open()) {
+      report << test->id() << " " << VerdictName(result.verdict);
+      if (!result.detail.empty()) report << " " << result.detail;
+      report << "\n";
+    }
+    std::vector<std::string> ops = result.ops.empty() ? ModelOpTypes(model) : result.ops;
+    outcomes.push_back({test, std::move(ops), std::move(result)});
+  }
+
+  Counts total;
+  std::map<std::string, Counts> by_folder;
+  std::map<std::string, Counts> by_op;  // non-passing tests only
+  for (const Outcome& o : outcomes) {
+    total.Add(o.result.verdict);
+    by_folder[o.test->folder].Add(o.result.verdict);
+    if (o.result.verdict != Verdict::kPass) {
+      for (const std::string& op : o.ops) by_op[op].Add(o.result.verdict);
+    }
+  }
+  if (options.verbose && !by_op.empty()) {
+    std::vector<std::pair<std::string, Counts>> ops(by_op.begin(), by_op.end());
+    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
+      return a.second.total() > b.second.total();
+    });
+    out << "non-passing tests by op (the op the mode blames, else every op of the model):\n";
+    for (const auto& [op, counts] : ops) {
+      std::vector<std::string> parts;
+      for (int v = 1; v < kNumVerdicts; ++v) {
+        if (counts.by_verdict[v] > 0) {
+          parts.push_back(absl::StrCat(counts.by_verdict[v], " ",
+                                       AsAbsl(VerdictName(static_cast<Verdict>(v)))));
+        }
+      }
+      out << absl::StrFormat("  %-28s %4d: %s\n", op, counts.total(), absl::StrJoin(parts, ", "));
+    }
+  }
+  for (const char* folder : kTestFolders) {
+    if (by_folder.count(folder)) {
+      out << "  " << folder << ": " << CountsLine(by_folder[folder]) << "\n";
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out << absl::StrFormat("time: %.1f s\n", seconds);
+  out << title << ": " << CountsLine(total) << "\n";
+  out.flush();
+
+  int code = 0;
+  if (report.is_open()) {
+    report.close();
+    if (!report) {
+      err << "conformance: error: writing report '" << options.report_path << "' failed\n";
+      code = 1;
+    }
+  }
+  if (options.min_pass && total[Verdict::kPass] < *options.min_pass) {
+    err << "conformance: " << title << ": " << total[Verdict::kPass]
+        << " tests pass, below --min-pass=" << *options.min_pass << "\n";
+    code = 1;
+  }
+  if (options.max_wrong && total[Verdict::kWrong] > *options.max_wrong) {
+    err << "conformance: " << title << ": " << total[Verdict::kWrong]
+        << " tests wrong, above --max-wrong=" << *options.max_wrong << "\n";
+    code = 1;
+  }
+  return code;
+}
+
+}  // namespace anvil::conformance

@@ -1,0 +1,235 @@
+// Conformance mode `shapes`; see shapes_mode.h.
+#include "tools/conformance/shapes_mode.h"
+
+#include <cctype>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/absl_compat.h"
+#include "graph/element_type.h"
+#include "graph/onnx_import.h"
+#include "graph/pass_manager.h"
+#include "graph/type.h"
+
+namespace anvil::conformance {
+namespace {
+
+// The pipeline under test.
+constexpr char kPipeline[] = "shape-inference";
+
+// Drops every shape the model states for values that shape inference must compute: every node
+// output in any graph, which covers the main graph's outputs, value_info entries and subgraph
+// outputs. Element types stay: they are not what this mode measures. Graph inputs and
+// initializers, of subgraphs too, are declarations and keep their types (a main-graph output that
+// is an input passed through gets the test's shape with the inputs).
+void StripComputedShapes(Model& model) {
+  model.graph().ForEachGraph([](Graph& graph) {
+    for (Node* node : graph.nodes()) {
+      for (Value* out : node->outputs()) {
+        if (out != nullptr && out->type().has_shape()) out->mutable_type()->clear_shape();
+      }
+    }
+  });
+}
+
+// The ops of the main graph's nodes that lost information: every input determined (see
+// IsDeterminedType), some output not. Those are where inference needs work (or, for NonZero and
+// the like, where a `?` is the right answer); later nodes only inherit the loss.
+std::vector<std::string> OpsLosingInformation(const Graph& graph, const SymbolValues& symbols) {
+  std::set<std::string> ops;
+  for (const Node* node : graph.nodes()) {
+    bool inputs_determined = true;
+    for (const Value* in : node->inputs()) {
+      if (in != nullptr && !IsDeterminedType(in->type(), symbols)) inputs_determined = false;
+    }
+    if (!inputs_determined) continue;
+    for (const Value* out : node->outputs()) {
+      if (out != nullptr && !IsDeterminedType(out->type(), symbols)) {
+        ops.insert(node->domain().empty() ? node->op_type()
+                                          : absl::StrCat(node->domain(), ".", node->op_type()));
+      }
+    }
+  }
+  return std::vector<std::string>(ops.begin(), ops.end());
+}
+
+// The op an error message names: errors describe their node as `node 'n' (Op)` (Node::Describe),
+// so the model op whose "(Op)" comes first in the message. Empty when none does.
+std::vector<std::string> OpNamedIn(std::string_view message, const onnx::ModelProto& model) {
+  size_t best = std::string_view::npos;
+  std::string op_named;
+  for (const std::string& op : ModelOpTypes(model)) {
+    const size_t at = message.find(absl::StrCat("(", op, ")"));
+    if (at < best) {
+      best = at;
+      op_named = op;
+    }
+  }
+  if (op_named.empty()) return {};
+  return {op_named};
+}
+
+}  // namespace
+
+absl::StatusOr<ShapesOptions> ParseShapesFlags(const std::vector<std::string>& flags) {
+  ShapesOptions options;
+  for (const std::string& flag : flags) {
+    if (flag == "--dynamic") {
+      options.dynamic = true;
+    } else if (flag == "--int-inputs-const") {
+      options.int_inputs_const = true;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown option '", flag, "' for mode shapes"));
+    }
+  }
+  return options;
+}
+
+std::string ShapesTitle(const ShapesOptions& options) {
+  std::vector<std::string> parts = {options.dynamic ? "dynamic" : "static"};
+  if (options.int_inputs_const) parts.push_back("int inputs constant");
+  return absl::StrCat("shapes (", absl::StrJoin(parts, ", "), ")");
+}
+
+std::string InputSymbolName(const std::string& input_name, int dim) {
+  std::string name = input_name;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  }
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "in_" + name;
+  return absl::StrCat(name, "_d", dim);
+}
+
+absl::StatusOr<SymbolValues> PrepareShapesModel(Model& model,
+                                                const std::vector<onnx::TensorProto>& inputs,
+                                                const ShapesOptions& options) {
+  Graph& graph = model.graph();
+  absl::StatusOr<std::vector<Value*>> bound = BindTestInputs(graph, inputs);
+  if (!bound.ok()) return bound.status();
+  StripComputedShapes(model);
+
+  SymbolValues symbols;
+  std::set<std::string> taken;  // two inputs may sanitize to the same symbol stem
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    Value* input = (*bound)[k];
+    const onnx::TensorProto& tensor = inputs[k];
+    if (input->IsInitializer()) continue;  // bound by name to an old-style input+initializer
+    ElementType type = input->type().element_type();
+    if (!input->type().is_tensor() || type == ElementType::kUndefined) {
+      type = static_cast<ElementType>(tensor.data_type());
+    }
+    const std::vector<int64_t> dims = TensorDims(tensor);
+    std::vector<Dim> literal_dims;
+    for (int64_t d : dims) literal_dims.push_back(Dim::Literal(d));
+
+    if (options.int_inputs_const && IsIntegerElementType(type)) {
+      absl::StatusOr<std::shared_ptr<const Elements>> values = IntegerTensorToElements(tensor);
+      if (!values.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("input_", k, ".pb: ", values.status().message()));
+      }
+      if ((*values)->element_type() != type) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input_", k, ".pb holds ", AsAbsl(ElementTypeName((*values)->element_type())),
+            " for input '", input->name(), "' of type ", AsAbsl(ElementTypeName(type))));
+      }
+      // Graph::MakeInitializer would leave an input with a default value, which callers may
+      // override (ONNX IR >= 4), so shape inference rightly does not read it. The input is
+      // replaced by a plain initializer of the same name instead, as exporters write constants.
+      const std::string name = input->name();
+      input->SetName(graph.UniqueName(absl::StrCat(name, "__replaced_input")));
+      Value* constant = graph.AddInitializer(name, *std::move(values));  // literal dims
+      input->ReplaceAllUsesWith(constant);
+      graph.EraseValue(input);
+      continue;
+    }
+    if (!options.dynamic) {
+      input->set_type(Type::Tensor(type, std::move(literal_dims)));
+      continue;
+    }
+    std::vector<Dim> symbolic_dims;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      std::string symbol = InputSymbolName(input->name(), static_cast<int>(d));
+      for (int n = 2; !taken.insert(symbol).second; ++n) {
+        symbol = absl::StrCat(InputSymbolName(input->name(), static_cast<int>(d)), "_", n);
+      }
+      symbols[symbol] = dims[d];
+      symbolic_dims.push_back(Dim::Param(symbol));
+    }
+    input->set_type(Type::Tensor(type, std::move(symbolic_dims)));
+  }
+  return symbols;
+}
+
+TestResult RunShapesTest(const TestCase& test, const onnx::ModelProto& proto,
+                         const ShapesOptions& options) {
+  auto error = [](std::string_view what, const absl::Status& status) {
+    return TestResult{Verdict::kError, absl::StrCat(AsAbsl(what), ": ", status.message())};
+  };
+  ImportOptions import_options;
+  import_options.base_dir = test.dir;
+  absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto, import_options);
+  if (!model.ok()) return error("import", model.status());
+
+  std::vector<onnx::TensorProto> inputs, outputs;
+  for (const std::string& file : test.input_files) {
+    absl::StatusOr<onnx::TensorProto> t = ReadTensorFile(file);
+    if (!t.ok()) return error("test data", t.status());
+    inputs.push_back(*std::move(t));
+  }
+  for (const std::string& file : test.output_files) {
+    absl::StatusOr<onnx::TensorProto> t = ReadTensorFile(file);
+    if (!t.ok()) return error("test data", t.status());
+    outputs.push_back(*std::move(t));
+  }
+  const Graph& graph = (*model)->graph();
+  if (outputs.size() > graph.outputs().size()) {
+    return {Verdict::kError, absl::StrCat("the test has ", outputs.size(), " outputs, the model ",
+                                          graph.outputs().size())};
+  }
+
+  absl::StatusOr<SymbolValues> symbols = PrepareShapesModel(**model, inputs, options);
+  if (!symbols.ok()) return error("test data", symbols.status());
+
+  absl::StatusOr<PassManager> pm = PassManager::Parse(kPipeline);
+  if (!pm.ok()) return error("pipeline", pm.status());
+  if (absl::Status s = pm->Run(**model); !s.ok()) {
+    // Unimplemented (an op without a shape rule) is an error like any other, but said so
+    // explicitly: it is the commonest and the easiest to act on.
+    const std::string_view message(s.message().data(), s.message().size());
+    return {Verdict::kError,
+            absl::IsUnimplemented(s) ? absl::StrCat("unimplemented: ", s.message())
+                                     : std::string(message),
+            OpNamedIn(message, proto)};
+  }
+
+  TestResult result;
+  std::vector<std::string> details;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const Value* out = graph.outputs()[k];
+    TestResult check = CheckShape(out->name(), out->type(), TensorDims(outputs[k]), *symbols);
+    result.verdict = Worse(result.verdict, check.verdict);
+    if (!check.detail.empty()) details.push_back(std::move(check.detail));
+  }
+  if (result.verdict != Verdict::kPass) result.ops = OpsLosingInformation(graph, *symbols);
+  if (result.verdict == Verdict::kPass) {
+    // What passed, so that a report shows the symbolic answers too (`y float[x_d0,3]`).
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      const Value* out = graph.outputs()[k];
+      details.push_back(absl::StrCat(out->name(), " ", out->type().ToString()));
+    }
+  }
+  result.detail = absl::StrJoin(details, "; ");
+  return result;
+}
+
+}  // namespace anvil::conformance

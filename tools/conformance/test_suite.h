@@ -1,0 +1,91 @@
+// The ONNX backend test suite as the conformance runner sees it: which tests exist, which are in
+// scope (the rule of /work/shared/docs/TESTING.md, as one function), and how a test's recorded
+// inputs and outputs are read. Every mode of the runner (shapes, run, fold) shares this layer.
+//
+// A test is a folder `<root>/<folder>/<name>/` with `model.onnx` and `test_data_set_0/` holding
+// `input_K.pb` / `output_K.pb` (binary onnx::TensorProto, in graph-input / graph-output order).
+#ifndef ANVIL_TOOLS_CONFORMANCE_TEST_SUITE_H_
+#define ANVIL_TOOLS_CONFORMANCE_TEST_SUITE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "google/protobuf/message.h"
+#include "graph/elements.h"
+#include "graph/ir.h"
+#include "onnx/onnx_pb.h"
+
+namespace anvil::conformance {
+
+// Where Debian's libonnx-testdata installs the suite.
+inline constexpr char kDefaultDataRoot[] = "/usr/include/onnx/backend/test/data";
+
+// The folders of the suite that hold tests, in report order (`real/` only points at downloads).
+inline constexpr const char* kTestFolders[] = {"node", "pytorch-converted", "pytorch-operator",
+                                               "simple"};
+
+struct TestCase {
+  std::string folder;  // "node"
+  std::string name;    // "test_abs"
+  std::string dir;     // absolute path of the test folder
+  // test_data_set_0/input_K.pb and output_K.pb, K = 0, 1, ... (stops at the first gap).
+  std::vector<std::string> input_files;
+  std::vector<std::string> output_files;
+
+  // "node/test_abs": how reports name the test.
+  std::string id() const { return folder + "/" + name; }
+  std::string model_path() const { return dir + "/model.onnx"; }
+};
+
+// Every test under `root`/{node,pytorch-converted,pytorch-operator,simple} with a model.onnx and
+// a test_data_set_0, sorted by folder (in kTestFolders order) then name. A missing folder is an
+// error: an empty suite must not look like a clean run.
+absl::StatusOr<std::vector<TestCase>> DiscoverTests(const std::string& root = kDefaultDataRoot);
+
+// The scope rule. A test is out of scope when its model, in any graph (subgraphs of If, Loop,
+// Scan attributes included), uses
+//  - a non-tensor type (sequence, map, optional, opaque) for a graph input, output or value_info;
+//  - string tensors anywhere: a string element type in those types, a string initializer, a
+//    string tensor attribute, or a Constant with value_string(s);
+//  - a sequence or optional op: Sequence*, SplitToSequence, ConcatFromSequence, Optional*;
+//  - a training op: Adagrad, Adam, Momentum, Gradient, or any op of ai.onnx.preview.training.
+// Returns nullopt when in scope, else the first reason found (e.g. "string tensor 'x'",
+// "sequence op SequenceAt"). Anvil models none of these, so such tests would measure nothing.
+std::optional<std::string> OutOfScopeReason(const onnx::ModelProto& model);
+
+// Reads a binary protobuf file (model.onnx, input_K.pb, ...) into `message`.
+absl::Status ReadProtoFile(const std::string& path, google::protobuf::Message* message);
+
+// Reads input_K.pb / output_K.pb.
+absl::StatusOr<onnx::TensorProto> ReadTensorFile(const std::string& path);
+
+// The dims of a TensorProto.
+std::vector<int64_t> TensorDims(const onnx::TensorProto& tensor);
+
+// Whether `type` is an integer element type (int8..int64, uint8..uint64; not bool).
+bool IsIntegerElementType(ElementType type);
+
+// The values of an integer TensorProto (raw_data, int32_data, int64_data or uint64_data) as
+// dense elements of the same element type and dims. InvalidArgument for other element types,
+// external data, or a payload of the wrong size. Written here rather than reusing the importer's
+// decoder, which is internal to onnx_import.cc.
+absl::StatusOr<std::shared_ptr<const Elements>> IntegerTensorToElements(
+    const onnx::TensorProto& tensor);
+
+// Binds the test's inputs to the model's graph inputs. input_K.pb names its input when the
+// tensor's name is set (node tests); unnamed tensors (pytorch-converted) go, in order, to the
+// graph inputs that are not initializers. Returns one graph input per input file.
+absl::StatusOr<std::vector<Value*>> BindTestInputs(const Graph& graph,
+                                                   const std::vector<onnx::TensorProto>& inputs);
+
+// The distinct op types used by the model (all graphs), sorted; non-default domains are written
+// `domain.Op`. Reports attribute failing tests to these.
+std::vector<std::string> ModelOpTypes(const onnx::ModelProto& model);
+
+}  // namespace anvil::conformance
+
+#endif  // ANVIL_TOOLS_CONFORMANCE_TEST_SUITE_H_
