@@ -1,0 +1,144 @@
+// OpKernel: the semantics of one ONNX op on concrete tensors, written once and used by the
+// runtime (issue 4) and by constant folding (constprop).
+//
+// Protocol. A kernel object is created per node at plan time (CreateKernel), reading and
+// validating the node's attributes once; Compute() then runs any number of times. Before each
+// Compute the caller has:
+//   - bound every present input as a TensorView (possibly strided; stride 0 = broadcast);
+//   - run the op's ShapeHelper with the runtime builder and allocated every requested output
+//     whose dims came out literal, as a dense row-major view (zeroed memory is NOT promised).
+// Outputs whose size only the data decides (NonZero, Unique, NonMaxSuppression, TopK with a
+// runtime k, Compress, ...) are left unallocated: the kernel calls AllocateOutput(i, dims).
+// A kernel must not keep views past Compute(); it may allocate scratch memory freely.
+//
+// Errors: a bad attribute or unsupported attribute combination is InvalidArgument at creation,
+// naming the node (Node::Describe()); an element type the kernel does not implement is
+// Unimplemented naming op and type; a data error (index out of range) is InvalidArgument from
+// Compute naming the node and the offending value.
+#ifndef ANVIL_KERNELS_OP_KERNEL_H_
+#define ANVIL_KERNELS_OP_KERNEL_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "graph/ir.h"
+#include "kernels/tensor.h"
+#include "kernels/tensor_view.h"
+
+namespace anvil {
+
+class KernelContext {
+ public:
+  using Allocator = std::function<absl::StatusOr<TensorView>(int output, absl::Span<const int64_t>)>;
+  using SubgraphRunner = std::function<absl::StatusOr<std::vector<Tensor>>(
+      const Graph& body, const std::vector<TensorView>& inputs)>;
+
+  KernelContext(const Node& node, int64_t opset) : node_(node), opset_(opset) {}
+
+  const Node& node() const { return node_; }
+  int64_t opset() const { return opset_; }
+
+  // ---- Inputs ----
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  bool HasInput(int i) const {
+    return i >= 0 && i < num_inputs() && inputs_[i].type != ElementType::kUndefined;
+  }
+  const TensorView& input(int i) const { return inputs_[i]; }
+
+  // ---- Outputs ----
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  // Whether the graph uses output `i` (an omitted optional output need not be computed).
+  bool HasOutput(int i) const { return i >= 0 && i < num_outputs() && requested_[i]; }
+  bool IsOutputAllocated(int i) const { return HasOutput(i) && allocated_[i]; }
+  // A preallocated output. Precondition: IsOutputAllocated(i).
+  TensorView& output(int i) { return outputs_[i]; }
+  // Allocates output `i` with `dims` (for data-dependent sizes; also allowed when preallocated
+  // dims agree). Returns the dense view.
+  absl::StatusOr<TensorView*> AllocateOutput(int i, absl::Span<const int64_t> dims);
+
+  // Runs a subgraph (If/Loop/Scan body) with the given inputs; Unimplemented if the caller
+  // provides no runner.
+  absl::StatusOr<std::vector<Tensor>> RunSubgraph(const Graph& body,
+                                                  const std::vector<TensorView>& inputs) const;
+
+  // Seed for random ops without a `seed` attribute: fixed per session, so runs are repeatable.
+  uint64_t default_seed() const { return default_seed_; }
+
+  // InvalidArgument "node 'n' (Op): <what>".
+  absl::Status Error(std::string_view what) const;
+
+  // ---- Set up by the caller (runtime, kernel runner) ----
+  void SetInputs(std::vector<TensorView> inputs) { inputs_ = std::move(inputs); }
+  // One entry per node output: requested (graph uses it), allocated view or empty.
+  void SetOutputs(std::vector<TensorView> outputs, std::vector<bool> requested,
+                  std::vector<bool> allocated) {
+    outputs_ = std::move(outputs);
+    requested_ = std::move(requested);
+    allocated_ = std::move(allocated);
+  }
+  void set_allocator(Allocator a) { allocator_ = std::move(a); }
+  void set_subgraph_runner(SubgraphRunner r) { subgraph_runner_ = std::move(r); }
+  void set_default_seed(uint64_t seed) { default_seed_ = seed; }
+  const std::vector<TensorView>& outputs() const { return outputs_; }
+
+ private:
+  const Node& node_;
+  int64_t opset_;
+  std::vector<TensorView> inputs_;
+  std::vector<TensorView> outputs_;
+  std::vector<bool> requested_;
+  std::vector<bool> allocated_;
+  Allocator allocator_;
+  SubgraphRunner subgraph_runner_;
+  uint64_t default_seed_ = 0x5eed;
+};
+
+class OpKernel {
+ public:
+  virtual ~OpKernel() = default;
+  virtual absl::Status Compute(KernelContext& ctx) = 0;
+};
+
+// A kernel with no per-node state: Compute calls `fn`.
+class FunctionKernel final : public OpKernel {
+ public:
+  using Fn = absl::Status (*)(KernelContext&);
+  explicit FunctionKernel(Fn fn) : fn_(fn) {}
+  absl::Status Compute(KernelContext& ctx) override { return fn_(ctx); }
+
+ private:
+  Fn fn_;
+};
+
+using KernelFactory = absl::StatusOr<std::unique_ptr<OpKernel>> (*)(const Node& node,
+                                                                    int64_t opset);
+
+// A factory for a stateless kernel function: `{"", "Relu", 6, 17, &Stateless<ReluFn>}`.
+template <absl::Status (*Fn)(KernelContext&)>
+absl::StatusOr<std::unique_ptr<OpKernel>> Stateless(const Node&, int64_t) {
+  return std::unique_ptr<OpKernel>(new FunctionKernel(Fn));
+}
+
+struct KernelRule {
+  const char* domain;  // "" for ai.onnx
+  const char* op_type;
+  int since_version;
+  int last_version;
+  KernelFactory factory;
+};
+
+// Creates the kernel for `node` at `opset`: Unimplemented "no kernel for <Op> (opset N)" when
+// Anvil has none.
+absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node, int64_t opset);
+bool HasKernel(std::string_view domain, std::string_view op_type, int64_t opset);
+// Every (domain, op_type) with a kernel, sorted.
+std::vector<std::pair<std::string, std::string>> ListKernelOps();
+
+}  // namespace anvil
+
+#endif  // ANVIL_KERNELS_OP_KERNEL_H_

@@ -1,0 +1,88 @@
+#include "kernels/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace anvil {
+namespace {
+
+std::shared_ptr<uint8_t> AllocateAligned(size_t bytes) {
+  // At least one byte so that empty tensors still have a distinct, valid pointer.
+  const size_t size = ((bytes == 0 ? 1 : bytes) + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, size);
+  if (p == nullptr) throw std::bad_alloc();
+  std::memset(p, 0, size);
+  return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+}
+
+// Elements over a Tensor's buffer, keeping it alive.
+class TensorElements final : public Elements {
+ public:
+  explicit TensorElements(const Tensor& t)
+      : tensor_(t), dims_(t.dims().begin(), t.dims().end()) {}
+  ElementType element_type() const override { return tensor_.type(); }
+  absl::Span<const int64_t> dims() const override { return dims_; }
+  const uint8_t* ContiguousData() const override { return tensor_.As<uint8_t>(); }
+  void CopyTo(uint8_t* dst) const override {
+    if (ByteSize() > 0) std::memcpy(dst, tensor_.data(), ByteSize());
+  }
+
+ private:
+  Tensor tensor_;
+  std::vector<int64_t> dims_;
+};
+
+}  // namespace
+
+Tensor::Tensor(ElementType type, absl::Span<const int64_t> dims)
+    : type_(type), dims_(dims.begin(), dims.end()) {
+  buffer_ = AllocateAligned(ByteSize());
+}
+
+int64_t Tensor::NumElements() const {
+  int64_t n = 1;
+  for (int64_t d : dims_) n *= d;
+  return n;
+}
+
+Tensor Tensor::FromElements(const Elements& elements) {
+  Tensor t(elements.element_type(), elements.dims());
+  if (t.ByteSize() > 0) elements.CopyTo(t.As<uint8_t>());
+  return t;
+}
+
+Tensor Tensor::CopyOf(const TensorView& view) {
+  Tensor t(view.type, view.dims);
+  const size_t size = ElementSize(view.type);
+  const int64_t n = t.NumElements();
+  if (n == 0) return t;
+  if (view.Contiguous()) {
+    std::memcpy(t.data(), view.data, n * size);
+    return t;
+  }
+  // Odometer walk over the strided view.
+  const int64_t rank = view.rank();
+  Shape index(rank, 0);
+  auto* dst = t.As<uint8_t>();
+  const auto* src = static_cast<const uint8_t*>(view.data);
+  int64_t offset = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(dst + i * size, src + offset * size, size);
+    for (int64_t k = rank - 1; k >= 0; --k) {
+      if (++index[k] < view.dims[k]) {
+        offset += view.strides[k];
+        break;
+      }
+      offset -= view.strides[k] * (view.dims[k] - 1);
+      index[k] = 0;
+    }
+  }
+  return t;
+}
+
+std::shared_ptr<const Elements> Tensor::ToElements() const {
+  return std::make_shared<TensorElements>(*this);
+}
+
+}  // namespace anvil

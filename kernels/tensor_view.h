@@ -1,0 +1,52 @@
+// TensorView: a non-owning, possibly strided view of a tensor's elements, the currency between
+// the runtime and kernels. Strides are in elements (not bytes); a stride of 0 repeats an element,
+// so broadcasting an operand never copies it. Outputs handed to kernels are always dense
+// row-major (Contiguous()).
+#ifndef ANVIL_KERNELS_TENSOR_VIEW_H_
+#define ANVIL_KERNELS_TENSOR_VIEW_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
+#include "graph/element_type.h"
+
+namespace anvil {
+
+using Shape = absl::InlinedVector<int64_t, 6>;
+
+struct TensorView {
+  ElementType type = ElementType::kUndefined;
+  void* data = nullptr;  // first element (of the view, after any offset)
+  Shape dims;
+  Shape strides;  // elements; same length as dims
+
+  // A dense row-major view of `dims` at `data`.
+  static TensorView Dense(ElementType type, void* data, absl::Span<const int64_t> dims);
+
+  int64_t rank() const { return static_cast<int64_t>(dims.size()); }
+  int64_t NumElements() const;
+  bool Contiguous() const;  // dense row-major strides
+  size_t ElementBytes() const { return ElementSize(type); }
+
+  template <typename T>
+  T* As() const {
+    return static_cast<T*>(data);
+  }
+
+  // The same elements seen with `rank` dims: leading dims of size 1 and stride 0 prepended
+  // (numpy broadcasting alignment).
+  TensorView AlignedTo(int64_t rank) const;
+  // A broadcast view to `target` dims (which must be broadcast-compatible; 1-dims get stride 0).
+  TensorView BroadcastTo(absl::Span<const int64_t> target) const;
+
+  std::string DebugString() const;  // "float[2,3] strides [3,1]"
+};
+
+// Row-major strides of `dims`.
+Shape DenseStrides(absl::Span<const int64_t> dims);
+
+}  // namespace anvil
+
+#endif  // ANVIL_KERNELS_TENSOR_VIEW_H_
