@@ -44,6 +44,15 @@ grep -q "nodes-erased" "$TMP/err" || fail "--stats printed no nodes-erased: $(ca
 "$OPT" "$TMP/out.onnx" >"$TMP/first_printed" || fail "printing the .onnx failed"
 cmp -s "$TMP/again_printed" "$TMP/first_printed" || fail "binary -> text -> print differs"
 
+# shape-inference writes symbolic dims into a binary model as dim_param expressions.
+"$OPT" "$DATA/symbolic_conv.onnxtxt" --passes=shape-inference -o "$TMP/shapes.onnx" 2>"$TMP/err" ||
+  fail "shape-inference -o .onnx exited $?: $(cat "$TMP/err")"
+"$OPT" "$TMP/shapes.onnx" >"$TMP/shapes_printed" || fail "reading back shapes.onnx failed"
+grep -qF "float[N,8,floor((H + 1) / 4),floor((W + 1) / 4)] y" "$TMP/shapes_printed" ||
+  fail "inferred output shape missing: $(cat "$TMP/shapes_printed")"
+grep -qF "float[N,8,floor((H - 1) / 2) + 1,floor((W - 1) / 2) + 1] c" "$TMP/shapes_printed" ||
+  fail "inferred intermediate shape missing from value_info"
+
 # --print-ir-after
 "$OPT" "$DATA/small.onnxtxt" --passes=cse,dce --print-ir-after=dce >/dev/null 2>"$TMP/err"
 grep -q "IR after dce" "$TMP/err" || fail "--print-ir-after=dce printed nothing"
