@@ -5,6 +5,7 @@
 #define ANVIL_KERNELS_KERNEL_RUNNER_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,6 +26,15 @@ struct RunNodeOptions {
 absl::StatusOr<std::vector<Tensor>> RunNode(const Node& node, int64_t opset,
                                             const std::vector<Tensor>& inputs,
                                             const RunNodeOptions& options = {});
+
+// Creates output `i` (dense, `dims`) wherever the caller keeps its memory.
+using OutputFactory = std::function<absl::StatusOr<TensorView>(int output, ElementType type,
+                                                                absl::Span<const int64_t> dims)>;
+
+// The same over views of memory the caller owns (an input's type is kUndefined when omitted);
+// outputs come from `make_output`. Inputs must be dense for ShapeHelpers to read their values.
+absl::Status RunNodeOnViews(const Node& node, int64_t opset, const std::vector<TensorView>& inputs,
+                            const OutputFactory& make_output, const RunNodeOptions& options = {});
 
 }  // namespace anvil
 

@@ -25,6 +25,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "constprop/gc.h"
 #include "graph/instrumentation.h"
 #include "graph/ir.h"
 #include "graph/model_io.h"
@@ -38,7 +39,7 @@ namespace anvil {
 namespace {
 
 // What runs on the embedded default model. Later packages extend it as their passes land.
-constexpr char kDefaultPipeline[] = "shape-inference,cse,dce";
+constexpr char kDefaultPipeline[] = "shape-inference,constprop,cse,dce";
 
 constexpr char kUsage[] = R"(usage: anvil-opt [MODEL] [options]
 
@@ -57,6 +58,7 @@ options:
   --print-ir-after-all       print the model after every pass (stderr)
   --print-ir-after=NAMES     print the model after the named passes (comma-separated)
   --no-verify                do not verify the model after passes that changed it
+  --no-gc                    keep every folded constant until exit (no collection between passes)
   --external-data-threshold=BYTES
                              binary output: tensors of at least BYTES go to OUT.data
   --list-passes              list the available passes and their options
@@ -72,6 +74,7 @@ struct Flags {
   bool print_ir_after_all = false;
   std::vector<std::string> print_ir_after;
   bool verify = true;
+  bool gc = true;
   int64_t external_data_threshold = -1;
   bool list_passes = false;
   bool help = false;
@@ -149,6 +152,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     } else if (key == "--no-verify") {
       status = need_no_value();
       flags.verify = false;
+    } else if (key == "--no-gc") {
+      status = need_no_value();
+      flags.gc = false;
     } else if (key == "--list-passes") {
       status = need_no_value();
       flags.list_passes = true;
@@ -225,6 +231,10 @@ absl::Status Run(const Flags& flags) {
         PrintIrInstrumentation::AfterPasses(std::cerr, flags.print_ir_after));
   }
   if (flags.verify) manager->AddInstrumentation(std::make_unique<VerifierInstrumentation>());
+  // Releases folded constants that no pass references any more, between passes.
+  DisposableGarbageCollector* gc =
+      flags.gc ? manager->AddInstrumentation(std::make_unique<DisposableGarbageCollector>())
+               : nullptr;
   if (flags.stats) {
     stats = manager->AddInstrumentation(std::make_unique<StatisticsInstrumentation>());
   }
@@ -232,7 +242,10 @@ absl::Status Run(const Flags& flags) {
 
   absl::Status status = manager->Run(*model);
   if (timer != nullptr) timer->PrintReport(std::cerr);
-  if (stats != nullptr) stats->PrintReport(std::cerr);
+  if (stats != nullptr) {
+    stats->PrintReport(std::cerr);
+    if (gc != nullptr) gc->PrintReport(std::cerr);
+  }
   if (!status.ok()) return status;
 
   if (flags.output.empty()) {

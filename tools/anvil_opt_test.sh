@@ -24,7 +24,7 @@ expect_error() {
 "$OPT" >"$TMP/out" 2>"$TMP/err" || fail "no-args run exited $?"
 grep -q "Einsum" "$TMP/out" || fail "default model output lacks Einsum: $(head -5 "$TMP/out")"
 grep -q "Pass execution timing report" "$TMP/err" || fail "no timing table: $(cat "$TMP/err")"
-for pass in shape-inference cse dce; do
+for pass in shape-inference constprop cse dce; do
   grep -q "^ *$pass " "$TMP/err" || fail "timing table lacks $pass"
 done
 

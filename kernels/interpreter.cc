@@ -1,0 +1,63 @@
+#include "kernels/interpreter.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/kernel_runner.h"
+
+namespace anvil {
+
+absl::StatusOr<std::vector<Tensor>> InterpretGraph(const Model& model, const Graph& graph,
+                                                   const std::vector<Tensor>& inputs,
+                                                   const OuterValues& outer) {
+  absl::flat_hash_map<const Value*, Tensor> env;
+  for (size_t i = 0; i < graph.inputs().size(); ++i) {
+    if (i < inputs.size() && inputs[i].defined()) env[graph.inputs()[i]] = inputs[i];
+  }
+  for (const Value* init : graph.initializers()) {
+    if (!env.contains(init)) env[init] = Tensor::FromElements(*init->constant());
+  }
+  auto lookup = [&](const Value* v) -> const Tensor* {
+    auto it = env.find(v);
+    if (it != env.end()) return &it->second;
+    return outer ? outer(v) : nullptr;
+  };
+  RunNodeOptions options;
+  options.subgraph_runner = [&](const Graph& body, const std::vector<TensorView>& body_inputs)
+      -> absl::StatusOr<std::vector<Tensor>> {
+    std::vector<Tensor> owned;
+    owned.reserve(body_inputs.size());
+    for (const TensorView& v : body_inputs) owned.push_back(Tensor::CopyOf(v));
+    return InterpretGraph(model, body, owned, lookup);
+  };
+  for (const Node* node : graph.nodes()) {
+    std::vector<Tensor> node_inputs(node->num_inputs());
+    for (int i = 0; i < node->num_inputs(); ++i) {
+      const Value* v = node->input(i);
+      if (v == nullptr) continue;
+      const Tensor* t = lookup(v);
+      if (t == nullptr) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(node->Describe(), ": input '", v->name(), "' has no value"));
+      }
+      node_inputs[i] = *t;
+    }
+    absl::StatusOr<std::vector<Tensor>> outputs =
+        RunNode(*node, model.OpsetVersion(node->domain()), node_inputs, options);
+    if (!outputs.ok()) return outputs.status();
+    for (int i = 0; i < node->num_outputs(); ++i) {
+      if (node->output(i) != nullptr) env[node->output(i)] = std::move((*outputs)[i]);
+    }
+  }
+  std::vector<Tensor> results;
+  for (const Value* out : graph.outputs()) {
+    const Tensor* t = lookup(out);
+    if (t == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("graph output '", out->name(), "' has no value"));
+    }
+    results.push_back(*t);
+  }
+  return results;
+}
+
+}  // namespace anvil

@@ -1,0 +1,123 @@
+#include "tools/conformance/fold_mode.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/absl_compat.h"
+#include "graph/onnx_import.h"
+#include "graph/pass_manager.h"
+#include "runtime/tensor_file.h"
+#include "tools/conformance/run_mode.h"
+
+namespace anvil::conformance {
+
+absl::StatusOr<FoldModeOptions> ParseFoldFlags(const std::vector<std::string>& flags) {
+  FoldModeOptions options;
+  for (const std::string& flag : flags) {
+    if (flag.rfind("--rtol=", 0) == 0) {
+      if (!absl::SimpleAtod(flag.substr(7), &options.rtol) || options.rtol < 0) {
+        return absl::InvalidArgumentError("--rtol needs a non-negative number: --rtol=1e-3");
+      }
+    } else if (flag.rfind("--atol=", 0) == 0) {
+      if (!absl::SimpleAtod(flag.substr(7), &options.atol) || options.atol < 0) {
+        return absl::InvalidArgumentError("--atol needs a non-negative number: --atol=1e-7");
+      }
+    } else if (flag.rfind("--pipeline=", 0) == 0 && flag.size() > 11) {
+      options.pipeline = flag.substr(11);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown option '", flag, "' for mode fold (--rtol=X, --atol=X, --pipeline=P)"));
+    }
+  }
+  return options;
+}
+
+bool UsesRandomOp(const onnx::ModelProto& model) {
+  for (const std::string& op : ModelOpTypes(model)) {
+    if (op == "RandomNormal" || op == "RandomNormalLike" || op == "RandomUniform" ||
+        op == "RandomUniformLike" || op == "Bernoulli" || op == "Multinomial") {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::map<std::string, std::string> FoldExclusions(const std::vector<TestCase>& tests) {
+  std::map<std::string, std::string> excluded;
+  for (const TestCase& test : tests) {
+    onnx::ModelProto proto;
+    if (!ReadProtoFile(test.model_path(), &proto).ok()) continue;  // reported by the run itself
+    if (UsesRandomOp(proto)) {
+      excluded[test.id()] = "random op: outputs are not deterministic, and random ops never fold";
+    }
+  }
+  return excluded;
+}
+
+TestResult RunFoldTest(const TestCase& test, const onnx::ModelProto& proto,
+                       const FoldModeOptions& options) {
+  auto error = [](std::string_view what, const absl::Status& status) {
+    return TestResult{Verdict::kError, absl::StrCat(AsAbsl(what), ": ", status.message())};
+  };
+  if (UsesRandomOp(proto)) {
+    return {Verdict::kError, "random op: outputs are not deterministic (excluded)"};
+  }
+  ImportOptions import_options;
+  import_options.base_dir = test.dir;
+  absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto, import_options);
+  if (!model.ok()) return error("import", model.status());
+  Graph& graph = (*model)->graph();
+
+  std::vector<onnx::TensorProto> input_protos;
+  for (const std::string& file : test.input_files) {
+    absl::StatusOr<onnx::TensorProto> t = ReadTensorFile(file);
+    if (!t.ok()) return error("test data", t.status());
+    input_protos.push_back(*std::move(t));
+  }
+  absl::StatusOr<std::vector<Value*>> bound = BindTestInputs(graph, input_protos);
+  if (!bound.ok()) return error("test data", bound.status());
+  for (size_t k = 0; k < input_protos.size(); ++k) {
+    absl::StatusOr<Tensor> t = TensorFromProto(input_protos[k], test.dir);
+    if (!t.ok()) return error("test data", t.status());
+    ReplaceInputWithInitializer(graph, (*bound)[k], t->ToElements());
+  }
+  // Outputs lose their declared shapes, as in the shapes mode: folding must not rely on them.
+  for (Value* out : graph.outputs()) {
+    if (out->type().is_tensor()) out->set_type(Type::Tensor(out->type().element_type()));
+  }
+
+  absl::StatusOr<PassManager> manager = PassManager::Parse(options.pipeline);
+  if (!manager.ok()) return error("pipeline", manager.status());
+  if (absl::Status s = manager->Run(**model); !s.ok()) {
+    return TestResult{Verdict::kError, std::string(s.message().data(), s.message().size()),
+                      OpNamedIn(std::string_view(s.message().data(), s.message().size()), proto)};
+  }
+
+  TestResult result;
+  std::vector<std::string> details;
+  for (size_t k = 0; k < test.output_files.size() && k < graph.outputs().size(); ++k) {
+    const Value* out = graph.outputs()[k];
+    absl::StatusOr<onnx::TensorProto> p = ReadTensorFile(test.output_files[k]);
+    if (!p.ok()) return error("test data", p.status());
+    absl::StatusOr<Tensor> expected = TensorFromProto(*p, test.dir);
+    if (!expected.ok()) return error("test data", expected.status());
+    if (!out->IsInitializer() || out->IsGraphInput()) {
+      result.verdict = Worse(result.verdict, Verdict::kUnknown);
+      const std::string op = out->producer() != nullptr ? out->producer()->op_type() : "input";
+      if (result.ops.empty()) result.ops = {op};
+      details.push_back(absl::StrCat(out->name(), ": not folded (", op, ")"));
+      continue;
+    }
+    TestResult check = CompareTensors(out->name(), Tensor::FromElements(*out->constant()),
+                                      *expected, options.rtol, options.atol);
+    if (check.verdict != Verdict::kPass) {
+      result.verdict = Worse(result.verdict, check.verdict);
+      details.push_back(std::move(check.detail));
+    }
+  }
+  result.detail = absl::StrJoin(details, "; ");
+  return result;
+}
+
+}  // namespace anvil::conformance
