@@ -22,7 +22,7 @@ constexpr int kMaxIterations = 64;
 bool IsDefaultDomain(const Node& n) { return n.domain().empty() || n.domain() == "ai.onnx"; }
 
 bool IsRandom(const Node& n) {
-  static const char* const kOps[] = {"Bernoulli",   "Multinomial",       "RandomNormal",
+  static const char* const kOps[] = {"Bernoulli",        "Multinomial",   "RandomNormal",
                                      "RandomNormalLike", "RandomUniform", "RandomUniformLike"};
   if (!IsDefaultDomain(n)) return false;
   for (const char* op : kOps) {
@@ -113,8 +113,7 @@ class Folder {
   // Makes output `i` of `node` read `replacement` instead, keeping graph-output names: a graph
   // output gets an Identity of the replacement when the replacement is an existing value, or
   // takes over the name when the replacement is `fresh` (created for this rewrite).
-  void ReplaceOutputWithValue(Graph& g, Node* node, int i, Value* replacement,
-                              bool fresh = false) {
+  void ReplaceOutputWithValue(Graph& g, Node* node, int i, Value* replacement, bool fresh = false) {
     Value* out = node->output(i);
     if (out == nullptr) return;
     if (!out->IsGraphOutput()) {
@@ -165,9 +164,9 @@ class Folder {
       if (v->IsInitializer()) {
         dropped_.push_back(v);
         v->graph()->EraseValue(v);
-      } else if (Node* producer = v->producer();
-                 producer != nullptr && producer->op_type() == "Constant" &&
-                 producer->num_outputs() == 1) {
+      } else if (Node* producer = v->producer(); producer != nullptr &&
+                                                 producer->op_type() == "Constant" &&
+                                                 producer->num_outputs() == 1) {
         dropped_.push_back(v);
         producer->graph()->EraseNode(producer);
       }
@@ -183,7 +182,29 @@ class Folder {
   // ---- Folds ----
 
   absl::StatusOr<bool> TryFoldConstant(Graph& g, Node* node) {
-    if (node->num_inputs() == 0 || node->op_type() == "Constant") return false;
+    if (node->op_type() == "Constant") {
+      // Every constant ends up an initializer (value_float(s)/value_int(s) included).
+      std::shared_ptr<const Elements> value = ConstantOf(node->output(0));
+      if (value == nullptr) {
+        const int64_t opset = model_.OpsetVersion(node->domain());
+        std::vector<std::shared_ptr<const Elements>> results(1);
+        absl::Status status = RunNodeOnViews(
+            *node, opset, {},
+            [&](int, ElementType type,
+                absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
+              int64_t n = 1;
+              for (int64_t d : dims) n *= d;
+              std::shared_ptr<PoolBuffer> buffer = pool_.Allocate(n * ElementSize(type));
+              results[0] = DisposableElements::Dense(buffer, type, {dims.begin(), dims.end()});
+              return TensorView::Dense(type, buffer->mutable_data(), dims);
+            });
+        if (!status.ok() || results[0] == nullptr) return false;
+        value = results[0];
+      }
+      ReplaceWithConstants(g, node, {value});
+      return true;
+    }
+    if (node->num_inputs() == 0) return false;
     std::vector<std::shared_ptr<const Elements>> inputs(node->num_inputs());
     int64_t input_bytes = 0;
     for (int i = 0; i < node->num_inputs(); ++i) {
@@ -240,8 +261,9 @@ class Folder {
       return TensorView::Dense(type, buffer->mutable_data(), dims);
     };
     RunNodeOptions run_options;
-    run_options.subgraph_runner = [&](const Graph& body, const std::vector<TensorView>& in)
-        -> absl::StatusOr<std::vector<Tensor>> {
+    run_options.subgraph_runner =
+        [&](const Graph& body,
+            const std::vector<TensorView>& in) -> absl::StatusOr<std::vector<Tensor>> {
       std::vector<Tensor> owned;
       for (const TensorView& v : in) owned.push_back(Tensor::CopyOf(v));
       return InterpretGraph(model_, body, owned, [&](const Value* v) { return OuterTensor(v); });
@@ -304,8 +326,8 @@ class Folder {
   absl::StatusOr<std::shared_ptr<const Elements>> TryView(
       const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& in) {
     const std::string& op = node.op_type();
-    static const char* const kViewOps[] = {"Cast",      "CastLike", "Expand",  "Flatten",
-                                           "Identity",  "Reshape",  "Slice",   "Squeeze",
+    static const char* const kViewOps[] = {"Cast",      "CastLike", "Expand", "Flatten",
+                                           "Identity",  "Reshape",  "Slice",  "Squeeze",
                                            "Transpose", "Unsqueeze"};
     if (std::find_if(std::begin(kViewOps), std::end(kViewOps),
                      [&](const char* v) { return op == v; }) == std::end(kViewOps)) {
@@ -340,7 +362,8 @@ class Folder {
 
     std::shared_ptr<const DisposableElements> x = DisposableElements::Wrap(in[0], pool_);
     if (op == "Identity") return std::shared_ptr<const Elements>(x);
-    if (op == "Cast" || op == "CastLike") return std::shared_ptr<const Elements>(x->Cast(info.type));
+    if (op == "Cast" || op == "CastLike")
+      return std::shared_ptr<const Elements>(x->Cast(info.type));
     if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") {
       return std::shared_ptr<const Elements>(x->Reshape(out_dims));
     }

@@ -42,9 +42,12 @@ class PoolBuffer final : public Buffer {
   size_t size() const override { return size_; }
 
  private:
+  struct FreeData {
+    void operator()(uint8_t* p) const;
+  };
   std::shared_ptr<PoolAccounting> accounting_;
   size_t size_;
-  std::unique_ptr<uint8_t[]> data_;
+  std::unique_ptr<uint8_t, FreeData> data_;
 };
 
 struct PoolStatsFields {
@@ -116,7 +119,7 @@ class DisposablePool {
   DisposablePool& operator=(const DisposablePool&) = delete;
   ~DisposablePool();
 
-  // A new zeroed buffer the pool keeps alive until the collector releases it.
+  // A new uninitialized buffer the pool keeps alive until the collector releases it.
   std::shared_ptr<PoolBuffer> Allocate(size_t bytes);
 
   // Drops the pool's reference to every buffer not in `reachable`; returns the bytes whose

@@ -89,8 +89,7 @@ TEST(DisposableTest, WrapSharesContiguousConstants) {
   auto wrapped = DisposableElements::Wrap(dense, pool);
   EXPECT_EQ(wrapped->ContiguousData(), dense->ContiguousData());
   EXPECT_EQ(pool.stats().bytes_live, 0);
-  EXPECT_EQ(Read<int32_t>(*wrapped->BroadcastTo({2, 3})),
-            (std::vector<int32_t>{7, 8, 9, 7, 8, 9}));
+  EXPECT_EQ(Read<int32_t>(*wrapped->BroadcastTo({2, 3})), (std::vector<int32_t>{7, 8, 9, 7, 8, 9}));
 }
 
 }  // namespace

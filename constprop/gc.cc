@@ -37,8 +37,8 @@ void DisposableGarbageCollector::Collect(const Model& model) {
   ++collections_;
 }
 
-absl::Status DisposableGarbageCollector::RunAfterPass(const Pass&, Model& model,
-                                                      const PassContext&, bool changed) {
+absl::Status DisposableGarbageCollector::RunAfterPass(const Pass&, Model& model, const PassContext&,
+                                                      bool changed) {
   if (changed) Collect(model);
   return absl::OkStatus();
 }
@@ -51,10 +51,11 @@ void DisposableGarbageCollector::PrintReport(std::ostream& os) const {
   const DisposablePool::Stats s = pool_.stats();
   auto mib = [](int64_t b) { return static_cast<double>(b) / (1 << 20); };
   os << "===----- Constant store -----===\n"
-     << absl::StrFormat("live %.1f MiB, peak %.1f MiB, released %.1f MiB in %d buffers over %d "
-                        "collections\n",
-                        mib(s.bytes_live), mib(s.bytes_peak), mib(s.bytes_released),
-                        s.buffers_released, collections_);
+     << absl::StrFormat(
+            "live %.1f MiB, peak %.1f MiB, released %.1f MiB in %d buffers over %d "
+            "collections\n",
+            mib(s.bytes_live), mib(s.bytes_peak), mib(s.bytes_released), s.buffers_released,
+            collections_);
 }
 
 }  // namespace anvil

@@ -170,10 +170,10 @@ class Exporter {
 
   absl::Status ExportGraph(const Graph& graph, onnx::GraphProto* proto);
   absl::Status Finish() { return writer_ ? writer_->Close() : absl::OkStatus(); }
-
- private:
   absl::Status ExportTensor(const Elements& elements, const std::string& name,
                             const std::string& doc_string, onnx::TensorProto* proto);
+
+ private:
   absl::Status ExportAttribute(const Attribute& attr, onnx::AttributeProto* proto);
 
   const ExportOptions& options_;
@@ -432,6 +432,14 @@ absl::Status ExportModelProto(const Model& model, onnx::ModelProto* proto,
     return s;
   }
   return exporter.Finish();
+}
+
+absl::Status ExportTensorProto(const Elements& elements, const std::string& name,
+                               onnx::TensorProto* proto) {
+  proto->Clear();
+  const ExportOptions inline_everything;
+  Exporter exporter(inline_everything);
+  return exporter.ExportTensor(elements, name, /*doc_string=*/"", proto);
 }
 
 absl::Status ExportModelFile(const Model& model, const std::string& path,

@@ -27,6 +27,7 @@
 
 namespace onnx {
 class ModelProto;
+class TensorProto;
 }  // namespace onnx
 
 namespace anvil {
@@ -42,6 +43,12 @@ struct ExportOptions {
 // Fills `proto` (cleared first); writes the external-data file if requested.
 absl::Status ExportModelProto(const Model& model, onnx::ModelProto* proto,
                               const ExportOptions& options = {});
+
+// One tensor as a TensorProto (cleared first) in the canonical form above: dims, data type, the
+// name when not empty, numeric data as raw_data (strings as string_data). What tools write as
+// output_K.pb files.
+absl::Status ExportTensorProto(const Elements& elements, const std::string& name,
+                               onnx::TensorProto* proto);
 
 // Writes a binary-protobuf .onnx file. Protobuf cannot serialize more than
 // 2 GB, so when the model would exceed that and no external_data_path is

@@ -624,6 +624,11 @@ absl::StatusOr<std::unique_ptr<Model>> ImportModelProto(const onnx::ModelProto& 
   return model;
 }
 
+absl::StatusOr<std::shared_ptr<const Elements>> ImportTensorProto(const onnx::TensorProto& proto,
+                                                                  const std::string& base_dir) {
+  return ImportTensor(proto, base_dir);
+}
+
 absl::StatusOr<std::unique_ptr<Model>> ImportModelFile(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {

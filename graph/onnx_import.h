@@ -34,6 +34,7 @@
 
 namespace onnx {
 class ModelProto;
+class TensorProto;
 }  // namespace onnx
 
 namespace anvil {
@@ -50,6 +51,12 @@ absl::StatusOr<std::unique_ptr<Model>> ImportModelProto(const onnx::ModelProto& 
 // Reads a binary-protobuf .onnx file (up to protobuf's 2 GB; larger weights
 // must be external data, which is looked up next to `path`).
 absl::StatusOr<std::unique_ptr<Model>> ImportModelFile(const std::string& path);
+
+// Decodes one TensorProto (an initializer, or a test's input_K.pb / output_K.pb) into dense
+// little-endian elements, exactly as the importer does for initializers; external data is read
+// relative to `base_dir`.
+absl::StatusOr<std::shared_ptr<const Elements>> ImportTensorProto(const onnx::TensorProto& proto,
+                                                                  const std::string& base_dir = "");
 
 }  // namespace anvil
 

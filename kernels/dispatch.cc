@@ -37,9 +37,8 @@ uint16_t BFloat16::FromFloat(float f) {
 }
 
 absl::Status UnsupportedType(std::string_view op, ElementType type) {
-  return absl::UnimplementedError(absl::StrCat(AsAbsl(op), ": element type ",
-                                               std::string(ElementTypeName(type)),
-                                               " is not supported"));
+  return absl::UnimplementedError(absl::StrCat(
+      AsAbsl(op), ": element type ", std::string(ElementTypeName(type)), " is not supported"));
 }
 
 }  // namespace anvil

@@ -69,20 +69,34 @@ absl::Status UnsupportedType(std::string_view op, ElementType type);
 template <typename F>
 absl::Status DispatchNumeric(ElementType type, std::string_view op, F&& f) {
   switch (type) {
-    case ElementType::kFloat: return f(float{});
-    case ElementType::kDouble: return f(double{});
-    case ElementType::kFloat16: return f(Half{});
-    case ElementType::kBfloat16: return f(BFloat16{});
-    case ElementType::kInt8: return f(int8_t{});
-    case ElementType::kInt16: return f(int16_t{});
-    case ElementType::kInt32: return f(int32_t{});
-    case ElementType::kInt64: return f(int64_t{});
-    case ElementType::kUint8: return f(uint8_t{});
-    case ElementType::kUint16: return f(uint16_t{});
-    case ElementType::kUint32: return f(uint32_t{});
-    case ElementType::kUint64: return f(uint64_t{});
-    case ElementType::kBool: return f(bool{});
-    default: return UnsupportedType(op, type);
+    case ElementType::kFloat:
+      return f(float{});
+    case ElementType::kDouble:
+      return f(double{});
+    case ElementType::kFloat16:
+      return f(Half{});
+    case ElementType::kBfloat16:
+      return f(BFloat16{});
+    case ElementType::kInt8:
+      return f(int8_t{});
+    case ElementType::kInt16:
+      return f(int16_t{});
+    case ElementType::kInt32:
+      return f(int32_t{});
+    case ElementType::kInt64:
+      return f(int64_t{});
+    case ElementType::kUint8:
+      return f(uint8_t{});
+    case ElementType::kUint16:
+      return f(uint16_t{});
+    case ElementType::kUint32:
+      return f(uint32_t{});
+    case ElementType::kUint64:
+      return f(uint64_t{});
+    case ElementType::kBool:
+      return f(bool{});
+    default:
+      return UnsupportedType(op, type);
   }
 }
 
@@ -90,11 +104,16 @@ absl::Status DispatchNumeric(ElementType type, std::string_view op, F&& f) {
 template <typename F>
 absl::Status DispatchFloat(ElementType type, std::string_view op, F&& f) {
   switch (type) {
-    case ElementType::kFloat: return f(float{});
-    case ElementType::kDouble: return f(double{});
-    case ElementType::kFloat16: return f(Half{});
-    case ElementType::kBfloat16: return f(BFloat16{});
-    default: return UnsupportedType(op, type);
+    case ElementType::kFloat:
+      return f(float{});
+    case ElementType::kDouble:
+      return f(double{});
+    case ElementType::kFloat16:
+      return f(Half{});
+    case ElementType::kBfloat16:
+      return f(BFloat16{});
+    default:
+      return UnsupportedType(op, type);
   }
 }
 
@@ -102,15 +121,24 @@ absl::Status DispatchFloat(ElementType type, std::string_view op, F&& f) {
 template <typename F>
 absl::Status DispatchInteger(ElementType type, std::string_view op, F&& f) {
   switch (type) {
-    case ElementType::kInt8: return f(int8_t{});
-    case ElementType::kInt16: return f(int16_t{});
-    case ElementType::kInt32: return f(int32_t{});
-    case ElementType::kInt64: return f(int64_t{});
-    case ElementType::kUint8: return f(uint8_t{});
-    case ElementType::kUint16: return f(uint16_t{});
-    case ElementType::kUint32: return f(uint32_t{});
-    case ElementType::kUint64: return f(uint64_t{});
-    default: return UnsupportedType(op, type);
+    case ElementType::kInt8:
+      return f(int8_t{});
+    case ElementType::kInt16:
+      return f(int16_t{});
+    case ElementType::kInt32:
+      return f(int32_t{});
+    case ElementType::kInt64:
+      return f(int64_t{});
+    case ElementType::kUint8:
+      return f(uint8_t{});
+    case ElementType::kUint16:
+      return f(uint16_t{});
+    case ElementType::kUint32:
+      return f(uint32_t{});
+    case ElementType::kUint64:
+      return f(uint64_t{});
+    default:
+      return UnsupportedType(op, type);
   }
 }
 
@@ -118,15 +146,22 @@ absl::Status DispatchInteger(ElementType type, std::string_view op, F&& f) {
 template <typename F>
 absl::Status DispatchBySize(ElementType type, std::string_view op, F&& f) {
   switch (ElementSize(type)) {
-    case 1: return f(uint8_t{});
-    case 2: return f(uint16_t{});
-    case 4: return f(uint32_t{});
-    case 8: return f(uint64_t{});
+    case 1:
+      return f(uint8_t{});
+    case 2:
+      return f(uint16_t{});
+    case 4:
+      return f(uint32_t{});
+    case 8:
+      return f(uint64_t{});
     case 16: {
-      struct Bytes16 { uint64_t lo, hi; };
+      struct Bytes16 {
+        uint64_t lo, hi;
+      };
       return f(Bytes16{});
     }
-    default: return UnsupportedType(op, type);
+    default:
+      return UnsupportedType(op, type);
   }
 }
 

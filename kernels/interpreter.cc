@@ -22,8 +22,9 @@ absl::StatusOr<std::vector<Tensor>> InterpretGraph(const Model& model, const Gra
     return outer ? outer(v) : nullptr;
   };
   RunNodeOptions options;
-  options.subgraph_runner = [&](const Graph& body, const std::vector<TensorView>& body_inputs)
-      -> absl::StatusOr<std::vector<Tensor>> {
+  options.subgraph_runner =
+      [&](const Graph& body,
+          const std::vector<TensorView>& body_inputs) -> absl::StatusOr<std::vector<Tensor>> {
     std::vector<Tensor> owned;
     owned.reserve(body_inputs.size());
     for (const TensorView& v : body_inputs) owned.push_back(Tensor::CopyOf(v));

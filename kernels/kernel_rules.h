@@ -7,11 +7,11 @@
 
 namespace anvil::kernel_rules {
 
-extern const KernelRule kElementwiseKernels[];   // ops/elementwise*.cc
-extern const KernelRule kComputeKernels[];       // ops/compute*.cc: matmul, conv, pool, reduce, norm
-extern const KernelRule kDataKernels[];          // ops/data*.cc: reshape, slice, gather, resize, ...
-extern const KernelRule kMiscKernels[];          // ops/misc*.cc: rnn, signal, detection, random, ...
-extern const KernelRule kControlFlowKernels[];   // ops/control_flow.cc: If, Loop, Scan
+extern const KernelRule kElementwiseKernels[];  // ops/elementwise*.cc
+extern const KernelRule kComputeKernels[];      // ops/compute*.cc: matmul, conv, pool, reduce, norm
+extern const KernelRule kDataKernels[];         // ops/data*.cc: reshape, slice, gather, resize, ...
+extern const KernelRule kMiscKernels[];         // ops/misc*.cc: rnn, signal, detection, random, ...
+extern const KernelRule kControlFlowKernels[];  // ops/control_flow.cc: If, Loop, Scan
 
 }  // namespace anvil::kernel_rules
 

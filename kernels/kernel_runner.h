@@ -29,7 +29,7 @@ absl::StatusOr<std::vector<Tensor>> RunNode(const Node& node, int64_t opset,
 
 // Creates output `i` (dense, `dims`) wherever the caller keeps its memory.
 using OutputFactory = std::function<absl::StatusOr<TensorView>(int output, ElementType type,
-                                                                absl::Span<const int64_t> dims)>;
+                                                               absl::Span<const int64_t> dims)>;
 
 // The same over views of memory the caller owns (an input's type is kUndefined when omitted);
 // outputs come from `make_output`. Inputs must be dense for ShapeHelpers to read their values.

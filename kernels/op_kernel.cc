@@ -77,8 +77,8 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node, int64_t
   if (rule == nullptr) {
     return absl::UnimplementedError(
         absl::StrCat(node.Describe(), ": no kernel for ",
-                     node.domain().empty() ? "" : absl::StrCat(node.domain(), "."),
-                     node.op_type(), " (opset ", opset, ")"));
+                     node.domain().empty() ? "" : absl::StrCat(node.domain(), "."), node.op_type(),
+                     " (opset ", opset, ")"));
   }
   return rule->factory(node, opset);
 }

@@ -34,7 +34,8 @@ namespace anvil {
 
 class KernelContext {
  public:
-  using Allocator = std::function<absl::StatusOr<TensorView>(int output, absl::Span<const int64_t>)>;
+  using Allocator =
+      std::function<absl::StatusOr<TensorView>(int output, absl::Span<const int64_t>)>;
   using SubgraphRunner = std::function<absl::StatusOr<std::vector<Tensor>>(
       const Graph& body, const std::vector<TensorView>& inputs)>;
 

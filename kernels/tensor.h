@@ -17,6 +17,8 @@ class Tensor {
  public:
   Tensor() = default;
   Tensor(ElementType type, absl::Span<const int64_t> dims);
+  // Memory not zeroed: for producers that overwrite every element.
+  static Tensor Uninitialized(ElementType type, absl::Span<const int64_t> dims);
 
   // A dense copy of `elements` (views and lazy transforms are materialized).
   static Tensor FromElements(const Elements& elements);

@@ -34,6 +34,12 @@ absl::StatusOr<FoldModeOptions> ParseFoldFlags(const std::vector<std::string>& f
 }
 
 bool UsesRandomOp(const onnx::ModelProto& model) {
+  // Dropout in training mode (a training_mode input) draws a random mask.
+  for (const onnx::NodeProto& node : model.graph().node()) {
+    if (node.op_type() == "Dropout" && node.input_size() > 2 && !node.input(2).empty()) {
+      return true;
+    }
+  }
   for (const std::string& op : ModelOpTypes(model)) {
     if (op == "RandomNormal" || op == "RandomNormalLike" || op == "RandomUniform" ||
         op == "RandomUniformLike" || op == "Bernoulli" || op == "Multinomial") {
@@ -49,7 +55,9 @@ std::map<std::string, std::string> FoldExclusions(const std::vector<TestCase>& t
     onnx::ModelProto proto;
     if (!ReadProtoFile(test.model_path(), &proto).ok()) continue;  // reported by the run itself
     if (UsesRandomOp(proto)) {
-      excluded[test.id()] = "random op: outputs are not deterministic, and random ops never fold";
+      excluded[test.id()] =
+          "random op (or Dropout in training mode): outputs are not deterministic, and random "
+          "ops never fold";
     }
   }
   return excluded;
@@ -81,6 +89,11 @@ TestResult RunFoldTest(const TestCase& test, const onnx::ModelProto& proto,
     absl::StatusOr<Tensor> t = TensorFromProto(input_protos[k], test.dir);
     if (!t.ok()) return error("test data", t.status());
     ReplaceInputWithInitializer(graph, (*bound)[k], t->ToElements());
+  }
+  // Inputs the test leaves at their default (old exporters list weights as inputs with
+  // initializers) are constants too: every input is made one.
+  for (Value* input : std::vector<Value*>(graph.inputs().begin(), graph.inputs().end())) {
+    if (input->IsInitializer()) ReplaceInputWithInitializer(graph, input, input->constant());
   }
   // Outputs lose their declared shapes, as in the shapes mode: folding must not rely on them.
   for (Value* out : graph.outputs()) {

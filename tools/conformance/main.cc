@@ -3,14 +3,15 @@
 //   conformance MODE [mode options] [--filter=REGEX] [--verbose] [--report=FILE]
 //               [--min-pass=N] [--max-wrong=N] [--data-root=DIR] [--no-fork] [--timeout=SECONDS]
 //
-// Modes: `shapes` (shapes_mode.h). Verdicts are data: the exit code is 0 whatever they are,
-// except that --min-pass / --max-wrong make a run below / above them exit 1 (the floor test's
-// guard). A tool failure is exit 1 and a command-line mistake exit 2, each with one line
-// `conformance: error: ...` on stderr.
+// Modes: `shapes` (shapes_mode.h), `run` (run_mode.h), `fold` (fold_mode.h). Verdicts are data: the
+// exit code is 0 whatever they are, except that --min-pass / --max-wrong make a run below / above
+// them exit 1 (the floor test's guard). A tool failure is exit 1 and a command-line mistake exit 2,
+// each with one line `conformance: error: ...` on stderr.
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <regex>
 #include <string>
@@ -22,6 +23,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tools/conformance/fold_mode.h"
+#include "tools/conformance/run_mode.h"
 #include "tools/conformance/runner.h"
 #include "tools/conformance/shapes_mode.h"
 
@@ -37,6 +40,13 @@ modes:
       shape inference from the input shapes alone, compared with the recorded output shapes;
       --dynamic makes every input dim a symbol, --int-inputs-const makes integer inputs
       constants holding the test's values
+  fold [--pipeline=P] [--rtol=X] [--atol=X]
+      every graph input made a constant holding the test's input; after constant propagation
+      every output must be a constant equal to the recorded one (random-op tests excluded)
+  run [--engine=session|reference] [--exclusions=FILE | --no-exclusions] [--rtol=X] [--atol=X]
+      runs each model on its inputs and compares every output with the recorded one (floats
+      within atol + rtol*|expected|, default rtol 1e-3, atol 1e-7; integers exactly); prints the
+      non-passing tests per op; tests in tools/conformance/run_exclusions.txt are not run
 
 options:
   --filter=REGEX     only tests whose id (e.g. node/test_abs) matches REGEX
@@ -54,20 +64,51 @@ options:
 struct Mode {
   const char* name;
   // Parses the mode's flags and returns the title and per-test function, or InvalidArgument.
-  std::function<absl::StatusOr<std::pair<std::string, TestFn>>(const std::vector<std::string>&)>
+  // A mode may also set runner options of its own (the run mode's exclusions).
+  std::function<absl::StatusOr<std::pair<std::string, TestFn>>(const std::vector<std::string>&,
+                                                               RunnerOptions&)>
       setup;
 };
 
 std::vector<Mode> Modes() {
   return {
       {"shapes",
-       [](const std::vector<std::string>& flags) -> absl::StatusOr<std::pair<std::string, TestFn>> {
+       [](const std::vector<std::string>& flags,
+          RunnerOptions&) -> absl::StatusOr<std::pair<std::string, TestFn>> {
          absl::StatusOr<ShapesOptions> options = ParseShapesFlags(flags);
          if (!options.ok()) return options.status();
          TestFn fn = [options = *options](const TestCase& test, const onnx::ModelProto& model) {
            return RunShapesTest(test, model, options);
          };
          return std::make_pair(ShapesTitle(*options), std::move(fn));
+       }},
+      {"run",
+       [](const std::vector<std::string>& flags,
+          RunnerOptions& runner) -> absl::StatusOr<std::pair<std::string, TestFn>> {
+         absl::StatusOr<RunModeOptions> options = ParseRunFlags(flags);
+         if (!options.ok()) return options.status();
+         absl::StatusOr<std::map<std::string, std::string>> exclusions = LoadExclusions(*options);
+         if (!exclusions.ok()) return exclusions.status();
+         runner.exclusions = *std::move(exclusions);
+         runner.op_breakdown = true;
+         TestFn fn = [options = *options](const TestCase& test, const onnx::ModelProto& model) {
+           return RunRunTest(test, model, options);
+         };
+         return std::make_pair(RunTitle(*options), std::move(fn));
+       }},
+      {"fold",
+       [](const std::vector<std::string>& flags,
+          RunnerOptions& runner) -> absl::StatusOr<std::pair<std::string, TestFn>> {
+         absl::StatusOr<FoldModeOptions> options = ParseFoldFlags(flags);
+         if (!options.ok()) return options.status();
+         absl::StatusOr<std::vector<TestCase>> tests = DiscoverTests(runner.data_root);
+         if (!tests.ok()) return tests.status();
+         runner.exclusions = FoldExclusions(*tests);
+         runner.op_breakdown = true;
+         TestFn fn = [options = *options](const TestCase& test, const onnx::ModelProto& model) {
+           return RunFoldTest(test, model, options);
+         };
+         return std::make_pair(absl::StrCat("fold (", options->pipeline, ")"), std::move(fn));
        }},
   };
 }
@@ -161,7 +202,12 @@ int Main(int argc, char** argv) {
       return UsageError(absl::StrCat("unexpected argument '", arg, "'"));
     }
   }
-  auto setup = mode->setup(mode_flags);
+  for (std::string& flag : mode_flags) {
+    if (flag.rfind("--exclusions=", 0) == 0) {
+      flag = "--exclusions=" + ResolveUserPath(flag.substr(13));
+    }
+  }
+  auto setup = mode->setup(mode_flags, options);
   if (!setup.ok()) return UsageError(std::string(setup.status().message()));
   auto& [title, fn] = *setup;
   return RunSuite(title, options, fn, std::cout, std::cerr);

@@ -185,6 +185,7 @@ int RunSuite(std::string_view title, const RunnerOptions& options, const TestFn&
 
   // Scope first, so that the count is printed before any per-test line.
   std::vector<std::pair<const TestCase*, onnx::ModelProto>> in_scope;
+  std::vector<std::pair<std::string, std::string>> excluded_tests;  // id, reason
   std::map<std::string, int64_t> in_scope_by_folder;
   int64_t considered = 0;
   for (const TestCase& test : *tests) {
@@ -201,16 +202,34 @@ int RunSuite(std::string_view title, const RunnerOptions& options, const TestFn&
       continue;
     }
     ++in_scope_by_folder[test.folder];
+    auto excluded = options.exclusions.find(test.id());
+    if (excluded == options.exclusions.end()) excluded = options.exclusions.find(test.name);
+    if (excluded != options.exclusions.end()) {
+      excluded_tests.emplace_back(test.id(), excluded->second);
+      continue;
+    }
     in_scope.emplace_back(&test, std::move(model));
   }
   std::vector<std::string> folder_counts;
   for (const char* folder : kTestFolders) {
     folder_counts.push_back(absl::StrCat(folder, " ", in_scope_by_folder[folder]));
   }
-  out << "in scope: " << in_scope.size() << " of " << considered << " tests ("
-      << absl::StrJoin(folder_counts, ", ") << ")";
+  out << "in scope: " << in_scope.size() + excluded_tests.size() << " of " << considered
+      << " tests (" << absl::StrJoin(folder_counts, ", ") << ")";
   if (filter) out << ", filter '" << options.filter << "'";
   out << "\n";
+  for (const auto& [id, reason] : excluded_tests) {
+    if (options.verbose) out << "EXCLUDED " << id << ": " << reason << "\n";
+    if (report.is_open()) report << id << " excluded " << OneLine(reason) << "\n";
+  }
+  // An entry naming no test of the suite is stale (renamed test, typo): say so.
+  if (!filter) {
+    for (const auto& [key, reason] : options.exclusions) {
+      bool found = false;
+      for (const TestCase& test : *tests) found = found || test.id() == key || test.name == key;
+      if (!found) err << "conformance: warning: the exclusion list names no test '" << key << "'\n";
+    }
+  }
 
   std::vector<Outcome> outcomes;
   outcomes.reserve(in_scope.size());
@@ -242,7 +261,7 @@ int RunSuite(std::string_view title, const RunnerOptions& options, const TestFn&
       for (const std::string& op : o.ops) by_op[op].Add(o.result.verdict);
     }
   }
-  if (options.verbose && !by_op.empty()) {
+  if ((options.verbose || options.op_breakdown) && !by_op.empty()) {
     std::vector<std::pair<std::string, Counts>> ops(by_op.begin(), by_op.end());
     std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
       return a.second.total() > b.second.total();
@@ -267,6 +286,9 @@ int RunSuite(std::string_view title, const RunnerOptions& options, const TestFn&
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out << absl::StrFormat("time: %.1f s\n", seconds);
+  if (!excluded_tests.empty()) {
+    out << "excluded: " << excluded_tests.size() << " tests (not run, not counted)\n";
+  }
   out << title << ": " << CountsLine(total) << "\n";
   out.flush();
 

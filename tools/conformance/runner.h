@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -60,6 +61,12 @@ struct RunnerOptions {
   bool isolate = true;
   // Per test, when isolated.
   int timeout_seconds = 60;
+  // The mode's exclusion list: test id (`node/test_abs`) or bare name -> reason. Excluded tests
+  // are not run; they are listed (report: `<id> excluded <reason>`) and counted apart from the
+  // verdicts, so an exclusion never passes for a pass.
+  std::map<std::string, std::string> exclusions;
+  // Print the non-passing tests per op even without --verbose (the run mode's breakdown).
+  bool op_breakdown = false;
 };
 
 // What a mode does with one in-scope test; `model` is the parsed model.onnx.

@@ -61,22 +61,6 @@ std::vector<std::string> OpsLosingInformation(const Graph& graph, const SymbolVa
   return std::vector<std::string>(ops.begin(), ops.end());
 }
 
-// The op an error message names: errors describe their node as `node 'n' (Op)` (Node::Describe),
-// so the model op whose "(Op)" comes first in the message. Empty when none does.
-std::vector<std::string> OpNamedIn(std::string_view message, const onnx::ModelProto& model) {
-  size_t best = std::string_view::npos;
-  std::string op_named;
-  for (const std::string& op : ModelOpTypes(model)) {
-    const size_t at = message.find(absl::StrCat("(", op, ")"));
-    if (at < best) {
-      best = at;
-      op_named = op;
-    }
-  }
-  if (op_named.empty()) return {};
-  return {op_named};
-}
-
 }  // namespace
 
 absl::StatusOr<ShapesOptions> ParseShapesFlags(const std::vector<std::string>& flags) {
@@ -142,14 +126,8 @@ absl::StatusOr<SymbolValues> PrepareShapesModel(Model& model,
             "input_", k, ".pb holds ", AsAbsl(ElementTypeName((*values)->element_type())),
             " for input '", input->name(), "' of type ", AsAbsl(ElementTypeName(type))));
       }
-      // Graph::MakeInitializer would leave an input with a default value, which callers may
-      // override (ONNX IR >= 4), so shape inference rightly does not read it. The input is
-      // replaced by a plain initializer of the same name instead, as exporters write constants.
-      const std::string name = input->name();
-      input->SetName(graph.UniqueName(absl::StrCat(name, "__replaced_input")));
-      Value* constant = graph.AddInitializer(name, *std::move(values));  // literal dims
-      input->ReplaceAllUsesWith(constant);
-      graph.EraseValue(input);
+      // As exporters write constants (see ReplaceInputWithInitializer).
+      ReplaceInputWithInitializer(graph, input, *std::move(values));
       continue;
     }
     if (!options.dynamic) {

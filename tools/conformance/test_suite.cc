@@ -322,4 +322,31 @@ std::vector<std::string> ModelOpTypes(const onnx::ModelProto& model) {
   return std::vector<std::string>(ops.begin(), ops.end());
 }
 
+std::vector<std::string> OpNamedIn(std::string_view message, const onnx::ModelProto& model) {
+  size_t best = std::string_view::npos;
+  std::string op_named;
+  for (const std::string& op : ModelOpTypes(model)) {
+    // Node::Describe writes "(Op)" for named nodes and "(Op, output 'y')" for unnamed ones.
+    for (const char* end : {")", ","}) {
+      const size_t at = message.find(absl::StrCat("(", op, end));
+      if (at < best) {
+        best = at;
+        op_named = op;
+      }
+    }
+  }
+  if (op_named.empty()) return {};
+  return {op_named};
+}
+
+Value* ReplaceInputWithInitializer(Graph& graph, Value* input,
+                                   std::shared_ptr<const Elements> values) {
+  const std::string name = input->name();
+  input->SetName(graph.UniqueName(absl::StrCat(name, "__replaced_input")));
+  Value* constant = graph.AddInitializer(name, std::move(values));  // literal dims
+  input->ReplaceAllUsesWith(constant);
+  graph.EraseValue(input);
+  return constant;
+}
+
 }  // namespace anvil::conformance

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -85,6 +86,17 @@ absl::StatusOr<std::vector<Value*>> BindTestInputs(const Graph& graph,
 // The distinct op types used by the model (all graphs), sorted; non-default domains are written
 // `domain.Op`. Reports attribute failing tests to these.
 std::vector<std::string> ModelOpTypes(const onnx::ModelProto& model);
+
+// The op an error message names: errors describe their node as `node 'n' (Op)` or
+// `node #3 (Op, output 'y')` (Node::Describe), so the model op whose "(Op)" / "(Op," comes first
+// in the message, as a one-element list; empty when none does. Modes blame failing tests on it.
+std::vector<std::string> OpNamedIn(std::string_view message, const onnx::ModelProto& model);
+
+// Replaces graph input `input` by a plain initializer of the same name holding `values`.
+// (Graph::MakeInitializer would leave an input with a default value, which callers may override,
+// so analyses rightly do not treat it as a constant.) Returns the new value.
+Value* ReplaceInputWithInitializer(Graph& graph, Value* input,
+                                   std::shared_ptr<const Elements> values);
 
 }  // namespace anvil::conformance
 

@@ -1,0 +1,483 @@
+// Convolutions: Conv, ConvInteger, QLinearConv, ConvTranspose, for any number of spatial dims.
+//
+// Conv is im2col + GEMM per (image, group): Y_g[Mg, out] = W_g[Mg, Cg * k] x col[Cg * k, out],
+// where column p of `col` holds the input window of output position p (zeros in the padding).
+// The output positions are processed in chunks so that `col` stays a few MB whatever the image
+// size; a 1x1 convolution with unit strides and no padding multiplies X directly. ConvTranspose
+// is the adjoint: col = W_g^T x X_g, then col2im scatters (adds) each column into the output.
+// The integer convolutions run the same code on int32 after subtracting the zero points (so the
+// zero padding is the zero point, as the spec says).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/ops/compute_util.h"
+
+namespace anvil::compute_ops {
+namespace {
+
+// Elements of `col` per chunk: 4 MiB of float, so the packed GEMM streams it from L2/L3 while
+// the im2col of the next chunk does not evict the weights.
+constexpr int64_t kColBudget = int64_t{1} << 20;
+// Chunks narrower than this would make the GEMM's N too small to run at full speed.
+constexpr int64_t kMinChunkColumns = 256;
+
+int64_t ChunkColumns(int64_t rows, int64_t total) {
+  const int64_t by_budget = rows > 0 ? kColBudget / rows : total;
+  return std::max<int64_t>(1, std::min(total, std::max(by_budget, kMinChunkColumns)));
+}
+
+// Row-major strides of the spatial dims `dims`.
+Shape SpatialStrides(const Shape& dims) {
+  Shape strides(dims.size(), 1);
+  for (int64_t k = static_cast<int64_t>(dims.size()) - 2; k >= 0; --k) {
+    strides[k] = strides[k + 1] * dims[k + 1];
+  }
+  return strides;
+}
+
+// Walks the columns [p0, p1) of the col matrix of one (channel, kernel offset) row: calls
+// seg(src_offset_of_first_valid, lo, hi, dst_begin, dst_end) per innermost-dim segment, where
+// positions p in [dst_begin, dst_end) (relative to p0) belong to one row of `iter` dims; within
+// it those in [lo, hi) map to `other` offsets src_offset + (p - lo) * stride_last and the rest
+// are outside `other` (padding). `iter` is the side enumerated by p (Conv: the output; the
+// transpose: the input), `other` the side addressed through the window.
+//
+// For Conv: iter = out, other = in, coordinate map other = iter * stride - pad + k * dilation.
+// For ConvTranspose: iter = in, other = out, same map.
+template <class Segment>
+void ForEachSegment(const WindowGeometry& g, const Shape& iter, const Shape& other,
+                    const Shape& other_strides, const Shape& koff, int64_t p0, int64_t p1,
+                    Segment&& seg) {
+  const int64_t S = g.spatial;
+  const int64_t IT = iter[S - 1], OT = other[S - 1];
+  const int64_t s = g.strides[S - 1];
+  const int64_t woff = koff[S - 1] * g.dilations[S - 1] - g.pad_begin[S - 1];
+  // Valid iter positions along the last dim: 0 <= w * s + woff < OT.
+  const int64_t w_lo = woff >= 0 ? 0 : (-woff + s - 1) / s;
+  const int64_t w_hi = OT - 1 - woff < 0 ? 0 : std::min(IT, (OT - 1 - woff) / s + 1);
+  int64_t p = p0;
+  while (p < p1) {
+    const int64_t row = p / IT;
+    const int64_t w0 = p % IT;
+    const int64_t w1 = std::min(IT, w0 + (p1 - p));
+    bool inside = true;
+    int64_t base = 0;
+    int64_t r = row;
+    for (int64_t d = S - 2; d >= 0; --d) {
+      const int64_t o = r % iter[d];
+      r /= iter[d];
+      const int64_t c = o * g.strides[d] - g.pad_begin[d] + koff[d] * g.dilations[d];
+      if (c < 0 || c >= other[d]) {
+        inside = false;
+        break;
+      }
+      base += c * other_strides[d];
+    }
+    int64_t lo = w1, hi = w1;
+    if (inside) {
+      lo = std::clamp(w_lo, w0, w1);
+      hi = std::clamp(w_hi, lo, w1);
+    }
+    seg(base + lo * s + woff, lo - w0, hi - w0, p - p0, p - p0 + (w1 - w0), s);
+    p += w1 - w0;
+  }
+}
+
+// Unravels kernel offset index `kidx` into per-dim offsets.
+void KernelOffsets(const WindowGeometry& g, int64_t kidx, Shape* koff) {
+  for (int64_t d = g.spatial - 1; d >= 0; --d) {
+    (*koff)[d] = kidx % g.kernel[d];
+    kidx /= g.kernel[d];
+  }
+}
+
+// col[(c * k + kidx), p - p0] = x[c, window position of output p] for output positions
+// [p0, p1) of `channels` input planes at `x`.
+template <typename T>
+void Im2Col(const WindowGeometry& g, const T* x, int64_t channels, int64_t p0, int64_t p1, T* col) {
+  const int64_t cols = p1 - p0;
+  const Shape in_strides = SpatialStrides(g.in);
+  Shape koff(g.spatial);
+  for (int64_t kidx = 0; kidx < g.kernel_size; ++kidx) {
+    KernelOffsets(g, kidx, &koff);
+    for (int64_t c = 0; c < channels; ++c) {
+      const T* xc = x + c * g.in_size;
+      T* dst = col + (c * g.kernel_size + kidx) * cols;
+      ForEachSegment(g, g.out, g.in, in_strides, koff, p0, p1,
+                     [&](int64_t src, int64_t lo, int64_t hi, int64_t b, int64_t e, int64_t s) {
+                       T* out = dst + b;
+                       const int64_t n = e - b;
+                       std::fill(out, out + lo, T(0));
+                       if (s == 1) {
+                         std::copy(xc + src, xc + src + (hi - lo), out + lo);
+                       } else {
+                         for (int64_t w = lo; w < hi; ++w) out[w] = xc[src + (w - lo) * s];
+                       }
+                       std::fill(out + hi, out + n, T(0));
+                     });
+    }
+  }
+}
+
+// y[m, window position of input p] += col[(m * k + kidx), p - p0] for input positions [p0, p1):
+// the adjoint of Im2Col, with `g.in` the transpose's input and `g.out` its output.
+template <typename T>
+void Col2Im(const WindowGeometry& g, const T* col, int64_t channels, int64_t p0, int64_t p1, T* y) {
+  const int64_t cols = p1 - p0;
+  const Shape out_strides = SpatialStrides(g.out);
+  Shape koff(g.spatial);
+  for (int64_t kidx = 0; kidx < g.kernel_size; ++kidx) {
+    KernelOffsets(g, kidx, &koff);
+    for (int64_t m = 0; m < channels; ++m) {
+      T* ym = y + m * g.out_size;
+      const T* src_row = col + (m * g.kernel_size + kidx) * cols;
+      ForEachSegment(g, g.in, g.out, out_strides, koff, p0, p1,
+                     [&](int64_t dst, int64_t lo, int64_t hi, int64_t b, int64_t, int64_t s) {
+                       const T* src = src_row + b;
+                       for (int64_t w = lo; w < hi; ++w) ym[dst + (w - lo) * s] += src[w];
+                     });
+    }
+  }
+}
+
+bool IsPointwise(const WindowGeometry& g) {
+  for (int64_t d = 0; d < g.spatial; ++d) {
+    if (g.kernel[d] != 1 || g.strides[d] != 1 || g.pad_begin[d] != 0 || g.in[d] != g.out[d]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Y[N, M, out...] = conv(X[N, C, in...], W[M, C / group, k...]) + bias[M] (bias may be null).
+template <typename T>
+void ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
+                 const T* x, const T* w, const T* bias, T* y) {
+  const int64_t Cg = C / group, Mg = M / group;
+  const int64_t K = Cg * g.kernel_size;
+  const bool pointwise = IsPointwise(g);
+  const int64_t chunk = ChunkColumns(K, g.out_size);
+  std::vector<T> col(pointwise ? 0 : K * chunk);
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t gi = 0; gi < group; ++gi) {
+      const T* xg = x + (n * C + gi * Cg) * g.in_size;
+      const T* wg = w + gi * Mg * K;
+      T* yg = y + (n * M + gi * Mg) * g.out_size;
+      T beta = T(0);
+      if (bias != nullptr) {  // the GEMM accumulates onto the bias
+        for (int64_t m = 0; m < Mg; ++m) {
+          std::fill(yg + m * g.out_size, yg + (m + 1) * g.out_size, bias[gi * Mg + m]);
+        }
+        beta = T(1);
+      }
+      if (pointwise) {
+        Gemm<T>(false, false, Mg, g.out_size, Cg, T(1), wg, K, xg, g.in_size, beta, yg, g.out_size);
+        continue;
+      }
+      for (int64_t p0 = 0; p0 < g.out_size; p0 += chunk) {
+        const int64_t p1 = std::min(g.out_size, p0 + chunk);
+        Im2Col(g, xg, Cg, p0, p1, col.data());
+        Gemm<T>(false, false, Mg, p1 - p0, K, T(1), wg, K, col.data(), p1 - p0, beta, yg + p0,
+                g.out_size);
+      }
+    }
+  }
+}
+
+absl::Status CheckConvShapes(const KernelContext& ctx, const TensorView& x, const TensorView& w,
+                             int64_t group) {
+  if (x.rank() < 3 || w.rank() != x.rank()) {
+    return ctx.Error(absl::StrCat("X ", x.DebugString(), " and W ", w.DebugString(),
+                                  " must be [N, C, spatial...] and [M, C/group, kernel...]"));
+  }
+  if (x.dims[1] != w.dims[1] * group || w.dims[0] % group != 0) {
+    return ctx.Error(absl::StrCat("X ", x.DebugString(), " and W ", w.DebugString(),
+                                  " do not match for group ", group));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<WindowGeometry> ConvGeometry(const KernelContext& ctx, const WindowAttrs& attrs,
+                                            const TensorView& x, const TensorView& w,
+                                            const TensorView& y) {
+  const Shape in(x.dims.begin() + 2, x.dims.end());
+  const Shape out(y.dims.begin() + 2, y.dims.end());
+  const Shape kernel(w.dims.begin() + 2, w.dims.end());
+  return ResolveWindow(ctx.node(), attrs, in, out, kernel);
+}
+
+class ConvKernel final : public OpKernel {
+ public:
+  ConvKernel(WindowAttrs attrs, int64_t group) : attrs_(std::move(attrs)), group_(group) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& x = ctx.input(0);
+    const TensorView& w = ctx.input(1);
+    TensorView& y = ctx.output(0);
+    if (absl::Status s = CheckConvShapes(ctx, x, w, group_); !s.ok()) return s;
+    absl::StatusOr<WindowGeometry> g = ConvGeometry(ctx, attrs_, x, w, y);
+    if (!g.ok()) return g.status();
+    return DispatchFloat(x.type, "Conv", [&](auto tag) -> absl::Status {
+      using C = ComputeType<decltype(tag)>;
+      DenseInput<C> xd(x), wd(w), bd;
+      if (ctx.HasInput(2)) bd.Reset(ctx.input(2));
+      DenseOutput<C> yd(y);
+      ConvForward<C>(*g, x.dims[0], x.dims[1], w.dims[0], group_, xd.data(), wd.data(),
+                     ctx.HasInput(2) ? bd.data() : nullptr, yd.data());
+      yd.Commit();
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  WindowAttrs attrs_;
+  int64_t group_;
+};
+
+bool IsQuantized(ElementType t) { return t == ElementType::kUint8 || t == ElementType::kInt8; }
+
+// x - x_zero_point (a scalar) as dense int32.
+std::vector<int32_t> ShiftedInput(const TensorView& x, const KernelContext& ctx, int zp_index) {
+  DenseInput<int32_t> xd(x);
+  std::vector<int32_t> v(xd.data(), xd.data() + xd.size());
+  if (ctx.HasInput(zp_index) && ctx.input(zp_index).NumElements() > 0) {
+    const int32_t zp = static_cast<int32_t>(ReadDouble(ctx.input(zp_index), 0));
+    for (int32_t& e : v) e -= zp;
+  }
+  return v;
+}
+
+// w - w_zero_point (a scalar or one per output channel) as dense int32.
+std::vector<int32_t> ShiftedWeights(const TensorView& w, const KernelContext& ctx, int zp_index) {
+  DenseInput<int32_t> wd(w);
+  std::vector<int32_t> v(wd.data(), wd.data() + wd.size());
+  if (ctx.HasInput(zp_index) && ctx.input(zp_index).NumElements() > 0) {
+    const std::vector<int64_t> zps = ReadInt64s(ctx.input(zp_index));
+    const int64_t per_channel = w.dims[0] > 0 ? static_cast<int64_t>(v.size()) / w.dims[0] : 0;
+    for (size_t i = 0; i < v.size(); ++i) {
+      v[i] -= static_cast<int32_t>(zps.size() == 1 ? zps[0] : zps[i / per_channel]);
+    }
+  }
+  return v;
+}
+
+// ConvInteger-10: int32 Y = conv(x - x_zero_point, w - w_zero_point).
+class ConvIntegerKernel final : public OpKernel {
+ public:
+  ConvIntegerKernel(WindowAttrs attrs, int64_t group) : attrs_(std::move(attrs)), group_(group) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& x = ctx.input(0);
+    const TensorView& w = ctx.input(1);
+    TensorView& y = ctx.output(0);
+    if (!IsQuantized(x.type)) return UnsupportedType("ConvInteger", x.type);
+    if (!IsQuantized(w.type)) return UnsupportedType("ConvInteger", w.type);
+    if (absl::Status s = CheckConvShapes(ctx, x, w, group_); !s.ok()) return s;
+    absl::StatusOr<WindowGeometry> g = ConvGeometry(ctx, attrs_, x, w, y);
+    if (!g.ok()) return g.status();
+    const std::vector<int32_t> xs = ShiftedInput(x, ctx, 2);
+    const std::vector<int32_t> ws = ShiftedWeights(w, ctx, 3);
+    ConvForward<int32_t>(*g, x.dims[0], x.dims[1], w.dims[0], group_, xs.data(), ws.data(), nullptr,
+                         y.As<int32_t>());
+    return absl::OkStatus();
+  }
+
+ private:
+  WindowAttrs attrs_;
+  int64_t group_;
+};
+
+// QLinearConv-10: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point,
+// optional int32 bias. y = saturate(round_half_even((acc + bias) * x_scale * w_scale[m] /
+// y_scale) + y_zero_point), the multiplier in float as ONNX Runtime computes it.
+class QLinearConvKernel final : public OpKernel {
+ public:
+  QLinearConvKernel(WindowAttrs attrs, int64_t group) : attrs_(std::move(attrs)), group_(group) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& x = ctx.input(0);
+    const TensorView& w = ctx.input(3);
+    TensorView& y = ctx.output(0);
+    if (!IsQuantized(x.type)) return UnsupportedType("QLinearConv", x.type);
+    if (!IsQuantized(w.type)) return UnsupportedType("QLinearConv", w.type);
+    if (!IsQuantized(y.type)) return UnsupportedType("QLinearConv", y.type);
+    if (absl::Status s = CheckConvShapes(ctx, x, w, group_); !s.ok()) return s;
+    absl::StatusOr<WindowGeometry> g = ConvGeometry(ctx, attrs_, x, w, y);
+    if (!g.ok()) return g.status();
+    const std::vector<int32_t> xs = ShiftedInput(x, ctx, 2);
+    const std::vector<int32_t> ws = ShiftedWeights(w, ctx, 5);
+    DenseInput<int32_t> bias;
+    if (ctx.HasInput(8)) bias.Reset(ctx.input(8));
+    std::vector<int32_t> acc(y.NumElements());
+    const int64_t N = x.dims[0], M = w.dims[0];
+    ConvForward<int32_t>(*g, N, x.dims[1], M, group_, xs.data(), ws.data(),
+                         ctx.HasInput(8) ? bias.data() : nullptr, acc.data());
+
+    const float x_scale = static_cast<float>(ReadDouble(ctx.input(1), 0));
+    const float y_scale = static_cast<float>(ReadDouble(ctx.input(6), 0));
+    const int64_t y_zp = static_cast<int64_t>(ReadDouble(ctx.input(7), 0));
+    const TensorView& w_scale = ctx.input(4);
+    const int64_t n_scales = w_scale.NumElements();
+    if (n_scales != 1 && n_scales != M) {
+      return ctx.Error(absl::StrCat("w_scale has ", n_scales, " values for ", M, " channels"));
+    }
+    const int64_t lo = y.type == ElementType::kUint8 ? 0 : -128;
+    const int64_t hi = y.type == ElementType::kUint8 ? 255 : 127;
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t m = 0; m < M; ++m) {
+        const float multiplier =
+            x_scale * static_cast<float>(ReadDouble(w_scale, n_scales == 1 ? 0 : m)) / y_scale;
+        const int64_t base = (n * M + m) * g->out_size;
+        for (int64_t p = 0; p < g->out_size; ++p) {
+          const float scaled = std::nearbyint(static_cast<float>(acc[base + p]) * multiplier);
+          const int64_t q = std::clamp<int64_t>(static_cast<int64_t>(scaled) + y_zp, lo, hi);
+          if (y.type == ElementType::kUint8) {
+            y.As<uint8_t>()[base + p] = static_cast<uint8_t>(q);
+          } else {
+            y.As<int8_t>()[base + p] = static_cast<int8_t>(q);
+          }
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  WindowAttrs attrs_;
+  int64_t group_;
+};
+
+// ConvTranspose: X [N, C, in...], W [C, M / group, k...], bias [M] -> Y [N, M, out...].
+class ConvTransposeKernel final : public OpKernel {
+ public:
+  ConvTransposeKernel(WindowAttrs attrs, int64_t group, std::vector<int64_t> output_padding,
+                      bool has_output_shape)
+      : attrs_(std::move(attrs)),
+        group_(group),
+        output_padding_(std::move(output_padding)),
+        has_output_shape_(has_output_shape) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& x = ctx.input(0);
+    const TensorView& w = ctx.input(1);
+    TensorView& y = ctx.output(0);
+    if (x.rank() < 3 || w.rank() != x.rank() || x.dims[1] != w.dims[0] || x.dims[1] % group_ != 0) {
+      return ctx.Error(absl::StrCat("X ", x.DebugString(), " and W ", w.DebugString(),
+                                    " must be [N, C, spatial...] and [C, M/group, kernel...]"));
+    }
+    const int64_t S = x.rank() - 2;
+    const Shape in(x.dims.begin() + 2, x.dims.end());
+    const Shape out(y.dims.begin() + 2, y.dims.end());
+    const Shape kernel(w.dims.begin() + 2, w.dims.end());
+    // The transpose's window maps input positions into the output: resolve with in/out swapped
+    // for pads given explicitly, then fix the begin pads for SAME / output_shape.
+    WindowAttrs attrs = attrs_;
+    const AutoPad auto_pad = attrs.auto_pad;
+    attrs.auto_pad = auto_pad == AutoPad::kValid ? AutoPad::kValid : AutoPad::kNotSet;
+    absl::StatusOr<WindowGeometry> g = ResolveWindow(ctx.node(), attrs, in, out, kernel);
+    if (!g.ok()) return g.status();
+    if (!output_padding_.empty() && static_cast<int64_t>(output_padding_.size()) != S) {
+      return ctx.Error("output_padding has the wrong number of values");
+    }
+    if (has_output_shape_ || auto_pad == AutoPad::kSameUpper || auto_pad == AutoPad::kSameLower) {
+      // Spec: total = stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1 - out;
+      // SAME_UPPER pads total / 2 at the beginning, otherwise total - total / 2. The division
+      // floors (as in the reference): an output_shape larger than the full result (total < 0)
+      // extends it with zeros at the end.
+      for (int64_t d = 0; d < S; ++d) {
+        const int64_t total = g->strides[d] * (in[d] - 1) +
+                              (output_padding_.empty() ? 0 : output_padding_[d]) +
+                              (kernel[d] - 1) * g->dilations[d] + 1 - out[d];
+        const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+        g->pad_begin[d] = auto_pad == AutoPad::kSameUpper ? half : total - half;
+      }
+    }
+    return DispatchFloat(x.type, "ConvTranspose", [&](auto tag) -> absl::Status {
+      using C = ComputeType<decltype(tag)>;
+      DenseInput<C> xd(x), wd(w), bd;
+      if (ctx.HasInput(2)) bd.Reset(ctx.input(2));
+      DenseOutput<C> yd(y);
+      Run<C>(*g, x.dims[0], x.dims[1], w.dims[1] * group_, xd.data(), wd.data(),
+             ctx.HasInput(2) ? bd.data() : nullptr, yd.data());
+      yd.Commit();
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  template <typename T>
+  void Run(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, const T* x, const T* w,
+           const T* bias, T* y) {
+    const int64_t Cg = C / group_, Mg = M / group_;
+    const int64_t rows = Mg * g.kernel_size;
+    const int64_t chunk = ChunkColumns(rows, g.in_size);
+    std::vector<T> col(rows * chunk);
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t gi = 0; gi < group_; ++gi) {
+        const T* xg = x + (n * C + gi * Cg) * g.in_size;
+        const T* wg = w + gi * Cg * rows;
+        T* yg = y + (n * M + gi * Mg) * g.out_size;
+        for (int64_t m = 0; m < Mg; ++m) {
+          std::fill(yg + m * g.out_size, yg + (m + 1) * g.out_size,
+                    bias != nullptr ? bias[gi * Mg + m] : T(0));
+        }
+        for (int64_t p0 = 0; p0 < g.in_size; p0 += chunk) {
+          const int64_t p1 = std::min(g.in_size, p0 + chunk);
+          // col[Mg * k, cols] = W_g^T [Mg * k, Cg] x X_g[:, p0:p1]
+          Gemm<T>(true, false, rows, p1 - p0, Cg, T(1), wg, rows, xg + p0, g.in_size, T(0),
+                  col.data(), p1 - p0);
+          Col2Im(g, col.data(), Mg, p0, p1, yg);
+        }
+      }
+    }
+  }
+
+  WindowAttrs attrs_;
+  int64_t group_;
+  std::vector<int64_t> output_padding_;
+  bool has_output_shape_;
+};
+
+absl::StatusOr<int64_t> ReadGroup(const Node& node) {
+  const int64_t group = node.GetInt("group", 1);
+  if (group < 1) return NodeError(node, absl::StrCat("group ", group, " must be >= 1"));
+  return group;
+}
+
+template <class Kernel>
+KernelOr MakeConvLike(const Node& node) {
+  absl::StatusOr<WindowAttrs> attrs = ReadWindowAttrs(node);
+  if (!attrs.ok()) return attrs.status();
+  absl::StatusOr<int64_t> group = ReadGroup(node);
+  if (!group.ok()) return group.status();
+  return std::unique_ptr<OpKernel>(new Kernel(*std::move(attrs), *group));
+}
+
+}  // namespace
+
+KernelOr CreateConv(const Node& node, int64_t) { return MakeConvLike<ConvKernel>(node); }
+
+KernelOr CreateConvInteger(const Node& node, int64_t) {
+  return MakeConvLike<ConvIntegerKernel>(node);
+}
+
+KernelOr CreateQLinearConv(const Node& node, int64_t) {
+  return MakeConvLike<QLinearConvKernel>(node);
+}
+
+KernelOr CreateConvTranspose(const Node& node, int64_t) {
+  absl::StatusOr<WindowAttrs> attrs = ReadWindowAttrs(node);
+  if (!attrs.ok()) return attrs.status();
+  absl::StatusOr<int64_t> group = ReadGroup(node);
+  if (!group.ok()) return group.status();
+  return std::unique_ptr<OpKernel>(
+      new ConvTransposeKernel(*std::move(attrs), *group, node.GetInts("output_padding"),
+                              node.FindAttribute("output_shape") != nullptr));
+}
+
+}  // namespace anvil::compute_ops

@@ -1,0 +1,254 @@
+// Matrix products: MatMul, Gemm, MatMulInteger, QLinearMatMul. All reduce to simd/gemm.h (float,
+// double; float16/bfloat16 through float) or its integer counterpart in compute_util.h, reading
+// strided operands in place whenever one of their matrix dims has unit stride.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/ops/compute_util.h"
+
+namespace anvil::compute_ops {
+namespace {
+
+// numpy.matmul on views: a 1-D `a` is a row [1, K], a 1-D `b` a column [K, 1]; batch dims
+// broadcast. `out_dims` are the output's dims (which drop the promoted dims); `out` is dense.
+template <typename T>
+void MatMulViews(TensorView a, TensorView b, const Shape& out_dims, T* out) {
+  Tensor a_copy, b_copy;
+  if (a.rank() == 1) {
+    a.dims.insert(a.dims.begin(), 1);
+    a.strides.insert(a.strides.begin(), 0);
+  }
+  if (b.rank() == 1) {
+    b.dims.push_back(1);
+    b.strides.push_back(1);
+  }
+  const int64_t batch_rank = std::max(a.rank(), b.rank()) - 2;
+  Shape a_dims(out_dims.begin(), out_dims.begin() + batch_rank);
+  Shape b_dims = a_dims;
+  const int64_t M = a.dims[a.rank() - 2], K = a.dims[a.rank() - 1], N = b.dims[b.rank() - 1];
+  a_dims.push_back(M);
+  a_dims.push_back(K);
+  b_dims.push_back(K);
+  b_dims.push_back(N);
+  a = MatrixOperand(a, &a_copy).BroadcastTo(a_dims);
+  b = MatrixOperand(b, &b_copy).BroadcastTo(b_dims);
+  BatchedMatMul<T>(a, b, out);
+}
+
+absl::Status MatMulCompute(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const TensorView& b = ctx.input(1);
+  TensorView& y = ctx.output(0);
+  return DispatchArithmetic(a.type, "MatMul", [&](auto tag) -> absl::Status {
+    using T = decltype(tag);
+    if constexpr (kIsHalfLike<T>) {
+      DenseInput<float> fa(a), fb(b);
+      DenseOutput<float> fy(y);
+      MatMulViews<float>(
+          TensorView::Dense(ElementType::kFloat, const_cast<float*>(fa.data()), a.dims),
+          TensorView::Dense(ElementType::kFloat, const_cast<float*>(fb.data()), b.dims), y.dims,
+          fy.data());
+      fy.Commit();
+    } else {
+      MatMulViews<T>(a, b, y.dims, y.As<T>());
+    }
+    return absl::OkStatus();
+  });
+}
+
+// Where element (i, k) of a matrix with element strides (si, sk) can be read by GEMM without a
+// copy: returns false when neither stride is unit.
+bool GemmLayout(int64_t rows, int64_t cols, int64_t si, int64_t sk, bool* trans, int64_t* ld) {
+  if (sk == 1 || cols == 1) {
+    *trans = false;
+    *ld = si;
+    return true;
+  }
+  if (si == 1 || rows == 1) {
+    *trans = true;
+    *ld = sk;
+    return true;
+  }
+  return false;
+}
+
+class GemmKernel final : public OpKernel {
+ public:
+  GemmKernel(const Node& node, int64_t opset)
+      : alpha_(node.GetFloat("alpha", 1.0f)),
+        beta_(node.GetFloat("beta", 1.0f)),
+        trans_a_(node.GetInt("transA", 0) != 0),
+        trans_b_(node.GetInt("transB", 0) != 0) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& a = ctx.input(0);
+    return DispatchArithmetic(a.type, "Gemm", [&](auto tag) -> absl::Status {
+      using T = decltype(tag);
+      using C = ComputeType<T>;
+      if constexpr (kIsHalfLike<T>) {
+        DenseInput<float> fa(a), fb(ctx.input(1));
+        DenseOutput<float> fy(ctx.output(0));
+        Run<float>(ctx,
+                   TensorView::Dense(ElementType::kFloat, const_cast<float*>(fa.data()), a.dims),
+                   TensorView::Dense(ElementType::kFloat, const_cast<float*>(fb.data()),
+                                     ctx.input(1).dims),
+                   fy.data());
+        fy.Commit();
+      } else {
+        Run<C>(ctx, a, ctx.input(1), ctx.output(0).As<C>());
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  template <typename T>
+  void Run(KernelContext& ctx, TensorView a, TensorView b, T* y) {
+    const Shape& y_dims = ctx.output(0).dims;
+    const int64_t M = y_dims[0], N = y_dims[1];
+    const int64_t K = trans_a_ ? a.dims[0] : a.dims[1];
+    Tensor a_copy, b_copy;
+    bool ta, tb;
+    int64_t lda, ldb;
+    // op(A)(i, k) is at i * si + k * sk.
+    if (!GemmLayout(M, K, a.strides[trans_a_ ? 1 : 0], a.strides[trans_a_ ? 0 : 1], &ta, &lda)) {
+      a_copy = Tensor::CopyOf(a);
+      a = a_copy.view();
+      GemmLayout(M, K, a.strides[trans_a_ ? 1 : 0], a.strides[trans_a_ ? 0 : 1], &ta, &lda);
+    }
+    if (!GemmLayout(K, N, b.strides[trans_b_ ? 1 : 0], b.strides[trans_b_ ? 0 : 1], &tb, &ldb)) {
+      b_copy = Tensor::CopyOf(b);
+      b = b_copy.view();
+      GemmLayout(K, N, b.strides[trans_b_ ? 1 : 0], b.strides[trans_b_ ? 0 : 1], &tb, &ldb);
+    }
+    T beta = T(0);
+    if (ctx.HasInput(2) && beta_ != 0.0f) {
+      // Y starts as C broadcast to [M, N]; GEMM then accumulates beta * Y onto alpha * A * B.
+      const TensorView c = ctx.input(2).BroadcastTo(y_dims);
+      (void)DispatchNumeric(c.type, "Gemm", [&](auto ctag) -> absl::Status {
+        CopyConvert<decltype(ctag), T>(c, y);
+        return absl::OkStatus();
+      });
+      beta = static_cast<T>(beta_);
+    }
+    Gemm<T>(ta, tb, M, N, K, static_cast<T>(alpha_), a.As<T>(), lda, b.As<T>(), ldb, beta, y, N);
+  }
+
+  float alpha_, beta_;
+  bool trans_a_, trans_b_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Quantized products
+// ---------------------------------------------------------------------------------------------
+
+// `x` minus its zero point as dense int32. The zero point is a scalar, or per row of a matrix
+// operand (`per_row`: [M] or [..., M, 1]) or per column ([N] or [..., 1, N]).
+std::vector<int32_t> SubtractZeroPoint(const TensorView& x, const TensorView* zero_point,
+                                       bool per_row) {
+  DenseInput<int32_t> values(x);
+  std::vector<int32_t> result(values.data(), values.data() + values.size());
+  if (zero_point == nullptr || zero_point->NumElements() == 0) return result;
+  if (zero_point->NumElements() == 1) {
+    const int32_t zp = static_cast<int32_t>(ReadDouble(*zero_point, 0));
+    for (int32_t& v : result) v -= zp;
+    return result;
+  }
+  TensorView zp = *zero_point;
+  if (zp.rank() == 1 && per_row) {  // [M] -> [M, 1]
+    zp.dims.push_back(1);
+    zp.strides.push_back(0);
+  }
+  std::vector<int32_t> zps(result.size());
+  CopyConvertAny(zp.BroadcastTo(x.dims), zps.data());
+  for (size_t i = 0; i < result.size(); ++i) result[i] -= zps[i];
+  return result;
+}
+
+// int32 [.., M, N] = (A - a_zero_point) x (B - b_zero_point).
+void IntegerMatMul(const TensorView& a, const TensorView* a_zp, const TensorView& b,
+                   const TensorView* b_zp, const Shape& out_dims, int32_t* out) {
+  std::vector<int32_t> a32 = SubtractZeroPoint(a, a_zp, /*per_row=*/true);
+  std::vector<int32_t> b32 = SubtractZeroPoint(b, b_zp, /*per_row=*/false);
+  MatMulViews<int32_t>(TensorView::Dense(ElementType::kInt32, a32.data(), a.dims),
+                       TensorView::Dense(ElementType::kInt32, b32.data(), b.dims), out_dims, out);
+}
+
+bool IsQuantizedType(ElementType t) { return t == ElementType::kUint8 || t == ElementType::kInt8; }
+
+absl::Status MatMulIntegerCompute(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const TensorView& b = ctx.input(1);
+  if (!IsQuantizedType(a.type)) return UnsupportedType("MatMulInteger", a.type);
+  if (!IsQuantizedType(b.type)) return UnsupportedType("MatMulInteger", b.type);
+  TensorView& y = ctx.output(0);
+  IntegerMatMul(a, ctx.HasInput(2) ? &ctx.input(2) : nullptr, b,
+                ctx.HasInput(3) ? &ctx.input(3) : nullptr, y.dims, y.As<int32_t>());
+  return absl::OkStatus();
+}
+
+// y = saturate(round_half_even(acc * a_scale * b_scale / y_scale) + y_zero_point), with the
+// multiplier in float as ONNX Runtime computes it. Scales and zero points of A are scalars or per
+// row, those of B and Y scalars or per column.
+absl::Status QLinearMatMulCompute(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const TensorView& b = ctx.input(3);
+  TensorView& y = ctx.output(0);
+  if (!IsQuantizedType(a.type)) return UnsupportedType("QLinearMatMul", a.type);
+  if (!IsQuantizedType(b.type)) return UnsupportedType("QLinearMatMul", b.type);
+  if (!IsQuantizedType(y.type)) return UnsupportedType("QLinearMatMul", y.type);
+  const int64_t n_out = y.NumElements();
+  std::vector<int32_t> acc(n_out);
+  IntegerMatMul(a, &ctx.input(2), b, &ctx.input(5), y.dims, acc.data());
+  if (n_out == 0) return absl::OkStatus();
+
+  const int64_t M = a.rank() >= 2 ? a.dims[a.rank() - 2] : 1;
+  const int64_t N = b.rank() >= 2 ? b.dims[b.rank() - 1] : 1;
+  std::vector<float> a_scale = ReadFloats(ctx.input(1)), b_scale = ReadFloats(ctx.input(4)),
+                     y_scale = ReadFloats(ctx.input(6));
+  std::vector<int64_t> y_zp = ReadInt64s(ctx.input(7));
+  for (const auto* v : {&a_scale, &b_scale, &y_scale}) {
+    if (v->empty()) return ctx.Error("a scale input is empty");
+  }
+  if (y_zp.empty()) return ctx.Error("y_zero_point is empty");
+  const int64_t lo = y.type == ElementType::kUint8 ? 0 : -128;
+  const int64_t hi = y.type == ElementType::kUint8 ? 255 : 127;
+  auto pick = [](const auto& v, int64_t i) { return v.size() == 1 ? v[0] : v[i % v.size()]; };
+  for (int64_t e = 0; e < n_out; ++e) {
+    const int64_t j = e % N, i = (e / N) % M;
+    const float multiplier = pick(a_scale, i) * pick(b_scale, j) / pick(y_scale, j);
+    const float scaled = std::nearbyint(static_cast<float>(acc[e]) * multiplier);
+    const int64_t q = std::clamp<int64_t>(static_cast<int64_t>(scaled) + pick(y_zp, j), lo, hi);
+    if (y.type == ElementType::kUint8) {
+      y.As<uint8_t>()[e] = static_cast<uint8_t>(q);
+    } else {
+      y.As<int8_t>()[e] = static_cast<int8_t>(q);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+KernelOr CreateMatMul(const Node&, int64_t) {
+  return std::unique_ptr<OpKernel>(new FunctionKernel(&MatMulCompute));
+}
+
+KernelOr CreateGemm(const Node& node, int64_t opset) {
+  return std::unique_ptr<OpKernel>(new GemmKernel(node, opset));
+}
+
+KernelOr CreateMatMulInteger(const Node&, int64_t) {
+  return std::unique_ptr<OpKernel>(new FunctionKernel(&MatMulIntegerCompute));
+}
+
+KernelOr CreateQLinearMatMul(const Node&, int64_t) {
+  return std::unique_ptr<OpKernel>(new FunctionKernel(&QLinearMatMulCompute));
+}
+
+}  // namespace anvil::compute_ops

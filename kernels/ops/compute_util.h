@@ -1,0 +1,327 @@
+// Helpers shared by the compute kernel family (ops/compute*.cc): dense access to strided inputs
+// in a compute type (float for float16/bfloat16), GEMM over any element type, batched matrix
+// products with broadcast batch dims, axis handling, and the factories the kComputeKernels
+// table (compute.cc) lists. Private to kernels/ops.
+#ifndef ANVIL_KERNELS_OPS_COMPUTE_UTIL_H_
+#define ANVIL_KERNELS_OPS_COMPUTE_UTIL_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "graph/ir.h"
+#include "kernels/dispatch.h"
+#include "kernels/op_kernel.h"
+#include "kernels/simd/gemm.h"
+#include "kernels/tensor.h"
+#include "kernels/tensor_view.h"
+
+namespace anvil::compute_ops {
+
+using KernelOr = absl::StatusOr<std::unique_ptr<OpKernel>>;
+
+// InvalidArgument "<node>: <what>" for attribute errors at kernel creation.
+absl::Status NodeError(const Node& node, std::string_view what);
+
+// The type arithmetic runs in: float for the 16-bit float types, the storage type otherwise.
+template <typename T>
+using ComputeType = std::conditional_t<kIsHalfLike<T>, float, T>;
+
+inline int64_t Product(absl::Span<const int64_t> dims, size_t begin = 0,
+                       size_t end = static_cast<size_t>(-1)) {
+  int64_t n = 1;
+  for (size_t k = begin; k < dims.size() && k < end; ++k) n *= dims[k];
+  return n;
+}
+
+// Calls fn(offset, count, stride) for each innermost row of `v` (offsets and strides in elements
+// from v.data), rows in row-major order. A rank-0 view is one row of one element.
+template <typename Fn>
+void ForEachRow(const TensorView& v, Fn&& fn) {
+  const int64_t rank = v.rank();
+  if (v.NumElements() == 0) return;
+  if (rank == 0) {
+    fn(int64_t{0}, int64_t{1}, int64_t{1});
+    return;
+  }
+  const int64_t inner = v.dims[rank - 1];
+  const int64_t inner_stride = v.strides[rank - 1];
+  Shape index(rank - 1, 0);
+  int64_t offset = 0;
+  for (;;) {
+    fn(offset, inner, inner_stride);
+    int64_t k = rank - 2;
+    for (; k >= 0; --k) {
+      if (++index[k] < v.dims[k]) {
+        offset += v.strides[k];
+        break;
+      }
+      offset -= v.strides[k] * (v.dims[k] - 1);
+      index[k] = 0;
+    }
+    if (k < 0) return;
+  }
+}
+
+// Copies the (possibly strided) view `v` whose storage type is S into dense `dst` of type C.
+template <typename S, typename C>
+void CopyConvert(const TensorView& v, C* dst) {
+  const S* src = v.As<S>();
+  ForEachRow(v, [&](int64_t offset, int64_t n, int64_t stride) {
+    const S* p = src + offset;
+    if constexpr (std::is_same_v<S, C>) {
+      if (stride == 1) {
+        std::memcpy(dst, p, n * sizeof(C));
+        dst += n;
+        return;
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) *dst++ = ConvertElement<C>(p[i * stride]);
+  });
+}
+
+// CopyConvert from any numeric element type (dispatching on v.type).
+template <typename C>
+void CopyConvertAny(const TensorView& v, C* dst) {
+  (void)DispatchNumeric(v.type, "", [&](auto tag) -> absl::Status {
+    CopyConvert<decltype(tag), C>(v, dst);
+    return absl::OkStatus();
+  });
+}
+
+// The ElementType stored as C++ type T (kUndefined for others).
+template <typename T>
+constexpr ElementType ElementTypeOf() {
+  if constexpr (std::is_same_v<T, float>) return ElementType::kFloat;
+  if constexpr (std::is_same_v<T, double>) return ElementType::kDouble;
+  if constexpr (std::is_same_v<T, Half>) return ElementType::kFloat16;
+  if constexpr (std::is_same_v<T, BFloat16>) return ElementType::kBfloat16;
+  if constexpr (std::is_same_v<T, int8_t>) return ElementType::kInt8;
+  if constexpr (std::is_same_v<T, int16_t>) return ElementType::kInt16;
+  if constexpr (std::is_same_v<T, int32_t>) return ElementType::kInt32;
+  if constexpr (std::is_same_v<T, int64_t>) return ElementType::kInt64;
+  if constexpr (std::is_same_v<T, uint8_t>) return ElementType::kUint8;
+  if constexpr (std::is_same_v<T, uint16_t>) return ElementType::kUint16;
+  if constexpr (std::is_same_v<T, uint32_t>) return ElementType::kUint32;
+  if constexpr (std::is_same_v<T, uint64_t>) return ElementType::kUint64;
+  if constexpr (std::is_same_v<T, bool>) return ElementType::kBool;
+  return ElementType::kUndefined;
+}
+
+// An input as dense row-major data of compute type C: the input's own memory when it already is
+// that, else a converted or compacted copy owned by this object.
+template <typename C>
+class DenseInput {
+ public:
+  DenseInput() = default;
+  explicit DenseInput(const TensorView& v) { Reset(v); }
+  DenseInput(const DenseInput&) = delete;
+  DenseInput& operator=(const DenseInput&) = delete;
+
+  void Reset(const TensorView& v) {
+    dims_ = v.dims;
+    if (v.type == ElementTypeOf<C>() && v.Contiguous()) {
+      data_ = v.As<C>();
+      return;
+    }
+    // (Not std::vector: C may be bool.)
+    storage_.reset(new C[std::max<int64_t>(1, v.NumElements())]);
+    CopyConvertAny<C>(v, storage_.get());
+    data_ = storage_.get();
+  }
+  const C* data() const { return data_; }
+  const Shape& dims() const { return dims_; }
+  int64_t size() const { return Product(dims_); }
+
+ private:
+  const C* data_ = nullptr;
+  Shape dims_;
+  std::unique_ptr<C[]> storage_;
+};
+
+// A dense output written as compute type C: the output's memory when it stores C, else a scratch
+// buffer converted into the output by Commit().
+template <typename C>
+class DenseOutput {
+ public:
+  explicit DenseOutput(const TensorView& out) : out_(out) {
+    if (out.type == ElementTypeOf<C>()) {
+      data_ = out.As<C>();
+    } else {
+      size_ = out.NumElements();
+      storage_.reset(new C[std::max<int64_t>(1, size_)]);
+      data_ = storage_.get();
+    }
+  }
+  DenseOutput(const DenseOutput&) = delete;
+  DenseOutput& operator=(const DenseOutput&) = delete;
+  C* data() const { return data_; }
+  void Commit() {
+    if (storage_ == nullptr) return;
+    (void)DispatchNumeric(out_.type, "", [&](auto tag) -> absl::Status {
+      using S = decltype(tag);
+      S* dst = out_.As<S>();
+      for (int64_t i = 0; i < size_; ++i) dst[i] = ConvertElement<S>(storage_[i]);
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  TensorView out_;
+  C* data_ = nullptr;
+  int64_t size_ = 0;
+  std::unique_ptr<C[]> storage_;
+};
+
+// DispatchNumeric without bool (Unimplemented for it): the types with arithmetic.
+template <typename F>
+absl::Status DispatchArithmetic(ElementType type, std::string_view op, F&& f) {
+  if (type == ElementType::kBool) return UnsupportedType(op, type);
+  return DispatchNumeric(type, op, [&](auto tag) -> absl::Status {
+    if constexpr (std::is_same_v<decltype(tag), bool>) {
+      return absl::OkStatus();  // unreachable
+    } else {
+      return f(tag);
+    }
+  });
+}
+
+// InvalidArgument unless output `i` holds `n` elements: guards kernels whose own reading of the
+// attributes decides how much they write against disagreeing with the ShapeHelper.
+absl::Status CheckOutputSize(KernelContext& ctx, int i, int64_t n);
+
+// Reads an integer tensor (any integer type) as int64 values (axes, shapes, scalars).
+std::vector<int64_t> ReadInt64s(const TensorView& v);
+// Reads any numeric tensor element `i` (row-major) as double (scales, scalar parameters).
+double ReadDouble(const TensorView& v, int64_t i);
+// Reads any numeric tensor as float values.
+std::vector<float> ReadFloats(const TensorView& v);
+
+// Normalizes `axis` into [0, rank); InvalidArgument naming the node when out of range.
+absl::StatusOr<int64_t> NormalizeAxis(const Node& node, int64_t axis, int64_t rank,
+                                      std::string_view what = "axis");
+
+// The type integer arithmetic on T wraps around in without UB: its unsigned counterpart.
+template <typename T, bool = std::is_integral_v<T> && !std::is_same_v<T, bool>>
+struct WrapAround {
+  using type = T;
+};
+template <typename T>
+struct WrapAround<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+
+// C = alpha * op(A) * op(B) + beta * C (BLAS row-major conventions of simd/gemm.h) for any
+// arithmetic T: SIMD for float and double, a cache-friendly scalar loop otherwise (integers
+// wrap around as two's complement).
+template <typename T>
+void Gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* A,
+          int64_t lda, const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+  if constexpr (std::is_same_v<T, float>) {
+    simd::Sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  } else if constexpr (std::is_same_v<T, double>) {
+    simd::Dgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  } else {
+    // Integer arithmetic in the unsigned type of the same width: wrap-around, no UB.
+    using U = typename WrapAround<T>::type;
+    std::vector<U> row(N);
+    for (int64_t i = 0; i < M; ++i) {
+      std::fill(row.begin(), row.end(), U(0));
+      for (int64_t k = 0; k < K; ++k) {
+        const U a = static_cast<U>(trans_a ? A[k * lda + i] : A[i * lda + k]);
+        if (a == U(0)) continue;
+        if (!trans_b) {
+          const T* b = B + k * ldb;
+          for (int64_t j = 0; j < N; ++j) row[j] += a * static_cast<U>(b[j]);
+        } else {
+          for (int64_t j = 0; j < N; ++j) row[j] += a * static_cast<U>(B[j * ldb + k]);
+        }
+      }
+      T* c = C + i * ldc;
+      for (int64_t j = 0; j < N; ++j) {
+        const U v = static_cast<U>(alpha) * row[j];
+        c[j] = beta == T(0) ? static_cast<T>(v)
+                            : static_cast<T>(v + static_cast<U>(beta) * static_cast<U>(c[j]));
+      }
+    }
+  }
+}
+
+// out[batch..., M, N] (dense) = a[batch..., M, K] x b[batch..., K, N], where `a` and `b` are
+// views of storage type T already broadcast to the output's batch dims (stride 0 where they
+// repeat), each with unit stride in one of its two matrix dims (see MatrixOperand).
+// Instantiated for float, double and the integer types.
+template <typename T>
+void BatchedMatMul(const TensorView& a, const TensorView& b, T* out);
+
+// Returns `v` if one of its last two dims has unit stride (or size 1), else a dense copy held
+// in `holder`: what BatchedMatMul needs.
+TensorView MatrixOperand(const TensorView& v, Tensor* holder);
+
+// ---- Sliding windows (Conv*, ConvTranspose, pools) ----
+
+enum class AutoPad { kNotSet, kValid, kSameUpper, kSameLower };
+
+// Window attributes as written on the node (empty vectors: the defaults, known once the number
+// of spatial dims is).
+struct WindowAttrs {
+  std::vector<int64_t> kernel_shape;
+  std::vector<int64_t> strides;
+  std::vector<int64_t> dilations;
+  std::vector<int64_t> pads;  // begins, then ends
+  AutoPad auto_pad = AutoPad::kNotSet;
+};
+absl::StatusOr<WindowAttrs> ReadWindowAttrs(const Node& node);
+
+// A window over concrete spatial dims: output position o reads input positions
+// o * stride - pad_begin + k * dilation for k < kernel.
+struct WindowGeometry {
+  int64_t spatial = 0;
+  Shape in, out, kernel, strides, dilations, pad_begin, pad_end;
+  int64_t in_size = 1, out_size = 1, kernel_size = 1;  // products
+};
+
+// Resolves `attrs` for input spatial dims `in`, output spatial dims `out` (from the ShapeHelper)
+// and kernel dims `kernel`. SAME_* pads are derived from the output size as the ShapeHelper
+// derived the output size from them: total = (out - 1) * stride + (kernel - 1) * dilation + 1 -
+// in, SAME_UPPER putting the odd one at the end. InvalidArgument for attribute lists of the
+// wrong length.
+absl::StatusOr<WindowGeometry> ResolveWindow(const Node& node, const WindowAttrs& attrs,
+                                             absl::Span<const int64_t> in,
+                                             absl::Span<const int64_t> out,
+                                             absl::Span<const int64_t> kernel);
+
+// ---- Factories listed in compute.cc ----
+KernelOr CreateArgMinMax(const Node& node, int64_t opset);
+KernelOr CreateBatchNormalization(const Node& node, int64_t opset);
+KernelOr CreateConv(const Node& node, int64_t opset);
+KernelOr CreateConvInteger(const Node& node, int64_t opset);
+KernelOr CreateConvTranspose(const Node& node, int64_t opset);
+KernelOr CreateCumSum(const Node& node, int64_t opset);
+KernelOr CreateDet(const Node& node, int64_t opset);
+KernelOr CreateEinsum(const Node& node, int64_t opset);
+KernelOr CreateGemm(const Node& node, int64_t opset);
+KernelOr CreateGlobalPool(const Node& node, int64_t opset);
+KernelOr CreateInstanceNormalization(const Node& node, int64_t opset);
+KernelOr CreateLayerNormalization(const Node& node, int64_t opset);
+KernelOr CreateLrn(const Node& node, int64_t opset);
+KernelOr CreateMatMul(const Node& node, int64_t opset);
+KernelOr CreateMatMulInteger(const Node& node, int64_t opset);
+KernelOr CreateMaxUnpool(const Node& node, int64_t opset);
+KernelOr CreateMeanVarianceNormalization(const Node& node, int64_t opset);
+KernelOr CreatePool(const Node& node, int64_t opset);
+KernelOr CreateQLinearConv(const Node& node, int64_t opset);
+KernelOr CreateQLinearMatMul(const Node& node, int64_t opset);
+KernelOr CreateReduce(const Node& node, int64_t opset);
+KernelOr CreateSoftmax(const Node& node, int64_t opset);
+
+}  // namespace anvil::compute_ops
+
+#endif  // ANVIL_KERNELS_OPS_COMPUTE_UTIL_H_

@@ -1,0 +1,508 @@
+// Resize (opset 10, 11, 13) and Upsample (1, 7, 9): nearest, N-D linear and cubic interpolation
+// with every coordinate_transformation_mode. Semantics follow the numpy reference that generated
+// the backend tests (onnx/backend/test/case/node/resize.py), including its choice of
+// `scale * input_length` (not the rounded output length) as the resized length in align_corners,
+// pytorch_half_pixel and tf_crop_and_resize.
+//
+// Interpolation is separable: each output coordinate of each dim maps to at most 4 (input
+// offset, weight) taps, computed once per dim; an output element is the sum over the tensor
+// product of its dims' taps (outer dims blended row-wise first, see ResizeInterpolate). Taps of
+// zero weight are dropped, so dims that are not resized (N and C, usually) cost one tap.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/dispatch.h"
+#include "kernels/ops/data_internal.h"
+
+namespace anvil::data_ops {
+namespace {
+
+enum class Mode { kNearest, kLinear, kCubic };
+enum class Coord {
+  kHalfPixel,
+  kAsymmetric,
+  kAlignCorners,
+  kPytorchHalfPixel,
+  kTfHalfPixelForNn,
+  kTfCropAndResize,
+};
+// kSimple is Upsample's and Resize-10's rounding (as ONNX Runtime): floor when upsampling,
+// ceil when downsampling.
+enum class NearestMode { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
+
+struct ResizeParams {
+  Mode mode = Mode::kNearest;
+  Coord coord = Coord::kHalfPixel;
+  NearestMode nearest = NearestMode::kRoundPreferFloor;
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+  double extrapolation = 0;
+};
+
+// Where every output coordinate of one dim reads: up to 4 taps (input element offset, weight)
+// each, or `outside` (tf_crop_and_resize past the input: the extrapolation value).
+struct DimTaps {
+  static constexpr int kMaxTaps = 4;
+  struct Tap {
+    int64_t offset;
+    double weight;
+  };
+  std::vector<Tap> taps;       // kMaxTaps per coordinate
+  std::vector<uint8_t> count;  // taps used per coordinate
+  std::vector<uint8_t> outside;
+};
+
+// The input coordinate output coordinate `x` maps to.
+double SourceCoordinate(const ResizeParams& p, double x, double scale, int64_t in_length,
+                        double roi_start, double roi_end) {
+  const double in = static_cast<double>(in_length);
+  const double resized = scale * in;  // as the reference: not rounded to the output length
+  switch (p.coord) {
+    case Coord::kHalfPixel:
+      return (x + 0.5) / scale - 0.5;
+    case Coord::kAsymmetric:
+      return x / scale;
+    case Coord::kAlignCorners:
+      return resized == 1 ? 0 : x * (in - 1) / (resized - 1);
+    case Coord::kPytorchHalfPixel:
+      return resized == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+    case Coord::kTfHalfPixelForNn:
+      return (x + 0.5) / scale;
+    case Coord::kTfCropAndResize: {
+      const double base = roi_start * (in - 1);
+      return resized == 1 ? base + (roi_end - roi_start) * (in - 1) / 2
+                          : base + x * (roi_end - roi_start) * (in - 1) / (resized - 1);
+    }
+  }
+  return 0;
+}
+
+int64_t NearestIndex(NearestMode mode, double x, double scale) {
+  const double lower = std::floor(x);
+  if (x == lower) return static_cast<int64_t>(x);
+  const double frac = x - lower;
+  switch (mode) {
+    case NearestMode::kRoundPreferFloor:
+      return static_cast<int64_t>(frac <= 0.5 ? lower : lower + 1);
+    case NearestMode::kRoundPreferCeil:
+      return static_cast<int64_t>(frac < 0.5 ? lower : lower + 1);
+    case NearestMode::kFloor:
+      return static_cast<int64_t>(lower);
+    case NearestMode::kCeil:
+      return static_cast<int64_t>(lower + 1);
+    case NearestMode::kSimple:
+      return scale < 1 ? static_cast<int64_t>(std::ceil(x)) : static_cast<int64_t>(x);
+  }
+  return static_cast<int64_t>(lower);
+}
+
+DimTaps ComputeTaps(const ResizeParams& p, int64_t in_length, int64_t out_length, double scale,
+                    int64_t stride, double roi_start, double roi_end) {
+  DimTaps d;
+  d.taps.resize(out_length * DimTaps::kMaxTaps);
+  d.count.resize(out_length);
+  d.outside.resize(out_length);
+  const int64_t last = in_length - 1;
+  for (int64_t x = 0; x < out_length; ++x) {
+    const double src =
+        SourceCoordinate(p, static_cast<double>(x), scale, in_length, roi_start, roi_end);
+    if (p.coord == Coord::kTfCropAndResize && (src < 0 || src > static_cast<double>(last))) {
+      d.outside[x] = 1;
+      continue;
+    }
+    DimTaps::Tap* taps = &d.taps[x * DimTaps::kMaxTaps];
+    int n = 0;
+    auto add = [&](int64_t index, double weight) {
+      if (weight == 0) return;
+      taps[n++] = {std::clamp<int64_t>(index, 0, last) * stride, weight};
+    };
+    if (p.mode == Mode::kNearest) {
+      add(NearestIndex(p.nearest, src, scale), 1);
+    } else {
+      const double lower = std::floor(src);
+      const int64_t i0 = static_cast<int64_t>(lower);
+      const double r = src - lower;
+      if (p.mode == Mode::kLinear) {
+        add(i0, 1 - r);
+        add(i0 + 1, r);
+      } else {
+        const double a = p.cubic_a;
+        const double s = 1 - r;
+        double c[4] = {
+            ((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
+            ((a + 2) * r - (a + 3)) * r * r + 1,
+            ((a + 2) * s - (a + 3)) * s * s + 1,
+            ((a * (s + 1) - 5 * a) * (s + 1) + 8 * a) * (s + 1) - 4 * a,
+        };
+        if (p.exclude_outside) {
+          double sum = 0;
+          for (int t = 0; t < 4; ++t) {
+            const int64_t i = i0 - 1 + t;
+            if (i < 0 || i > last) c[t] = 0;
+            sum += c[t];
+          }
+          if (sum != 0) {
+            for (double& v : c) v /= sum;
+          }
+        }
+        for (int t = 0; t < 4; ++t) add(i0 - 1 + t, c[t]);
+      }
+    }
+    d.count[x] = static_cast<uint8_t>(n);
+  }
+  return d;
+}
+
+// Acc -> T: floating types directly, integers rounded to nearest and saturated.
+template <typename T, typename Acc>
+T FromAcc(Acc v) {
+  if constexpr (std::is_integral_v<T>) {
+    const double r = std::nearbyint(static_cast<double>(v));
+    if (!(r > static_cast<double>(std::numeric_limits<T>::lowest()))) {
+      return std::numeric_limits<T>::lowest();
+    }
+    if (!(r < static_cast<double>(std::numeric_limits<T>::max()))) {
+      return std::numeric_limits<T>::max();
+    }
+    return static_cast<T>(r);
+  } else {
+    return ConvertElement<T>(v);
+  }
+}
+
+// Nearest: pure data movement, by element size. Output rows that read the same input row as
+// the previous one (upsampled outer dims) copy that output row.
+template <typename T>
+void ResizeNearest(const TensorView& in, const TensorView& out, const std::vector<DimTaps>& dims,
+                   const char* extrapolation) {
+  const int64_t rank = out.rank();
+  const T* src = in.As<T>();
+  T* dst = out.As<T>();
+  T fill;
+  std::memcpy(&fill, extrapolation, sizeof(T));
+  const int64_t width = out.dims[rank - 1];
+  const int64_t rows = out.NumElements() / width;
+  const DimTaps& inner = dims[rank - 1];
+  std::vector<int64_t> index(rank - 1, 0);
+  int64_t previous = -1;  // input row offset of the previous output row; -1: none/outside
+  for (int64_t r = 0; r < rows; ++r, dst += width) {
+    int64_t base = 0;
+    bool outside = false;
+    for (int64_t k = 0; k + 1 < rank; ++k) {
+      const DimTaps& d = dims[k];
+      outside = outside || d.outside[index[k]];
+      if (!outside) base += d.taps[index[k] * DimTaps::kMaxTaps].offset;
+    }
+    if (outside) {
+      std::fill_n(dst, width, fill);
+      previous = -1;
+    } else if (base == previous) {
+      std::memcpy(dst, dst - width, width * sizeof(T));
+    } else {
+      for (int64_t x = 0; x < width; ++x) {
+        dst[x] = inner.outside[x] ? fill : src[base + inner.taps[x * DimTaps::kMaxTaps].offset];
+      }
+      previous = base;
+    }
+    for (int64_t k = rank - 2; k >= 0; --k) {
+      if (++index[k] < out.dims[k]) break;
+      index[k] = 0;
+    }
+  }
+}
+
+// Linear and cubic, in two passes per output row: the input rows the outer dims' taps select
+// (their tensor product, usually one or two rows) are blended into one row in `Acc`, which the
+// innermost dim's taps then interpolate. The blend is a vectorizable axpy over the input width,
+// so the per-element work is only the innermost taps. The innermost DimTaps index that blended
+// row (stride 1).
+template <typename T>
+void ResizeInterpolate(const TensorView& in, const TensorView& out,
+                       const std::vector<DimTaps>& dims, double extrapolation) {
+  using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  struct Combo {
+    int64_t offset;
+    Acc weight;
+  };
+  const int64_t rank = out.rank();
+  const T* src = in.As<T>();
+  T* dst = out.As<T>();
+  const T fill = FromAcc<T>(static_cast<Acc>(extrapolation));
+  const int64_t width = out.dims[rank - 1];
+  const int64_t in_width = in.dims[rank - 1];
+  const int64_t in_stride = in.strides[rank - 1];
+  const int64_t rows = out.NumElements() / width;
+  const DimTaps& inner = dims[rank - 1];
+  std::vector<int64_t> index(rank - 1, 0);
+  std::vector<Combo> combos, next;
+  std::vector<Acc> blended(in_width);
+  for (int64_t r = 0; r < rows; ++r, dst += width) {
+    combos.assign(1, {0, Acc(1)});
+    bool outside = false;
+    for (int64_t k = 0; k + 1 < rank && !outside; ++k) {
+      const DimTaps& d = dims[k];
+      const int64_t x = index[k];
+      if (d.outside[x]) {
+        outside = true;
+        break;
+      }
+      const DimTaps::Tap* taps = &d.taps[x * DimTaps::kMaxTaps];
+      if (d.count[x] == 1) {  // the common case: no new combinations
+        for (Combo& c : combos) {
+          c.offset += taps[0].offset;
+          c.weight *= static_cast<Acc>(taps[0].weight);
+        }
+        continue;
+      }
+      next.clear();
+      for (const Combo& c : combos) {
+        for (int t = 0; t < d.count[x]; ++t) {
+          next.push_back({c.offset + taps[t].offset, c.weight * static_cast<Acc>(taps[t].weight)});
+        }
+      }
+      combos.swap(next);
+    }
+    if (outside) {
+      std::fill_n(dst, width, fill);
+    } else {
+      Acc* b = blended.data();
+      for (size_t c = 0; c < combos.size(); ++c) {
+        const T* p = src + combos[c].offset;
+        const Acc w = combos[c].weight;
+        if (c == 0) {
+          for (int64_t i = 0; i < in_width; ++i) b[i] = w * ConvertElement<Acc>(p[i * in_stride]);
+        } else {
+          for (int64_t i = 0; i < in_width; ++i) b[i] += w * ConvertElement<Acc>(p[i * in_stride]);
+        }
+      }
+      for (int64_t x = 0; x < width; ++x) {
+        if (inner.outside[x]) {
+          dst[x] = fill;
+          continue;
+        }
+        const DimTaps::Tap* taps = &inner.taps[x * DimTaps::kMaxTaps];
+        Acc sum = 0;
+        for (int t = 0; t < inner.count[x]; ++t) {
+          sum += static_cast<Acc>(taps[t].weight) * b[taps[t].offset];
+        }
+        dst[x] = FromAcc<T>(sum);
+      }
+    }
+    for (int64_t k = rank - 2; k >= 0; --k) {
+      if (++index[k] < out.dims[k]) break;
+      index[k] = 0;
+    }
+  }
+}
+
+// Where the scales come from.
+enum class ScaleSource {
+  kResize10,   // input 1
+  kResize11,   // roi input 1, scales input 2 or sizes input 3
+  kUpsample1,  // attributes height_scale, width_scale (4-D)
+  kUpsample7,  // attribute scales
+  kUpsample9,  // input 1
+};
+
+class ResizeKernel final : public OpKernel {
+ public:
+  ResizeKernel(ResizeParams params, ScaleSource source, std::vector<double> attr_scales)
+      : params_(params), source_(source), attr_scales_(std::move(attr_scales)) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& in = ctx.input(0);
+    absl::StatusOr<TensorView*> out_or = PreallocatedOutput(ctx, 0);
+    if (!out_or.ok()) return out_or.status();
+    const TensorView& out = **out_or;
+    const int64_t rank = in.rank();
+    if (out.rank() != rank || out.type != in.type) {
+      return ctx.Error(absl::StrCat("output ", out.DebugString(), " for input ", in.DebugString()));
+    }
+    std::vector<double> scales, roi;
+    absl::Status s = ReadScales(ctx, in, out, &scales, &roi);
+    if (!s.ok()) return s;
+    if (static_cast<int64_t>(scales.size()) != rank) {
+      return ctx.Error(absl::StrCat(scales.size(), " scales for input ", in.DebugString()));
+    }
+    if (ElementSize(in.type) == 0) return UnsupportedType(ctx.node().op_type(), in.type);
+    if (out.NumElements() == 0) return absl::OkStatus();
+    if (rank == 0) {
+      CopyView(out, in);
+      return absl::OkStatus();
+    }
+    std::vector<DimTaps> dims;
+    for (int64_t k = 0; k < rank; ++k) {
+      if (in.dims[k] == 0) {
+        return ctx.Error(absl::StrCat("cannot resize empty dim ", k, " of ", in.DebugString(),
+                                      " to ", out.dims[k]));
+      }
+      if (!(scales[k] > 0)) {
+        return ctx.Error(absl::StrCat("scale ", scales[k], " of dim ", k, " is not positive"));
+      }
+      const double roi_start = roi.empty() ? 0 : roi[k];
+      const double roi_end = roi.empty() ? 1 : roi[k + rank];
+      // Interpolation reads the innermost dim from a blended dense row (ResizeInterpolate).
+      const int64_t stride = params_.mode != Mode::kNearest && k == rank - 1 ? 1 : in.strides[k];
+      dims.push_back(
+          ComputeTaps(params_, in.dims[k], out.dims[k], scales[k], stride, roi_start, roi_end));
+    }
+    if (params_.mode == Mode::kNearest) {
+      alignas(16) char fill[16] = {};
+      if (params_.coord == Coord::kTfCropAndResize) {
+        s = ConvertScalar(params_.extrapolation, in.type, ctx.node().op_type(), fill);
+        if (!s.ok()) return s;
+      }
+      return DispatchBySize(in.type, ctx.node().op_type(), [&](auto tag) -> absl::Status {
+        ResizeNearest<decltype(tag)>(in, out, dims, fill);
+        return absl::OkStatus();
+      });
+    }
+    if (in.type == ElementType::kBool) return UnsupportedType(ctx.node().op_type(), in.type);
+    return DispatchNumeric(in.type, ctx.node().op_type(), [&](auto tag) -> absl::Status {
+      ResizeInterpolate<decltype(tag)>(in, out, dims, params_.extrapolation);
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  absl::Status ReadScales(const KernelContext& ctx, const TensorView& in, const TensorView& out,
+                          std::vector<double>* scales, std::vector<double>* roi) const {
+    const int64_t rank = in.rank();
+    auto read = [&](int i, std::vector<double>* v) -> absl::Status {
+      if (!ctx.HasInput(i)) return absl::OkStatus();
+      absl::StatusOr<std::vector<double>> values = ReadDoubles(ctx, i);
+      if (!values.ok()) return values.status();
+      *v = *std::move(values);
+      return absl::OkStatus();
+    };
+    switch (source_) {
+      case ScaleSource::kResize10:
+      case ScaleSource::kUpsample9:
+        return read(1, scales);
+      case ScaleSource::kUpsample1:
+      case ScaleSource::kUpsample7:
+        *scales = attr_scales_;
+        return absl::OkStatus();
+      case ScaleSource::kResize11:
+        break;
+    }
+    if (params_.coord == Coord::kTfCropAndResize) {
+      if (absl::Status s = read(1, roi); !s.ok()) return s;
+      if (!roi->empty() && static_cast<int64_t>(roi->size()) != 2 * rank) {
+        return ctx.Error(
+            absl::StrCat("roi of ", roi->size(), " values for input ", in.DebugString()));
+      }
+    }
+    if (absl::Status s = read(2, scales); !s.ok()) return s;
+    if (!scales->empty()) return absl::OkStatus();
+    // From `sizes`: the ShapeHelper made them the output dims; the scale is their ratio.
+    if (!ctx.HasInput(3) || ctx.input(3).NumElements() == 0) {
+      return ctx.Error("neither scales nor sizes is given");
+    }
+    for (int64_t k = 0; k < rank; ++k) {
+      scales->push_back(in.dims[k] == 0
+                            ? 1.0
+                            : static_cast<double>(out.dims[k]) / static_cast<double>(in.dims[k]));
+    }
+    return absl::OkStatus();
+  }
+
+  ResizeParams params_;
+  ScaleSource source_;
+  std::vector<double> attr_scales_;
+};
+
+absl::Status InvalidAttr(const Node& node, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": ", what));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<OpKernel>> MakeResize(const Node& node, int64_t opset) {
+  ResizeParams p;
+  const std::string mode = node.GetString("mode", "nearest");
+  if (mode == "nearest") {
+    p.mode = Mode::kNearest;
+  } else if (mode == "linear") {
+    p.mode = Mode::kLinear;
+  } else if (mode == "cubic" && opset >= 11) {
+    p.mode = Mode::kCubic;
+  } else {
+    return InvalidAttr(node, absl::StrCat("unknown mode '", mode, "'"));
+  }
+  if (opset < 11) {
+    // Resize-10 is Upsample-9 under another name: asymmetric coordinates, simple rounding.
+    p.coord = Coord::kAsymmetric;
+    p.nearest = NearestMode::kSimple;
+    return std::unique_ptr<OpKernel>(new ResizeKernel(p, ScaleSource::kResize10, {}));
+  }
+  const std::string coord = node.GetString("coordinate_transformation_mode", "half_pixel");
+  if (coord == "half_pixel") {
+    p.coord = Coord::kHalfPixel;
+  } else if (coord == "asymmetric") {
+    p.coord = Coord::kAsymmetric;
+  } else if (coord == "align_corners") {
+    p.coord = Coord::kAlignCorners;
+  } else if (coord == "pytorch_half_pixel") {
+    p.coord = Coord::kPytorchHalfPixel;
+  } else if (coord == "tf_half_pixel_for_nn") {
+    p.coord = Coord::kTfHalfPixelForNn;
+  } else if (coord == "tf_crop_and_resize") {
+    p.coord = Coord::kTfCropAndResize;
+  } else {
+    return InvalidAttr(node, absl::StrCat("unknown coordinate_transformation_mode '", coord, "'"));
+  }
+  const std::string nearest = node.GetString("nearest_mode", "round_prefer_floor");
+  if (nearest == "round_prefer_floor") {
+    p.nearest = NearestMode::kRoundPreferFloor;
+  } else if (nearest == "round_prefer_ceil") {
+    p.nearest = NearestMode::kRoundPreferCeil;
+  } else if (nearest == "floor") {
+    p.nearest = NearestMode::kFloor;
+  } else if (nearest == "ceil") {
+    p.nearest = NearestMode::kCeil;
+  } else {
+    return InvalidAttr(node, absl::StrCat("unknown nearest_mode '", nearest, "'"));
+  }
+  p.cubic_a = node.GetFloat("cubic_coeff_a", -0.75f);
+  p.exclude_outside = node.GetInt("exclude_outside", 0) != 0;
+  p.extrapolation = node.GetFloat("extrapolation_value", 0.0f);
+  return std::unique_ptr<OpKernel>(new ResizeKernel(p, ScaleSource::kResize11, {}));
+}
+
+absl::StatusOr<std::unique_ptr<OpKernel>> MakeUpsample(const Node& node, int64_t opset) {
+  ResizeParams p;
+  p.coord = Coord::kAsymmetric;
+  p.nearest = NearestMode::kSimple;
+  const std::string mode = node.GetString("mode", "nearest");
+  if (mode == "nearest") {
+    p.mode = Mode::kNearest;
+  } else if (mode == "linear" || mode == "bilinear") {
+    p.mode = Mode::kLinear;
+  } else {
+    return InvalidAttr(node, absl::StrCat("unknown mode '", mode, "'"));
+  }
+  if (opset < 7) {
+    std::vector<double> scales = {1, 1, node.GetFloat("height_scale", 1),
+                                  node.GetFloat("width_scale", 1)};
+    return std::unique_ptr<OpKernel>(new ResizeKernel(p, ScaleSource::kUpsample1, scales));
+  }
+  if (opset < 9) {
+    const Attribute* a = node.FindAttribute("scales");
+    if (a == nullptr) return InvalidAttr(node, "missing attribute scales");
+    return std::unique_ptr<OpKernel>(new ResizeKernel(
+        p, ScaleSource::kUpsample7, std::vector<double>(a->floats.begin(), a->floats.end())));
+  }
+  return std::unique_ptr<OpKernel>(new ResizeKernel(p, ScaleSource::kUpsample9, {}));
+}
+
+}  // namespace anvil::data_ops

@@ -1,0 +1,766 @@
+// Tests of the misc kernel family (ops/misc*.cc): handwritten cases for what the ONNX backend
+// tests do not cover (bidirectional and reverse recurrences with sequence_lens, custom
+// activations, non-power-of-two DFTs, ties, random ops), then every single-node backend test of
+// the family's ops, run through RunNode and compared with the recorded outputs (rtol 1e-3,
+// atol 1e-7; exact for integers and bools). Random ops are checked for shape, type, range and
+// determinism only: their values cannot match numpy's generator.
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numbers>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "graph/elements.h"
+#include "graph/ir.h"
+#include "graph/onnx_import.h"
+#include "graph/text_format.h"
+#include "gtest/gtest.h"
+#include "kernels/dispatch.h"
+#include "kernels/kernel_runner.h"
+#include "kernels/tensor.h"
+#include "onnx/onnx_pb.h"
+
+namespace anvil {
+namespace {
+
+// ---- Helpers ----
+
+template <typename T>
+Tensor Make(ElementType type, std::vector<int64_t> dims, const std::vector<T>& values) {
+  Tensor t(type, dims);
+  EXPECT_EQ(t.NumElements(), static_cast<int64_t>(values.size()));
+  for (size_t i = 0; i < values.size(); ++i) {
+    DispatchNumeric(type, "test", [&](auto tag) {
+      using S = decltype(tag);
+      t.As<S>()[i] = ConvertElement<S>(values[i]);
+      return absl::OkStatus();
+    }).IgnoreError();
+  }
+  return t;
+}
+
+Tensor Floats(std::vector<int64_t> dims, const std::vector<float>& v) {
+  return Make(ElementType::kFloat, std::move(dims), v);
+}
+Tensor Int64s(std::vector<int64_t> dims, const std::vector<int64_t>& v) {
+  return Make(ElementType::kInt64, std::move(dims), v);
+}
+
+std::vector<double> Values(const Tensor& t) {
+  std::vector<double> v(t.NumElements());
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    v[i] = ReadElementAsDouble(t.type(), t.As<uint8_t>(), i);
+  }
+  return v;
+}
+
+// "" when `actual` matches `expected`, else what differs.
+std::string Compare(const Tensor& actual, const Tensor& expected, double rtol = 1e-3,
+                    double atol = 1e-7) {
+  if (!actual.defined()) return "output missing";
+  if (actual.type() != expected.type()) {
+    return absl::StrCat("type ", std::string(ElementTypeName(actual.type())),
+                        " != ", std::string(ElementTypeName(expected.type())));
+  }
+  if (!std::equal(actual.dims().begin(), actual.dims().end(), expected.dims().begin(),
+                  expected.dims().end())) {
+    return absl::StrCat("dims ", TensorView(actual.view()).DebugString(),
+                        " != ", TensorView(expected.view()).DebugString());
+  }
+  const bool exact =
+      !(expected.type() == ElementType::kFloat || expected.type() == ElementType::kDouble ||
+        expected.type() == ElementType::kFloat16 || expected.type() == ElementType::kBfloat16);
+  const std::vector<double> a = Values(actual), e = Values(expected);
+  int mismatches = 0;
+  std::string first;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const bool ok =
+        exact ? a[i] == e[i]
+              : (std::isnan(e[i]) ? std::isnan(a[i])
+                                  : std::abs(a[i] - e[i]) <= atol + rtol * std::abs(e[i]));
+    if (!ok && mismatches++ == 0) first = absl::StrCat("at ", i, ": ", a[i], " vs ", e[i]);
+  }
+  if (mismatches == 0) return "";
+  return absl::StrCat(mismatches, " of ", a.size(), " elements differ, first ", first);
+}
+
+struct NodeRun {
+  std::unique_ptr<Model> model;
+  absl::StatusOr<std::vector<Tensor>> outputs = absl::UnknownError("not run");
+};
+
+// Runs the first node of a model in ONNX text syntax on `inputs` (one per node input slot).
+NodeRun RunText(const std::string& text, const std::vector<Tensor>& inputs,
+                uint64_t seed = 0x5eed) {
+  NodeRun run;
+  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
+  EXPECT_TRUE(model.ok()) << model.status() << "\n" << text;
+  if (!model.ok()) return run;
+  run.model = *std::move(model);
+  const Node* node = *run.model->graph().nodes().begin();
+  RunNodeOptions options;
+  options.default_seed = seed;
+  run.outputs = RunNode(*node, run.model->OpsetVersion(""), inputs, options);
+  return run;
+}
+
+#define EXPECT_MATCH(actual, expected)                  \
+  do {                                                  \
+    const std::string diff = Compare(actual, expected); \
+    EXPECT_EQ(diff, "") << #actual;                     \
+  } while (0)
+
+// ---- Recurrent layers (expected values from a numpy transcription of the ONNX equations) ----
+
+const std::vector<float> kX = {-0.85, 0.56,  -0.12, 0.45, 0.96, 0.08,
+                               0,     -0.86, -0.46, -0,   0.36, 0.61};
+
+TEST(MiscRnnTest, BidirectionalLstmWithSequenceLensPeepholesAndClip) {
+  const std::vector<float> w = {-0.24, -0.87, -0.42, 0.82,  -0.57, -0.1,  0.86,  -0.95,
+                                0.2,   0.9,   -0.54, 0.1,   0.82,  -0.73, 0.05,  0.5,
+                                0.34,  -0.06, -0.59, -0.02, -0.26, -0.05, -0.27, 0.68,
+                                0.54,  -0.37, 0.15,  -0.45, -0.09, -0.29, 0.31,  -0.26};
+  const std::vector<float> r = {-0.08, 0.44,  -0.17, 0.81,  -0.64, 0.48,  -0.16, -0.15,
+                                0.27,  0.05,  -0.17, -1,    -0.82, 0.42,  0.05,  0.39,
+                                0.91,  0.37,  -0.89, -0.38, 0.19,  -0.53, 0.93,  0.89,
+                                0.7,   -0.06, 0.68,  -0.74, -0.38, -0.07, 0.48,  -0.03};
+  const std::vector<float> b = {-0.73, -0.31, -0.35, -0.4,  -0.67, -0.17, -0.1,  0.55,
+                                0.59,  0.04,  -0.08, 0.56,  0.77,  0.35,  0.6,   0.88,
+                                -0.92, 0.75,  -0.45, -0.05, 0.59,  0.43,  -0.71, 0.32,
+                                -0.86, -0.29, 0.63,  -0.14, 0.2,   0.46,  0.64,  0.52};
+  const std::vector<float> h0 = {-0.99, -0.16, -0.07, -0.89, 0.08, 0.22, 0.66, 0.88};
+  const std::vector<float> c0 = {-0.74, -0.54, 0.32, -0.74, -0.55, 0.15, -0.66, 0.56};
+  const std::vector<float> p = {0.71,  -0.93, 0.07, 0.59, 0.95,  -0.45,
+                                -0.66, 0.75,  0.82, -0.6, -0.12, 0.44};
+  NodeRun run = RunText(R"(<ir_version: 8, opset_import: ["" : 14]>
+g (float[3,2,2] X, float[2,8,2] W, float[2,8,2] R, float[2,16] B, int32[2] lens,
+   float[2,2,2] h0, float[2,2,2] c0, float[2,6] P) => (float[3,2,2,2] Y, float[2,2,2] Y_h,
+   float[2,2,2] Y_c) {
+  Y, Y_h, Y_c = LSTM <direction = "bidirectional", hidden_size = 2, clip = 0.9>
+      (X, W, R, B, lens, h0, c0, P)
+})",
+                        {Floats({3, 2, 2}, kX), Floats({2, 8, 2}, w), Floats({2, 8, 2}, r),
+                         Floats({2, 16}, b), Make(ElementType::kInt32, {2}, std::vector<int>{3, 2}),
+                         Floats({2, 2, 2}, h0), Floats({2, 2, 2}, c0), Floats({2, 6}, p)});
+  ASSERT_TRUE(run.outputs.ok()) << run.outputs.status();
+  EXPECT_MATCH(
+      (*run.outputs)[0],
+      Floats({3, 2, 2, 2}, {-0.1438696, 0.03742296, 0.04191782, -0.06085363, -0.1010386, 0.3273678,
+                            -0.146526,  0.310163,   0.03989887, 0.2024592,   0.1971256,  0.09005301,
+                            -0.1147272, 0.1999316,  -0.1760365, 0.3452794,   0.07894798, 0.2227884,
+                            0,          0,          -0.1720426, 0.2252162,   0,          0}));
+  EXPECT_MATCH((*run.outputs)[1], Floats({2, 2, 2}, {0.07894798, 0.2227884, 0.1971256, 0.09005301,
+                                                     -0.1010386, 0.3273678, -0.146526, 0.310163}));
+  EXPECT_MATCH((*run.outputs)[2],
+               Floats({2, 2, 2}, {0.1663761, 0.4767062, 0.5237975, 0.1273499, -0.1964067, 0.7656102,
+                                  -0.3651788, 0.8669688}));
+
+  // The same forward direction with input_forget, batch-major (layout 1), in double.
+  std::vector<double> xt(12);  // [batch, seq, input]
+  for (int t = 0; t < 3; ++t) {
+    for (int bb = 0; bb < 2; ++bb) {
+      for (int i = 0; i < 2; ++i) xt[(bb * 3 + t) * 2 + i] = kX[(t * 2 + bb) * 2 + i];
+    }
+  }
+  NodeRun forget =
+      RunText(R"(<ir_version: 8, opset_import: ["" : 14]>
+g (double[2,3,2] X, double[1,8,2] W, double[1,8,2] R, double[1,16] B) => (double[2,3,1,2] Y,
+   double[2,1,2] Y_h, double[2,1,2] Y_c) {
+  Y, Y_h, Y_c = LSTM <hidden_size = 2, input_forget = 1, layout = 1> (X, W, R, B)
+})",
+              {Make(ElementType::kDouble, {2, 3, 2}, xt),
+               Make(ElementType::kDouble, {1, 8, 2}, std::vector<float>(w.begin(), w.begin() + 16)),
+               Make(ElementType::kDouble, {1, 8, 2}, std::vector<float>(r.begin(), r.begin() + 16)),
+               Make(ElementType::kDouble, {1, 16}, std::vector<float>(b.begin(), b.begin() + 16))});
+  ASSERT_TRUE(forget.outputs.ok()) << forget.outputs.status();
+  // Expected Y in [seq, batch] order, transposed to [batch, seq].
+  const std::vector<double> y_seq = {-0.1053963, 0.1319844, 0.01099089, 0.188389,
+                                     0.06788267, 0.43689,   0.2223637,  0.3807492,
+                                     0.1172003,  0.2875842, 0.1515524,  0.2996533};
+  std::vector<double> y_batch(12);
+  for (int t = 0; t < 3; ++t) {
+    for (int bb = 0; bb < 2; ++bb) {
+      for (int j = 0; j < 2; ++j) y_batch[(bb * 3 + t) * 2 + j] = y_seq[(t * 2 + bb) * 2 + j];
+    }
+  }
+  EXPECT_MATCH((*forget.outputs)[0], Make(ElementType::kDouble, {2, 3, 1, 2}, y_batch));
+  EXPECT_MATCH((*forget.outputs)[2],
+               Make(ElementType::kDouble, {2, 1, 2},
+                    std::vector<double>{0.2390317, 0.8299826, 0.4766196, 0.804599}));
+}
+
+TEST(MiscRnnTest, ReverseGruLinearBeforeResetCustomActivations) {
+  NodeRun run = RunText(
+      R"(<ir_version: 8, opset_import: ["" : 7]>
+g (float[3,2,2] X, float[1,6,2] W, float[1,6,2] R, float[1,12] B, int32[2] lens,
+   float[1,2,2] h0) => (float[3,1,2,2] Y, float[1,2,2] Y_h) {
+  Y, Y_h = GRU <direction = "reverse", hidden_size = 2, linear_before_reset = 1,
+                activations = ["HardSigmoid", "LeakyRelu"], activation_alpha = [0.3, 0.2],
+                activation_beta = [0.4]> (X, W, R, B, lens, h0)
+})",
+      {Floats({3, 2, 2}, kX),
+       Floats({1, 6, 2},
+              {0.69, -0.66, 0.33, 0.62, 0.1, -0.67, -0.93, -0.44, 0.62, -0.91, -0.98, -0.28}),
+       Floats({1, 6, 2},
+              {-0.87, -0.7, -0.95, 0.05, 0.39, -0.15, -0.73, -0.34, 0.18, 0.88, 0.99, -0.52}),
+       Floats({1, 12},
+              {-0.98, 0.66, 0.85, -0.08, 0.54, 0.73, 0.22, 0.75, -0.95, -0.46, -0.45, -0.76}),
+       Make(ElementType::kInt32, {2}, std::vector<int>{2, 3}),
+       Floats({1, 2, 2}, {0.82, -0.94, 0.35, -0.86})});
+  ASSERT_TRUE(run.outputs.ok()) << run.outputs.status();
+  EXPECT_MATCH(
+      (*run.outputs)[0],
+      Floats({3, 1, 2, 2}, {-0.1603905, 0.05271591, -0.02266026, 0.02783678, 0.5909874, -0.6586988,
+                            0.3893628, -0.154366, 0, 0, 0.04724969, -0.7097949}));
+  EXPECT_MATCH((*run.outputs)[1],
+               Floats({1, 2, 2}, {-0.1603905, 0.05271591, -0.02266026, 0.02783678}));
+}
+
+TEST(MiscRnnTest, BidirectionalRnnPerDirectionActivations) {
+  NodeRun run = RunText(R"(<ir_version: 8, opset_import: ["" : 7]>
+g (float[3,2,2] X, float[2,2,2] W, float[2,2,2] R, float[2,4] B) => (float[3,2,2,2] Y,
+   float[2,2,2] Y_h) {
+  Y, Y_h = RNN <direction = "bidirectional", activations = ["Relu", "ScaledTanh"],
+                activation_alpha = [0.5], activation_beta = [2.0]> (X, W, R, B)
+})",
+                        {Floats({3, 2, 2}, kX),
+                         Floats({2, 2, 2}, {-0.28, -0.16, -0.64, 0.04, 0.07, -0.37, 0.47, -0.68}),
+                         Floats({2, 2, 2}, {-0.61, -0.29, -0.24, -0.59, 0.84, 0.66, -0.79, -0.26}),
+                         Floats({2, 4}, {-0.53, -0.1, -0.45, 0, 0.85, -0.23, 0.3, 0.19})});
+  ASSERT_TRUE(run.outputs.ok()) << run.outputs.status();
+  EXPECT_MATCH((*run.outputs)[0],
+               Floats({3, 2, 2, 2}, {0, 0.4664, 0, 0, 0.49497,   -0.4924951, 0.4978783, -0.4681174,
+                                     0, 0,      0, 0, 0.4968888, 0.03202223, 0.4988849, 0.2184781,
+                                     0, 0.1944, 0, 0, 0.4886957, -0.2359065, 0.4780759, -0.25812}));
+  EXPECT_MATCH((*run.outputs)[1],
+               Floats({2, 2, 2}, {0, 0.1944, 0, 0, 0.49497, -0.4924951, 0.4978783, -0.4681174}));
+}
+
+TEST(MiscRnnTest, Float16MatchesFloat) {
+  const std::string text = R"(<ir_version: 8, opset_import: ["" : 14]>
+g (T[3,2,2] X, T[1,8,2] W, T[1,8,2] R) => (T[1,2,2] Y_h) {
+  _y, Y_h = LSTM <hidden_size = 2> (X, W, R)
+})";
+  std::vector<float> w(16), r(16);
+  for (int i = 0; i < 16; ++i) {
+    w[i] = 0.1f * (i % 5) - 0.2f;
+    r[i] = 0.05f * (i % 7) - 0.15f;
+  }
+  auto with_type = [&](const char* t) {
+    std::string s = text;
+    for (size_t pos; (pos = s.find("T[")) != std::string::npos;) s.replace(pos, 1, t);
+    return s;
+  };
+  NodeRun f32 = RunText(with_type("float"),
+                        {Floats({3, 2, 2}, kX), Floats({1, 8, 2}, w), Floats({1, 8, 2}, r)});
+  NodeRun f16 = RunText(with_type("float16"), {Make(ElementType::kFloat16, {3, 2, 2}, kX),
+                                               Make(ElementType::kFloat16, {1, 8, 2}, w),
+                                               Make(ElementType::kFloat16, {1, 8, 2}, r)});
+  ASSERT_TRUE(f32.outputs.ok()) << f32.outputs.status();
+  ASSERT_TRUE(f16.outputs.ok()) << f16.outputs.status();
+  const std::vector<double> a = Values((*f32.outputs)[1]), b = Values((*f16.outputs)[1]);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 5e-3);
+}
+
+// ---- Signal ops (expected values from a direct double-precision DFT) ----
+
+std::vector<std::complex<double>> NaiveDft(const std::vector<std::complex<double>>& x,
+                                           bool inverse) {
+  const size_t n = x.size();
+  std::vector<std::complex<double>> y(n);
+  for (size_t k = 0; k < n; ++k) {
+    for (size_t j = 0; j < n; ++j) {
+      const double angle = (inverse ? 2 : -2) * std::numbers::pi * double(j * k % n) / n;
+      y[k] += x[j] * std::complex<double>(std::cos(angle), std::sin(angle));
+    }
+    if (inverse) y[k] /= double(n);
+  }
+  return y;
+}
+
+TEST(MiscSignalTest, DftSizesOnesidedLengthAndInverse) {
+  // 100 and 67 take Bluestein's path, 128 the radix-2 one, 12 the direct sum.
+  for (int64_t n : {12, 67, 100, 128}) {
+    for (bool inverse : {false, true}) {
+      std::vector<float> x(2 * n);
+      std::vector<std::complex<double>> xc(n);
+      for (int64_t j = 0; j < n; ++j) {
+        x[2 * j] = std::sin(0.3 * j) + 0.01 * j;
+        x[2 * j + 1] = std::cos(0.7 * j);
+        xc[j] = {x[2 * j], x[2 * j + 1]};
+      }
+      NodeRun run = RunText(absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[1,)",
+                                         n, R"(,2] x) => (float[1,)", n, R"(,2] y) {
+  y = DFT <inverse = )",
+                                         inverse ? 1 : 0, R"(> (x)
+})"),
+                            {Floats({1, n, 2}, x)});
+      ASSERT_TRUE(run.outputs.ok()) << run.outputs.status();
+      std::vector<float> expected(2 * n);
+      const auto y = NaiveDft(xc, inverse);
+      for (int64_t k = 0; k < n; ++k) {
+        expected[2 * k] = y[k].real();
+        expected[2 * k + 1] = y[k].imag();
+      }
+      const std::string diff = Compare((*run.outputs)[0], Floats({1, n, 2}, expected), 1e-4, 1e-4);
+      EXPECT_EQ(diff, "") << "n " << n << " inverse " << inverse;
+    }
+  }
+  // A real signal of 5, zero-padded to dft_length 8, onesided: 5 bins.
+  NodeRun run = RunText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[1,5,1] x, int64 len) => (float[1,5,2] y) {
+  y = DFT <onesided = 1> (x, len)
+})",
+                        {Floats({1, 5, 1}, {1, 2, 3, 4, 5}), Int64s({}, {8})});
+  ASSERT_TRUE(run.outputs.ok()) << run.outputs.status();
+  const auto y = NaiveDft({1, 2, 3, 4, 5, 0, 0, 0}, false);
+  std::vector<float> expected;
+  for (int k = 0; k < 5; ++k)
+    expected.insert(expected.end(), {float(y[k].real()), float(y[k].imag())});
+  const std::string diff = Compare((*run.outputs)[0], Floats({1, 5, 2}, expected), 1e-5, 1e-5);
+  EXPECT_EQ(diff, "");
+}
+
+TEST(MiscSignalTest, WindowsInOtherTypes) {
+  NodeRun run = RunText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (int64 n) => (double[4] y) {
+  y = HannWindow <output_datatype = 11, periodic = 0> (n)
+})",
+                        {Int64s({}, {4})});
+  ASSERT_TRUE(run.outputs.ok()) << run.outputs.status();
+  EXPECT_MATCH((*run.outputs)[0],
+               Make(ElementType::kDouble, {4}, std::vector<double>{0, 0.75, 0.75, 0}));
+}
+
+// ---- Detection ----
+
+TEST(MiscDetectionTest, RoiAlignMaxModeAndMaxRoiPool) {
+  // One sample per bin at the roi's center (1.0, 1.0): corners (1,1) only, weight 1.
+  NodeRun align = RunText(R"(<ir_version: 8, opset_import: ["" : 16]>
+g (float[1,1,3,3] X, float[1,4] rois, int64[1] idx) => (float[1,1,1,1] Y) {
+  Y = RoiAlign <mode = "max", sampling_ratio = 1, coordinate_transformation_mode = "output_half_pixel">
+      (X, rois, idx)
+})",
+                          {Floats({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
+                           Floats({1, 4}, {0.5, 0.5, 1.5, 1.5}), Int64s({1}, {0})});
+  ASSERT_TRUE(align.outputs.ok()) << align.outputs.status();
+  EXPECT_MATCH((*align.outputs)[0], Floats({1, 1, 1, 1}, {5}));
+
+  NodeRun pool =
+      RunText(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,3,3] X, float[1,5] rois) => (float[1,1,2,2] Y) {
+  Y = MaxRoiPool <pooled_shape = [2, 2]> (X, rois)
+})",
+              {Floats({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), Floats({1, 5}, {0, 0, 0, 2, 2})});
+  ASSERT_TRUE(pool.outputs.ok()) << pool.outputs.status();
+  // 3x3 roi in 2x2 bins of 1.5: rows [0,2) and [1,3), same for columns.
+  EXPECT_MATCH((*pool.outputs)[0], Floats({1, 1, 2, 2}, {5, 6, 8, 9}));
+}
+
+// ---- Selection ----
+
+TEST(MiscSelectTest, TopKTiesAndVersions) {
+  NodeRun largest =
+      RunText(R"(<ir_version: 8, opset_import: ["" : 11]>
+g (int32[2,4] x, int64[1] k) => (int32[2,2] v, int64[2,2] i) {
+  v, i = TopK <axis = 1> (x, k)
+})",
+              {Make(ElementType::kInt32, {2, 4}, std::vector<int>{3, 7, 7, 1, 2, 2, 2, 2}),
+               Int64s({1}, {2})});
+  ASSERT_TRUE(largest.outputs.ok()) << largest.outputs.status();
+  EXPECT_MATCH((*largest.outputs)[0],
+               Make(ElementType::kInt32, {2, 2}, std::vector<int>{7, 7, 2, 2}));
+  EXPECT_MATCH((*largest.outputs)[1], Int64s({2, 2}, {1, 2, 0, 1}));
+
+  NodeRun smallest = RunText(R"(<ir_version: 8, opset_import: ["" : 1]>
+g (float[5] x) => (float[3] v, int64[3] i) {
+  v, i = TopK <k = 3> (x)
+})",
+                             {Floats({5}, {0.5, -1, 4, -1, 2})});
+  ASSERT_TRUE(smallest.outputs.ok()) << smallest.outputs.status();
+  EXPECT_MATCH((*smallest.outputs)[0], Floats({3}, {4, 2, 0.5}));
+  EXPECT_MATCH((*smallest.outputs)[1], Int64s({3}, {2, 4, 0}));
+
+  NodeRun ascending = RunText(R"(<ir_version: 8, opset_import: ["" : 11]>
+g (float[5] x, int64[1] k) => (float[3] v, int64[3] i) {
+  v, i = TopK <largest = 0> (x, k)
+})",
+                              {Floats({5}, {0.5, -1, 4, -1, 2}), Int64s({1}, {3})});
+  ASSERT_TRUE(ascending.outputs.ok()) << ascending.outputs.status();
+  EXPECT_MATCH((*ascending.outputs)[0], Floats({3}, {-1, -1, 0.5}));
+  EXPECT_MATCH((*ascending.outputs)[1], Int64s({3}, {1, 3, 0}));
+}
+
+TEST(MiscSelectTest, UniqueUnsortedWithAxis) {
+  NodeRun run = RunText(R"(<ir_version: 8, opset_import: ["" : 11]>
+g (int64[2,4] x) => (int64[2,?] y, int64[?] idx, int64[4] inv, int64[?] counts) {
+  y, idx, inv, counts = Unique <axis = 1, sorted = 0> (x)
+})",
+                        {Int64s({2, 4}, {5, 1, 5, 1, 0, 2, 0, 3})});
+  ASSERT_TRUE(run.outputs.ok()) << run.outputs.status();
+  EXPECT_MATCH((*run.outputs)[0], Int64s({2, 3}, {5, 1, 1, 0, 2, 3}));
+  EXPECT_MATCH((*run.outputs)[1], Int64s({3}, {0, 1, 3}));
+  EXPECT_MATCH((*run.outputs)[2], Int64s({4}, {0, 1, 0, 2}));
+  EXPECT_MATCH((*run.outputs)[3], Int64s({3}, {2, 1, 1}));
+}
+
+TEST(MiscSelectTest, TfIdfWeightedModes) {
+  // Pool: unigrams 1, 2; bigram (1, 2). Row [1, 2, 1, 2, 2]: counts 2, 3, 2.
+  for (const auto& [mode, expected] : std::vector<std::pair<std::string, std::vector<float>>>{
+           {"TF", {2, 3, 2}}, {"IDF", {0.5, 2, 4}}, {"TFIDF", {1, 6, 8}}}) {
+    NodeRun run = RunText(absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 9]>
+g (int32[5] x) => (float[3] y) {
+  y = TfIdfVectorizer <mode = ")",
+                                       mode, R"(", min_gram_length = 1, max_gram_length = 2,
+      max_skip_count = 0, ngram_counts = [0, 2], ngram_indexes = [0, 1, 2],
+      pool_int64s = [1, 2, 1, 2], weights = [0.5, 2.0, 4.0]> (x)
+})"),
+                          {Make(ElementType::kInt32, {5}, std::vector<int>{1, 2, 1, 2, 2})});
+    ASSERT_TRUE(run.outputs.ok()) << run.outputs.status();
+    EXPECT_MATCH((*run.outputs)[0], Floats({3}, expected));
+  }
+}
+
+// ---- Random ops and Dropout ----
+
+TEST(MiscRandomTest, ShapesTypesRangesAndDeterminism) {
+  const std::string uniform = R"(<ir_version: 8, opset_import: ["" : 13]>
+g () => (double[100,50] y) {
+  y = RandomUniform <dtype = 11, low = -2.0, high = 3.0, shape = [100, 50]> ()
+})";
+  NodeRun a = RunText(uniform, {});
+  NodeRun b = RunText(uniform, {});
+  NodeRun c = RunText(uniform, {}, /*seed=*/7);
+  ASSERT_TRUE(a.outputs.ok()) << a.outputs.status();
+  ASSERT_TRUE(c.outputs.ok()) << c.outputs.status();
+  const Tensor& y = (*a.outputs)[0];
+  EXPECT_EQ(y.type(), ElementType::kDouble);
+  EXPECT_EQ(Compare(y, (*b.outputs)[0], 0, 0), "");
+  EXPECT_NE(Compare(y, (*c.outputs)[0], 0, 0), "");  // another default seed, another tensor
+  const std::vector<double> v = Values(y);
+  double sum = 0;
+  for (double x : v) {
+    EXPECT_GE(x, -2.0);
+    EXPECT_LT(x, 3.0);
+    sum += x;
+  }
+  EXPECT_NEAR(sum / v.size(), 0.5, 0.1);
+
+  NodeRun normal = RunText(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float16[4000] x) => (float[4000] y) {
+  y = RandomNormalLike <dtype = 1, mean = 10.0, scale = 2.0, seed = 3.0> (x)
+})",
+                           {Make(ElementType::kFloat16, {4000}, std::vector<float>(4000))});
+  ASSERT_TRUE(normal.outputs.ok()) << normal.outputs.status();
+  const std::vector<double> n = Values((*normal.outputs)[0]);
+  double mean = 0, var = 0;
+  for (double x : n) mean += x / n.size();
+  for (double x : n) var += (x - mean) * (x - mean) / n.size();
+  EXPECT_NEAR(mean, 10.0, 0.2);
+  EXPECT_NEAR(std::sqrt(var), 2.0, 0.2);
+  // The seed attribute wins over the default seed.
+  NodeRun reseeded = RunText(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float16[4000] x) => (float[4000] y) {
+  y = RandomNormalLike <dtype = 1, mean = 10.0, scale = 2.0, seed = 3.0> (x)
+})",
+                             {Make(ElementType::kFloat16, {4000}, std::vector<float>(4000))}, 99);
+  EXPECT_EQ(Compare((*normal.outputs)[0], (*reseeded.outputs)[0], 0, 0), "");
+
+  NodeRun multinomial = RunText(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] x) => (int64[2,20] y) {
+  y = Multinomial <dtype = 7, sample_size = 20> (x)
+})",
+                                {Floats({2, 3}, {0, -INFINITY, -INFINITY, 0, 0, 0})});
+  ASSERT_TRUE(multinomial.outputs.ok()) << multinomial.outputs.status();
+  const std::vector<double> m = Values((*multinomial.outputs)[0]);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(m[i], 0);
+  for (int i = 20; i < 40; ++i) EXPECT_TRUE(m[i] >= 0 && m[i] <= 2) << m[i];
+}
+
+TEST(MiscRandomTest, DropoutModes) {
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8};
+  // Inference (opset 7): identity, mask of the data type all ones.
+  NodeRun old = RunText(R"(<ir_version: 8, opset_import: ["" : 7]>
+g (float[8] x) => (float[8] y, float[8] mask) {
+  y, mask = Dropout <ratio = 0.3> (x)
+})",
+                        {Floats({8}, x)});
+  ASSERT_TRUE(old.outputs.ok()) << old.outputs.status();
+  EXPECT_MATCH((*old.outputs)[0], Floats({8}, x));
+  EXPECT_MATCH((*old.outputs)[1], Floats({8}, std::vector<float>(8, 1)));
+  // Opset 6 without is_test trains.
+  NodeRun train6 = RunText(R"(<ir_version: 8, opset_import: ["" : 6]>
+g (float[8] x) => (float[8] y) {
+  y = Dropout <ratio = 0.5> (x)
+})",
+                           {Floats({8}, x)});
+  ASSERT_TRUE(train6.outputs.ok()) << train6.outputs.status();
+  const std::vector<double> y6 = Values((*train6.outputs)[0]);
+  for (int i = 0; i < 8; ++i) EXPECT_TRUE(y6[i] == 0 || y6[i] == 2 * x[i]) << y6[i];
+  // Opset 13 training with ratio 0.75: kept elements scaled by 4, mask says which.
+  NodeRun train = RunText(
+      R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[8] x, float r, bool t) => (float[8] y, bool[8] mask) {
+  y, mask = Dropout <seed = 1.0> (x, r, t)
+})",
+      {Floats({8}, x), Floats({}, {0.75}), Make(ElementType::kBool, {}, std::vector<int>{1})});
+  ASSERT_TRUE(train.outputs.ok()) << train.outputs.status();
+  const std::vector<double> y = Values((*train.outputs)[0]);
+  const std::vector<double> mask = Values((*train.outputs)[1]);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(y[i], mask[i] != 0 ? 4 * x[i] : 0.0);
+}
+
+// ---- Errors and empty results ----
+
+TEST(MiscErrorTest, BadAttributesAndTypes) {
+  absl::StatusOr<std::unique_ptr<Model>> model =
+      ParseModelText(R"(<ir_version: 8, opset_import: ["" : 14]>
+g (float[3,2,2] X, float[1,8,2] W, float[1,8,2] R, int64[4] t) => (float[1,2,2] h, float[3] y) {
+  _y, h = LSTM <hidden_size = 2, activations = ["Sigmoid", "Tanh", "Cosine"]> (X, W, R)
+  y = TfIdfVectorizer <mode = "TF", min_gram_length = 1, max_gram_length = 1,
+      ngram_counts = [0], ngram_indexes = [0, 1, 2], pool_strings = ["a", "b", "c"]> (t)
+})");
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::vector<const Node*> nodes;
+  for (const Node* n : (*model)->graph().nodes()) nodes.push_back(n);
+  absl::StatusOr<std::unique_ptr<OpKernel>> lstm = CreateKernel(*nodes[0], 14);
+  EXPECT_EQ(lstm.status().code(), absl::StatusCode::kInvalidArgument) << lstm.status();
+  EXPECT_TRUE(absl::StrContains(lstm.status().message(), "Cosine")) << lstm.status();
+  absl::StatusOr<std::unique_ptr<OpKernel>> tfidf = CreateKernel(*nodes[1], 14);
+  EXPECT_EQ(tfidf.status().code(), absl::StatusCode::kUnimplemented) << tfidf.status();
+
+  // An integer RNN input is not a supported element type.
+  NodeRun ints = RunText(R"(<ir_version: 8, opset_import: ["" : 14]>
+g (int32[1,1,1] X, int32[1,1,1] W, int32[1,1,1] R) => (int32[1,1,1] h) {
+  _y, h = RNN <hidden_size = 1> (X, W, R)
+})",
+                         {Make(ElementType::kInt32, {1, 1, 1}, std::vector<int>{1}),
+                          Make(ElementType::kInt32, {1, 1, 1}, std::vector<int>{1}),
+                          Make(ElementType::kInt32, {1, 1, 1}, std::vector<int>{1})});
+  EXPECT_EQ(ints.outputs.status().code(), absl::StatusCode::kUnimplemented)
+      << ints.outputs.status();
+}
+
+TEST(MiscErrorTest, NonMaxSuppressionSelectsNothing) {
+  NodeRun run = RunText(R"(<ir_version: 8, opset_import: ["" : 11]>
+g (float[1,2,4] boxes, float[1,1,2] scores, int64[1] max) => (int64[?,3] selected) {
+  selected = NonMaxSuppression (boxes, scores, max)
+})",
+                        {Floats({1, 2, 4}, {0, 0, 1, 1, 0, 0, 1, 1}), Floats({1, 1, 2}, {0.5, 0.6}),
+                         Int64s({1}, {0})});
+  ASSERT_TRUE(run.outputs.ok()) << run.outputs.status();
+  EXPECT_MATCH((*run.outputs)[0], Int64s({0, 3}, {}));
+}
+
+// ---- ONNX backend tests ----
+
+constexpr char kNodeTests[] = "/usr/include/onnx/backend/test/data/node";
+
+constexpr const char* kBackendPrefixes[] = {
+    "test_bernoulli",
+    "test_blackmanwindow",
+    "test_dft",
+    "test_dropout",
+    "test_gridsample",
+    "test_gru",
+    "test_hammingwindow",
+    "test_hannwindow",
+    "test_lstm",
+    "test_maxroipool",
+    "test_melweightmatrix",
+    "test_multinomial",
+    "test_nllloss",
+    "test_nonmaxsuppression",
+    "test_random",
+    "test_rnn",
+    "test_roialign",
+    "test_sce",
+    "test_simple_rnn",
+    "test_stft",
+    "test_tfidfvectorizer",
+    "test_top_k",
+    "test_training_dropout",
+    "test_unique",
+};
+
+std::vector<std::string> BackendTests() {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(kNodeTests, error)) {
+    const std::string name = entry.path().filename().string();
+    if (absl::StrContains(name, "_expanded")) continue;  // multi-node function expansions
+    for (const char* prefix : kBackendPrefixes) {
+      if (absl::StartsWith(name, prefix)) {
+        names.push_back(name);
+        break;
+      }
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+absl::StatusOr<onnx::TensorProto> ReadTensorProto(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  onnx::TensorProto proto;
+  if (!in || !proto.ParseFromIstream(&in)) return absl::NotFoundError("cannot read " + path);
+  return proto;
+}
+
+// A TensorProto's payload (raw_data or the typed field) as a dense Tensor.
+absl::StatusOr<Tensor> FromProto(const onnx::TensorProto& p) {
+  const auto type = static_cast<ElementType>(p.data_type());
+  if (ElementSize(type) == 0) return absl::UnimplementedError("string tensor");
+  std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
+  Tensor t(type, dims);
+  const int64_t n = t.NumElements();
+  if (p.has_raw_data()) {
+    if (p.raw_data().size() != t.ByteSize()) return absl::DataLossError("raw_data size");
+    if (n > 0) std::memcpy(t.data(), p.raw_data().data(), t.ByteSize());
+    return t;
+  }
+  auto fill = [&](const auto& field) -> absl::Status {
+    if (field.size() != n) return absl::DataLossError("typed field size");
+    return DispatchBySize(type, "proto", [&](auto tag) {
+      using S = decltype(tag);
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (sizeof(S) <= 8) {
+          const auto v = field.Get(i);
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_floating_point_v<V>) {
+            if constexpr (sizeof(V) == sizeof(S)) {
+              std::memcpy(t.As<S>() + i, &v, sizeof(S));  // float_data / double_data
+            }
+          } else {
+            t.As<S>()[i] = static_cast<S>(v);  // integer fields and 16-bit float bits
+          }
+        }
+      }
+      return absl::OkStatus();
+    });
+  };
+  absl::Status s;
+  switch (type) {
+    case ElementType::kFloat:
+      s = fill(p.float_data());
+      break;
+    case ElementType::kDouble:
+      s = fill(p.double_data());
+      break;
+    case ElementType::kInt64:
+      s = fill(p.int64_data());
+      break;
+    case ElementType::kUint32:
+    case ElementType::kUint64:
+      s = fill(p.uint64_data());
+      break;
+    default:
+      s = fill(p.int32_data());
+      break;
+  }
+  if (!s.ok()) return s;
+  return t;
+}
+
+class MiscBackendTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MiscBackendTest, MatchesRecordedOutputs) {
+  const std::string dir = absl::StrCat(kNodeTests, "/", GetParam());
+  absl::StatusOr<std::unique_ptr<Model>> model = ImportModelFile(dir + "/model.onnx");
+  ASSERT_TRUE(model.ok()) << model.status();
+  const Graph& graph = (*model)->graph();
+  if (graph.num_nodes() != 1) GTEST_SKIP() << "not a single-node model";
+  const Node& node = **graph.nodes().begin();
+
+  // Graph inputs from input_K.pb (by name when the file names it, else by position).
+  std::map<std::string, Tensor> values;
+  for (size_t k = 0; k < graph.inputs().size(); ++k) {
+    absl::StatusOr<onnx::TensorProto> proto =
+        ReadTensorProto(absl::StrCat(dir, "/test_data_set_0/input_", k, ".pb"));
+    ASSERT_TRUE(proto.ok()) << proto.status();
+    absl::StatusOr<Tensor> t = FromProto(*proto);
+    ASSERT_TRUE(t.ok()) << t.status();
+    values[proto->name().empty() ? graph.inputs()[k]->name() : proto->name()] = *t;
+  }
+  for (const Value* init : graph.initializers()) {
+    values[init->name()] = Tensor::FromElements(*init->constant());
+  }
+  std::vector<Tensor> inputs(node.num_inputs());
+  for (int i = 0; i < node.num_inputs(); ++i) {
+    if (node.input(i) != nullptr) inputs[i] = values[node.input(i)->name()];
+  }
+  const int64_t opset = (*model)->OpsetVersion("");
+  absl::StatusOr<std::vector<Tensor>> outputs = RunNode(node, opset, inputs);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+
+  // Random results: shape, type, range and determinism instead of values.
+  const bool bernoulli = node.op_type() == "Bernoulli";
+  bool random_dropout = false;
+  if (node.op_type() == "Dropout" && opset >= 12 && inputs.size() >= 3 && inputs[2].defined()) {
+    random_dropout = Values(inputs[2])[0] != 0 && Values(inputs[1])[0] != 0;
+  }
+  if (bernoulli || random_dropout) {
+    absl::StatusOr<std::vector<Tensor>> again = RunNode(node, opset, inputs);
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_EQ(Compare((*again)[0], (*outputs)[0], 0, 0), "") << "not deterministic";
+  }
+
+  for (size_t k = 0; k < graph.outputs().size(); ++k) {
+    absl::StatusOr<onnx::TensorProto> proto =
+        ReadTensorProto(absl::StrCat(dir, "/test_data_set_0/output_", k, ".pb"));
+    ASSERT_TRUE(proto.ok()) << proto.status();
+    absl::StatusOr<Tensor> expected = FromProto(*proto);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    int slot = -1;
+    for (int i = 0; i < node.num_outputs(); ++i) {
+      if (node.output(i) == graph.outputs()[k]) slot = i;
+    }
+    ASSERT_GE(slot, 0) << "graph output " << k << " is not the node's";
+    const Tensor& actual = (*outputs)[slot];
+    if (bernoulli) {
+      ASSERT_EQ(actual.type(), expected->type());
+      EXPECT_EQ(TensorView(actual.view()).DebugString(),
+                TensorView(expected->view()).DebugString());
+      for (double v : Values(actual)) EXPECT_TRUE(v == 0 || v == 1) << v;
+    } else if (random_dropout) {
+      ASSERT_EQ(actual.type(), expected->type());
+      ASSERT_EQ(actual.NumElements(), expected->NumElements());
+      const double scale = 1.0 / (1.0 - Values(inputs[1])[0]);
+      const std::vector<double> x = Values(inputs[0]);
+      const std::vector<double> y = Values((*outputs)[0]);
+      const std::vector<double> a = Values(actual);
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (slot == 0) {
+          EXPECT_TRUE(a[i] == 0 || std::abs(a[i] - x[i] * scale) <= 1e-5 * std::abs(x[i] * scale))
+              << i;
+        } else {  // the mask marks exactly the kept (scaled) elements
+          EXPECT_EQ(a[i] != 0, y[i] != 0 || x[i] == 0) << i;
+        }
+      }
+    } else {
+      EXPECT_EQ(Compare(actual, *expected), "") << "output " << k;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Node, MiscBackendTest, ::testing::ValuesIn(BackendTests()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param.substr(5);  // without "test_"
+                         });
+
+}  // namespace
+}  // namespace anvil

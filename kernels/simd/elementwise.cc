@@ -1,0 +1,49 @@
+// Dynamic dispatch for simd/elementwise.h: compiles elementwise-inl.h for every Highway target
+// and calls the best one the CPU supports.
+#include "kernels/simd/elementwise.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/simd/elementwise.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/simd/elementwise-inl.h"
+
+#if HWY_ONCE
+namespace anvil::simd {
+
+HWY_EXPORT(BinaryImpl);
+HWY_EXPORT(UnaryImpl);
+HWY_EXPORT(ClipImpl);
+HWY_EXPORT(LeakyReluImpl);
+HWY_EXPORT(ExpLinearImpl);
+
+void BinaryVectorVector(BinaryOp op, const float* a, const float* b, float* out, size_t n) {
+  HWY_DYNAMIC_DISPATCH(BinaryImpl)(static_cast<int>(op), 0, a, b, 0.0f, 0.0f, out, n);
+}
+
+void BinaryVectorScalar(BinaryOp op, const float* a, float b, float* out, size_t n) {
+  HWY_DYNAMIC_DISPATCH(BinaryImpl)(static_cast<int>(op), 1, a, nullptr, 0.0f, b, out, n);
+}
+
+void BinaryScalarVector(BinaryOp op, float a, const float* b, float* out, size_t n) {
+  HWY_DYNAMIC_DISPATCH(BinaryImpl)(static_cast<int>(op), 2, nullptr, b, a, 0.0f, out, n);
+}
+
+void Unary(UnaryOp op, const float* x, float* out, size_t n) {
+  HWY_DYNAMIC_DISPATCH(UnaryImpl)(static_cast<int>(op), x, out, n);
+}
+
+void Clip(const float* x, float lo, float hi, float* out, size_t n) {
+  HWY_DYNAMIC_DISPATCH(ClipImpl)(x, lo, hi, out, n);
+}
+
+void LeakyRelu(const float* x, float alpha, float* out, size_t n) {
+  HWY_DYNAMIC_DISPATCH(LeakyReluImpl)(x, alpha, out, n);
+}
+
+void ExpLinear(const float* x, float alpha, float beta, float gamma, float* out, size_t n) {
+  HWY_DYNAMIC_DISPATCH(ExpLinearImpl)(x, alpha, beta, gamma, out, n);
+}
+
+}  // namespace anvil::simd
+#endif  // HWY_ONCE

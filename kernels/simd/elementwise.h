@@ -1,0 +1,56 @@
+// Highway SIMD routines for float32 element-wise kernels (the hot cases of kernels/ops/
+// elementwise*.cc): binary arithmetic over two contiguous rows or a row and a broadcast scalar,
+// and the common unary math and activations over a contiguous row. The best target for the CPU
+// is picked at run time (HWY_DYNAMIC_DISPATCH); bodies are in elementwise-inl.h.
+//
+// Semantics match the scalar paths of the kernels (which handle strided rows and other types):
+//  - Max/Min propagate NaN (numpy's maximum/minimum), whichever operand it is.
+//  - Relu, Clip and LeakyRelu keep NaN; Clip(x, lo, hi) = min(max(x, lo), hi), so lo > hi gives
+//    hi everywhere.
+//  - Exp, Log, Tanh, Sigmoid handle NaN, infinities, 0 and negatives as libm does (Highway
+//    1.0.3's contrib math does not: the routines guard those values).
+//  - Erf is a rational approximation with relative error below 1e-6 over all floats.
+//  - Softplus and ExpLinear use Highway's Exp/Log1p/Expm1 (about 1e-7 relative error).
+// `out` may alias an input (in-place), but must not partially overlap one.
+#ifndef ANVIL_KERNELS_SIMD_ELEMENTWISE_H_
+#define ANVIL_KERNELS_SIMD_ELEMENTWISE_H_
+
+#include <cstddef>
+
+namespace anvil::simd {
+
+enum class BinaryOp : int { kAdd, kSub, kMul, kDiv, kMax, kMin };
+
+enum class UnaryOp : int {
+  kRelu,
+  kSigmoid,
+  kTanh,
+  kExp,
+  kLog,
+  kSqrt,
+  kNeg,
+  kAbs,
+  kErf,
+  kSoftplus,  // log(1 + e^x), as max(x, 0) + log1p(e^-|x|)
+};
+
+// out[i] = a[i] op b[i].
+void BinaryVectorVector(BinaryOp op, const float* a, const float* b, float* out, size_t n);
+// out[i] = a[i] op b.
+void BinaryVectorScalar(BinaryOp op, const float* a, float b, float* out, size_t n);
+// out[i] = a op b[i].
+void BinaryScalarVector(BinaryOp op, float a, const float* b, float* out, size_t n);
+
+// out[i] = op(x[i]).
+void Unary(UnaryOp op, const float* x, float* out, size_t n);
+// out[i] = min(max(x[i], lo), hi).
+void Clip(const float* x, float lo, float hi, float* out, size_t n);
+// out[i] = x[i] < 0 ? alpha * x[i] : x[i].
+void LeakyRelu(const float* x, float alpha, float* out, size_t n);
+// The exponential linear units: out[i] = x > 0 ? gamma * x : gamma * alpha * expm1(beta * x).
+// Elu is (alpha, 1, 1), Selu (alpha, 1, gamma), Celu (alpha, 1 / alpha, 1).
+void ExpLinear(const float* x, float alpha, float beta, float gamma, float* out, size_t n);
+
+}  // namespace anvil::simd
+
+#endif  // ANVIL_KERNELS_SIMD_ELEMENTWISE_H_

@@ -1,0 +1,473 @@
+// Per-target body of simd/gemm.h (Highway's -inl.h convention: gemm.cc includes this once per
+// SIMD target through foreach_target.h). See gemm.h for the contract.
+//
+// Layout of the packed path (the classic Goto/BLIS scheme, specialized for a row-major C whose
+// rows are the vector direction):
+//   for each NC-wide column block of B and C:
+//     for each KC-deep slice of K:
+//       pack B[kslice, cblock] into NR-wide panels (row k of a panel is NR contiguous values)
+//       for each MR-row panel of A: pack it (alpha folded in), then for every B panel run the
+//       MR x NR micro-kernel, which keeps the whole C tile in registers for the KC loop.
+// The A panel (MR x KC, 8 KiB) stays in L1 across the sweep over B panels; the packed B block
+// (KC x NC, <= 512 KiB) stays in L2. Packing makes every inner-loop load unit-stride whatever
+// lda/ldb and the transposes are.
+#if defined(ANVIL_KERNELS_SIMD_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ANVIL_KERNELS_SIMD_GEMM_INL_H_
+#undef ANVIL_KERNELS_SIMD_GEMM_INL_H_
+#else
+#define ANVIL_KERNELS_SIMD_GEMM_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "hwy/aligned_allocator.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace anvil::simd::HWY_NAMESPACE {
+namespace gemm_internal {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Register tile of the micro-kernel: kMR rows x kNRV vectors of C. The accumulators plus kNRV B
+// vectors and one broadcast A value must fit the register file: 8 x 3 = 24 (+4) of the 32 zmm
+// registers with AVX-512, 6 x 2 = 12 (+3) of the 16 registers of AVX2/SSE4.
+template <typename T>
+struct Tile {
+  static constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<T>());
+  static constexpr size_t kVectorBytes = kLanes * sizeof(T);
+  static constexpr size_t kMR = kVectorBytes >= 64 ? 8 : (kVectorBytes >= 16 ? 6 : 4);
+  static constexpr size_t kNRV = kVectorBytes >= 64 ? 3 : 2;
+  static constexpr size_t kNR = kNRV * kLanes;
+  // K slice: an MR x KC panel of A is 8 KiB of float (L1-resident).
+  static constexpr size_t kKC = 256;
+  // Packed B block KC x NC: at most half of the 1 MiB L2.
+  static constexpr size_t kBBlockBytes = 512 * 1024;
+};
+
+// Products with M (or N) at most this take the unpacked matrix-vector-like paths.
+constexpr int64_t kSmallDim = 4;
+
+// Grow-only thread-local scratch buffers (packing), so steady-state calls do not allocate.
+template <typename T>
+T* Scratch(int slot, size_t n) {
+  thread_local hwy::AlignedFreeUniquePtr<T[]> buffers[2];
+  thread_local size_t sizes[2] = {0, 0};
+  if (sizes[slot] < n) {
+    buffers[slot] = hwy::AllocateAligned<T>(n);
+    sizes[slot] = n;
+  }
+  return buffers[slot].get();
+}
+
+// Stores one vector of results into C row `c` (n <= lanes valid columns): c = v + beta * c, C
+// not read when beta == 0.
+template <class D, class V, typename T = hn::TFromD<D>>
+HWY_INLINE void StoreResult(D d, V v, T beta, size_t n, T* HWY_RESTRICT c) {
+  constexpr size_t L = hn::MaxLanes(D());
+  if (n >= L) {
+    if (beta == T(1)) {
+      v = hn::Add(hn::LoadU(d, c), v);
+    } else if (beta != T(0)) {
+      v = hn::MulAdd(hn::Set(d, beta), hn::LoadU(d, c), v);
+    }
+    hn::StoreU(v, d, c);
+  } else {
+    const auto mask = hn::FirstN(d, n);
+    if (beta == T(1)) {
+      v = hn::Add(hn::MaskedLoad(mask, d, c), v);
+    } else if (beta != T(0)) {
+      v = hn::MulAdd(hn::Set(d, beta), hn::MaskedLoad(mask, d, c), v);
+    }
+    hn::BlendedStore(v, mask, d, c);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Packed path
+// ---------------------------------------------------------------------------------------------
+
+// C[kRows, n] (n <= kVecs * lanes) = A_panel * B_panel + beta * C over a K slice of `kc`.
+// `a`: packed A panel, row k holds kMR values (of which kRows are used); `b`: packed B panel, row
+// k holds kVecs * lanes values.
+template <typename T, size_t kRows, size_t kVecs>
+HWY_NOINLINE void MicroKernel(size_t kc, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
+                              T* HWY_RESTRICT c, size_t ldc, size_t n, T beta) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  constexpr size_t L = Tile<T>::kLanes;
+  constexpr size_t kAStride = Tile<T>::kMR;
+  constexpr size_t kBStride = kVecs * L;
+  V acc[kRows][kVecs];
+  HWY_UNROLL(8)
+  for (size_t r = 0; r < kRows; ++r) {
+    HWY_UNROLL(3)
+    for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::Zero(d);
+  }
+  for (size_t p = 0; p < kc; ++p) {
+    V bv[kVecs];
+    HWY_UNROLL(3)
+    for (size_t v = 0; v < kVecs; ++v) bv[v] = hn::LoadU(d, b + v * L);
+    HWY_UNROLL(8)
+    for (size_t r = 0; r < kRows; ++r) {
+      const V ar = hn::Set(d, a[r]);
+      HWY_UNROLL(3)
+      for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::MulAdd(ar, bv[v], acc[r][v]);
+    }
+    a += kAStride;
+    b += kBStride;
+  }
+  HWY_UNROLL(8)
+  for (size_t r = 0; r < kRows; ++r) {
+    HWY_UNROLL(3)
+    for (size_t v = 0; v < kVecs; ++v) {
+      if (v * L < n) StoreResult(d, acc[r][v], beta, n - v * L, c + r * ldc + v * L);
+    }
+  }
+}
+
+template <typename T>
+using MicroKernelFn = void (*)(size_t, const T*, const T*, T*, size_t, size_t, T);
+
+template <typename T, size_t kRows>
+MicroKernelFn<T> KernelWithRows(size_t vecs) {
+  if constexpr (Tile<T>::kNRV >= 3) {
+    if (vecs >= 3) return &MicroKernel<T, kRows, 3>;
+  }
+  if (vecs >= 2) return &MicroKernel<T, kRows, 2>;
+  return &MicroKernel<T, kRows, 1>;
+}
+
+template <typename T, size_t... kR>
+MicroKernelFn<T> PickKernel(size_t rows, size_t vecs, std::index_sequence<kR...>) {
+  MicroKernelFn<T> fn = nullptr;
+  ((rows == kR + 1 ? (fn = KernelWithRows<T, kR + 1>(vecs), true) : false) || ...);
+  return fn;
+}
+
+// Packs rows [i0, i0 + mr) x K slice [p0, p0 + kc) of alpha * op(A): dst[k * kMR + r].
+template <typename T>
+void PackA(bool trans_a, const T* A, size_t lda, size_t i0, size_t mr, size_t p0, size_t kc,
+           T alpha, T* HWY_RESTRICT dst) {
+  constexpr size_t kMR = Tile<T>::kMR;
+  if (trans_a) {  // A stored K x M: each k gives mr contiguous values
+    for (size_t k = 0; k < kc; ++k) {
+      const T* src = A + (p0 + k) * lda + i0;
+      for (size_t r = 0; r < mr; ++r) dst[k * kMR + r] = alpha * src[r];
+    }
+  } else {
+    const T* rows[kMR];
+    for (size_t r = 0; r < mr; ++r) rows[r] = A + (i0 + r) * lda + p0;
+    for (size_t k = 0; k < kc; ++k) {
+      for (size_t r = 0; r < mr; ++r) dst[k * kMR + r] = alpha * rows[r][k];
+    }
+  }
+}
+
+// Packs K slice [p0, p0 + kc) x columns [j0, j0 + w) of op(B) into rows of `pw` >= w values
+// (zero-filled past w): dst[k * pw + j].
+template <typename T>
+void PackB(bool trans_b, const T* B, size_t ldb, size_t p0, size_t kc, size_t j0, size_t w,
+           size_t pw, T* HWY_RESTRICT dst) {
+  if (trans_b) {  // B stored N x K: column j of op(B) is contiguous
+    for (size_t j = 0; j < w; ++j) {
+      const T* src = B + (j0 + j) * ldb + p0;
+      for (size_t k = 0; k < kc; ++k) dst[k * pw + j] = src[k];
+    }
+    if (w < pw) {
+      for (size_t k = 0; k < kc; ++k) std::fill(dst + k * pw + w, dst + (k + 1) * pw, T(0));
+    }
+  } else {
+    for (size_t k = 0; k < kc; ++k) {
+      const T* src = B + (p0 + k) * ldb + j0;
+      std::copy(src, src + w, dst + k * pw);
+      std::fill(dst + k * pw + w, dst + (k + 1) * pw, T(0));
+    }
+  }
+}
+
+// Splits `total` into the fewest chunks of at most `max_chunk`, of near-equal size (a 300-deep K
+// becomes 150 + 150 rather than 256 + 44), rounded up to a multiple of `multiple`.
+inline size_t BalancedChunk(size_t total, size_t max_chunk, size_t multiple) {
+  const size_t chunks = (total + max_chunk - 1) / max_chunk;
+  size_t chunk = (total + chunks - 1) / chunks;
+  chunk = (chunk + multiple - 1) / multiple * multiple;
+  return std::min(chunk, max_chunk);
+}
+
+template <typename T>
+void GemmPacked(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, T alpha, const T* A,
+                size_t lda, const T* B, size_t ldb, T beta, T* C, size_t ldc) {
+  using Cfg = Tile<T>;
+  constexpr size_t L = Cfg::kLanes;
+  constexpr size_t kNR = Cfg::kNR;
+  constexpr size_t kMR = Cfg::kMR;
+  const size_t kc_max = BalancedChunk(K, Cfg::kKC, 1);
+  const size_t nc_limit = std::max(kNR, Cfg::kBBlockBytes / (Cfg::kKC * sizeof(T)) / kNR * kNR);
+  const size_t nc_max = BalancedChunk(N, nc_limit, kNR);
+  T* b_pack = Scratch<T>(0, (nc_max + kNR - 1) / kNR * kNR * kc_max);
+  T* a_pack = Scratch<T>(1, kMR * kc_max);
+
+  for (size_t jc = 0; jc < N; jc += nc_max) {
+    const size_t nc = std::min(nc_max, N - jc);
+    const size_t panels = (nc + kNR - 1) / kNR;
+    for (size_t pc = 0; pc < K; pc += kc_max) {
+      const size_t kc = std::min(kc_max, K - pc);
+      // Later K slices accumulate onto the first one's result.
+      const T beta_slice = pc == 0 ? beta : T(1);
+      for (size_t p = 0; p < panels; ++p) {
+        const size_t w = std::min(kNR, nc - p * kNR);
+        const size_t pw = (w + L - 1) / L * L;
+        PackB(trans_b, B, ldb, pc, kc, jc + p * kNR, w, pw, b_pack + p * kNR * kc);
+      }
+      for (size_t ic = 0; ic < M; ic += kMR) {
+        const size_t mr = std::min(kMR, M - ic);
+        PackA(trans_a, A, lda, ic, mr, pc, kc, alpha, a_pack);
+        const MicroKernelFn<T> full = PickKernel<T>(mr, Cfg::kNRV, std::make_index_sequence<kMR>());
+        for (size_t p = 0; p < panels; ++p) {
+          const size_t w = std::min(kNR, nc - p * kNR);
+          const MicroKernelFn<T> fn =
+              w == kNR ? full : PickKernel<T>(mr, (w + L - 1) / L, std::make_index_sequence<kMR>());
+          fn(kc, a_pack, b_pack + p * kNR * kc, C + ic * ldc + jc + p * kNR, ldc, w, beta_slice);
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unpacked paths for M <= 4 or N <= 4
+// ---------------------------------------------------------------------------------------------
+
+// out(r, s) = alpha * dot(x row r, y row s) + beta * out(r, s) for r < kRX, s < kRY, where
+// rows are K contiguous values and out(r, s) = out[r * out_rs + s * out_cs].
+template <typename T, size_t kRX, size_t kRY>
+HWY_NOINLINE void DotTile(size_t K, const T* HWY_RESTRICT x, size_t ldx, const T* HWY_RESTRICT y,
+                          size_t ldy, T* out, size_t out_rs, size_t out_cs, T alpha, T beta) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  constexpr size_t L = Tile<T>::kLanes;
+  V acc[kRX][kRY];
+  for (size_t r = 0; r < kRX; ++r) {
+    for (size_t s = 0; s < kRY; ++s) acc[r][s] = hn::Zero(d);
+  }
+  size_t k = 0;
+  for (; k + L <= K; k += L) {
+    V xv[kRX];
+    HWY_UNROLL(4)
+    for (size_t r = 0; r < kRX; ++r) xv[r] = hn::LoadU(d, x + r * ldx + k);
+    HWY_UNROLL(4)
+    for (size_t s = 0; s < kRY; ++s) {
+      const V yv = hn::LoadU(d, y + s * ldy + k);
+      HWY_UNROLL(4)
+      for (size_t r = 0; r < kRX; ++r) acc[r][s] = hn::MulAdd(xv[r], yv, acc[r][s]);
+    }
+  }
+  if (k < K) {
+    const auto mask = hn::FirstN(d, K - k);
+    V xv[kRX];
+    for (size_t r = 0; r < kRX; ++r) xv[r] = hn::MaskedLoad(mask, d, x + r * ldx + k);
+    for (size_t s = 0; s < kRY; ++s) {
+      const V yv = hn::MaskedLoad(mask, d, y + s * ldy + k);
+      for (size_t r = 0; r < kRX; ++r) acc[r][s] = hn::MulAdd(xv[r], yv, acc[r][s]);
+    }
+  }
+  for (size_t r = 0; r < kRX; ++r) {
+    for (size_t s = 0; s < kRY; ++s) {
+      T* o = out + r * out_rs + s * out_cs;
+      const T dot = alpha * hn::GetLane(hn::SumOfLanes(d, acc[r][s]));
+      *o = beta == T(0) ? dot : dot + beta * *o;
+    }
+  }
+}
+
+template <typename T>
+using DotTileFn = void (*)(size_t, const T*, size_t, const T*, size_t, T*, size_t, size_t, T, T);
+
+template <typename T, size_t kRX, size_t... kS>
+DotTileFn<T> PickDotY(size_t ry, std::index_sequence<kS...>) {
+  DotTileFn<T> fn = nullptr;
+  ((ry == kS + 1 ? (fn = &DotTile<T, kRX, kS + 1>, true) : false) || ...);
+  return fn;
+}
+
+template <typename T, size_t... kR>
+DotTileFn<T> PickDot(size_t rx, size_t ry, std::index_sequence<kR...>) {
+  DotTileFn<T> fn = nullptr;
+  ((rx == kR + 1 ? (fn = PickDotY<T, kR + 1>(ry, std::make_index_sequence<kSmallDim>()), true)
+                 : false) ||
+   ...);
+  return fn;
+}
+
+// out(r, col) = alpha * sum_k x[r * ldx + k] * y[k * ldy + col] + beta * out(r, col) for r <
+// kRX, col < ncols, out(r, col) = out[r * out_rs + col * out_cs], vectorized along col.
+//
+// The accumulators of a block of columns live in an L1-resident buffer and the k loop is
+// outermost within the block, so y is read row by row in long contiguous runs. (Register tiles
+// that walk all K rows per few columns instead stride through y, touching a new page per row —
+// a TLB miss per load for a large y.) Four rows of y per pass keep the accumulator traffic at
+// one load and store per four FMAs.
+template <typename T, size_t kRX>
+HWY_NOINLINE void AxpyTile(size_t K, const T* HWY_RESTRICT x, size_t ldx, const T* HWY_RESTRICT y,
+                           size_t ldy, size_t ncols, T* out, size_t out_rs, size_t out_cs, T alpha,
+                           T beta) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  constexpr size_t L = Tile<T>::kLanes;
+  constexpr size_t kBufferElements = 16 * 1024 / sizeof(T);
+  constexpr size_t kBlock = kBufferElements / kRX / L * L;  // columns per block
+  HWY_ALIGN_MAX T acc[kRX * kBlock];
+  const V valpha = hn::Set(d, alpha);
+  for (size_t col0 = 0; col0 < ncols; col0 += kBlock) {
+    const size_t n = std::min(kBlock, ncols - col0);
+    const size_t full = n / L;            // whole vectors
+    const size_t vecs = (n + L - 1) / L;  // including a partial last one
+    const auto tail = hn::FirstN(d, n - full * L);
+    for (size_t r = 0; r < kRX; ++r) std::fill(acc + r * kBlock, acc + r * kBlock + vecs * L, T(0));
+    // One step over `rows` (1 to 4) rows of y starting at k.
+    auto step = [&](size_t k, size_t rows) HWY_ATTR {
+      V xv[kRX][4];
+      for (size_t r = 0; r < kRX; ++r) {
+        for (size_t i = 0; i < 4; ++i) xv[r][i] = hn::Set(d, i < rows ? x[r * ldx + k + i] : T(0));
+      }
+      const T* y0 = y + k * ldy + col0;
+      auto update = [&](size_t v, V b0, V b1, V b2, V b3) HWY_ATTR {
+        HWY_UNROLL(4)
+        for (size_t r = 0; r < kRX; ++r) {
+          T* a = acc + r * kBlock + v * L;
+          V s = hn::MulAdd(xv[r][0], b0, hn::Load(d, a));
+          s = hn::MulAdd(xv[r][1], b1, s);
+          s = hn::MulAdd(xv[r][2], b2, s);
+          s = hn::MulAdd(xv[r][3], b3, s);
+          hn::Store(s, d, a);
+        }
+      };
+      const V zero = hn::Zero(d);
+      for (size_t v = 0; v < full; ++v) {
+        const T* p = y0 + v * L;
+        update(v, hn::LoadU(d, p), rows > 1 ? hn::LoadU(d, p + ldy) : zero,
+               rows > 2 ? hn::LoadU(d, p + 2 * ldy) : zero,
+               rows > 3 ? hn::LoadU(d, p + 3 * ldy) : zero);
+      }
+      if (full < vecs) {
+        const T* p = y0 + full * L;
+        update(full, hn::MaskedLoad(tail, d, p), rows > 1 ? hn::MaskedLoad(tail, d, p + ldy) : zero,
+               rows > 2 ? hn::MaskedLoad(tail, d, p + 2 * ldy) : zero,
+               rows > 3 ? hn::MaskedLoad(tail, d, p + 3 * ldy) : zero);
+      }
+    };
+    size_t k = 0;
+    for (; k + 4 <= K; k += 4) step(k, 4);
+    if (k < K) step(k, K - k);
+    for (size_t r = 0; r < kRX; ++r) {
+      for (size_t v = 0; v < vecs; ++v) {
+        const size_t count = std::min(L, n - v * L);
+        const V result = hn::Mul(hn::Load(d, acc + r * kBlock + v * L), valpha);
+        T* o = out + r * out_rs + (col0 + v * L) * out_cs;
+        if (out_cs == 1) {
+          StoreResult(d, result, beta, count, o);
+          continue;
+        }
+        HWY_ALIGN_MAX T lanes[L];
+        hn::Store(result, d, lanes);
+        for (size_t j = 0; j < count; ++j) {
+          T* oj = o + j * out_cs;
+          *oj = beta == T(0) ? lanes[j] : lanes[j] + beta * *oj;
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+using AxpyTileFn = void (*)(size_t, const T*, size_t, const T*, size_t, size_t, T*, size_t, size_t,
+                            T, T);
+
+template <typename T, size_t... kR>
+AxpyTileFn<T> PickAxpy(size_t rx, std::index_sequence<kR...>) {
+  AxpyTileFn<T> fn = nullptr;
+  ((rx == kR + 1 ? (fn = &AxpyTile<T, kR + 1>, true) : false) || ...);
+  return fn;
+}
+
+// M <= kSmallDim: each row of C from the (at most 4) rows of op(A) and one pass over B.
+template <typename T>
+void GemmSmallM(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, T alpha, const T* A,
+                size_t lda, const T* B, size_t ldb, T beta, T* C, size_t ldc) {
+  const T* x = A;
+  size_t ldx = lda;
+  if (trans_a) {  // gather the M rows of op(A) into contiguous rows
+    T* rows = Scratch<T>(1, M * K);
+    for (size_t k = 0; k < K; ++k) {
+      for (size_t r = 0; r < M; ++r) rows[r * K + k] = A[k * lda + r];
+    }
+    x = rows;
+    ldx = K;
+  }
+  if (trans_b) {  // columns of op(B) are contiguous rows of B: dot products
+    for (size_t j0 = 0; j0 < N; j0 += kSmallDim) {
+      const size_t ry = std::min<size_t>(kSmallDim, N - j0);
+      PickDot<T>(M, ry, std::make_index_sequence<kSmallDim>())(K, x, ldx, B + j0 * ldb, ldb, C + j0,
+                                                               ldc, 1, alpha, beta);
+    }
+  } else {
+    PickAxpy<T>(M, std::make_index_sequence<kSmallDim>())(K, x, ldx, B, ldb, N, C, ldc, 1, alpha,
+                                                          beta);
+  }
+}
+
+// N <= kSmallDim (and M > kSmallDim): the transposed problem of GemmSmallM.
+template <typename T>
+void GemmSmallN(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, T alpha, const T* A,
+                size_t lda, const T* B, size_t ldb, T beta, T* C, size_t ldc) {
+  const T* y = B;  // row j: column j of op(B)
+  size_t ldy = ldb;
+  if (!trans_b) {
+    T* rows = Scratch<T>(1, N * K);
+    for (size_t k = 0; k < K; ++k) {
+      for (size_t j = 0; j < N; ++j) rows[j * K + k] = B[k * ldb + j];
+    }
+    y = rows;
+    ldy = K;
+  }
+  if (!trans_a) {
+    for (size_t i0 = 0; i0 < M; i0 += kSmallDim) {
+      const size_t rx = std::min<size_t>(kSmallDim, M - i0);
+      PickDot<T>(rx, N, std::make_index_sequence<kSmallDim>())(K, A + i0 * lda, lda, y, ldy,
+                                                               C + i0 * ldc, ldc, 1, alpha, beta);
+    }
+  } else {  // A stored K x M: stream it once, vectorized along M; C written with stride ldc
+    PickAxpy<T>(N, std::make_index_sequence<kSmallDim>())(K, y, ldy, A, lda, M, C, 1, ldc, alpha,
+                                                          beta);
+  }
+}
+
+template <typename T>
+void Gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* A,
+          int64_t lda, const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0 || alpha == T(0)) {  // C = beta * C; A and B are not read
+    for (int64_t i = 0; i < M; ++i) {
+      T* c = C + i * ldc;
+      for (int64_t j = 0; j < N; ++j) c[j] = beta == T(0) ? T(0) : beta * c[j];
+    }
+    return;
+  }
+  if (M <= kSmallDim) {
+    GemmSmallM<T>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  } else if (N <= kSmallDim) {
+    GemmSmallN<T>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  } else {
+    GemmPacked<T>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+}
+
+}  // namespace gemm_internal
+}  // namespace anvil::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // ANVIL_KERNELS_SIMD_GEMM_INL_H_

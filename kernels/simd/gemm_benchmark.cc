@@ -1,0 +1,62 @@
+// Single-threaded SGEMM/DGEMM throughput: `bazel run -c opt //kernels:gemm_benchmark`. Reports
+// GFLOP/s (2*M*N*K per call) as the "FLOPS" counter.
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "kernels/simd/gemm.h"
+
+namespace anvil::simd {
+namespace {
+
+template <typename T>
+std::vector<T> RandomMatrix(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<T> v(n);
+  for (T& x : v) x = dist(rng);
+  return v;
+}
+
+// Args: M, N, K, trans_a, trans_b.
+template <typename T>
+void BM_Gemm(benchmark::State& state) {
+  const int64_t M = state.range(0), N = state.range(1), K = state.range(2);
+  const bool trans_a = state.range(3) != 0, trans_b = state.range(4) != 0;
+  const std::vector<T> a = RandomMatrix<T>(M * K, 1), b = RandomMatrix<T>(K * N, 2);
+  std::vector<T> c(M * N);
+  for (auto _ : state) {
+    if constexpr (sizeof(T) == 4) {
+      Sgemm(trans_a, trans_b, M, N, K, 1.0f, a.data(), trans_a ? M : K, b.data(), trans_b ? K : N,
+            0.0f, c.data(), N);
+    } else {
+      Dgemm(trans_a, trans_b, M, N, K, 1.0, a.data(), trans_a ? M : K, b.data(), trans_b ? K : N,
+            0.0, c.data(), N);
+    }
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["FLOPS"] = benchmark::Counter(
+      2.0 * M * N * K, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+
+void GemmShapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"M", "N", "K", "tA", "tB"});
+  b->Args({512, 256, 256, 0, 0});  // the reference shape
+  b->Args({512, 256, 256, 1, 1});
+  b->Args({256, 256, 256, 0, 0});
+  b->Args({1024, 1024, 1024, 0, 0});
+  b->Args({1024, 1024, 1024, 0, 1});
+  b->Args({64, 3136, 576, 0, 0});  // a 3x3 conv as im2col (64 ch, 56x56)
+  b->Args({197, 768, 768, 0, 1});  // a ViT linear layer
+  b->Args({1, 4096, 1024, 0, 1});  // batch-1 fully connected (GEMV)
+  b->Args({1, 4096, 1024, 0, 0});
+  b->Args({1024, 1, 1024, 0, 0});
+}
+
+BENCHMARK(BM_Gemm<float>)->Apply(GemmShapes);
+BENCHMARK(BM_Gemm<double>)->Args({512, 256, 256, 0, 0});
+
+}  // namespace
+}  // namespace anvil::simd

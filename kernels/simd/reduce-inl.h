@@ -1,0 +1,249 @@
+// Per-target body of simd/reduce.h (included once per target by reduce.cc).
+//
+// Horizontal reductions keep four independent vector accumulators: that hides the FMA/add
+// latency and, for sums, behaves like numpy's pairwise summation closely enough (the error grows
+// with n / (4 * lanes) rather than n). Tails use masked loads, so no scalar epilogue.
+#if defined(ANVIL_KERNELS_SIMD_REDUCE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ANVIL_KERNELS_SIMD_REDUCE_INL_H_
+#undef ANVIL_KERNELS_SIMD_REDUCE_INL_H_
+#else
+#define ANVIL_KERNELS_SIMD_REDUCE_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace anvil::simd::HWY_NAMESPACE {
+namespace reduce_internal {
+
+namespace hn = hwy::HWY_NAMESPACE;
+using D = hn::ScalableTag<float>;
+using V = hn::Vec<D>;
+
+// A horizontal reduction: `op` combines vectors (the accumulators start at `identity`, masked
+// tail lanes read as `identity` too), `f` maps each loaded vector first.
+template <class Op, class F>
+HWY_INLINE float Reduce(const float* HWY_RESTRICT x, size_t n, float identity, Op op, F f,
+                        bool nan_propagating) {
+  const D d;
+  const size_t L = hn::Lanes(d);
+  const V id = hn::Set(d, identity);
+  V a0 = id, a1 = id, a2 = id, a3 = id;
+  auto nan = hn::MaskFromVec(hn::Zero(d));  // any NaN seen (only tracked when propagating)
+  size_t i = 0;
+  for (; i + 4 * L <= n; i += 4 * L) {
+    const V v0 = hn::LoadU(d, x + i), v1 = hn::LoadU(d, x + i + L);
+    const V v2 = hn::LoadU(d, x + i + 2 * L), v3 = hn::LoadU(d, x + i + 3 * L);
+    if (nan_propagating) {
+      nan = hn::Or(
+          nan, hn::Or(hn::Or(hn::IsNaN(v0), hn::IsNaN(v1)), hn::Or(hn::IsNaN(v2), hn::IsNaN(v3))));
+    }
+    a0 = op(a0, f(v0));
+    a1 = op(a1, f(v1));
+    a2 = op(a2, f(v2));
+    a3 = op(a3, f(v3));
+  }
+  for (; i < n; i += L) {
+    const size_t count = n - i < L ? n - i : L;
+    const auto mask = hn::FirstN(d, count);
+    const V v = hn::IfThenElse(mask, hn::MaskedLoad(mask, d, x + i), id);
+    if (nan_propagating) nan = hn::Or(nan, hn::IsNaN(v));
+    // f(identity) must not disturb the result: mask again after f.
+    a0 = op(a0, hn::IfThenElse(mask, f(v), id));
+  }
+  if (nan_propagating && !hn::AllFalse(d, nan)) return std::numeric_limits<float>::quiet_NaN();
+  return hn::GetLane(op.Fold(d, op(op(a0, a1), op(a2, a3))));
+}
+
+// Combine two vectors lane-wise; Fold combines the lanes of one (result in every lane).
+struct AddOp {
+  V operator()(V a, V b) const { return hn::Add(a, b); }
+  V Fold(D d, V v) const { return hn::SumOfLanes(d, v); }
+};
+struct MaxOp {
+  V operator()(V a, V b) const { return hn::Max(a, b); }
+  V Fold(D d, V v) const { return hn::MaxOfLanes(d, v); }
+};
+struct MinOp {
+  V operator()(V a, V b) const { return hn::Min(a, b); }
+  V Fold(D d, V v) const { return hn::MinOfLanes(d, v); }
+};
+struct Identity {
+  V operator()(V v) const { return v; }
+};
+struct Square {
+  V operator()(V v) const { return hn::Mul(v, v); }
+};
+struct AbsValue {
+  V operator()(V v) const { return hn::Abs(v); }
+};
+
+// Element-wise acc[i] = op(acc[i], x[i]), tails masked.
+template <class Op>
+HWY_INLINE void Accumulate(float* HWY_RESTRICT acc, const float* HWY_RESTRICT x, size_t n, Op op) {
+  const D d;
+  const size_t L = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + L <= n; i += L) hn::StoreU(op(hn::LoadU(d, acc + i), hn::LoadU(d, x + i)), d, acc + i);
+  if (i < n) {
+    const auto mask = hn::FirstN(d, n - i);
+    const V r = op(hn::MaskedLoad(mask, d, acc + i), hn::MaskedLoad(mask, d, x + i));
+    hn::BlendedStore(r, mask, d, acc + i);
+  }
+}
+
+// NaN-propagating max/min: x86 max/min return the second operand when either is NaN.
+struct MaxNanOp {
+  V operator()(V a, V b) const {
+    return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::Add(a, b), hn::Max(a, b));
+  }
+};
+struct MinNanOp {
+  V operator()(V a, V b) const {
+    return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::Add(a, b), hn::Min(a, b));
+  }
+};
+
+}  // namespace reduce_internal
+
+namespace ri = reduce_internal;
+namespace hn = hwy::HWY_NAMESPACE;
+
+float ReduceSumImpl(const float* x, int64_t n) {
+  return ri::Reduce(x, n, 0.0f, ri::AddOp(), ri::Identity(), false);
+}
+float ReduceSumSquaresImpl(const float* x, int64_t n) {
+  return ri::Reduce(x, n, 0.0f, ri::AddOp(), ri::Square(), false);
+}
+float ReduceSumAbsImpl(const float* x, int64_t n) {
+  return ri::Reduce(x, n, 0.0f, ri::AddOp(), ri::AbsValue(), false);
+}
+float ReduceMaxImpl(const float* x, int64_t n) {
+  return ri::Reduce(x, n, -std::numeric_limits<float>::infinity(), ri::MaxOp(), ri::Identity(),
+                    true);
+}
+float ReduceMinImpl(const float* x, int64_t n) {
+  return ri::Reduce(x, n, std::numeric_limits<float>::infinity(), ri::MinOp(), ri::Identity(),
+                    true);
+}
+float ReduceSumSquaredDiffImpl(const float* x, float mean, int64_t n) {
+  const ri::D d;
+  const ri::V m = hn::Set(d, mean);
+  return ri::Reduce(
+      x, n, 0.0f, ri::AddOp(),
+      [m](ri::V v) {
+        const ri::V t = hn::Sub(v, m);
+        return hn::Mul(t, t);
+      },
+      false);
+}
+
+void AccumulateSumImpl(float* acc, const float* x, int64_t n) {
+  ri::Accumulate(acc, x, n, ri::AddOp());
+}
+void AccumulateSumSquaresImpl(float* acc, const float* x, int64_t n) {
+  ri::Accumulate(acc, x, n, [](ri::V a, ri::V v) { return hn::MulAdd(v, v, a); });
+}
+void AccumulateSumAbsImpl(float* acc, const float* x, int64_t n) {
+  ri::Accumulate(acc, x, n, [](ri::V a, ri::V v) { return hn::Add(a, hn::Abs(v)); });
+}
+void AccumulateMaxImpl(float* acc, const float* x, int64_t n) {
+  ri::Accumulate(acc, x, n, ri::MaxNanOp());
+}
+void AccumulateMinImpl(float* acc, const float* x, int64_t n) {
+  ri::Accumulate(acc, x, n, ri::MinNanOp());
+}
+void AccumulateProdImpl(float* acc, const float* x, int64_t n) {
+  ri::Accumulate(acc, x, n, [](ri::V a, ri::V v) { return hn::Mul(a, v); });
+}
+
+float ExpShiftSumImpl(const float* x, float shift, float* y, int64_t n) {
+  const ri::D d;
+  const size_t L = hn::Lanes(d);
+  const ri::V s = hn::Set(d, shift);
+  ri::V sum0 = hn::Zero(d), sum1 = hn::Zero(d);
+  size_t i = 0;
+  const size_t count = static_cast<size_t>(n);
+  for (; i + 2 * L <= count; i += 2 * L) {
+    const ri::V e0 = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i), s));
+    const ri::V e1 = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i + L), s));
+    if (y != nullptr) {
+      hn::StoreU(e0, d, y + i);
+      hn::StoreU(e1, d, y + i + L);
+    }
+    sum0 = hn::Add(sum0, e0);
+    sum1 = hn::Add(sum1, e1);
+  }
+  for (; i < count; i += L) {
+    const auto mask = hn::FirstN(d, count - i < L ? count - i : L);
+    const ri::V e =
+        hn::IfThenElseZero(mask, hn::Exp(d, hn::Sub(hn::MaskedLoad(mask, d, x + i), s)));
+    if (y != nullptr) hn::BlendedStore(e, mask, d, y + i);
+    sum0 = hn::Add(sum0, e);
+  }
+  return hn::GetLane(hn::SumOfLanes(d, hn::Add(sum0, sum1)));
+}
+
+// y = f(x, s) element-wise over vectors, tails masked.
+template <class F>
+HWY_INLINE void Binary(const float* x, const float* s, float* y, int64_t n, F f) {
+  const ri::D d;
+  const size_t L = hn::Lanes(d);
+  const size_t count = static_cast<size_t>(n);
+  size_t i = 0;
+  for (; i + L <= count; i += L)
+    hn::StoreU(f(d, hn::LoadU(d, x + i), hn::LoadU(d, s + i)), d, y + i);
+  if (i < count) {
+    const auto mask = hn::FirstN(d, count - i);
+    hn::BlendedStore(f(d, hn::MaskedLoad(mask, d, x + i), hn::MaskedLoad(mask, d, s + i)), mask, d,
+                     y + i);
+  }
+}
+
+void ExpSubImpl(const float* x, const float* shift, float* y, int64_t n) {
+  Binary(x, shift, y, n, [](ri::D d, ri::V a, ri::V b) { return hn::Exp(d, hn::Sub(a, b)); });
+}
+void MultiplyImpl(const float* x, const float* s, float* y, int64_t n) {
+  Binary(x, s, y, n, [](ri::D, ri::V a, ri::V b) { return hn::Mul(a, b); });
+}
+void SubtractImpl(const float* x, const float* s, float* y, int64_t n) {
+  Binary(x, s, y, n, [](ri::D, ri::V a, ri::V b) { return hn::Sub(a, b); });
+}
+
+void ScaleShiftImpl(const float* x, float a, float b, float* y, int64_t n) {
+  const ri::D d;
+  const size_t L = hn::Lanes(d);
+  const ri::V va = hn::Set(d, a), vb = hn::Set(d, b);
+  size_t i = 0;
+  const size_t count = static_cast<size_t>(n);
+  for (; i + L <= count; i += L) hn::StoreU(hn::MulAdd(hn::LoadU(d, x + i), va, vb), d, y + i);
+  if (i < count) {
+    const auto mask = hn::FirstN(d, count - i);
+    hn::BlendedStore(hn::MulAdd(hn::MaskedLoad(mask, d, x + i), va, vb), mask, d, y + i);
+  }
+}
+
+void NormalizeImpl(const float* x, float mean, float inv_std, const float* scale, const float* bias,
+                   float* y, int64_t n) {
+  const ri::D d;
+  const size_t L = hn::Lanes(d);
+  const ri::V vm = hn::Set(d, mean), vi = hn::Set(d, inv_std);
+  const size_t count = static_cast<size_t>(n);
+  for (size_t i = 0; i < count; i += L) {
+    const auto mask = hn::FirstN(d, count - i < L ? count - i : L);
+    ri::V v = hn::Mul(hn::Sub(hn::MaskedLoad(mask, d, x + i), vm), vi);
+    if (scale != nullptr) v = hn::Mul(v, hn::MaskedLoad(mask, d, scale + i));
+    if (bias != nullptr) v = hn::Add(v, hn::MaskedLoad(mask, d, bias + i));
+    hn::BlendedStore(v, mask, d, y + i);
+  }
+}
+
+}  // namespace anvil::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // ANVIL_KERNELS_SIMD_REDUCE_INL_H_

@@ -1,0 +1,46 @@
+// float32 row routines for reductions, softmax and normalization, with Highway (runtime
+// dispatch to the CPU's best target). Each works on contiguous arrays of n elements; the kernels
+// in ops/compute_*.cc call them for the innermost (contiguous) axis and for element-wise
+// accumulation of whole rows when an outer axis is reduced.
+//
+// NaN: ReduceMax/ReduceMin and AccumulateMax/AccumulateMin propagate NaN (like numpy). Exp-based
+// routines assume finite inputs (Highway's Exp maps NaN to 0): callers check the row's max first.
+#ifndef ANVIL_KERNELS_SIMD_REDUCE_H_
+#define ANVIL_KERNELS_SIMD_REDUCE_H_
+
+#include <cstdint>
+
+namespace anvil::simd {
+
+// Horizontal reductions of x[0, n).
+float ReduceSum(const float* x, int64_t n);
+float ReduceSumSquares(const float* x, int64_t n);
+float ReduceSumAbs(const float* x, int64_t n);
+float ReduceMax(const float* x, int64_t n);  // -inf for n == 0
+float ReduceMin(const float* x, int64_t n);  // +inf for n == 0
+// sum((x - mean)^2), the numerically stable second pass of a variance.
+float ReduceSumSquaredDiff(const float* x, float mean, int64_t n);
+
+// Element-wise accumulation acc[i] = acc[i] (op) f(x[i]) for i < n.
+void AccumulateSum(float* acc, const float* x, int64_t n);
+void AccumulateSumSquares(float* acc, const float* x, int64_t n);
+void AccumulateSumAbs(float* acc, const float* x, int64_t n);
+void AccumulateMax(float* acc, const float* x, int64_t n);
+void AccumulateMin(float* acc, const float* x, int64_t n);
+void AccumulateProd(float* acc, const float* x, int64_t n);
+
+// y[i] = exp(x[i] - shift) (y may be x, or nullptr to only sum); returns the sum of y.
+float ExpShiftSum(const float* x, float shift, float* y, int64_t n);
+// Element-wise y[i] = exp(x[i] - shift[i]), x[i] * s[i], x[i] - s[i] (y may alias x).
+void ExpSub(const float* x, const float* shift, float* y, int64_t n);
+void Multiply(const float* x, const float* s, float* y, int64_t n);
+void Subtract(const float* x, const float* s, float* y, int64_t n);
+// y[i] = x[i] * a + b (y may be x).
+void ScaleShift(const float* x, float a, float b, float* y, int64_t n);
+// y[i] = (x[i] - mean) * inv_std * scale[i] + bias[i]; scale and bias may be nullptr (1, 0).
+void Normalize(const float* x, float mean, float inv_std, const float* scale, const float* bias,
+               float* y, int64_t n);
+
+}  // namespace anvil::simd
+
+#endif  // ANVIL_KERNELS_SIMD_REDUCE_H_

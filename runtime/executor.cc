@@ -1,0 +1,233 @@
+#include "runtime/executor.h"
+
+#include <chrono>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/op_kernel.h"
+#include "shape/runtime_builder.h"
+
+namespace anvil {
+namespace {
+
+// Literal dims of a ShapeHelper result, or nullopt when some dim is not literal.
+std::optional<Shape> LiteralShape(const TensorInfo& info) {
+  if (!info.dims || info.type == ElementType::kUndefined) return std::nullopt;
+  Shape dims;
+  for (const IndexExpr& d : *info.dims) {
+    if (!d.IsLiteral() || d.literal() < 0) return std::nullopt;
+    dims.push_back(d.literal());
+  }
+  return dims;
+}
+
+}  // namespace
+
+const SlotValue* Frame::Lookup(const Value* v) const {
+  for (const Frame* f = this; f != nullptr; f = f->parent_) {
+    const int slot = f->plan_.SlotOf(v);
+    if (slot >= 0 && f->values_[slot].view.type != ElementType::kUndefined) {
+      return &f->values_[slot];
+    }
+  }
+  return nullptr;
+}
+
+absl::Status Frame::BindConstantsAndCaptures() {
+  for (int slot = 0; slot < plan_.num_slots(); ++slot) {
+    const Slot& s = plan_.slots()[slot];
+    if (s.kind == SlotKind::kConstant) {
+      values_[slot].view = s.constant_view;
+    } else if (s.kind == SlotKind::kCaptured) {
+      const SlotValue* outer = parent_ == nullptr ? nullptr : parent_->Lookup(s.value);
+      if (outer == nullptr) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("subgraph '", plan_.graph().name(), "' reads '", s.value->name(),
+                         "', which has no value in the enclosing graphs"));
+      }
+      values_[slot] = *outer;
+    }
+  }
+  return absl::OkStatus();
+}
+
+Tensor MaterializeSlot(const SlotValue& value) {
+  const Tensor& owner = value.owner;
+  if (owner.defined() && value.view.data == owner.data() && value.view.type == owner.type() &&
+      value.view.dims == owner.dims() && value.view.Contiguous()) {
+    return owner;
+  }
+  return Tensor::CopyOf(value.view);
+}
+
+absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
+                          const ExecutionOptions& options) {
+  const GraphPlan& plan = frame.plan();
+  std::vector<SlotValue>& values = frame.values();
+  std::vector<RuntimeOperand> operands;
+  const std::vector<Step>& steps = plan.steps();
+  std::vector<int64_t>* step_nanos = options.step_nanos;
+  ExecutionOptions inner = options;
+  inner.step_nanos = nullptr;  // subgraphs are timed as part of their node
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const Step& step = steps[s];
+    const Node& node = *step.node;
+    const auto start = step_nanos != nullptr ? std::chrono::steady_clock::now()
+                                             : std::chrono::steady_clock::time_point();
+    if (layout != nullptr && (*layout->alias_steps)[s]) {
+      // The output is the input's bytes: a view with the output's dims, no kernel.
+      const SlotValue& in = values[step.inputs[0]];
+      SlotValue& out = values[step.outputs[0]];
+      out.owner = in.owner;
+      out.view = TensorView::Dense(in.view.type, in.view.data,
+                                   layout->shapes->shape(step.outputs[0]).dims);
+    } else {
+      std::vector<TensorView> inputs(step.inputs.size());
+      for (size_t i = 0; i < step.inputs.size(); ++i) {
+        if (step.inputs[i] < 0) continue;
+        inputs[i] = values[step.inputs[i]].view;
+        if (inputs[i].type == ElementType::kUndefined) {
+          return absl::InternalError(
+              absl::StrCat(node.Describe(), ": input '", node.input(i)->name(), "' has no value"));
+        }
+      }
+      // Output shapes: from the shape engine when it knew them, else the ShapeHelper now, on
+      // the actual inputs (their data too: a Reshape target computed by a kernel).
+      const bool known = layout != nullptr && !layout->shapes->StepIsDynamic(static_cast<int>(s));
+      std::optional<ShapeContext> shape_ctx;
+      std::optional<RuntimeBuilder> builder;
+      if (!known && step.shape_fn != nullptr) {
+        operands.assign(inputs.size(), RuntimeOperand{});
+        for (size_t i = 0; i < inputs.size(); ++i) {
+          if (inputs[i].type == ElementType::kUndefined) continue;
+          operands[i] = {inputs[i].type, inputs[i].dims,
+                         inputs[i].Contiguous() ? inputs[i].data : nullptr};
+        }
+        builder.emplace(operands);
+        shape_ctx.emplace(node, step.opset, *builder);
+        if (absl::Status st = step.shape_fn(*shape_ctx); !st.ok()) return st;
+      }
+      // The element type of output i when the kernel allocates it.
+      auto output_type = [&](int i) {
+        ElementType type = ElementType::kUndefined;
+        if (shape_ctx) type = shape_ctx->output(i).type;
+        if (type == ElementType::kUndefined && layout != nullptr) {
+          type = layout->shapes->shape(step.outputs[i]).type;
+        }
+        if (type == ElementType::kUndefined) type = node.output(i)->type().element_type();
+        return type;
+      };
+      auto heap = [&](int i, ElementType type, absl::Span<const int64_t> dims) {
+        SlotValue& out = values[step.outputs[i]];
+        out.owner = Tensor(type, dims);
+        out.view = out.owner.view();
+        if (options.heap_tensors != nullptr) ++*options.heap_tensors;
+        return out.view;
+      };
+
+      const int n = static_cast<int>(step.outputs.size());
+      std::vector<TensorView> views(n);
+      std::vector<bool> requested(n, false), allocated(n, false);
+      for (int i = 0; i < n; ++i) {
+        const int slot = step.outputs[i];
+        if (slot < 0) continue;
+        requested[i] = true;
+        if (layout != nullptr && layout->shapes->shape(slot).known) {
+          const ValueShape& shape = layout->shapes->shape(slot);
+          const TensorView& arena = (*layout->arena_views)[slot];
+          if (arena.data != nullptr) {
+            values[slot].owner = Tensor();
+            values[slot].view = arena;
+            views[i] = arena;
+          } else {
+            views[i] = heap(i, shape.type, shape.dims);
+          }
+          allocated[i] = true;
+        } else if (shape_ctx) {
+          if (std::optional<Shape> dims = LiteralShape(shape_ctx->output(i))) {
+            views[i] = heap(i, shape_ctx->output(i).type, *dims);
+            allocated[i] = true;
+          }
+        }
+      }
+
+      KernelContext ctx(node, step.opset);
+      ctx.SetInputs(std::move(inputs));
+      ctx.SetOutputs(std::move(views), requested, allocated);
+      ctx.set_allocator([&](int i, absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
+        const ElementType type = output_type(i);
+        if (type == ElementType::kUndefined) {
+          return absl::InternalError(
+              absl::StrCat(node.Describe(), ": output ", i, " has no known element type"));
+        }
+        return heap(i, type, dims);
+      });
+      ctx.set_subgraph_runner(
+          [&frame, &plan, &inner](
+              const Graph& body,
+              const std::vector<TensorView>& args) -> absl::StatusOr<std::vector<Tensor>> {
+            const GraphPlan* sub = plan.SubgraphPlan(&body);
+            if (sub == nullptr) {
+              return absl::InternalError(
+                  absl::StrCat("subgraph '", body.name(), "' has no execution plan"));
+            }
+            return RunSubgraphPlan(*sub, frame, args, inner);
+          });
+      ctx.set_default_seed(options.seed);
+      if (absl::Status st = step.kernel->Compute(ctx); !st.ok()) return st;
+      for (int i = 0; i < n; ++i) {
+        if (!requested[i]) continue;
+        if (!ctx.IsOutputAllocated(i)) {
+          return absl::InternalError(
+              absl::StrCat(node.Describe(), ": the kernel did not produce output ", i));
+        }
+      }
+    }
+    // Heap tensors nobody reads any more go now; arena views are simply forgotten.
+    for (int slot : step.dying) values[slot] = SlotValue{};
+    if (step_nanos != nullptr) {
+      (*step_nanos)[s] += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Tensor>> RunSubgraphPlan(const GraphPlan& plan, const Frame& parent,
+                                                    const std::vector<TensorView>& inputs,
+                                                    const ExecutionOptions& options) {
+  const std::vector<int>& input_slots = plan.input_slots();
+  if (inputs.size() != input_slots.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("subgraph '", plan.graph().name(), "' takes ",
+                                                   input_slots.size(), " inputs, given ",
+                                                   inputs.size()));
+  }
+  Frame frame(plan, &parent);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    SlotValue& v = frame.values()[input_slots[k]];
+    // ShapeHelpers read values from dense data only; scan slices are strided views.
+    if (inputs[k].Contiguous()) {
+      v.view = inputs[k];
+    } else {
+      v.owner = Tensor::CopyOf(inputs[k]);
+      v.view = v.owner.view();
+    }
+  }
+  if (absl::Status s = frame.BindConstantsAndCaptures(); !s.ok()) return s;
+  if (absl::Status s = ExecuteFrame(frame, nullptr, options); !s.ok()) return s;
+  std::vector<Tensor> outputs;
+  outputs.reserve(plan.output_slots().size());
+  for (int slot : plan.output_slots()) {
+    const SlotValue& v = frame.values()[slot];
+    if (v.view.type == ElementType::kUndefined) {
+      return absl::InternalError(absl::StrCat("subgraph '", plan.graph().name(), "' output '",
+                                              plan.slots()[slot].value->name(), "' has no value"));
+    }
+    outputs.push_back(MaterializeSlot(v));
+  }
+  return outputs;
+}
+
+}  // namespace anvil

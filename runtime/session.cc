@@ -1,0 +1,293 @@
+#include "runtime/session.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/absl_compat.h"
+#include "graph/model_io.h"
+#include "graph/pass_manager.h"
+#include "runtime/executor.h"
+
+namespace anvil {
+namespace {
+
+std::string DimsString(absl::Span<const int64_t> dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
+}  // namespace
+
+Session::~Session() = default;
+
+absl::StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& path,
+                                                       const SessionOptions& options) {
+  absl::StatusOr<std::unique_ptr<Model>> model = LoadModel(path);
+  if (!model.ok()) return model.status();
+  return Load(*std::move(model), options);
+}
+
+absl::StatusOr<std::unique_ptr<Session>> Session::Load(std::unique_ptr<Model> model,
+                                                       const SessionOptions& options) {
+  std::unique_ptr<Session> session(new Session());
+  if (absl::Status s = session->Init(std::move(model), options); !s.ok()) return s;
+  return session;
+}
+
+absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& options) {
+  options_ = options;
+  model_ = std::move(model);
+  if (!options.pipeline.empty()) {
+    absl::StatusOr<PassManager> pm = PassManager::Parse(options.pipeline);
+    if (!pm.ok()) return pm.status();
+    if (absl::Status s = pm->Run(*model_); !s.ok()) return s;
+  }
+  // The plan follows node order; imported models need not be in topological order.
+  absl::Status sorted = absl::OkStatus();
+  model_->graph().ForEachGraph([&sorted](Graph& g) {
+    std::string cycle;
+    if (sorted.ok() && !g.TopologicalSort(&cycle)) {
+      sorted = absl::InvalidArgumentError(absl::StrCat("the graph has a cycle through ", cycle));
+    }
+  });
+  if (!sorted.ok()) return sorted;
+
+  absl::StatusOr<std::unique_ptr<GraphPlan>> plan = GraphPlan::Build(*model_, model_->graph());
+  if (!plan.ok()) return plan.status();
+  plan_ = *std::move(plan);
+  for (const Value* in : model_->graph().inputs()) {
+    if (!in->IsInitializer()) inputs_.push_back(in);
+  }
+  for (const Value* out : model_->graph().outputs()) outputs_.push_back(out);
+  shape_engine_ = std::make_unique<ShapeInferenceEngine>(*plan_);
+
+  // Lifetimes per slot and the reuse candidates, for the memory planner.
+  std::vector<Lifetime> lifetimes(plan_->num_slots());
+  for (int slot = 0; slot < plan_->num_slots(); ++slot) {
+    const Slot& s = plan_->slots()[slot];
+    const int first = s.producer >= 0 ? s.producer : 0;
+    lifetimes[slot] = {first, std::max(first, s.last_use)};
+  }
+  std::vector<ReuseCandidate> candidates;
+  const std::vector<Step>& steps = plan_->steps();
+  for (int s = 0; s < static_cast<int>(steps.size()); ++s) {
+    const Step& step = steps[s];
+    if (step.reuse == ReuseKind::kNone || step.inputs.empty() || step.inputs[0] < 0 ||
+        step.outputs.empty() || step.outputs[0] < 0) {
+      continue;
+    }
+    candidates.push_back({s, step.outputs[0], step.inputs[0], step.reuse == ReuseKind::kInPlace});
+    reuse_steps_.push_back(s);
+  }
+  planner_ =
+      std::make_unique<MemoryPlanner>(std::move(lifetimes), std::move(candidates), options.reuse);
+  arena_views_.assign(plan_->num_slots(), TensorView{});
+  alias_step_.assign(steps.size(), false);
+  return absl::OkStatus();
+}
+
+absl::Status Session::BindInputs(const absl::flat_hash_map<std::string, Tensor>& inputs,
+                                 std::vector<TensorView>* views) const {
+  const Graph& graph = model_->graph();
+  for (const auto& [name, tensor] : inputs) {
+    const Value* v = graph.FindValue(name);
+    if (v == nullptr || !v->IsGraphInput()) {
+      std::vector<std::string> names;
+      for (const Value* in : inputs_) names.push_back(in->name());
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown input '", name, "'; the model's inputs are: ", absl::StrJoin(names, ", ")));
+    }
+  }
+  views->clear();
+  for (int slot : plan_->input_slots()) {
+    const Slot& s = plan_->slots()[slot];
+    const Value* v = s.value;
+    auto it = inputs.find(v->name());
+    if (it == inputs.end()) {
+      if (v->IsInitializer()) {
+        views->push_back(s.constant_view);
+        continue;
+      }
+      return absl::InvalidArgumentError(
+          absl::StrCat("missing input '", v->name(), "' (", v->type().ToString(), ")"));
+    }
+    const Tensor& t = it->second;
+    const Type& declared = v->type();
+    if (!t.defined()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", v->name(), "' is an undefined tensor"));
+    }
+    if (declared.is_tensor() && declared.element_type() != ElementType::kUndefined &&
+        declared.element_type() != t.type()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", v->name(), "': element type ", AsAbsl(ElementTypeName(t.type())),
+                       ", expected ", AsAbsl(ElementTypeName(declared.element_type())), " (",
+                       declared.ToString(), ")"));
+    }
+    if (declared.has_shape()) {
+      if (declared.rank() != static_cast<int64_t>(t.dims().size())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input '", v->name(), "': rank ", t.dims().size(), " ", DimsString(t.dims()),
+            ", expected rank ", declared.rank(), " (", declared.ToString(), ")"));
+      }
+      for (size_t k = 0; k < t.dims().size(); ++k) {
+        const Dim& d = declared.shape()[k];
+        if (d.is_literal() && *d.value != t.dims()[k]) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "input '", v->name(), "': dim ", k, " is ", t.dims()[k], ", the model declares ",
+              *d.value, " (", declared.ToString(), "; got ", DimsString(t.dims()), ")"));
+        }
+      }
+    }
+    views->push_back(t.view());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Session::PrepareMemory() {
+  const std::vector<Step>& steps = plan_->steps();
+  const int num_slots = plan_->num_slots();
+  // Reshape-like steps over a graph input or constant: the output is a view of those bytes
+  // (never written: in-place candidates need arena inputs), so it takes no arena space.
+  std::vector<bool> external_alias(steps.size(), false);
+  if (options_.reuse) {
+    for (size_t s = 0; s < steps.size(); ++s) {
+      const Step& step = steps[s];
+      if (step.reuse != ReuseKind::kAlias || step.inputs.empty() || step.inputs[0] < 0 ||
+          step.outputs.empty() || step.outputs[0] < 0) {
+        continue;
+      }
+      const Slot& in = plan_->slots()[step.inputs[0]];
+      const Slot& out = plan_->slots()[step.outputs[0]];
+      const ValueShape& in_shape = shape_engine_->shape(step.inputs[0]);
+      const ValueShape& out_shape = shape_engine_->shape(step.outputs[0]);
+      if ((in.kind == SlotKind::kInput || in.kind == SlotKind::kConstant) && !out.graph_output &&
+          in_shape.known && out_shape.known && in_shape.bytes == out_shape.bytes &&
+          in_shape.type == out_shape.type) {
+        external_alias[s] = true;
+      }
+    }
+  }
+  std::vector<int64_t> sizes(num_slots, -1);
+  for (int slot = 0; slot < num_slots; ++slot) {
+    const Slot& s = plan_->slots()[slot];
+    const ValueShape& shape = shape_engine_->shape(slot);
+    if (!options_.plan_memory || s.kind != SlotKind::kComputed || s.graph_output || !shape.known ||
+        external_alias[s.producer]) {
+      continue;
+    }
+    sizes[slot] = shape.bytes;
+  }
+  planner_->Plan(sizes);  // no-op when no size changed
+  if (planner_->arena_bytes() > static_cast<int64_t>(arena_.ByteSize())) {
+    arena_ = Tensor(ElementType::kUint8, {planner_->arena_bytes()});
+  }
+  // Views are rebuilt whenever shapes were re-inferred: equal sizes may hold other dims.
+  auto* base = static_cast<uint8_t*>(arena_.data());
+  for (int slot = 0; slot < num_slots; ++slot) {
+    const int64_t offset = planner_->offset(slot);
+    if (offset < 0) {
+      arena_views_[slot] = TensorView{};
+      continue;
+    }
+    const ValueShape& shape = shape_engine_->shape(slot);
+    arena_views_[slot] = TensorView::Dense(shape.type, base + offset, shape.dims);
+  }
+  for (size_t s = 0; s < steps.size(); ++s) alias_step_[s] = external_alias[s];
+  for (size_t k = 0; k < reuse_steps_.size(); ++k) {
+    const Step& step = steps[reuse_steps_[k]];
+    if (planner_->applied(static_cast<int>(k)) && step.reuse == ReuseKind::kAlias) {
+      alias_step_[reuse_steps_[k]] = true;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Tensor>> Session::Run(
+    const absl::flat_hash_map<std::string, Tensor>& inputs) {
+  std::vector<TensorView> input_views;
+  if (absl::Status s = BindInputs(inputs, &input_views); !s.ok()) return s;
+  absl::StatusOr<bool> reinferred = shape_engine_->Infer(input_views);
+  if (!reinferred.ok()) return reinferred.status();
+  if (*reinferred) {
+    if (absl::Status s = PrepareMemory(); !s.ok()) return s;
+  }
+
+  Frame frame(*plan_, nullptr);
+  const std::vector<int>& input_slots = plan_->input_slots();
+  for (size_t k = 0; k < input_slots.size(); ++k) {
+    SlotValue& v = frame.values()[input_slots[k]];
+    v.view = input_views[k];
+    auto it = inputs.find(plan_->slots()[input_slots[k]].value->name());
+    if (it != inputs.end()) v.owner = it->second;  // lets a passed-through input be returned
+  }
+  if (absl::Status s = frame.BindConstantsAndCaptures(); !s.ok()) return s;
+  StaticLayout layout{shape_engine_.get(), &arena_views_, &alias_step_};
+  heap_tensors_ = 0;
+  ++runs_;
+  if (options_.profile) step_nanos_.resize(plan_->steps().size(), 0);
+  ExecutionOptions exec_options{options_.seed, &heap_tensors_,
+                                options_.profile ? &step_nanos_ : nullptr};
+  if (absl::Status s = ExecuteFrame(frame, &layout, exec_options); !s.ok()) return s;
+
+  std::vector<Tensor> outputs;
+  outputs.reserve(plan_->output_slots().size());
+  for (int slot : plan_->output_slots()) {
+    const SlotValue& v = frame.values()[slot];
+    if (v.view.type == ElementType::kUndefined) {
+      return absl::InternalError(
+          absl::StrCat("graph output '", plan_->slots()[slot].value->name(), "' has no value"));
+    }
+    outputs.push_back(MaterializeSlot(v));
+  }
+  return outputs;
+}
+
+MemoryStats Session::memory_stats() const {
+  MemoryStats stats;
+  stats.arena_bytes = planner_->arena_bytes();
+  stats.lower_bound_bytes = planner_->lower_bound_bytes();
+  stats.unshared_bytes = planner_->unshared_bytes();
+  stats.plans = planner_->plans();
+  stats.in_place_reuses = planner_->in_place_reuses();
+  // Arena aliases the planner applied plus views of inputs and constants.
+  for (bool alias : alias_step_) stats.aliases += alias ? 1 : 0;
+  stats.heap_tensors = heap_tensors_;
+  return stats;
+}
+
+std::vector<OpProfile> Session::Profile() const {
+  std::map<std::string, OpProfile> by_op;
+  for (size_t s = 0; s < step_nanos_.size(); ++s) {
+    const Node& node = *plan_->steps()[s].node;
+    const std::string op =
+        node.domain().empty() ? node.op_type() : absl::StrCat(node.domain(), ".", node.op_type());
+    OpProfile& p = by_op[op];
+    p.op_type = op;
+    ++p.nodes;
+    p.total_nanos += step_nanos_[s];
+  }
+  std::vector<OpProfile> result;
+  for (auto& [op, p] : by_op) result.push_back(p);
+  std::sort(result.begin(), result.end(),
+            [](const OpProfile& a, const OpProfile& b) { return a.total_nanos > b.total_nanos; });
+  return result;
+}
+
+void Session::ResetProfile() {
+  std::fill(step_nanos_.begin(), step_nanos_.end(), 0);
+  runs_ = 0;
+}
+
+std::vector<std::string> Session::ChangedValues() const {
+  std::vector<std::string> names;
+  for (int slot : shape_engine_->changed()) {
+    const Slot& s = plan_->slots()[slot];
+    if (s.kind == SlotKind::kComputed) names.push_back(s.value->name());
+  }
+  return names;
+}
+
+}  // namespace anvil

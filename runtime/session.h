@@ -1,0 +1,125 @@
+// Session: load a model once, run it many times.
+//
+//   absl::StatusOr<std::unique_ptr<Session>> s = Session::Load("model.onnx");
+//   absl::StatusOr<std::vector<Tensor>> out = (*s)->Run({{"x", x}});
+//
+// Load runs a pipeline (default `shape-inference,dce`), sorts the graph topologically and builds
+// the execution plan (plan.h): one kernel per node — a node without one fails the load with
+// Unimplemented naming op and opset — slots, liveness, reuse candidates and a plan per subgraph.
+//
+// Run binds the named inputs (errors name the input: missing, unknown, wrong element type, wrong
+// rank, a dim that contradicts a literal the model declares), then
+//  1. ShapeInferenceEngine::Infer: nothing when the input shapes are the last run's; otherwise
+//     every value's shape, along the schedule;
+//  2. MemoryPlanner::Plan, only when a size changed: one arena for the intermediates, with
+//     in-place reuse and aliasing of reshape-like ops;
+//  3. the executor: each step's kernel on views into the arena. Graph outputs are Tensors of
+//     their own (the caller keeps them); values whose size only data decides, and subgraph
+//     results, live on the heap and are freed after their last reader.
+// A Session is not thread-safe: one Run at a time.
+#ifndef ANVIL_RUNTIME_SESSION_H_
+#define ANVIL_RUNTIME_SESSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "graph/ir.h"
+#include "kernels/tensor.h"
+#include "runtime/memory_planner.h"
+#include "runtime/plan.h"
+#include "runtime/shape_engine.h"
+
+namespace anvil {
+
+struct SessionOptions {
+  // Passes run on the model at load (pass_manager.h syntax); "" runs none.
+  std::string pipeline = "shape-inference,dce";
+  // Place intermediates in one planned arena; off: every tensor on the heap (for debugging).
+  bool plan_memory = true;
+  // Let elementwise ops overwrite dying inputs and reshape-like ops alias their input.
+  bool reuse = true;
+  // Seed of random ops without a seed attribute.
+  uint64_t seed = 0x5eed;
+  // Time every step of every run (Profile()); costs two clock reads per node.
+  bool profile = false;
+};
+
+// Where the time went, per op type, over the runs since the last ResetProfile().
+struct OpProfile {
+  std::string op_type;
+  int64_t nodes = 0;        // nodes of this op in the schedule
+  int64_t total_nanos = 0;  // summed over those nodes and the runs
+};
+
+// Figures of the current memory plan.
+struct MemoryStats {
+  int64_t arena_bytes = 0;        // the arena the plan needs
+  int64_t lower_bound_bytes = 0;  // peak bytes live at once: no plan can use less
+  int64_t unshared_bytes = 0;     // one buffer per intermediate tensor, no sharing
+  int64_t plans = 0;              // times the planner ran (re-plans after size changes)
+  int in_place_reuses = 0;        // outputs written over a dying input
+  int aliases = 0;                // reshape-like outputs sharing their input's bytes
+  int64_t heap_tensors = 0;       // tensors allocated outside the arena by the last run
+};
+
+class Session {
+ public:
+  static absl::StatusOr<std::unique_ptr<Session>> Load(const std::string& path,
+                                                       const SessionOptions& options = {});
+  static absl::StatusOr<std::unique_ptr<Session>> Load(std::unique_ptr<Model> model,
+                                                       const SessionOptions& options = {});
+  ~Session();
+
+  // The graph inputs a caller must provide (initializers that are also inputs may be given
+  // too, overriding their value), and the outputs Run returns, in order.
+  const std::vector<const Value*>& inputs() const { return inputs_; }
+  const std::vector<const Value*>& outputs() const { return outputs_; }
+  // The model after the load pipeline.
+  const Model& model() const { return *model_; }
+
+  absl::StatusOr<std::vector<Tensor>> Run(const absl::flat_hash_map<std::string, Tensor>& inputs);
+
+  int64_t shape_inference_runs() const { return shape_engine_->shape_inference_runs(); }
+  const ShapeInferenceEngine& shape_engine() const { return *shape_engine_; }
+  MemoryStats memory_stats() const;
+  // Names of the values whose size changed in the last shape re-inference.
+  std::vector<std::string> ChangedValues() const;
+  // Per op type, most time first (empty unless SessionOptions::profile), over runs() runs.
+  std::vector<OpProfile> Profile() const;
+  int64_t runs() const { return runs_; }
+  void ResetProfile();
+
+ private:
+  class Executor;
+  Session() = default;
+  absl::Status Init(std::unique_ptr<Model> model, const SessionOptions& options);
+  absl::Status BindInputs(const absl::flat_hash_map<std::string, Tensor>& inputs,
+                          std::vector<TensorView>* views) const;
+  absl::Status PrepareMemory();
+
+  SessionOptions options_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<GraphPlan> plan_;
+  std::unique_ptr<ShapeInferenceEngine> shape_engine_;
+  std::unique_ptr<MemoryPlanner> planner_;
+  std::vector<int> reuse_steps_;  // per planner candidate: its step
+  std::vector<const Value*> inputs_;
+  std::vector<const Value*> outputs_;
+  // The arena and, per slot, its view there (type and dims of the current shapes).
+  Tensor arena_;
+  std::vector<TensorView> arena_views_;
+  // Steps that run no kernel this plan (an applied alias): output = input's bytes.
+  std::vector<bool> alias_step_;
+  int64_t heap_tensors_ = 0;
+  int64_t runs_ = 0;
+  std::vector<int64_t> step_nanos_;  // per step, when profiling
+};
+
+}  // namespace anvil
+
+#endif  // ANVIL_RUNTIME_SESSION_H_

@@ -1,0 +1,314 @@
+#include "runtime/session.h"
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "graph/text_format.h"
+#include "gtest/gtest.h"
+#include "kernels/interpreter.h"
+
+namespace anvil {
+namespace {
+
+std::unique_ptr<Session> LoadText(const std::string& text, SessionOptions options = {}) {
+  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
+  EXPECT_TRUE(model.ok()) << model.status();
+  if (!model.ok()) return nullptr;
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Load(*std::move(model), options);
+  EXPECT_TRUE(session.ok()) << session.status();
+  return session.ok() ? *std::move(session) : nullptr;
+}
+
+Tensor Floats(std::vector<int64_t> dims, const std::vector<float>& values) {
+  Tensor t(ElementType::kFloat, dims);
+  for (size_t i = 0; i < values.size(); ++i) t.As<float>()[i] = values[i];
+  return t;
+}
+
+// Deterministic inputs: x[i] = sin(i) * 2.
+Tensor Wave(std::vector<int64_t> dims) {
+  Tensor t(ElementType::kFloat, dims);
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.As<float>()[i] = std::sin(i * 1.0f) * 2;
+  return t;
+}
+
+// y = Sigmoid(Relu(x * w)) + x and z = -Reshape(Sigmoid(Relu(x * w)), [N, 2, 2]): Relu and
+// Sigmoid can run in place, the Reshape (its target from Shape -> Gather -> Concat) aliases.
+constexpr char kBatchModel[] = R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+net (float[N, 4] x) => (float[N, 4] y, float[N, 2, 2] z)
+<float[4] w = {1.0, -1.0, 2.0, -0.5}, int64[1] zero = {0}, int64[2] two2 = {2, 2}>
+{
+  a = Mul (x, w)
+  b = Relu (a)
+  c = Sigmoid (b)
+  s = Shape (c)
+  n = Gather <axis = 0> (s, zero)
+  shp = Concat <axis = 0> (n, two2)
+  r = Reshape (c, shp)
+  z = Neg (r)
+  y = Add (c, x)
+}
+)onnx";
+
+void CheckBatchOutputs(const Tensor& x, const std::vector<Tensor>& out) {
+  const float w[4] = {1.0f, -1.0f, 2.0f, -0.5f};
+  const int64_t n = x.dims()[0];
+  ASSERT_EQ(out.size(), 2u);
+  ASSERT_EQ(out[0].dims(), (Shape{n, 4}));
+  ASSERT_EQ(out[1].dims(), (Shape{n, 2, 2}));
+  for (int64_t i = 0; i < n * 4; ++i) {
+    const float xv = x.As<float>()[i];
+    const float c = 1.0f / (1.0f + std::exp(-std::max(0.0f, xv * w[i % 4])));
+    EXPECT_NEAR(out[0].As<float>()[i], c + xv, 1e-5) << i;
+    EXPECT_NEAR(out[1].As<float>()[i], -c, 1e-5) << i;
+  }
+}
+
+TEST(SessionTest, SymbolicBatchReinfersAndReplansOnlyWhenShapesChange) {
+  std::unique_ptr<Session> session = LoadText(kBatchModel);
+  ASSERT_NE(session, nullptr);
+  ASSERT_EQ(session->inputs().size(), 1u);
+
+  const Tensor x1 = Wave({1, 4});
+  absl::StatusOr<std::vector<Tensor>> out = session->Run({{"x", x1}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  CheckBatchOutputs(x1, *out);
+  EXPECT_EQ(session->shape_inference_runs(), 1);
+  EXPECT_EQ(session->memory_stats().plans, 1);
+  const int64_t arena1 = session->memory_stats().arena_bytes;
+
+  // Same shapes, other values: no inference, no planning.
+  const Tensor x1b = Floats({1, 4}, {0.5f, -3.0f, 1.0f, 4.0f});
+  out = session->Run({{"x", x1b}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  CheckBatchOutputs(x1b, *out);
+  EXPECT_EQ(session->shape_inference_runs(), 1);
+  EXPECT_EQ(session->memory_stats().plans, 1);
+
+  const Tensor x8 = Wave({8, 4});
+  out = session->Run({{"x", x8}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  CheckBatchOutputs(x8, *out);
+  EXPECT_EQ(session->shape_inference_runs(), 2);
+  EXPECT_EQ(session->memory_stats().plans, 2);
+  const std::vector<std::string> changed = session->ChangedValues();
+  EXPECT_NE(std::find(changed.begin(), changed.end(), "a"), changed.end());
+  // `s` (Shape's [2]) keeps its size when N changes.
+  EXPECT_EQ(std::find(changed.begin(), changed.end(), "s"), changed.end());
+
+  MemoryStats stats = session->memory_stats();
+  // Relu and Sigmoid overwrite their dying inputs; the Reshape is a view of c.
+  EXPECT_EQ(stats.in_place_reuses, 2);
+  EXPECT_GE(stats.aliases, 1);
+  // a, b, c share one buffer (8x4 floats); the rest are tiny shape tensors.
+  EXPECT_LE(stats.arena_bytes, stats.unshared_bytes);
+  EXPECT_GE(stats.arena_bytes, stats.lower_bound_bytes);
+  EXPECT_GT(stats.arena_bytes, arena1);
+
+  const Tensor x1c = Wave({1, 4});
+  out = session->Run({{"x", x1c}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  CheckBatchOutputs(x1c, *out);
+  EXPECT_EQ(session->shape_inference_runs(), 3);
+  EXPECT_EQ(session->memory_stats().plans, 3);
+  EXPECT_EQ(session->memory_stats().arena_bytes, arena1);
+}
+
+TEST(SessionTest, MatchesTheReferenceInterpreterWithoutReuseOrArena) {
+  for (bool plan_memory : {false, true}) {
+    SessionOptions options;
+    options.plan_memory = plan_memory;
+    options.reuse = plan_memory;
+    std::unique_ptr<Session> session = LoadText(kBatchModel, options);
+    ASSERT_NE(session, nullptr);
+    const Tensor x = Wave({3, 4});
+    absl::StatusOr<std::vector<Tensor>> out = session->Run({{"x", x}});
+    ASSERT_TRUE(out.ok()) << out.status();
+    CheckBatchOutputs(x, *out);
+    absl::StatusOr<std::vector<Tensor>> ref =
+        InterpretGraph(session->model(), session->model().graph(), {x});
+    ASSERT_TRUE(ref.ok()) << ref.status();
+    for (size_t k = 0; k < out->size(); ++k) {
+      for (int64_t i = 0; i < (*out)[k].NumElements(); ++i) {
+        EXPECT_EQ((*out)[k].As<float>()[i], (*ref)[k].As<float>()[i]);
+      }
+    }
+  }
+}
+
+TEST(SessionTest, InputErrorsNameTheInput) {
+  std::unique_ptr<Session> session = LoadText(kBatchModel);
+  ASSERT_NE(session, nullptr);
+  auto error = [&](const absl::flat_hash_map<std::string, Tensor>& inputs) {
+    absl::StatusOr<std::vector<Tensor>> out = session->Run(inputs);
+    EXPECT_FALSE(out.ok());
+    return out.ok() ? std::string() : std::string(out.status().message());
+  };
+  EXPECT_EQ(error({}), "missing input 'x' (float[N,4])");
+  EXPECT_EQ(error({{"x", Wave({1, 4})}, {"q", Wave({1})}}),
+            "unknown input 'q'; the model's inputs are: x");
+  EXPECT_EQ(error({{"x", Tensor(ElementType::kInt64, {1, 4})}}),
+            "input 'x': element type int64, expected float (float[N,4])");
+  EXPECT_EQ(error({{"x", Wave({1, 4, 1})}}),
+            "input 'x': rank 3 [1,4,1], expected rank 2 (float[N,4])");
+  EXPECT_EQ(error({{"x", Wave({2, 5})}}),
+            "input 'x': dim 1 is 5, the model declares 4 (float[N,4]; got [2,5])");
+  // The session still works after rejected calls.
+  EXPECT_TRUE(session->Run({{"x", Wave({2, 4})}}).ok());
+}
+
+TEST(SessionTest, MissingKernelFailsTheLoadNamingOpAndOpset) {
+  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(R"onnx(
+<ir_version: 8, opset_import: ["" : 17, "anvil.test" : 1]>
+g (float[2] x) => (float[2] y) {
+  y = anvil.test.NoSuchOp (x)
+}
+)onnx");
+  ASSERT_TRUE(model.ok()) << model.status();
+  SessionOptions options;
+  options.pipeline = "";
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Load(*std::move(model), options);
+  ASSERT_FALSE(session.ok());
+  EXPECT_TRUE(absl::IsUnimplemented(session.status())) << session.status();
+  EXPECT_TRUE(absl::StrContains(session.status().message(), "anvil.test.NoSuchOp (opset 1)"))
+      << session.status();
+}
+
+// The Reshape target is a graph input: its contents are part of the shape key.
+TEST(SessionTest, ShapeInputContentsAreReinferred) {
+  std::unique_ptr<Session> session = LoadText(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+g (float[6] x, int64[2] shape) => (float[?, ?] y) {
+  r = Reshape (x, shape)
+  a = Neg (r)
+  y = Relu (a)
+}
+)onnx");
+  ASSERT_NE(session, nullptr);
+  Tensor shape(ElementType::kInt64, {2});
+  shape.As<int64_t>()[0] = 2;
+  shape.As<int64_t>()[1] = 3;
+  absl::StatusOr<std::vector<Tensor>> out = session->Run({{"x", Wave({6})}, {"shape", shape}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dims(), (Shape{2, 3}));
+  Tensor shape2(ElementType::kInt64, {2});
+  shape2.As<int64_t>()[0] = 3;
+  shape2.As<int64_t>()[1] = 2;
+  out = session->Run({{"x", Wave({6})}, {"shape", shape2}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dims(), (Shape{3, 2}));
+  EXPECT_EQ(session->shape_inference_runs(), 2);
+  // [2,3] -> [3,2]: new dims, same sizes, so the memory plan stands.
+  EXPECT_EQ(session->memory_stats().plans, 1);
+  EXPECT_EQ(session->memory_stats().arena_bytes, 64);  // `a`; `r` is a view of x
+  EXPECT_TRUE(session->ChangedValues().empty());
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ((*out)[0].As<float>()[i], std::max(0.0f, -Wave({6}).As<float>()[i]));
+  }
+  out = session->Run({{"x", Wave({6})}, {"shape", shape2}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(session->shape_inference_runs(), 2);
+}
+
+// NonZero's output size depends on data: it and everything after it live on the heap, with
+// shapes computed as the run gets there, while the shape engine's cache still holds.
+TEST(SessionTest, DataDependentOutputsGoOnTheHeap) {
+  std::unique_ptr<Session> session = LoadText(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x) => (int64[1, ?] y) {
+  a = Relu (x)
+  nz = NonZero (a)
+  y = Neg (nz)
+}
+)onnx");
+  ASSERT_NE(session, nullptr);
+  absl::StatusOr<std::vector<Tensor>> out =
+      session->Run({{"x", Floats({4}, {1.0f, -1.0f, 2.0f, 0.0f})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)[0].dims(), (Shape{1, 2}));
+  EXPECT_EQ((*out)[0].As<int64_t>()[0], 0);
+  EXPECT_EQ((*out)[0].As<int64_t>()[1], -2);
+  out = session->Run({{"x", Floats({4}, {1.0f, 1.0f, 2.0f, 3.0f})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dims(), (Shape{1, 4}));
+  EXPECT_EQ(session->shape_inference_runs(), 1);
+  EXPECT_GE(session->memory_stats().heap_tensors, 1);
+}
+
+TEST(SessionTest, IfReadsOuterValues) {
+  std::unique_ptr<Session> session = LoadText(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+g (bool c, float[2] x) => (float[2] y) {
+  d = Relu (x)
+  y = If (c) <
+    then_branch = then_g () => (float[2] t) { t = Add (d, d) },
+    else_branch = else_g () => (float[2] e) { e = Neg (d) }
+  >
+}
+)onnx");
+  ASSERT_NE(session, nullptr);
+  Tensor yes(ElementType::kBool, {});
+  yes.As<uint8_t>()[0] = 1;
+  Tensor no(ElementType::kBool, {});
+  absl::StatusOr<std::vector<Tensor>> out =
+      session->Run({{"c", yes}, {"x", Floats({2}, {1.5f, -2.0f})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].As<float>()[0], 3.0f);
+  EXPECT_EQ((*out)[0].As<float>()[1], 0.0f);
+  out = session->Run({{"c", no}, {"x", Floats({2}, {1.5f, -2.0f})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].As<float>()[0], -1.5f);
+}
+
+TEST(SessionTest, LoopCarriesValuesAndStacksScanOutputs) {
+  std::unique_ptr<Session> session = LoadText(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+g (int64 m, float[2] x) => (float[2] sum, float[?, 2] all) {
+  sum, all = Loop (m, , x) <
+    body = body_g (int64 i, bool c_in, float[2] acc) => (bool c_out, float[2] next, float[2] seen) {
+      c_out = Identity (c_in)
+      next = Add (acc, x)
+      seen = Identity (next)
+    }
+  >
+}
+)onnx");
+  ASSERT_NE(session, nullptr);
+  Tensor m(ElementType::kInt64, {});
+  m.As<int64_t>()[0] = 3;
+  absl::StatusOr<std::vector<Tensor>> out =
+      session->Run({{"m", m}, {"x", Floats({2}, {1.0f, 2.0f})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].As<float>()[0], 4.0f);
+  EXPECT_EQ((*out)[0].As<float>()[1], 8.0f);
+  ASSERT_EQ((*out)[1].dims(), (Shape{3, 2}));
+  const std::vector<float> expected = {2, 4, 3, 6, 4, 8};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ((*out)[1].As<float>()[i], expected[i]);
+}
+
+TEST(SessionTest, ScanWithReverseInputAndOutputAxis) {
+  std::unique_ptr<Session> session = LoadText(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] init, float[3, 2] xs) => (float[2] last, float[2, 3] partial) {
+  last, partial = Scan (init, xs) <
+    num_scan_inputs = 1, scan_input_directions = [1], scan_output_axes = [1],
+    body = body_g (float[2] s, float[2] x) => (float[2] s_out, float[2] p) {
+      s_out = Add (s, x)
+      p = Identity (s_out)
+    }
+  >
+}
+)onnx");
+  ASSERT_NE(session, nullptr);
+  absl::StatusOr<std::vector<Tensor>> out =
+      session->Run({{"init", Floats({2}, {0, 0})}, {"xs", Floats({3, 2}, {1, 2, 3, 4, 5, 6})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].As<float>()[0], 9.0f);
+  EXPECT_EQ((*out)[0].As<float>()[1], 12.0f);
+  // Reverse input: partial sums 5, 8, 9 (first column) and 6, 10, 12, stacked along axis 1.
+  ASSERT_EQ((*out)[1].dims(), (Shape{2, 3}));
+  const std::vector<float> expected = {5, 8, 9, 6, 10, 12};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ((*out)[1].As<float>()[i], expected[i]) << i;
+}
+
+}  // namespace
+}  // namespace anvil

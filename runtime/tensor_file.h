@@ -1,0 +1,41 @@
+// Tensors as ONNX TensorProto files (input_K.pb / output_K.pb, the format of the ONNX backend
+// test data and of ONNX Runtime's tools): reading them into runtime Tensors and writing results
+// back, for anvil-run and the conformance runner.
+#ifndef ANVIL_RUNTIME_TENSOR_FILE_H_
+#define ANVIL_RUNTIME_TENSOR_FILE_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "kernels/tensor.h"
+
+namespace onnx {
+class TensorProto;
+}  // namespace onnx
+
+namespace anvil {
+
+struct NamedTensor {
+  std::string name;  // TensorProto.name; may be empty
+  Tensor tensor;
+};
+
+// A dense copy of a TensorProto's contents (raw_data, typed fields or external data relative to
+// `base_dir`). String tensors are Unimplemented: the runtime has none.
+absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto,
+                                       const std::string& base_dir = "");
+
+// `tensor` as a TensorProto named `name` (raw_data).
+absl::StatusOr<onnx::TensorProto> TensorToProto(const Tensor& tensor, const std::string& name);
+
+// Reads a binary TensorProto file; errors name the file.
+absl::StatusOr<NamedTensor> ReadTensorFile(const std::string& path);
+
+// Writes `tensor` as a binary TensorProto file named `name`.
+absl::Status WriteTensorFile(const Tensor& tensor, const std::string& name,
+                             const std::string& path);
+
+}  // namespace anvil
+
+#endif  // ANVIL_RUNTIME_TENSOR_FILE_H_

@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""Writes the small benchmark and test models in testdata/models/.
+
+    /usr/bin/python3 testdata/generate_models.py [OUT_DIR]
+
+Each model has a symbolic batch dim `N` (the transformer also a symbolic sequence dim `S`), so
+the runtime's shape re-inference and memory re-planning get exercised, and deterministic weights
+(numpy's generator with a fixed seed), so regenerating gives identical files:
+
+  mlp.onnx          x[N,256] -> 3 x (Gemm + Relu) -> Gemm -> Softmax              (opset 17)
+  cnn.onnx          x[N,3,32,32] -> 3 x (Conv + BatchNormalization + Relu + MaxPool)
+                    -> GlobalAveragePool -> Flatten -> Gemm                        (opset 17)
+  transformer.onnx  x[N,S,64] -> LayerNormalization -> 4-head self-attention
+                    (MatMul, Reshape, Transpose, Softmax) -> residual Add -> LayerNormalization
+                    -> MLP (MatMul, Relu, MatMul) -> residual Add                  (opset 17)
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 17
+RNG = np.random.default_rng(20240521)
+
+
+def weight(name, shape, scale=None):
+    fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else int(shape[0])
+    scale = scale if scale is not None else 1.0 / np.sqrt(max(fan_in, 1))
+    return numpy_helper.from_array(
+        (RNG.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+def const(name, values, dtype=np.int64):
+    return numpy_helper.from_array(np.array(values, dtype=dtype), name)
+
+
+def save(graph, path):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="anvil-testdata")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    print(f"wrote {path} ({os.path.getsize(path)} bytes)")
+
+
+def mlp(path):
+    sizes = [256, 512, 512, 256, 10]
+    nodes, inits = [], []
+    cur = "x"
+    for i in range(len(sizes) - 1):
+        inits += [weight(f"w{i}", [sizes[i + 1], sizes[i]]), weight(f"b{i}", [sizes[i + 1]], 0.1)]
+        out = f"h{i}" if i < len(sizes) - 2 else "logits"
+        gemm_out = out if i == len(sizes) - 2 else f"g{i}"
+        nodes.append(helper.make_node("Gemm", [cur, f"w{i}", f"b{i}"], [gemm_out], transB=1))
+        if i < len(sizes) - 2:
+            nodes.append(helper.make_node("Relu", [gemm_out], [out]))
+        cur = out
+    nodes.append(helper.make_node("Softmax", ["logits"], ["y"], axis=-1))
+    graph = helper.make_graph(
+        nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 10])], inits)
+    save(graph, path)
+
+
+def cnn(path):
+    nodes, inits = [], []
+    cur, channels = "x", 3
+    for i, out_channels in enumerate([16, 32, 64]):
+        inits += [
+            weight(f"conv{i}_w", [out_channels, channels, 3, 3]),
+            weight(f"conv{i}_b", [out_channels], 0.1),
+            numpy_helper.from_array(
+                (1 + 0.1 * RNG.standard_normal(out_channels)).astype(np.float32), f"bn{i}_scale"),
+            weight(f"bn{i}_bias", [out_channels], 0.1),
+            weight(f"bn{i}_mean", [out_channels], 0.1),
+            numpy_helper.from_array(
+                (1 + 0.1 * np.abs(RNG.standard_normal(out_channels))).astype(np.float32),
+                f"bn{i}_var"),
+        ]
+        nodes += [
+            helper.make_node("Conv", [cur, f"conv{i}_w", f"conv{i}_b"], [f"c{i}"],
+                             kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+            helper.make_node("BatchNormalization",
+                             [f"c{i}", f"bn{i}_scale", f"bn{i}_bias", f"bn{i}_mean",
+                              f"bn{i}_var"], [f"n{i}"], epsilon=1e-5),
+            helper.make_node("Relu", [f"n{i}"], [f"r{i}"]),
+        ]
+        if i < 2:
+            nodes.append(helper.make_node("MaxPool", [f"r{i}"], [f"p{i}"], kernel_shape=[2, 2],
+                                          strides=[2, 2]))
+            cur = f"p{i}"
+        else:
+            cur = f"r{i}"
+        channels = out_channels
+    inits += [weight("fc_w", [10, channels]), weight("fc_b", [10], 0.1)]
+    nodes += [
+        helper.make_node("GlobalAveragePool", [cur], ["gap"]),
+        helper.make_node("Flatten", ["gap"], ["flat"], axis=1),
+        helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["y"], transB=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 32, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 10])], inits)
+    save(graph, path)
+
+
+def transformer(path):
+    d, heads, hidden = 64, 4, 256
+    head_dim = d // heads
+    inits = [
+        numpy_helper.from_array(np.ones(d, np.float32), "ln1_g"),
+        numpy_helper.from_array(np.zeros(d, np.float32), "ln1_b"),
+        numpy_helper.from_array(np.ones(d, np.float32), "ln2_g"),
+        numpy_helper.from_array(np.zeros(d, np.float32), "ln2_b"),
+        weight("wq", [d, d]), weight("wk", [d, d]), weight("wv", [d, d]), weight("wo", [d, d]),
+        weight("w1", [d, hidden]), weight("b1", [hidden], 0.1),
+        weight("w2", [hidden, d]), weight("b2", [d], 0.1),
+        const("heads_shape", [0, 0, heads, head_dim]),
+        const("model_shape", [0, 0, d]),
+        numpy_helper.from_array(np.array(1.0 / np.sqrt(head_dim), np.float32), "scale"),
+    ]
+    n = helper.make_node
+    nodes = [
+        n("LayerNormalization", ["x", "ln1_g", "ln1_b"], ["ln1"], axis=-1, epsilon=1e-5),
+        n("MatMul", ["ln1", "wq"], ["q"]),
+        n("MatMul", ["ln1", "wk"], ["k"]),
+        n("MatMul", ["ln1", "wv"], ["v"]),
+        n("Reshape", ["q", "heads_shape"], ["q4"]),
+        n("Reshape", ["k", "heads_shape"], ["k4"]),
+        n("Reshape", ["v", "heads_shape"], ["v4"]),
+        n("Transpose", ["q4"], ["qh"], perm=[0, 2, 1, 3]),
+        n("Transpose", ["k4"], ["kt"], perm=[0, 2, 3, 1]),
+        n("Transpose", ["v4"], ["vh"], perm=[0, 2, 1, 3]),
+        n("MatMul", ["qh", "kt"], ["scores"]),
+        n("Mul", ["scores", "scale"], ["scaled"]),
+        n("Softmax", ["scaled"], ["attn"], axis=-1),
+        n("MatMul", ["attn", "vh"], ["ctx"]),
+        n("Transpose", ["ctx"], ["ctx_t"], perm=[0, 2, 1, 3]),
+        n("Reshape", ["ctx_t", "model_shape"], ["ctx_m"]),
+        n("MatMul", ["ctx_m", "wo"], ["proj"]),
+        n("Add", ["proj", "x"], ["res1"]),
+        n("LayerNormalization", ["res1", "ln2_g", "ln2_b"], ["ln2"], axis=-1, epsilon=1e-5),
+        n("MatMul", ["ln2", "w1"], ["up"]),
+        n("Add", ["up", "b1"], ["up_b"]),
+        n("Relu", ["up_b"], ["act"]),
+        n("MatMul", ["act", "w2"], ["down"]),
+        n("Add", ["down", "b2"], ["down_b"]),
+        n("Add", ["down_b", "res1"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "transformer",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "S", d])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", "S", d])], inits)
+    save(graph, path)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "models")
+    os.makedirs(out, exist_ok=True)
+    mlp(os.path.join(out, "mlp.onnx"))
+    cnn(os.path.join(out, "cnn.onnx"))
+    transformer(os.path.join(out, "transformer.onnx"))
+
+
+if __name__ == "__main__":
+    main()

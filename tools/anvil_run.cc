@@ -1,0 +1,421 @@
+// anvil-run: runs an ONNX model with Anvil's runtime (runtime/session.h), the counterpart of
+// /work/shared/bench/ort_run.js for ONNX Runtime.
+//
+//   anvil-run MODEL [--input-dir DIR] [--input NAME=FILE.pb]... [--shape NAME=D0,D1,...]...
+//             [--seed N] [--iters N] [--warmup N] [--threads N] [--out DIR] [--memory]
+//             [--pipeline=P] [--no-arena] [--profile] [--help]
+//
+// Inputs are the graph inputs that are not initializers, in order: input_K.pb from --input-dir
+// (or --input NAME=FILE), else seeded random tensors with the --shape dims (symbolic dims not
+// given are 1) made exactly as ort_run.js makes them (mulberry32, the same value rules), so the
+// two tools see the same inputs for the same seed. Prints one JSON line: median/min/max latency
+// in ms over --iters runs after --warmup, the outputs' dims and types, and with --memory the
+// arena and lower-bound bytes of the memory plan. --out writes the inputs used and the outputs
+// as input_K.pb / output_K.pb. Relative paths are relative to where `bazel run` was started.
+//
+// Any error prints one line `anvil-run: error: ...` and exits 1 (2 for command-line mistakes).
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "graph/absl_compat.h"
+#include "graph/model_io.h"
+#include "kernels/tensor.h"
+#include "runtime/session.h"
+#include "runtime/tensor_file.h"
+
+namespace anvil {
+namespace {
+
+constexpr char kUsage[] = R"(usage: anvil-run MODEL [options]
+
+Runs an ONNX model (.onnx or .onnxtxt) with Anvil's runtime and prints one JSON line with the
+latency (median/min/max ms) and the outputs' dims and types.
+
+options:
+  --input-dir DIR        read input_K.pb (K-th graph input that is not an initializer)
+  --input NAME=FILE      read input NAME from a TensorProto file
+  --shape NAME=D0,D1,..  dims of a random input (others: declared dims, unknown ones 1)
+  --seed N               seed of the random inputs (default 1, as ort_run.js)
+  --iters N              timed runs (default 10)
+  --warmup N             untimed runs first (default 2)
+  --threads N            threads (Anvil's kernels run on one; recorded in the JSON)
+  --out DIR              write input_K.pb and output_K.pb there
+  --memory               add the memory plan (arena, lower bound, reuse) to the JSON line
+  --pipeline=P           passes run at load (default "shape-inference,dce")
+  --no-arena             every tensor on the heap (no memory plan)
+  --profile              print the time per op type over the timed runs (stderr)
+  --help                 show this text
+)";
+
+struct Flags {
+  std::string model;
+  std::string input_dir;
+  std::map<std::string, std::string> input_files;
+  std::map<std::string, std::vector<int64_t>> shapes;
+  uint32_t seed = 1;
+  int64_t iters = 10;
+  int64_t warmup = 2;
+  int64_t threads = 1;
+  std::string out;
+  bool memory = false;
+  std::optional<std::string> pipeline;
+  bool arena = true;
+  bool profile = false;
+};
+
+// `bazel run` starts the tool in its runfiles tree; relative paths mean the user's directory.
+std::string ResolveUserPath(const std::string& path) {
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
+  return absl::StrCat(cwd, "/", path);
+}
+
+absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
+  Flags flags;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto usage = [](std::string message) { return absl::InvalidArgumentError(message); };
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    std::string key = arg, value;
+    bool has_value = false;
+    if (arg.rfind("--", 0) == 0) {
+      if (size_t eq = arg.find('='); eq != std::string::npos) {
+        key = arg.substr(0, eq);
+        value = arg.substr(eq + 1);
+        has_value = true;
+      }
+    }
+    // Flags that take a value accept "--flag=value" and "--flag value" (as ort_run.js).
+    auto take = [&]() -> absl::StatusOr<std::string> {
+      if (has_value) return value;
+      if (i + 1 >= args.size()) return usage(absl::StrCat(key, " needs a value"));
+      return args[++i];
+    };
+    auto take_count = [&](int64_t* out, int64_t min) -> absl::Status {
+      absl::StatusOr<std::string> v = take();
+      if (!v.ok()) return v.status();
+      if (!absl::SimpleAtoi(*v, out) || *out < min) {
+        return usage(absl::StrCat(key, " needs a whole number >= ", min, ", got '", *v, "'"));
+      }
+      return absl::OkStatus();
+    };
+    absl::Status status;
+    if (key == "--input-dir") {
+      absl::StatusOr<std::string> v = take();
+      if (!v.ok()) return v.status();
+      flags.input_dir = ResolveUserPath(*v);
+    } else if (key == "--input" || key == "--shape") {
+      absl::StatusOr<std::string> v = take();
+      if (!v.ok()) return v.status();
+      const size_t eq = v->find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return usage(absl::StrCat(key, " needs NAME=", key == "--input" ? "FILE" : "D0,D1,..."));
+      }
+      const std::string name = v->substr(0, eq), rest = v->substr(eq + 1);
+      if (key == "--input") {
+        flags.input_files[name] = ResolveUserPath(rest);
+      } else {
+        std::vector<int64_t> dims;
+        for (absl::string_view d : absl::StrSplit(rest, ',', absl::SkipEmpty())) {
+          int64_t n;
+          if (!absl::SimpleAtoi(d, &n) || n < 0) {
+            return usage(absl::StrCat("--shape ", *v, ": '", d, "' is not a dim"));
+          }
+          dims.push_back(n);
+        }
+        flags.shapes[name] = dims;
+      }
+    } else if (key == "--seed") {
+      int64_t seed;
+      status = take_count(&seed, 0);
+      flags.seed = static_cast<uint32_t>(seed);
+    } else if (key == "--iters") {
+      status = take_count(&flags.iters, 1);
+    } else if (key == "--warmup") {
+      status = take_count(&flags.warmup, 0);
+    } else if (key == "--threads") {
+      status = take_count(&flags.threads, 1);
+    } else if (key == "--out") {
+      absl::StatusOr<std::string> v = take();
+      if (!v.ok()) return v.status();
+      flags.out = ResolveUserPath(*v);
+    } else if (key == "--pipeline") {
+      absl::StatusOr<std::string> v = take();
+      if (!v.ok()) return v.status();
+      flags.pipeline = *v;
+    } else if (arg == "--memory") {
+      flags.memory = true;
+    } else if (arg == "--no-arena") {
+      flags.arena = false;
+    } else if (arg == "--profile") {
+      flags.profile = true;
+    } else if (arg.rfind("-", 0) == 0) {
+      return usage(absl::StrCat("unknown option '", arg, "'; see --help"));
+    } else if (flags.model.empty()) {
+      flags.model = ResolveUserPath(arg);
+    } else {
+      return usage(absl::StrCat("unexpected argument '", arg, "' (one model only)"));
+    }
+    if (!status.ok()) return status;
+  }
+  if (flags.model.empty()) return usage("no model given; see --help");
+  return flags;
+}
+
+// ort_run.js's generator (mulberry32), so that the same seed gives the same inputs.
+class Mulberry32 {
+ public:
+  explicit Mulberry32(uint32_t seed) : a_(seed) {}
+  double Next() {
+    a_ += 0x6D2B79F5u;
+    uint32_t t = a_;
+    t = (t ^ (t >> 15)) * (t | 1u);
+    t ^= t + (t ^ (t >> 7)) * (t | 61u);
+    return static_cast<double>(t ^ (t >> 14)) / 4294967296.0;
+  }
+
+ private:
+  uint32_t a_;
+};
+
+// A random tensor as ort_run.js makes it: floats uniform in [-1, 1), integers in [0, 4),
+// bools half true.
+absl::StatusOr<Tensor> RandomTensor(const Value& input, ElementType type,
+                                    const std::vector<int64_t>& dims, Mulberry32& rng) {
+  Tensor t(type, dims);
+  const int64_t n = t.NumElements();
+  for (int64_t i = 0; i < n; ++i) {
+    const double u = rng.Next();
+    switch (type) {
+      case ElementType::kFloat:
+        t.As<float>()[i] = static_cast<float>(u * 2 - 1);
+        break;
+      case ElementType::kDouble:
+        t.As<double>()[i] = u * 2 - 1;
+        break;
+      case ElementType::kBool:
+        t.As<uint8_t>()[i] = u < 0.5 ? 0 : 1;
+        break;
+      case ElementType::kInt64:
+        t.As<int64_t>()[i] = static_cast<int64_t>(u * 4);
+        break;
+      case ElementType::kUint64:
+        t.As<uint64_t>()[i] = static_cast<uint64_t>(u * 4);
+        break;
+      case ElementType::kInt32:
+        t.As<int32_t>()[i] = static_cast<int32_t>(u * 4);
+        break;
+      case ElementType::kUint32:
+        t.As<uint32_t>()[i] = static_cast<uint32_t>(u * 4);
+        break;
+      case ElementType::kInt16:
+      case ElementType::kUint16:
+        t.As<uint16_t>()[i] = static_cast<uint16_t>(u * 4);
+        break;
+      case ElementType::kInt8:
+      case ElementType::kUint8:
+        t.As<uint8_t>()[i] = static_cast<uint8_t>(u * 4);
+        break;
+      default:
+        return absl::UnimplementedError(absl::StrCat("cannot make a random input of type ",
+                                                     AsAbsl(ElementTypeName(type)), " for '",
+                                                     input.name(), "'"));
+    }
+  }
+  return t;
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += absl::StrFormat("\\u%04x", c);
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+absl::Status Run(const Flags& flags) {
+  SessionOptions options;
+  if (flags.pipeline) options.pipeline = *flags.pipeline;
+  options.plan_memory = flags.arena;
+  options.profile = flags.profile;
+  absl::StatusOr<std::unique_ptr<Session>> loaded = Session::Load(flags.model, options);
+  if (!loaded.ok()) return loaded.status();
+  Session& session = **loaded;
+
+  for (const auto& [name, dims] : flags.shapes) {
+    bool found = false;
+    for (const Value* in : session.inputs()) found = found || in->name() == name;
+    if (!found)
+      return absl::InvalidArgumentError(absl::StrCat("--shape names no input '", name, "'"));
+  }
+  absl::flat_hash_map<std::string, Tensor> inputs;
+  std::vector<Tensor> ordered;
+  Mulberry32 rng(flags.seed);
+  for (size_t k = 0; k < session.inputs().size(); ++k) {
+    const Value& in = *session.inputs()[k];
+    std::string file;
+    if (auto it = flags.input_files.find(in.name()); it != flags.input_files.end()) {
+      file = it->second;
+    } else if (!flags.input_dir.empty()) {
+      const std::string candidate = absl::StrCat(flags.input_dir, "/input_", k, ".pb");
+      if (std::filesystem::exists(candidate)) file = candidate;
+    }
+    Tensor tensor;
+    if (!file.empty()) {
+      absl::StatusOr<NamedTensor> read = ReadTensorFile(file);
+      if (!read.ok()) return read.status();
+      tensor = read->tensor;
+    } else {
+      std::vector<int64_t> dims;
+      if (auto it = flags.shapes.find(in.name()); it != flags.shapes.end()) {
+        dims = it->second;
+      } else if (in.type().has_shape()) {
+        for (const Dim& d : in.type().shape()) {
+          dims.push_back(d.is_literal() && *d.value > 0 ? *d.value : 1);
+        }
+      }
+      absl::StatusOr<Tensor> random = RandomTensor(in, in.type().element_type(), dims, rng);
+      if (!random.ok()) return random.status();
+      tensor = *std::move(random);
+    }
+    inputs[in.name()] = tensor;
+    ordered.push_back(tensor);
+  }
+
+  absl::StatusOr<std::vector<Tensor>> outputs;
+  for (int64_t i = 0; i < flags.warmup; ++i) {
+    outputs = session.Run(inputs);
+    if (!outputs.ok()) return outputs.status();
+  }
+  session.ResetProfile();  // the timed runs only
+  std::vector<double> times;
+  for (int64_t i = 0; i < flags.iters; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    outputs = session.Run(inputs);
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+    if (!outputs.ok()) return outputs.status();
+  }
+  std::sort(times.begin(), times.end());
+
+  if (!flags.out.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(flags.out, error);
+    if (error) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot create '", flags.out, "': ", error.message()));
+    }
+    for (size_t k = 0; k < ordered.size(); ++k) {
+      if (absl::Status s = WriteTensorFile(ordered[k], session.inputs()[k]->name(),
+                                           absl::StrCat(flags.out, "/input_", k, ".pb"));
+          !s.ok()) {
+        return s;
+      }
+    }
+    for (size_t k = 0; k < outputs->size(); ++k) {
+      if (absl::Status s = WriteTensorFile((*outputs)[k], session.outputs()[k]->name(),
+                                           absl::StrCat(flags.out, "/output_", k, ".pb"));
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+
+  std::vector<std::string> out_json;
+  for (size_t k = 0; k < outputs->size(); ++k) {
+    const Tensor& t = (*outputs)[k];
+    out_json.push_back(absl::StrCat("{\"name\":", JsonString(session.outputs()[k]->name()),
+                                    ",\"dims\":[", absl::StrJoin(t.dims(), ","), "],\"type\":",
+                                    JsonString(std::string(ElementTypeName(t.type()))), "}"));
+  }
+  const std::string base = std::filesystem::path(flags.model).filename().string();
+  std::string line = absl::StrFormat(
+      "{\"model\":%s,\"runtime\":\"anvil\",\"threads\":%d,\"iters\":%d,\"median_ms\":%.6f,"
+      "\"min_ms\":%.6f,\"max_ms\":%.6f",
+      JsonString(base), flags.threads, times.size(), times[times.size() / 2], times.front(),
+      times.back());
+  if (flags.memory) {
+    const MemoryStats m = session.memory_stats();
+    absl::StrAppendFormat(&line,
+                          ",\"arena_bytes\":%d,\"lower_bound_bytes\":%d,\"unshared_bytes\":%d,"
+                          "\"in_place_reuses\":%d,\"aliases\":%d,\"heap_tensors\":%d",
+                          m.arena_bytes, m.lower_bound_bytes, m.unshared_bytes, m.in_place_reuses,
+                          m.aliases, m.heap_tensors);
+  }
+  absl::StrAppend(&line, ",\"outputs\":[", absl::StrJoin(out_json, ","), "]}");
+  std::cout << line << std::endl;
+  if (flags.memory) {
+    const MemoryStats m = session.memory_stats();
+    std::cerr << absl::StrFormat(
+        "anvil-run: memory: arena %d bytes, lower bound %d bytes (%.3fx), %d bytes without "
+        "sharing; %d in-place, %d aliased, %d heap tensors per run\n",
+        m.arena_bytes, m.lower_bound_bytes,
+        m.lower_bound_bytes > 0 ? static_cast<double>(m.arena_bytes) / m.lower_bound_bytes : 1.0,
+        m.unshared_bytes, m.in_place_reuses, m.aliases, m.heap_tensors);
+  }
+  if (flags.profile) {
+    int64_t total = 0;
+    for (const OpProfile& p : session.Profile()) total += p.total_nanos;
+    std::cerr << absl::StrFormat("anvil-run: profile over %d runs (ms per run):\n", session.runs());
+    for (const OpProfile& p : session.Profile()) {
+      std::cerr << absl::StrFormat("  %-24s %4d nodes %10.4f ms %6.1f%%\n", p.op_type, p.nodes,
+                                   p.total_nanos / 1e6 / std::max<int64_t>(1, session.runs()),
+                                   total > 0 ? 100.0 * p.total_nanos / total : 0.0);
+    }
+  }
+  if (flags.threads > 1) {
+    std::cerr << "anvil-run: note: Anvil's kernels run on one thread; --threads " << flags.threads
+              << " does not change that\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace anvil
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::cout << anvil::kUsage;
+      return 0;
+    }
+  }
+  absl::StatusOr<anvil::Flags> flags = anvil::ParseFlags(argc, argv);
+  if (!flags.ok()) {
+    std::cerr << "anvil-run: error: " << flags.status().message() << "\n";
+    return 2;
+  }
+  absl::Status status = anvil::Run(*flags);
+  if (!status.ok()) {
+    std::string message(status.message());
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    std::cerr << "anvil-run: error: " << message << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# End-to-end checks of anvil-run's command-line contract (see tools/anvil_run.cc).
+set -uo pipefail
+
+RUN="$TEST_SRCDIR/anvil/tools/anvil-run"
+DATA="$TEST_SRCDIR/anvil/tools/testdata"
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect_error NAME EXIT_CODE SUBSTRING -- ARGS...: one line on stderr containing SUBSTRING.
+expect_error() {
+  local name=$1 code=$2 substring=$3
+  shift 4
+  "$RUN" "$@" >"$TMP/out" 2>"$TMP/err"
+  local rc=$?
+  [[ $rc -eq $code ]] || fail "$name: exit $rc, want $code"
+  [[ $(wc -l <"$TMP/err") -eq 1 ]] || fail "$name: stderr is not one line: $(cat "$TMP/err")"
+  grep -qF -- "$substring" "$TMP/err" || fail "$name: stderr lacks '$substring': $(cat "$TMP/err")"
+}
+
+# Random inputs of a given shape: one JSON line, inputs and outputs written.
+"$RUN" "$DATA/small.onnxtxt" --shape x=3,4 --iters 3 --warmup 1 --out "$TMP/a" --memory \
+  >"$TMP/out" 2>"$TMP/err" || fail "random run exited $?: $(cat "$TMP/err")"
+[[ $(wc -l <"$TMP/out") -eq 1 ]] || fail "stdout is not one line: $(cat "$TMP/out")"
+grep -q '"median_ms":' "$TMP/out" || fail "no median_ms: $(cat "$TMP/out")"
+grep -q '"iters":3' "$TMP/out" || fail "not 3 iterations: $(cat "$TMP/out")"
+grep -q '"dims":\[3,4\]' "$TMP/out" || fail "output dims not [3,4]: $(cat "$TMP/out")"
+grep -q '"arena_bytes":' "$TMP/out" || fail "--memory added no arena_bytes: $(cat "$TMP/out")"
+grep -q "anvil-run: memory: arena" "$TMP/err" || fail "--memory printed no summary: $(cat "$TMP/err")"
+[[ -f "$TMP/a/input_0.pb" && -f "$TMP/a/output_0.pb" ]] || fail "--out wrote no .pb files"
+
+# The same inputs read back give the same outputs, byte for byte.
+"$RUN" "$DATA/small.onnxtxt" --input-dir "$TMP/a" --iters 1 --warmup 0 --out "$TMP/b" \
+  >"$TMP/out" 2>"$TMP/err" || fail "--input-dir run exited $?: $(cat "$TMP/err")"
+cmp -s "$TMP/a/input_0.pb" "$TMP/b/input_0.pb" || fail "input_0.pb differs after a round trip"
+cmp -s "$TMP/a/output_0.pb" "$TMP/b/output_0.pb" || fail "output_0.pb differs for the same input"
+
+# The same seed gives the same random inputs; another seed does not.
+"$RUN" "$DATA/small.onnxtxt" --shape x=3,4 --iters 1 --warmup 0 --out "$TMP/c" >/dev/null 2>&1
+cmp -s "$TMP/a/input_0.pb" "$TMP/c/input_0.pb" || fail "seed 1 gave other inputs"
+"$RUN" "$DATA/small.onnxtxt" --shape x=3,4 --seed 7 --iters 1 --warmup 0 --out "$TMP/d" \
+  >/dev/null 2>&1
+cmp -s "$TMP/a/input_0.pb" "$TMP/d/input_0.pb" && fail "seed 7 gave seed 1's inputs"
+
+expect_error "missing model" 1 "anvil-run: error: cannot open" -- "$TMP/nope.onnx"
+expect_error "unknown flag" 2 "anvil-run: error: unknown option '--bogus'" -- \
+  "$DATA/small.onnxtxt" --bogus
+expect_error "no model" 2 "anvil-run: error: no model given" --
+expect_error "bad shape" 2 "anvil-run: error: --shape x=3,z" -- "$DATA/small.onnxtxt" --shape x=3,z
+expect_error "shape of nothing" 1 "anvil-run: error: --shape names no input 'q'" -- \
+  "$DATA/small.onnxtxt" --shape q=1
+expect_error "wrong rank" 1 "anvil-run: error: input 'x': rank 1" -- \
+  "$DATA/small.onnxtxt" --shape x=4
+expect_error "unsupported op" 1 "anvil-run: error:" -- "$DATA/unknown_domain.onnxtxt"
+
+if ((failures)); then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "all anvil-run checks passed"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Anvil's runtime against ONNX Runtime on the generated models (testdata/generate_models.py):
+# the same model, the same inputs (ort_run.js writes them, anvil-run reads them back), one
+# thread each, measured side by side in this run. Prints one line per model and batch with both
+# medians and the ratio Anvil / ONNX Runtime (lower is better; 1.0 is parity), after checking
+# that the outputs agree.
+#
+#   tools/bench_vs_ort.sh [--iters N] [--warmup N] [--rounds N]
+#
+# Both sides warm up first (ONNX Runtime's first runs are many times slower than the rest); each
+# round runs both tools once and the reported median is the best round's, which on this shared,
+# noisy machine is the steadiest figure. Needs node (ort_run.js installs onnxruntime-node on first
+# use) and Debian's python3-onnx.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ITERS=50
+WARMUP=10
+ROUNDS=3
+while (($#)); do
+  case $1 in
+    --iters) ITERS=$2; shift 2 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    *) echo "bench_vs_ort: error: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+
+ORT_RUN=/work/shared/bench/ort_run.js
+COMPARE=/work/shared/bench/compare_outputs.py
+bazel build -c opt //tools:anvil-run //testdata:models >/dev/null 2>&1 ||
+  { echo "bench_vs_ort: error: bazel build -c opt //tools:anvil-run //testdata:models failed" >&2; exit 1; }
+BIN=$(bazel info -c opt bazel-bin 2>/dev/null)
+ANVIL="$BIN/tools/anvil-run"
+MODELS="$BIN/testdata/models"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+median() { sed -E 's/.*"median_ms":([0-9.e+-]+).*/\1/'; }
+
+# model shape-of-x
+CASES=(
+  "mlp 1,256" "mlp 64,256"
+  "cnn 1,3,32,32" "cnn 16,3,32,32"
+  "transformer 1,32,64" "transformer 8,128,64"
+)
+printf "%-12s %-14s %12s %12s %8s\n" model x "anvil ms" "ort ms" ratio
+for c in "${CASES[@]}"; do
+  read -r model shape <<<"$c"
+  dir="$TMP/$model-$shape"
+  best_anvil="" best_ort=""
+  for ((r = 0; r < ROUNDS; r++)); do
+    ort=$(node "$ORT_RUN" "$MODELS/$model.onnx" --shape "x=$shape" --threads 1 --iters "$ITERS" \
+      --warmup "$WARMUP" --out "$dir/ort" | median)
+    anvil=$("$ANVIL" "$MODELS/$model.onnx" --input-dir "$dir/ort" --threads 1 --iters "$ITERS" \
+      --warmup "$WARMUP" --out "$dir/anvil" | median)
+    if [[ -z $best_ort ]] || awk "BEGIN{exit !($ort < $best_ort)}"; then best_ort=$ort; fi
+    if [[ -z $best_anvil ]] || awk "BEGIN{exit !($anvil < $best_anvil)}"; then best_anvil=$anvil; fi
+  done
+  check="outputs agree"
+  if ! /usr/bin/python3 "$COMPARE" "$dir/ort" "$dir/anvil" --rtol 1e-3 --atol 1e-5 >"$dir/cmp" 2>&1; then
+    check="OUTPUTS DIFFER: $(tr '\n' ' ' <"$dir/cmp")"
+  fi
+  printf "%-12s %-14s %12.4f %12.4f %8.2f  %s\n" "$model" "$shape" "$best_anvil" "$best_ort" \
+    "$(awk "BEGIN{print $best_anvil / $best_ort}")" "$check"
+done

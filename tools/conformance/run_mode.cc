@@ -1,0 +1,332 @@
+// Conformance mode `run`; see run_mode.h.
+#include "tools/conformance/run_mode.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "graph/absl_compat.h"
+#include "graph/element_type.h"
+#include "graph/elements.h"
+#include "graph/onnx_import.h"
+#include "graph/pass_manager.h"
+#include "kernels/interpreter.h"
+#include "runtime/session.h"
+#include "runtime/tensor_file.h"
+
+namespace anvil::conformance {
+
+// tools/conformance/run_exclusions.txt, embedded by the conformance_run_exclusions genrule.
+extern const char kRunExclusions[];
+
+namespace {
+
+bool IsFloating(ElementType type) {
+  switch (type) {
+    case ElementType::kFloat:
+    case ElementType::kDouble:
+    case ElementType::kFloat16:
+    case ElementType::kBfloat16:
+    case ElementType::kComplex64:
+    case ElementType::kComplex128:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Element `i` of a floating tensor as double; complex numbers count as two elements (real,
+// imaginary), which is how the suite compares them too.
+double FloatAt(const Tensor& t, int64_t i) {
+  const auto* bytes = t.As<uint8_t>();
+  switch (t.type()) {
+    case ElementType::kComplex64:
+      return t.As<float>()[i];
+    case ElementType::kComplex128:
+      return t.As<double>()[i];
+    default:
+      return ReadElementAsDouble(t.type(), bytes, i);
+  }
+}
+
+int64_t ScalarCount(const Tensor& t) {
+  const bool complex = t.type() == ElementType::kComplex64 || t.type() == ElementType::kComplex128;
+  return t.NumElements() * (complex ? 2 : 1);
+}
+
+std::string DimsString(absl::Span<const int64_t> dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
+// The multi-index of row-major element `flat` ("[1,2]"), for messages.
+std::string IndexString(absl::Span<const int64_t> dims, int64_t flat) {
+  std::vector<int64_t> index(dims.size());
+  for (int k = static_cast<int>(dims.size()) - 1; k >= 0; --k) {
+    if (dims[k] == 0) return "[]";
+    index[k] = flat % dims[k];
+    flat /= dims[k];
+  }
+  return DimsString(index);
+}
+
+// Where a wrong output comes from: the op of the node producing it (for single-op node tests
+// that is the op under test).
+std::vector<std::string> ProducerOp(const Value* output) {
+  const Node* producer = output == nullptr ? nullptr : output->producer();
+  if (producer == nullptr) return {};
+  return {producer->domain().empty() ? producer->op_type()
+                                     : absl::StrCat(producer->domain(), ".", producer->op_type())};
+}
+
+// The suite stores bfloat16 tensors as uint16 (onnx's numpy helpers have no bfloat16): the
+// same bits, retagged with the type the model declares.
+Tensor AsBfloat16IfStoredAsUint16(const Tensor& t, ElementType declared) {
+  if (t.type() != ElementType::kUint16 || declared != ElementType::kBfloat16) return t;
+  Tensor retagged(ElementType::kBfloat16, t.dims());
+  if (t.ByteSize() > 0) std::memcpy(retagged.data(), t.data(), t.ByteSize());
+  return retagged;
+}
+
+}  // namespace
+
+absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& flags) {
+  RunModeOptions options;
+  for (const std::string& flag : flags) {
+    std::string_view value;
+    if (flag == "--engine=session") {
+      options.engine = RunModeOptions::Engine::kSession;
+    } else if (flag == "--engine=reference") {
+      options.engine = RunModeOptions::Engine::kReference;
+    } else if (flag.rfind("--exclusions=", 0) == 0 && flag.size() > 13) {
+      options.exclusions_path = flag.substr(13);
+    } else if (flag == "--no-exclusions") {
+      options.use_exclusions = false;
+    } else if (flag.rfind("--rtol=", 0) == 0) {
+      if (!absl::SimpleAtod(flag.substr(7), &options.rtol) || options.rtol < 0) {
+        return absl::InvalidArgumentError("--rtol needs a non-negative number: --rtol=1e-3");
+      }
+    } else if (flag.rfind("--atol=", 0) == 0) {
+      if (!absl::SimpleAtod(flag.substr(7), &options.atol) || options.atol < 0) {
+        return absl::InvalidArgumentError("--atol needs a non-negative number: --atol=1e-7");
+      }
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown option '", flag,
+          "' for mode run (--engine=session|reference, --exclusions=FILE, --no-exclusions, "
+          "--rtol=X, --atol=X)"));
+    }
+  }
+  return options;
+}
+
+std::string RunTitle(const RunModeOptions& options) {
+  return options.engine == RunModeOptions::Engine::kSession ? "run (session)" : "run (reference)";
+}
+
+absl::StatusOr<std::map<std::string, std::string>> ParseExclusions(const std::string& text) {
+  std::map<std::string, std::string> exclusions;
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    if (size_t hash = line.find('#'); hash != absl::string_view::npos) line = line.substr(0, hash);
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty()) continue;
+    const size_t space = line.find_first_of(" \t");
+    if (space == absl::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrCat("exclusion list line ", line_number, ": '",
+                                                     line, "' needs a reason: <test> <reason>"));
+    }
+    exclusions[std::string(line.substr(0, space))] =
+        std::string(absl::StripAsciiWhitespace(line.substr(space)));
+  }
+  return exclusions;
+}
+
+absl::StatusOr<std::map<std::string, std::string>> LoadExclusions(const RunModeOptions& options) {
+  if (!options.use_exclusions) return std::map<std::string, std::string>();
+  if (options.exclusions_path.empty()) return ParseExclusions(kRunExclusions);
+  std::ifstream in(options.exclusions_path);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read exclusion list '", options.exclusions_path, "'"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseExclusions(text.str());
+}
+
+TestResult CompareTensors(const std::string& name, const Tensor& actual, const Tensor& expected,
+                          double rtol, double atol) {
+  if (actual.type() != expected.type()) {
+    return {Verdict::kWrong,
+            absl::StrCat(name, ": element type ", AsAbsl(ElementTypeName(actual.type())),
+                         ", expected ", AsAbsl(ElementTypeName(expected.type())))};
+  }
+  if (actual.dims() != expected.dims()) {
+    return {Verdict::kWrong, absl::StrCat(name, ": shape ", DimsString(actual.dims()),
+                                          ", expected ", DimsString(expected.dims()))};
+  }
+  int64_t differ = 0, first = -1;
+  double max_abs = 0;
+  const int64_t n = ScalarCount(expected);
+  if (IsFloating(expected.type())) {
+    for (int64_t i = 0; i < n; ++i) {
+      const double a = FloatAt(actual, i), e = FloatAt(expected, i);
+      bool same;
+      if (std::isnan(e) || std::isnan(a)) {
+        same = std::isnan(e) && std::isnan(a);
+      } else if (std::isinf(e) || std::isinf(a)) {
+        same = a == e;
+      } else {
+        const double diff = std::fabs(a - e);
+        same = diff <= atol + rtol * std::fabs(e);
+        if (!same && diff > max_abs) max_abs = diff;
+      }
+      if (!same && differ++ == 0) first = i;
+    }
+  } else {
+    const auto* a = actual.As<uint8_t>();
+    const auto* e = expected.As<uint8_t>();
+    const size_t size = ElementSize(expected.type());
+    for (int64_t i = 0; i < n; ++i) {
+      // Bools are 0/1 bytes in both; integers compare bit for bit.
+      bool same = expected.type() == ElementType::kBool
+                      ? (a[i] != 0) == (e[i] != 0)
+                      : std::memcmp(a + i * size, e + i * size, size) == 0;
+      if (!same && differ++ == 0) first = i;
+    }
+  }
+  if (differ == 0) return {};
+  const bool complex = ScalarCount(expected) != expected.NumElements();
+  const int64_t element = complex ? first / 2 : first;
+  auto show = [&](const Tensor& t) {
+    return IsFloating(t.type())
+               ? absl::StrCat(FloatAt(t, first))
+               : absl::StrCat(ReadElementAsInt64(t.type(), t.As<uint8_t>(), first));
+  };
+  std::string detail = absl::StrCat(name, ": ", differ, " of ", n, " elements differ, first at ",
+                                    IndexString(expected.dims(), element), ": ", show(actual),
+                                    " vs expected ", show(expected));
+  if (IsFloating(expected.type())) {
+    absl::StrAppend(&detail, " (max abs diff ", max_abs, ", rtol ", rtol, ", atol ", atol, ")");
+  }
+  return {Verdict::kWrong, detail};
+}
+
+TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
+                      const RunModeOptions& options) {
+  auto error = [](std::string_view what, const absl::Status& status) {
+    return TestResult{Verdict::kError, absl::StrCat(AsAbsl(what), ": ", status.message())};
+  };
+  ImportOptions import_options;
+  import_options.base_dir = test.dir;
+  absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto, import_options);
+  if (!model.ok()) return error("import", model.status());
+
+  std::vector<onnx::TensorProto> input_protos;
+  for (const std::string& file : test.input_files) {
+    absl::StatusOr<onnx::TensorProto> t = ReadTensorFile(file);
+    if (!t.ok()) return error("test data", t.status());
+    input_protos.push_back(*std::move(t));
+  }
+  absl::StatusOr<std::vector<Value*>> bound = BindTestInputs((*model)->graph(), input_protos);
+  if (!bound.ok()) return error("test data", bound.status());
+  absl::flat_hash_map<std::string, Tensor> inputs;
+  for (size_t k = 0; k < input_protos.size(); ++k) {
+    absl::StatusOr<Tensor> t = TensorFromProto(input_protos[k], test.dir);
+    if (!t.ok()) return error("test data", t.status());
+    Value* input = (*bound)[k];
+    Tensor tensor = AsBfloat16IfStoredAsUint16(*t, input->type().element_type());
+    // The test's inputs define the run: a few models declare other input dims than their test
+    // data has (test_castlike_*'s `like`), which the Session would rightly reject.
+    if (input->type().is_tensor()) {
+      std::vector<Dim> dims;
+      for (int64_t d : tensor.dims()) dims.push_back(Dim::Literal(d));
+      input->mutable_type()->set_shape(std::move(dims));
+    }
+    inputs[input->name()] = std::move(tensor);
+  }
+  std::vector<Tensor> expected;
+  for (const std::string& file : test.output_files) {
+    absl::StatusOr<onnx::TensorProto> p = ReadTensorFile(file);
+    if (!p.ok()) return error("test data", p.status());
+    absl::StatusOr<Tensor> t = TensorFromProto(*p, test.dir);
+    if (!t.ok()) return error("test data", t.status());
+    const std::vector<Value*>& graph_outputs = (*model)->graph().outputs();
+    const ElementType declared = expected.size() < graph_outputs.size()
+                                     ? graph_outputs[expected.size()]->type().element_type()
+                                     : ElementType::kUndefined;
+    expected.push_back(AsBfloat16IfStoredAsUint16(*t, declared));
+  }
+
+  // The runtime's failures: Unimplemented (a missing kernel or shape rule) said so explicitly,
+  // blamed on the op the message names.
+  auto runtime_error = [&proto](const absl::Status& s) {
+    const std::string_view message(s.message().data(), s.message().size());
+    return TestResult{Verdict::kError,
+                      absl::IsUnimplemented(s) ? absl::StrCat("unimplemented: ", s.message())
+                                               : std::string(message),
+                      OpNamedIn(message, proto)};
+  };
+  absl::StatusOr<std::vector<Tensor>> actual;
+  // Output values, for blaming wrong outputs; the Session owns its (optimized) copy of the model.
+  std::vector<const Value*> output_values;
+  std::unique_ptr<Session> session;  // outlives the output values it owns
+  if (options.engine == RunModeOptions::Engine::kReference) {
+    // Shape inference gives If/Loop/Scan outputs the element types their kernels allocate
+    // (models need not declare them); the reference runs the model even when it fails.
+    if (absl::StatusOr<PassManager> pm = PassManager::Parse("shape-inference"); pm.ok()) {
+      std::unique_ptr<Model> inferred = (*model)->Clone();
+      if (pm->Run(*inferred).ok()) *model = std::move(inferred);
+    }
+    // Graph inputs in order; an initializer that is also an input keeps its value when the test
+    // gives none (an undefined tensor).
+    std::vector<Tensor> positional;
+    for (const Value* in : (*model)->graph().inputs()) {
+      auto it = inputs.find(in->name());
+      positional.push_back(it == inputs.end() ? Tensor() : it->second);
+    }
+    actual = InterpretGraph(**model, (*model)->graph(), positional);
+    for (const Value* v : (*model)->graph().outputs()) output_values.push_back(v);
+  } else {
+    absl::StatusOr<std::unique_ptr<Session>> loaded = Session::Load(*std::move(model));
+    if (!loaded.ok()) return runtime_error(loaded.status());
+    session = *std::move(loaded);
+    actual = session->Run(inputs);
+    for (const Value* v : session->model().graph().outputs()) output_values.push_back(v);
+  }
+  if (!actual.ok()) return runtime_error(actual.status());
+  if (expected.size() > actual->size()) {
+    return {Verdict::kError,
+            absl::StrCat("the test has ", expected.size(), " outputs, the run ", actual->size())};
+  }
+
+  TestResult result;
+  std::vector<std::string> details;
+  for (size_t k = 0; k < expected.size(); ++k) {
+    const Value* out = k < output_values.size() ? output_values[k] : nullptr;
+    const std::string name = out != nullptr ? out->name() : absl::StrCat("output ", k);
+    TestResult check = CompareTensors(name, (*actual)[k], expected[k], options.rtol, options.atol);
+    if (check.verdict != Verdict::kPass) {
+      if (result.verdict == Verdict::kPass) result.ops = ProducerOp(out);
+      result.verdict = Worse(result.verdict, check.verdict);
+      details.push_back(std::move(check.detail));
+    }
+  }
+  result.detail = absl::StrJoin(details, "; ");
+  return result;
+}
+
+}  // namespace anvil::conformance
