@@ -64,14 +64,14 @@ struct Step {
 
 class GraphPlan {
  public:
-  // Compiles `graph` (the main graph, or a subgraph with `parent` its enclosing graph's plan).
-  // The model must outlive the plan; the graph's node order must be topological.
+  // Compiles `graph` of `model` (the main graph or a subgraph; values it reads from enclosing
+  // graphs become kCaptured slots). The model must outlive the plan; the graph's node order must
+  // be topological.
   static absl::StatusOr<std::unique_ptr<GraphPlan>> Build(const Model& model, const Graph& graph);
 
   const Graph& graph() const { return *graph_; }
   const std::vector<Slot>& slots() const { return slots_; }
   const std::vector<Step>& steps() const { return steps_; }
-  std::vector<Step>& mutable_steps() { return steps_; }
   int num_slots() const { return static_cast<int>(slots_.size()); }
   // Slots of the graph inputs, in order (including inputs that are also initializers).
   const std::vector<int>& input_slots() const { return input_slots_; }

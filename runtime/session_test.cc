@@ -310,5 +310,67 @@ g (float[2] init, float[3, 2] xs) => (float[2] last, float[2, 3] partial) {
   for (int i = 0; i < 6; ++i) EXPECT_EQ((*out)[1].As<float>()[i], expected[i]) << i;
 }
 
+// Scan-8: a leading batch dim on states and scan inputs, per-batch sequence lengths; scan
+// outputs past a short sequence are zeros.
+TEST(SessionTest, Scan8WithSequenceLengths) {
+  std::unique_ptr<Session> session = LoadText(R"onnx(<ir_version: 3, opset_import: ["" : 8]>
+g (int64[2] lens, float[2, 1] init, float[2, 3, 1] xs) => (float[2, 1] last, float[2, 3, 1] ys) {
+  last, ys = Scan (lens, init, xs) <
+    num_scan_inputs = 1,
+    body = body_g (float[1] s, float[1] x) => (float[1] s_out, float[1] y) {
+      s_out = Add (s, x)
+      y = Identity (s_out)
+    }
+  >
+}
+)onnx");
+  ASSERT_NE(session, nullptr);
+  Tensor lens(ElementType::kInt64, {2});
+  lens.As<int64_t>()[0] = 3;
+  lens.As<int64_t>()[1] = 1;
+  absl::StatusOr<std::vector<Tensor>> out =
+      session->Run({{"lens", lens},
+                    {"init", Floats({2, 1}, {0, 10})},
+                    {"xs", Floats({2, 3, 1}, {1, 2, 3, 4, 5, 6})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].As<float>()[0], 6.0f);
+  EXPECT_EQ((*out)[0].As<float>()[1], 14.0f);
+  ASSERT_EQ((*out)[1].dims(), (Shape{2, 3, 1}));
+  const std::vector<float> expected = {1, 3, 6, 14, 0, 0};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ((*out)[1].As<float>()[i], expected[i]) << i;
+}
+
+// A while loop: the body's condition ends it before the trip count; with a false condition up
+// front it runs zero times and the scan output is empty.
+TEST(SessionTest, LoopStopsOnItsCondition) {
+  std::unique_ptr<Session> session = LoadText(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+g (int64 m, bool go, float x) => (float sum, float[?] all) {
+  sum, all = Loop (m, go, x) <
+    body = body_g (int64 i, bool c_in, float acc) => (bool c_out, float next, float seen) {
+      next = Add (acc, acc)
+      limit = Constant <value = float {10}> ()
+      c_out = Less (next, limit)
+      seen = Identity (next)
+    }
+  >
+}
+)onnx");
+  ASSERT_NE(session, nullptr);
+  Tensor m(ElementType::kInt64, {});
+  m.As<int64_t>()[0] = 100;
+  Tensor yes(ElementType::kBool, {});
+  yes.As<uint8_t>()[0] = 1;
+  absl::StatusOr<std::vector<Tensor>> out =
+      session->Run({{"m", m}, {"go", yes}, {"x", Floats({}, {1.0f})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].As<float>()[0], 16.0f);  // 2, 4, 8, 16: stops once next >= 10
+  EXPECT_EQ((*out)[1].dims(), (Shape{4}));
+  Tensor no(ElementType::kBool, {});
+  out = session->Run({{"m", m}, {"go", no}, {"x", Floats({}, {1.0f})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].As<float>()[0], 1.0f);
+  EXPECT_EQ((*out)[1].dims(), (Shape{0}));
+}
+
 }  // namespace
 }  // namespace anvil

@@ -88,8 +88,13 @@ TestResult RunFoldTest(const TestCase& test, const onnx::ModelProto& proto,
   for (size_t k = 0; k < input_protos.size(); ++k) {
     absl::StatusOr<Tensor> t = TensorFromProto(input_protos[k], test.dir);
     if (!t.ok()) return error("test data", t.status());
-    ReplaceInputWithInitializer(graph, (*bound)[k], t->ToElements());
+    Value* input = (*bound)[k];
+    const Tensor value = AsBfloat16IfStoredAsUint16(*t, input->type().element_type());
+    ReplaceInputWithInitializer(graph, input, value.ToElements());
   }
+  // Declared output element types, for reading bfloat16 outputs stored as uint16.
+  std::vector<ElementType> declared_outputs;
+  for (const Value* out : graph.outputs()) declared_outputs.push_back(out->type().element_type());
   // Inputs the test leaves at their default (old exporters list weights as inputs with
   // initializers) are constants too: every input is made one.
   for (Value* input : std::vector<Value*>(graph.inputs().begin(), graph.inputs().end())) {
@@ -113,8 +118,9 @@ TestResult RunFoldTest(const TestCase& test, const onnx::ModelProto& proto,
     const Value* out = graph.outputs()[k];
     absl::StatusOr<onnx::TensorProto> p = ReadTensorFile(test.output_files[k]);
     if (!p.ok()) return error("test data", p.status());
-    absl::StatusOr<Tensor> expected = TensorFromProto(*p, test.dir);
-    if (!expected.ok()) return error("test data", expected.status());
+    absl::StatusOr<Tensor> read = TensorFromProto(*p, test.dir);
+    if (!read.ok()) return error("test data", read.status());
+    const absl::StatusOr<Tensor> expected = AsBfloat16IfStoredAsUint16(*read, declared_outputs[k]);
     if (!out->IsInitializer() || out->IsGraphInput()) {
       result.verdict = Worse(result.verdict, Verdict::kUnknown);
       const std::string op = out->producer() != nullptr ? out->producer()->op_type() : "input";

@@ -103,7 +103,13 @@ std::vector<Mode> Modes() {
          if (!options.ok()) return options.status();
          absl::StatusOr<std::vector<TestCase>> tests = DiscoverTests(runner.data_root);
          if (!tests.ok()) return tests.status();
+         // Random-op tests, plus the run list's exclusions (its reasons concern the recorded
+         // data, which folding is compared with too).
          runner.exclusions = FoldExclusions(*tests);
+         absl::StatusOr<std::map<std::string, std::string>> data_exclusions =
+             LoadExclusions(RunModeOptions{});
+         if (!data_exclusions.ok()) return data_exclusions.status();
+         runner.exclusions.insert(data_exclusions->begin(), data_exclusions->end());
          runner.op_breakdown = true;
          TestFn fn = [options = *options](const TestCase& test, const onnx::ModelProto& model) {
            return RunFoldTest(test, model, options);

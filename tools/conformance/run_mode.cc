@@ -90,16 +90,14 @@ std::vector<std::string> ProducerOp(const Value* output) {
                                      : absl::StrCat(producer->domain(), ".", producer->op_type())};
 }
 
-// The suite stores bfloat16 tensors as uint16 (onnx's numpy helpers have no bfloat16): the
-// same bits, retagged with the type the model declares.
+}  // namespace
+
 Tensor AsBfloat16IfStoredAsUint16(const Tensor& t, ElementType declared) {
   if (t.type() != ElementType::kUint16 || declared != ElementType::kBfloat16) return t;
   Tensor retagged(ElementType::kBfloat16, t.dims());
   if (t.ByteSize() > 0) std::memcpy(retagged.data(), t.data(), t.ByteSize());
   return retagged;
 }
-
-}  // namespace
 
 absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& flags) {
   RunModeOptions options;

@@ -61,6 +61,10 @@ TestResult CompareTensors(const std::string& name, const Tensor& actual, const T
 TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
                       const RunModeOptions& options);
 
+// The suite stores bfloat16 tensors as uint16 (onnx's numpy helpers have no bfloat16): the
+// same bits, retagged with the type the model declares.
+Tensor AsBfloat16IfStoredAsUint16(const Tensor& t, ElementType declared);
+
 }  // namespace anvil::conformance
 
 #endif  // ANVIL_TOOLS_CONFORMANCE_RUN_MODE_H_
