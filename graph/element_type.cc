@@ -37,6 +37,22 @@ constexpr std::array<ElementTypeInfo, 17> kInfo = {{
 
 bool IsValidElementType(int32_t value) { return value >= 1 && value <= 16; }
 
+bool IsIntegerType(ElementType type) {
+  switch (type) {
+    case ElementType::kInt8:
+    case ElementType::kInt16:
+    case ElementType::kInt32:
+    case ElementType::kInt64:
+    case ElementType::kUint8:
+    case ElementType::kUint16:
+    case ElementType::kUint32:
+    case ElementType::kUint64:
+      return true;
+    default:
+      return false;
+  }
+}
+
 size_t ElementSize(ElementType type) {
   const auto index = static_cast<int32_t>(type);
   return IsValidElementType(index) ? kInfo[index].size : 0;

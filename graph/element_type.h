@@ -42,6 +42,13 @@ ElementType ElementTypeFromName(std::string_view name);
 // True for the values 1..16 listed above.
 bool IsValidElementType(int32_t value);
 
+// int8..int64 and uint8..uint64.
+bool IsIntegerType(ElementType type);
+// Integers and bool: the types whose contents are exact small integers (shapes, axes, masks).
+inline bool IsIntegerOrBoolType(ElementType type) {
+  return IsIntegerType(type) || type == ElementType::kBool;
+}
+
 // IEEE binary16 and bfloat16 bit patterns to float, exactly (subnormals, inf and NaN kept).
 float HalfBitsToFloat(uint16_t bits);
 float Bfloat16BitsToFloat(uint16_t bits);

@@ -8,23 +8,6 @@
 namespace anvil {
 namespace {
 
-bool IsIntegralOrBool(ElementType t) {
-  switch (t) {
-    case ElementType::kInt8:
-    case ElementType::kInt16:
-    case ElementType::kInt32:
-    case ElementType::kInt64:
-    case ElementType::kUint8:
-    case ElementType::kUint16:
-    case ElementType::kUint32:
-    case ElementType::kUint64:
-    case ElementType::kBool:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Stores `v` as element `index` of dense data of integral `type`.
 void WriteInteger(ElementType type, int64_t v, uint8_t* data, int64_t index) {
   const size_t size = ElementSize(type);
@@ -66,7 +49,7 @@ void SetUnknown(ValueShape& shape) {
 }  // namespace
 
 bool IsShapeRelevant(ElementType type, int64_t elements) {
-  return IsIntegralOrBool(type) && elements <= kMaxTrackedValues;
+  return IsIntegerOrBoolType(type) && elements <= kMaxTrackedValues;
 }
 
 ShapeInferenceEngine::ShapeInferenceEngine(const GraphPlan& plan)
@@ -183,7 +166,7 @@ absl::Status ShapeInferenceEngine::Propagate(absl::Span<const TensorView> inputs
       SetKnown(out, info.type, dims, nullptr);
       // Contents that shape computations know (Shape's output, a Gather of it, ...).
       const int64_t n = NumElements(dims);
-      if (info.values && IsIntegralOrBool(info.type) &&
+      if (info.values && IsIntegerOrBoolType(info.type) &&
           static_cast<int64_t>(info.values->size()) == n) {
         std::vector<uint8_t> bytes(n * ElementSize(info.type));
         bool literal = true;

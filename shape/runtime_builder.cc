@@ -8,23 +8,6 @@
 namespace anvil {
 namespace {
 
-bool IsIntegral(ElementType t) {
-  switch (t) {
-    case ElementType::kInt8:
-    case ElementType::kInt16:
-    case ElementType::kInt32:
-    case ElementType::kInt64:
-    case ElementType::kUint8:
-    case ElementType::kUint16:
-    case ElementType::kUint32:
-    case ElementType::kUint64:
-    case ElementType::kBool:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Elements over memory the runtime owns, valid while the builder's caller keeps it alive.
 class BorrowedElements final : public Elements {
  public:
@@ -64,7 +47,7 @@ void RuntimeBuilder::FillInput(int i, TensorInfo* info) const {
     dims.emplace_back(d);
     n *= d;
   }
-  if (op.data != nullptr && IsIntegral(op.type) && n <= kMaxTrackedValues) {
+  if (op.data != nullptr && IsIntegerOrBoolType(op.type) && n <= kMaxTrackedValues) {
     const auto* bytes = static_cast<const uint8_t*>(op.data);
     IndexExprList& values = info->values.emplace();
     for (int64_t k = 0; k < n; ++k) values.emplace_back(ReadElementAsInt64(op.type, bytes, k));

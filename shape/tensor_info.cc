@@ -3,26 +3,7 @@
 #include "absl/strings/str_cat.h"
 
 namespace anvil {
-namespace {
-
-bool IsIntegerType(ElementType t) {
-  switch (t) {
-    case ElementType::kInt8:
-    case ElementType::kInt16:
-    case ElementType::kInt32:
-    case ElementType::kInt64:
-    case ElementType::kUint8:
-    case ElementType::kUint16:
-    case ElementType::kUint32:
-    case ElementType::kUint64:
-    case ElementType::kBool:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TensorInfo InfoFromType(const Type& type) {
   TensorInfo info;
@@ -51,7 +32,7 @@ TensorInfo InfoFromElements(const Elements& elements) {
   for (int64_t d : elements.dims()) dims.push_back(IndexExpr(d));
   info.dims = std::move(dims);
   const int64_t n = elements.NumElements();
-  if (IsIntegerType(info.type) && n <= kMaxTrackedValues) {
+  if (IsIntegerOrBoolType(info.type) && n <= kMaxTrackedValues) {
     IndexExprList values;
     values.reserve(n);
     for (int64_t i = 0; i < n; ++i) values.push_back(IndexExpr(elements.GetInt64(i)));

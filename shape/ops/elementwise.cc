@@ -52,22 +52,6 @@ constexpr int64_t kMaxValues = kMaxTrackedValues;
 // Element types
 // ---------------------------------------------------------------------------------------------
 
-bool IsInteger(ElementType t) {
-  switch (t) {
-    case ElementType::kInt8:
-    case ElementType::kInt16:
-    case ElementType::kInt32:
-    case ElementType::kInt64:
-    case ElementType::kUint8:
-    case ElementType::kUint16:
-    case ElementType::kUint32:
-    case ElementType::kUint64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Value range of an integer type, for deciding whether a literal survives a Cast or fits the
 // output. uint64's upper half is not representable as an int64 literal and is left out.
 std::pair<int64_t, int64_t> IntegerRange(ElementType t) {
@@ -161,7 +145,7 @@ int64_t Product(const std::vector<int64_t>& dims) {
 void PropagateValues(ShapeContext& ctx, const std::vector<int>& inputs, const ElementFunction& fn) {
   if (ctx.num_outputs() == 0) return;
   TensorInfo& out = ctx.output(0);
-  if (!IsInteger(out.type) && out.type != ElementType::kBool) return;
+  if (!IsIntegerType(out.type) && out.type != ElementType::kBool) return;
   std::optional<std::vector<int64_t>> out_dims = LiteralDims(out.dims);
   if (!out_dims) return;
   const int64_t count = Product(*out_dims);
@@ -339,7 +323,7 @@ IndexExpr CastValue(const IndexExpr& v, ElementType from, ElementType to) {
         return v;
     }
   }
-  if (!IsInteger(from)) return Unknown();  // e.g. a float whose rounding is unknown
+  if (!IsIntegerType(from)) return Unknown();  // e.g. a float whose rounding is unknown
   switch (to) {
     case ElementType::kInt64:
     case ElementType::kInt32:
@@ -377,7 +361,7 @@ absl::Status IdentityShape(ShapeContext& ctx) {
   // Identity also forwards sequences and optionals (opset 14+); their TensorInfo passes as is.
   ctx.output(0) = ctx.Input(0);
   TensorInfo& out = ctx.output(0);
-  if (out.values && (!IsInteger(out.type) && out.type != ElementType::kBool)) {
+  if (out.values && (!IsIntegerType(out.type) && out.type != ElementType::kBool)) {
     out.values.reset();
   }
   return absl::OkStatus();

@@ -20,23 +20,6 @@ namespace anvil::shape_ops::shape_family {
 
 // ---- Shared helpers ----
 
-bool IsIntegral(ElementType type) {
-  switch (type) {
-    case ElementType::kInt8:
-    case ElementType::kInt16:
-    case ElementType::kInt32:
-    case ElementType::kInt64:
-    case ElementType::kUint8:
-    case ElementType::kUint16:
-    case ElementType::kUint32:
-    case ElementType::kUint64:
-    case ElementType::kBool:
-      return true;
-    default:
-      return false;
-  }
-}
-
 void SetValues(TensorInfo& out, IndexExprList values) {
   if (static_cast<int64_t>(values.size()) <= kMaxValues) out.values = std::move(values);
 }
@@ -55,7 +38,7 @@ std::optional<IndexExprList> IntValues(const ShapeContext& ctx, int i) {
   if (!ctx.HasInput(i)) return std::nullopt;
   if (const std::optional<IndexExprList>& values = ctx.InputValues(i)) return values;
   std::shared_ptr<const Elements> constant = ctx.InputConstant(i);
-  if (constant == nullptr || !IsIntegral(constant->element_type()) ||
+  if (constant == nullptr || !IsIntegerOrBoolType(constant->element_type()) ||
       constant->NumElements() > kMaxValues) {
     return std::nullopt;
   }
@@ -289,7 +272,7 @@ absl::Status InferConstantOfShape(ShapeContext& ctx) {
         return ctx.Error(absl::StrCat("value must hold one element, has ", value.NumElements()));
       }
       type = value.element_type();
-      if (IsIntegral(type)) fill = value.GetInt64(0);
+      if (IsIntegerOrBoolType(type)) fill = value.GetInt64(0);
     }
   }
   TensorInfo& out = ctx.output(0);
@@ -303,7 +286,7 @@ absl::Status InferConstantOfShape(ShapeContext& ctx) {
     out.dims = *dims;
     // A small integer fill (ConstantOfShape(Shape(x)) with value 1 is a common "ones" shape).
     if (std::optional<std::vector<int64_t>> literal = LiteralDims(*dims);
-        literal && IsIntegral(type)) {
+        literal && IsIntegerOrBoolType(type)) {
       int64_t count = 1;
       for (int64_t d : *literal) count *= d;
       if (count <= kMaxValues) out.values = IndexExprList(count, IndexExpr(fill));
@@ -353,7 +336,7 @@ absl::Status InferRange(ShapeContext& ctx) {
     if (!v || v->size() != 1) return std::nullopt;
     return (*v)[0];
   };
-  const bool integral = type == ElementType::kUndefined || IsIntegral(type);
+  const bool integral = type == ElementType::kUndefined || IsIntegerOrBoolType(type);
   std::optional<IndexExpr> start = integral ? scalar(0) : std::nullopt;
   std::optional<IndexExpr> limit = integral ? scalar(1) : std::nullopt;
   std::optional<IndexExpr> delta = integral ? scalar(2) : std::nullopt;

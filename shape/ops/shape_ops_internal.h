@@ -25,9 +25,6 @@ namespace anvil::shape_ops::shape_family {
 // Largest tensor whose contents are tracked as `values`: the builders' limit.
 inline constexpr int64_t kMaxValues = kMaxTrackedValues;
 
-// Integer (and bool) element types: the ones whose contents may be tracked as values.
-bool IsIntegral(ElementType type);
-
 // Sets `out.values` when there are at most kMaxValues of them.
 void SetValues(TensorInfo& out, IndexExprList values);
 

@@ -115,7 +115,7 @@ absl::StatusOr<SymbolValues> PrepareShapesModel(Model& model,
     std::vector<Dim> literal_dims;
     for (int64_t d : dims) literal_dims.push_back(Dim::Literal(d));
 
-    if (options.int_inputs_const && IsIntegerElementType(type)) {
+    if (options.int_inputs_const && IsIntegerType(type)) {
       absl::StatusOr<std::shared_ptr<const Elements>> values = IntegerTensorToElements(tensor);
       if (!values.ok()) {
         return absl::InvalidArgumentError(

@@ -227,27 +227,11 @@ std::vector<int64_t> TensorDims(const onnx::TensorProto& tensor) {
   return std::vector<int64_t>(tensor.dims().begin(), tensor.dims().end());
 }
 
-bool IsIntegerElementType(ElementType type) {
-  switch (type) {
-    case ElementType::kInt8:
-    case ElementType::kInt16:
-    case ElementType::kInt32:
-    case ElementType::kInt64:
-    case ElementType::kUint8:
-    case ElementType::kUint16:
-    case ElementType::kUint32:
-    case ElementType::kUint64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 absl::StatusOr<std::shared_ptr<const Elements>> IntegerTensorToElements(
     const onnx::TensorProto& tensor) {
   const auto type = static_cast<ElementType>(tensor.data_type());
   const std::string label = absl::StrCat("tensor '", tensor.name(), "'");
-  if (!IsIntegerElementType(type)) {
+  if (!IsIntegerType(type)) {
     return absl::InvalidArgumentError(absl::StrCat(label, " is not of an integer type"));
   }
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {

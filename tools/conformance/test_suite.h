@@ -67,9 +67,6 @@ absl::StatusOr<onnx::TensorProto> ReadTensorFile(const std::string& path);
 // The dims of a TensorProto.
 std::vector<int64_t> TensorDims(const onnx::TensorProto& tensor);
 
-// Whether `type` is an integer element type (int8..int64, uint8..uint64; not bool).
-bool IsIntegerElementType(ElementType type);
-
 // The values of an integer TensorProto (raw_data, int32_data, int64_data or uint64_data) as
 // dense elements of the same element type and dims. InvalidArgument for other element types,
 // external data, or a payload of the wrong size. Written here rather than reusing the importer's
