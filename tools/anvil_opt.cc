@@ -47,7 +47,7 @@ Runs a pass pipeline on an ONNX model. MODEL and -o take .onnx (binary protobuf)
 (ONNX textual syntax). Without -o the resulting model is printed as text on stdout. Without
 MODEL, the embedded default model (a transformer block with dynamic batch and sequence dims)
 runs through the default pipeline ")"
-                          "topo-sort,cse,dce"
+                          "shape-inference,constprop,cse,dce"
                           R"(" with --timing.
 
 options:

@@ -61,6 +61,8 @@ grep -q "IR after cse" "$TMP/err" && fail "--print-ir-after=dce also printed cse
 # --list-passes and --help
 "$OPT" --list-passes | grep -q "topo-sort" || fail "--list-passes lacks topo-sort"
 "$OPT" --help | grep -q "usage: anvil-opt" || fail "--help lacks usage"
+"$OPT" --help | tr -d '\n' | grep -q "shape-inference,constprop,cse,dce" ||
+  fail "--help does not name the default pipeline"
 
 # Bad input: one clear line, non-zero exit, never a crash.
 head -c 300 /dev/urandom >"$TMP/corrupt.onnx"
