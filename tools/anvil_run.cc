@@ -38,7 +38,7 @@
 #include "graph/model_io.h"
 #include "kernels/tensor.h"
 #include "runtime/session.h"
-#include "runtime/tensor_file.h"
+#include "kernels/tensor_file.h"
 
 namespace anvil {
 namespace {

@@ -34,6 +34,7 @@
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/reduce.h"
 #include "kernels/tensor.h"
+#include "kernels/tensor_file.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {
@@ -711,62 +712,6 @@ const std::set<std::string>& FamilyOps() {
   return *ops;
 }
 
-// A TensorProto file as a Tensor: raw_data, or the typed field that holds the element type.
-absl::StatusOr<Tensor> LoadTensorProto(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << file.rdbuf();
-  onnx::TensorProto proto;
-  if (!file || !proto.ParseFromString(bytes.str())) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot parse ", path));
-  }
-  const auto type = static_cast<ElementType>(proto.data_type());
-  const size_t esize = ElementSize(type);
-  if (esize == 0) return absl::UnimplementedError(absl::StrCat("element type of ", path));
-  Tensor t(type, std::vector<int64_t>(proto.dims().begin(), proto.dims().end()));
-  const size_t n = t.NumElements();
-  auto* dst = t.As<uint8_t>();
-  auto size_error = [&](size_t count) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": ", count, " values for ", n));
-  };
-  if (!proto.raw_data().empty()) {
-    if (proto.raw_data().size() != t.ByteSize()) return size_error(proto.raw_data().size());
-    std::memcpy(dst, proto.raw_data().data(), t.ByteSize());
-    return t;
-  }
-  // Typed fields: float_data (float), double_data, int64_data, uint64_data (uint32/uint64),
-  // int32_data for the rest (int8..int32, uint8, uint16, bool, and float16 bits).
-  auto widen = [&](const auto& field) -> absl::Status {
-    if (static_cast<size_t>(field.size()) != n) return size_error(field.size());
-    for (size_t i = 0; i < n; ++i) {
-      const auto v = field.Get(i);
-      std::memcpy(dst + i * esize, &v, esize);  // little-endian: the low bytes
-    }
-    return absl::OkStatus();
-  };
-  absl::Status s;
-  switch (type) {
-    case ElementType::kFloat:
-      s = widen(proto.float_data());
-      break;
-    case ElementType::kDouble:
-      s = widen(proto.double_data());
-      break;
-    case ElementType::kInt64:
-      s = widen(proto.int64_data());
-      break;
-    case ElementType::kUint32:
-    case ElementType::kUint64:
-      s = widen(proto.uint64_data());
-      break;
-    default:
-      s = widen(proto.int32_data());
-      break;
-  }
-  if (!s.ok()) return s;
-  return t;
-}
-
 double AsDouble(const Tensor& t, int64_t i) {
   double v = 0;
   DispatchNumeric(t.type(), "", [&](auto tag) -> absl::Status {
@@ -803,7 +748,7 @@ std::string RunBackendTest(const std::filesystem::path& dir, const Model& model)
     std::map<const Value*, Tensor> values;
     for (size_t k = 0; k < graph.inputs().size(); ++k) {
       absl::StatusOr<Tensor> t =
-          LoadTensorProto((set.path() / absl::StrCat("input_", k, ".pb")).string());
+          ReadTensor((set.path() / absl::StrCat("input_", k, ".pb")).string());
       if (!t.ok()) return std::string(t.status().message());
       values[graph.inputs()[k]] = *t;
     }
@@ -823,7 +768,7 @@ std::string RunBackendTest(const std::filesystem::path& dir, const Model& model)
     if (!outputs.ok()) return std::string(outputs.status().message());
     for (size_t k = 0; k < graph.outputs().size(); ++k) {
       absl::StatusOr<Tensor> want =
-          LoadTensorProto((set.path() / absl::StrCat("output_", k, ".pb")).string());
+          ReadTensor((set.path() / absl::StrCat("output_", k, ".pb")).string());
       if (!want.ok()) return std::string(want.status().message());
       int slot = -1;
       for (int j = 0; j < node.num_outputs(); ++j) {

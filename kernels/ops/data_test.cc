@@ -28,6 +28,7 @@
 #include "kernels/kernel_runner.h"
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
+#include "kernels/tensor_file.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {
@@ -507,69 +508,6 @@ const std::set<std::string>& FamilyOps() {
   return *ops;
 }
 
-absl::StatusOr<Tensor> ReadTensorProto(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  onnx::TensorProto proto;
-  if (!file || !proto.ParseFromString(buffer.str())) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot read ", path));
-  }
-  const auto type = static_cast<ElementType>(proto.data_type());
-  if (ElementSize(type) == 0) return absl::UnimplementedError(absl::StrCat("type of ", path));
-  std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
-  Tensor t(type, dims);
-  const int64_t n = t.NumElements();
-  auto* dst = t.As<uint8_t>();
-  const size_t esize = ElementSize(type);
-  auto check = [&](int64_t count) -> absl::Status {
-    if (count == n) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat(path, ": ", count, " values for ", n));
-  };
-  if (!proto.raw_data().empty()) {
-    if (proto.raw_data().size() != t.ByteSize()) return check(-1);
-    std::memcpy(dst, proto.raw_data().data(), t.ByteSize());
-    return t;
-  }
-  switch (type) {
-    case ElementType::kFloat:
-    case ElementType::kComplex64:
-      if (absl::Status s = check(proto.float_data_size() * 4 / static_cast<int64_t>(esize));
-          !s.ok()) {
-        return s;
-      }
-      std::memcpy(dst, proto.float_data().data(), t.ByteSize());
-      return t;
-    case ElementType::kDouble:
-    case ElementType::kComplex128:
-      if (absl::Status s = check(proto.double_data_size() * 8 / static_cast<int64_t>(esize));
-          !s.ok()) {
-        return s;
-      }
-      std::memcpy(dst, proto.double_data().data(), t.ByteSize());
-      return t;
-    case ElementType::kInt64:
-      if (absl::Status s = check(proto.int64_data_size()); !s.ok()) return s;
-      std::memcpy(dst, proto.int64_data().data(), t.ByteSize());
-      return t;
-    case ElementType::kUint32:
-    case ElementType::kUint64:
-      if (absl::Status s = check(proto.uint64_data_size()); !s.ok()) return s;
-      for (int64_t i = 0; i < n; ++i) {
-        const uint64_t v = proto.uint64_data(i);
-        std::memcpy(dst + i * esize, &v, esize);  // little-endian: the low bytes
-      }
-      return t;
-    default:  // int32_data holds int32 and every narrower type (bits of float16/bfloat16)
-      if (absl::Status s = check(proto.int32_data_size()); !s.ok()) return s;
-      for (int64_t i = 0; i < n; ++i) {
-        const int32_t v = proto.int32_data(i);
-        std::memcpy(dst + i * esize, &v, esize);
-      }
-      return t;
-  }
-}
-
 double ElementAsDouble(const Tensor& t, int64_t i) {
   double v = 0;
   DispatchNumeric(t.type(), "compare", [&](auto tag) -> absl::Status {
@@ -614,7 +552,7 @@ std::string RunBackendTest(const std::filesystem::path& dir, const Model& model)
     std::map<const Value*, Tensor> values;
     for (size_t k = 0; k < graph.inputs().size(); ++k) {
       absl::StatusOr<Tensor> t =
-          ReadTensorProto((set.path() / absl::StrCat("input_", k, ".pb")).string());
+          ReadTensor((set.path() / absl::StrCat("input_", k, ".pb")).string());
       if (!t.ok()) return std::string(t.status().message());
       values[graph.inputs()[k]] = *t;
     }
@@ -639,7 +577,7 @@ std::string RunBackendTest(const std::filesystem::path& dir, const Model& model)
     }
     for (size_t k = 0; k < graph.outputs().size(); ++k) {
       absl::StatusOr<Tensor> want =
-          ReadTensorProto((set.path() / absl::StrCat("output_", k, ".pb")).string());
+          ReadTensor((set.path() / absl::StrCat("output_", k, ".pb")).string());
       if (!want.ok()) return std::string(want.status().message());
       std::string diff = Compare(values[graph.outputs()[k]], *want);
       if (!diff.empty()) {

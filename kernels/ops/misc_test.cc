@@ -30,6 +30,7 @@
 #include "kernels/dispatch.h"
 #include "kernels/kernel_runner.h"
 #include "kernels/tensor.h"
+#include "kernels/tensor_file.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {
@@ -614,68 +615,6 @@ std::vector<std::string> BackendTests() {
   return names;
 }
 
-absl::StatusOr<onnx::TensorProto> ReadTensorProto(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  onnx::TensorProto proto;
-  if (!in || !proto.ParseFromIstream(&in)) return absl::NotFoundError("cannot read " + path);
-  return proto;
-}
-
-// A TensorProto's payload (raw_data or the typed field) as a dense Tensor.
-absl::StatusOr<Tensor> FromProto(const onnx::TensorProto& p) {
-  const auto type = static_cast<ElementType>(p.data_type());
-  if (ElementSize(type) == 0) return absl::UnimplementedError("string tensor");
-  std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
-  Tensor t(type, dims);
-  const int64_t n = t.NumElements();
-  if (p.has_raw_data()) {
-    if (p.raw_data().size() != t.ByteSize()) return absl::DataLossError("raw_data size");
-    if (n > 0) std::memcpy(t.data(), p.raw_data().data(), t.ByteSize());
-    return t;
-  }
-  auto fill = [&](const auto& field) -> absl::Status {
-    if (field.size() != n) return absl::DataLossError("typed field size");
-    return DispatchBySize(type, "proto", [&](auto tag) {
-      using S = decltype(tag);
-      for (int64_t i = 0; i < n; ++i) {
-        if constexpr (sizeof(S) <= 8) {
-          const auto v = field.Get(i);
-          using V = std::decay_t<decltype(v)>;
-          if constexpr (std::is_floating_point_v<V>) {
-            if constexpr (sizeof(V) == sizeof(S)) {
-              std::memcpy(t.As<S>() + i, &v, sizeof(S));  // float_data / double_data
-            }
-          } else {
-            t.As<S>()[i] = static_cast<S>(v);  // integer fields and 16-bit float bits
-          }
-        }
-      }
-      return absl::OkStatus();
-    });
-  };
-  absl::Status s;
-  switch (type) {
-    case ElementType::kFloat:
-      s = fill(p.float_data());
-      break;
-    case ElementType::kDouble:
-      s = fill(p.double_data());
-      break;
-    case ElementType::kInt64:
-      s = fill(p.int64_data());
-      break;
-    case ElementType::kUint32:
-    case ElementType::kUint64:
-      s = fill(p.uint64_data());
-      break;
-    default:
-      s = fill(p.int32_data());
-      break;
-  }
-  if (!s.ok()) return s;
-  return t;
-}
-
 class MiscBackendTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(MiscBackendTest, MatchesRecordedOutputs) {
@@ -689,12 +628,10 @@ TEST_P(MiscBackendTest, MatchesRecordedOutputs) {
   // Graph inputs from input_K.pb (by name when the file names it, else by position).
   std::map<std::string, Tensor> values;
   for (size_t k = 0; k < graph.inputs().size(); ++k) {
-    absl::StatusOr<onnx::TensorProto> proto =
-        ReadTensorProto(absl::StrCat(dir, "/test_data_set_0/input_", k, ".pb"));
-    ASSERT_TRUE(proto.ok()) << proto.status();
-    absl::StatusOr<Tensor> t = FromProto(*proto);
+    absl::StatusOr<NamedTensor> t =
+        ReadTensorFile(absl::StrCat(dir, "/test_data_set_0/input_", k, ".pb"));
     ASSERT_TRUE(t.ok()) << t.status();
-    values[proto->name().empty() ? graph.inputs()[k]->name() : proto->name()] = *t;
+    values[t->name.empty() ? graph.inputs()[k]->name() : t->name] = t->tensor;
   }
   for (const Value* init : graph.initializers()) {
     values[init->name()] = Tensor::FromElements(*init->constant());
@@ -720,10 +657,8 @@ TEST_P(MiscBackendTest, MatchesRecordedOutputs) {
   }
 
   for (size_t k = 0; k < graph.outputs().size(); ++k) {
-    absl::StatusOr<onnx::TensorProto> proto =
-        ReadTensorProto(absl::StrCat(dir, "/test_data_set_0/output_", k, ".pb"));
-    ASSERT_TRUE(proto.ok()) << proto.status();
-    absl::StatusOr<Tensor> expected = FromProto(*proto);
+    absl::StatusOr<Tensor> expected =
+        ReadTensor(absl::StrCat(dir, "/test_data_set_0/output_", k, ".pb"));
     ASSERT_TRUE(expected.ok()) << expected.status();
     int slot = -1;
     for (int i = 0; i < node.num_outputs(); ++i) {

@@ -7,7 +7,7 @@
 #include "graph/absl_compat.h"
 #include "graph/onnx_import.h"
 #include "graph/pass_manager.h"
-#include "runtime/tensor_file.h"
+#include "kernels/tensor_file.h"
 #include "tools/conformance/run_mode.h"
 
 namespace anvil::conformance {

@@ -24,7 +24,7 @@
 #include "graph/pass_manager.h"
 #include "kernels/interpreter.h"
 #include "runtime/session.h"
-#include "runtime/tensor_file.h"
+#include "kernels/tensor_file.h"
 
 namespace anvil::conformance {
 

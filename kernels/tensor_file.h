@@ -1,8 +1,8 @@
 // Tensors as ONNX TensorProto files (input_K.pb / output_K.pb, the format of the ONNX backend
 // test data and of ONNX Runtime's tools): reading them into runtime Tensors and writing results
 // back, for anvil-run and the conformance runner.
-#ifndef ANVIL_RUNTIME_TENSOR_FILE_H_
-#define ANVIL_RUNTIME_TENSOR_FILE_H_
+#ifndef ANVIL_KERNELS_TENSOR_FILE_H_
+#define ANVIL_KERNELS_TENSOR_FILE_H_
 
 #include <string>
 
@@ -31,6 +31,8 @@ absl::StatusOr<onnx::TensorProto> TensorToProto(const Tensor& tensor, const std:
 
 // Reads a binary TensorProto file; errors name the file.
 absl::StatusOr<NamedTensor> ReadTensorFile(const std::string& path);
+// ReadTensorFile without the name.
+absl::StatusOr<Tensor> ReadTensor(const std::string& path);
 
 // Writes `tensor` as a binary TensorProto file named `name`.
 absl::Status WriteTensorFile(const Tensor& tensor, const std::string& name,
@@ -38,4 +40,4 @@ absl::Status WriteTensorFile(const Tensor& tensor, const std::string& name,
 
 }  // namespace anvil
 
-#endif  // ANVIL_RUNTIME_TENSOR_FILE_H_
+#endif  // ANVIL_KERNELS_TENSOR_FILE_H_

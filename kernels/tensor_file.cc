@@ -1,4 +1,4 @@
-#include "runtime/tensor_file.h"
+#include "kernels/tensor_file.h"
 
 #include <cerrno>
 #include <cstring>
@@ -47,6 +47,12 @@ absl::StatusOr<NamedTensor> ReadTensorFile(const std::string& path) {
                         absl::StrCat("'", path, "': ", tensor.status().message()));
   }
   return NamedTensor{proto.name(), *std::move(tensor)};
+}
+
+absl::StatusOr<Tensor> ReadTensor(const std::string& path) {
+  absl::StatusOr<NamedTensor> named = ReadTensorFile(path);
+  if (!named.ok()) return named.status();
+  return std::move(named->tensor);
 }
 
 absl::Status WriteTensorFile(const Tensor& tensor, const std::string& name,
