@@ -18,6 +18,7 @@
 #include "shape/index_expr.h"
 #include "shape/shape_helper.h"
 #include "shape/shape_rules.h"
+#include "shape/testing/fake_builder.h"
 
 namespace anvil {
 namespace {
@@ -29,23 +30,6 @@ constexpr ElementType kU8 = ElementType::kUint8;
 constexpr ElementType kI32 = ElementType::kInt32;
 constexpr ElementType kI64 = ElementType::kInt64;
 constexpr ElementType kBool = ElementType::kBool;
-
-// Serves fixed TensorInfos as the node's inputs, standing in for the shape-inference pass's
-// analysis builder. nullopt is an omitted optional input.
-class FakeBuilder : public IndexExprBuilder {
- public:
-  explicit FakeBuilder(std::vector<std::optional<TensorInfo>> inputs)
-      : inputs_(std::move(inputs)) {}
-
-  bool HasInput(int i) const override {
-    return i >= 0 && i < static_cast<int>(inputs_.size()) && inputs_[i].has_value();
-  }
-  TensorInfo Input(int i) const override { return HasInput(i) ? *inputs_[i] : TensorInfo{}; }
-  std::shared_ptr<const Elements> InputConstant(int) const override { return nullptr; }
-
- private:
-  std::vector<std::optional<TensorInfo>> inputs_;
-};
 
 IndexExpr S(std::string_view name) { return IndexExpr::Symbol(name); }
 IndexExpr Q() { return IndexExpr::Questionmark(); }

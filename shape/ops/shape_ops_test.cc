@@ -23,6 +23,7 @@
 #include "shape/index_expr.h"
 #include "shape/shape_helper.h"
 #include "shape/tensor_info.h"
+#include "shape/testing/fake_builder.h"
 
 namespace anvil {
 namespace {
@@ -37,28 +38,6 @@ constexpr ElementType kBool = ElementType::kBool;
 constexpr ElementType kStr = ElementType::kString;
 constexpr int64_t kIntMax = INT64_MAX;
 constexpr int64_t kIntMin = INT64_MIN;
-
-// Serves fixed TensorInfos (nullopt: an omitted optional input) and constant payloads, standing
-// in for the shape-inference pass's analysis builder.
-class FakeBuilder : public IndexExprBuilder {
- public:
-  FakeBuilder(std::vector<std::optional<TensorInfo>> inputs,
-              std::map<int, std::shared_ptr<const Elements>> constants)
-      : inputs_(std::move(inputs)), constants_(std::move(constants)) {}
-
-  bool HasInput(int i) const override {
-    return i >= 0 && i < static_cast<int>(inputs_.size()) && inputs_[i].has_value();
-  }
-  TensorInfo Input(int i) const override { return HasInput(i) ? *inputs_[i] : TensorInfo{}; }
-  std::shared_ptr<const Elements> InputConstant(int i) const override {
-    auto it = constants_.find(i);
-    return it == constants_.end() ? nullptr : it->second;
-  }
-
- private:
-  std::vector<std::optional<TensorInfo>> inputs_;
-  std::map<int, std::shared_ptr<const Elements>> constants_;
-};
 
 IndexExpr S(std::string_view name) { return IndexExpr::Symbol(name); }
 IndexExpr Q() { return IndexExpr::Questionmark(); }
