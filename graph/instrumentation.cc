@@ -140,7 +140,7 @@ int64_t StatisticsInstrumentation::Get(std::string_view pass, std::string_view s
 
 absl::Status StatisticsInstrumentation::RunAfterPass(const Pass& pass, Model& model,
                                                      const PassContext& ctx, bool changed) {
-  if (ctx.statistics().empty()) return absl::OkStatus();
+  if (ctx.statistics().empty() && ctx.remarks().empty()) return absl::OkStatus();
   auto it = std::find_if(statistics_.begin(), statistics_.end(),
                          [&](const PassStatistics& p) { return p.pass == pass.name(); });
   if (it == statistics_.end()) {
@@ -156,6 +156,7 @@ absl::Status StatisticsInstrumentation::RunAfterPass(const Pass& pass, Model& mo
       value->second += delta;
     }
   }
+  it->remarks.insert(it->remarks.end(), ctx.remarks().begin(), ctx.remarks().end());
   return absl::OkStatus();
 }
 
@@ -181,6 +182,18 @@ void StatisticsInstrumentation::PrintReport(std::ostream& os) const {
     for (const auto& [name, value] : p.values) {
       os << absl::StrFormat("%-*s  %-*s  %*d\n", pass_width, p.pass, stat_width, name, value_width,
                             value);
+    }
+  }
+  bool header = false;
+  for (const PassStatistics& p : statistics_) {
+    for (size_t i = 0; i < p.remarks.size(); ++i) {
+      if (!header) os << "remarks:\n";
+      header = true;
+      if (i == kMaxRemarksShown) {
+        os << "  " << p.pass << ": ... and " << p.remarks.size() - i << " more\n";
+        break;
+      }
+      os << "  " << p.pass << ": " << p.remarks[i] << "\n";
     }
   }
 }

@@ -58,6 +58,7 @@ class TimingInstrumentation : public PassInstrumentation {
   //   cse            0.500    25.0%  no
   //   Total          2.000   100.0%
   void PrintReport(std::ostream& os) const;
+  static constexpr int kMaxRemarksShown = 20;
 
   absl::Status RunBeforePass(const Pass& pass, Model& model) override;
   absl::Status RunAfterPass(const Pass& pass, Model& model, const PassContext& ctx,
@@ -128,12 +129,13 @@ class PrintIrInstrumentation : public PassInstrumentation {
 
 // Sums the statistics of every successful pass run by pass name (a pass run
 // three times shows its totals), passes in order of first appearance,
-// statistics in order of first report.
+// statistics in order of first report; collects the passes' remarks.
 class StatisticsInstrumentation : public PassInstrumentation {
  public:
   struct PassStatistics {
     std::string pass;
     std::vector<std::pair<std::string, int64_t>> values;
+    std::vector<std::string> remarks;
   };
 
   const std::vector<PassStatistics>& statistics() const { return statistics_; }
@@ -143,7 +145,11 @@ class StatisticsInstrumentation : public PassInstrumentation {
   //   ===----- Pass statistics report -----===
   //   Pass  Statistic     Value
   //   dce   nodes-erased      3
+  // then, when any pass made remarks, up to kMaxRemarksShown per pass:
+  //   remarks:
+  //     einsum-decompose: node 'e' (Einsum): kept: ...
   void PrintReport(std::ostream& os) const;
+  static constexpr int kMaxRemarksShown = 20;
 
   absl::Status RunAfterPass(const Pass& pass, Model& model, const PassContext& ctx,
                             bool changed) override;

@@ -55,12 +55,19 @@ class PassContext {
   // The value of one statistic, 0 when never added.
   int64_t GetStatistic(std::string_view name) const;
 
+  // A one-line note for the user about something the pass chose not to do
+  // (e.g. "node 'e' (Einsum): kept: MatMul does not accept int8 at opset 17");
+  // the statistics report lists them under the pass.
+  void AddRemark(std::string remark) { remarks_.push_back(std::move(remark)); }
+  const std::vector<std::string>& remarks() const { return remarks_; }
+
   // Where a pass may write human-readable debug output; nullptr when nobody
   // listens.
   std::ostream* log() const { return log_; }
 
  private:
   std::vector<std::pair<std::string, int64_t>> statistics_;
+  std::vector<std::string> remarks_;
   std::ostream* log_ = nullptr;
 };
 

@@ -648,6 +648,15 @@ IndexExpr Select(const IndexExpr& cond, const IndexExpr& a, const IndexExpr& b) 
   return IndexExpr::Questionmark();
 }
 
+std::optional<IndexExpr> BroadcastDim(const IndexExpr& a, const IndexExpr& b) {
+  if (a == b || (b.IsLiteral() && b.literal() == 1)) return a;
+  if (a.IsLiteral() && a.literal() == 1) return b;
+  if (a.IsLiteral() && b.IsLiteral()) return std::nullopt;
+  if (a.IsLiteral()) return a;
+  if (b.IsLiteral()) return b;
+  return Max(a, b);
+}
+
 // ---- Identity ----
 
 bool IndexExpr::operator==(const IndexExpr& other) const {

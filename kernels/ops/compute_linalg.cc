@@ -1,10 +1,11 @@
 // Einsum and Det.
 //
-// Einsum runs as a sequence of batched matrix products, the way contraction planners lower it:
-// each operand first takes its diagonals (a label repeated within a term becomes one dim whose
-// stride is the sum) and sums out the labels no one else needs; then operands are contracted
-// left to right, each pair permuted into [batch, M, K] x [batch, K, N] and multiplied with
-// BatchedMatMul (SIMD GEMM for float). Ellipsis dims are labels of their own, broadcast
+// Einsum is the reference the einsum-decompose rewrite is tested against, so it stays simple:
+// the equation and the label sizes come from the shared parser (einsum/equation.h) and shape rule
+// (shape/einsum_dims.h); each operand takes its diagonals (a label repeated within a term becomes
+// one dim whose stride is the sum) and sums out the labels no one else needs; then operands are
+// contracted left to right, each pair permuted into [batch, M, K] x [batch, K, N] and multiplied
+// with BatchedMatMul (SIMD GEMM for float). Ellipsis dims are labels of their own, broadcast
 // numpy-style (right-aligned; size-1 dims get stride 0).
 #include <algorithm>
 #include <cmath>
@@ -15,76 +16,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "einsum/equation.h"
 #include "kernels/ops/compute_util.h"
+#include "shape/einsum_dims.h"
 
 namespace anvil::compute_ops {
 namespace {
-
-// Labels: 'a'-'z' are 0-25, 'A'-'Z' 26-51, ellipsis dims 52 + i.
-constexpr int kEllipsisLabel = 52;
-
-struct Term {
-  std::vector<int> labels;  // letters in order; -1 marks where "..." sits
-  bool has_ellipsis = false;
-};
-
-absl::StatusOr<Term> ParseTerm(const Node& node, std::string_view text) {
-  Term term;
-  for (size_t p = 0; p < text.size();) {
-    const char ch = text[p];
-    if (ch >= 'a' && ch <= 'z') {
-      term.labels.push_back(ch - 'a');
-      ++p;
-    } else if (ch >= 'A' && ch <= 'Z') {
-      term.labels.push_back(26 + ch - 'A');
-      ++p;
-    } else if (text.substr(p, 3) == "...") {
-      if (term.has_ellipsis) return NodeError(node, "an equation term has two ellipses");
-      term.has_ellipsis = true;
-      term.labels.push_back(-1);
-      p += 3;
-    } else {
-      return NodeError(
-          node, absl::StrCat("invalid character '", std::string(1, ch), "' in the equation"));
-    }
-  }
-  return term;
-}
-
-// The parsed equation; the output term is explicit or derived at run time (it needs the
-// ellipsis rank).
-struct Equation {
-  std::vector<Term> inputs;
-  bool explicit_output = false;
-  Term output;
-};
-
-absl::StatusOr<Equation> ParseEquation(const Node& node) {
-  std::string eq;
-  for (char ch : node.GetString("equation", "")) {
-    if (ch != ' ') eq.push_back(ch);
-  }
-  Equation e;
-  const size_t arrow = eq.find("->");
-  const std::string lhs = eq.substr(0, arrow);
-  for (size_t start = 0;;) {
-    const size_t comma = lhs.find(',', start);
-    absl::StatusOr<Term> t =
-        ParseTerm(node, std::string_view(lhs).substr(
-                            start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (!t.ok()) return t.status();
-    e.inputs.push_back(*std::move(t));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  if (arrow != std::string::npos) {
-    absl::StatusOr<Term> t = ParseTerm(node, std::string_view(eq).substr(arrow + 2));
-    if (!t.ok()) return t.status();
-    e.explicit_output = true;
-    e.output = *std::move(t);
-  }
-  return e;
-}
 
 // An operand during evaluation: a view (over an input or `storage`) and one label per dim.
 struct Operand {
@@ -92,24 +29,6 @@ struct Operand {
   TensorView view;
   std::vector<int> labels;
 };
-
-// Expands "..." in `term` into `rank - letters` ellipsis labels (right-aligned among
-// `ellipsis_rank` labels).
-std::vector<int> ExpandLabels(const Term& term, int64_t rank, int64_t ellipsis_rank) {
-  std::vector<int> labels;
-  const int64_t own =
-      rank - (static_cast<int64_t>(term.labels.size()) - (term.has_ellipsis ? 1 : 0));
-  for (int l : term.labels) {
-    if (l >= 0) {
-      labels.push_back(l);
-      continue;
-    }
-    for (int64_t i = 0; i < own; ++i) {
-      labels.push_back(kEllipsisLabel + static_cast<int>(ellipsis_rank - own + i));
-    }
-  }
-  return labels;
-}
 
 // Sums `op` (element type C) over the dims whose label is not in `keep`: a dense result.
 template <typename C>
@@ -216,14 +135,9 @@ Operand Contract(const Operand& a, const Operand& b, const std::vector<bool>& ne
 
 class EinsumKernel final : public OpKernel {
  public:
-  explicit EinsumKernel(Equation eq) : eq_(std::move(eq)) {}
+  explicit EinsumKernel(einsum::Equation eq) : eq_(std::move(eq)) {}
 
   absl::Status Compute(KernelContext& ctx) override {
-    const int n_inputs = ctx.num_inputs();
-    if (n_inputs != static_cast<int>(eq_.inputs.size())) {
-      return ctx.Error(
-          absl::StrCat("the equation has ", eq_.inputs.size(), " terms for ", n_inputs, " inputs"));
-    }
     const ElementType type = ctx.input(0).type;
     return DispatchArithmetic(type, "Einsum", [&](auto tag) -> absl::Status {
       using C = ComputeType<decltype(tag)>;
@@ -236,73 +150,35 @@ class EinsumKernel final : public OpKernel {
   absl::Status Run(KernelContext& ctx) {
     const int n_inputs = ctx.num_inputs();
     const ElementType ctype = ElementTypeOf<C>();
-    int64_t ellipsis_rank = 0;
+    std::vector<int64_t> ranks;
+    std::vector<DimsExpr> dims(n_inputs);
+    std::vector<const DimsExpr*> dim_pointers;
     for (int i = 0; i < n_inputs; ++i) {
-      const Term& t = eq_.inputs[i];
-      const int64_t letters = static_cast<int64_t>(t.labels.size()) - (t.has_ellipsis ? 1 : 0);
-      const int64_t rank = ctx.input(i).rank();
-      if (t.has_ellipsis ? rank < letters : rank != letters) {
-        return ctx.Error(absl::StrCat("operand ", i, " ", ctx.input(i).DebugString(),
-                                      " does not match its equation term"));
-      }
-      if (t.has_ellipsis) ellipsis_rank = std::max(ellipsis_rank, rank - letters);
+      ranks.push_back(ctx.input(i).rank());
+      for (int64_t d : ctx.input(i).dims) dims[i].push_back(IndexExpr(d));
+      dim_pointers.push_back(&dims[i]);
+    }
+    absl::StatusOr<einsum::BoundEquation> bound = eq_.Bind(ranks);
+    if (!bound.ok()) return ctx.Error(std::string(bound.status().message()));
+    absl::StatusOr<std::vector<IndexExpr>> label_sizes = EinsumLabelSizes(*bound, dim_pointers);
+    if (!label_sizes.ok()) return ctx.Error(std::string(label_sizes.status().message()));
+    std::map<int, int64_t> sizes;
+    for (const einsum::BoundEquation::Operand& op : bound->operands) {
+      for (int l : op.labels) sizes[l] = (*label_sizes)[l].literal();
     }
 
-    // Operands in the compute type, their labels, and every label's size.
+    // Operands in the compute type and their labels.
     std::vector<DenseInput<C>> dense(n_inputs);
     std::vector<Operand> ops(n_inputs);
-    std::map<int, int64_t> sizes;
-    std::map<int, int> counts;
     for (int i = 0; i < n_inputs; ++i) {
       const TensorView& x = ctx.input(i);
       dense[i].Reset(x);
       ops[i].view = TensorView::Dense(ctype, const_cast<C*>(dense[i].data()), x.dims);
-      ops[i].labels = ExpandLabels(eq_.inputs[i], x.rank(), ellipsis_rank);
-      for (size_t k = 0; k < ops[i].labels.size(); ++k) {
-        const int l = ops[i].labels[k];
-        const int64_t d = x.dims[k];
-        auto [it, inserted] = sizes.emplace(l, d);
-        if (!inserted && it->second != d) {
-          if (it->second == 1) {
-            it->second = d;
-          } else if (d != 1) {
-            return ctx.Error(absl::StrCat("an equation label has sizes ", it->second, " and ", d));
-          }
-        }
-      }
-      // Every occurrence counts (numpy's implicit output of "ii" is the trace, not the diagonal).
-      for (int l : ops[i].labels) ++counts[l];
+      ops[i].labels = bound->operands[i].labels;
     }
-
-    // The output labels.
-    std::vector<int> out_labels;
-    bool any_ellipsis = false;
-    for (const Term& t : eq_.inputs) any_ellipsis |= t.has_ellipsis;
-    if (eq_.explicit_output) {
-      out_labels = ExpandLabels(eq_.output,
-                                ellipsis_rank + static_cast<int64_t>(eq_.output.labels.size()) -
-                                    (eq_.output.has_ellipsis ? 1 : 0),
-                                ellipsis_rank);
-    } else {
-      if (any_ellipsis) {
-        for (int64_t i = 0; i < ellipsis_rank; ++i) {
-          out_labels.push_back(kEllipsisLabel + static_cast<int>(i));
-        }
-      }
-      // Letters occurring once, in ASCII order (uppercase first), as numpy orders them.
-      std::vector<int> once;
-      for (const auto& [l, c] : counts) {
-        if (l < kEllipsisLabel && c == 1) once.push_back(l);
-      }
-      std::sort(once.begin(), once.end(),
-                [](int x, int y) { return (x + 26) % 52 < (y + 26) % 52; });
-      out_labels.insert(out_labels.end(), once.begin(), once.end());
-    }
+    const std::vector<int>& out_labels = bound->output;
     int64_t out_size = 1;
-    for (int l : out_labels) {
-      if (!sizes.contains(l)) return ctx.Error("an output label does not occur in the inputs");
-      out_size *= sizes[l];
-    }
+    for (int l : out_labels) out_size *= sizes[l];
     if (absl::Status s = CheckOutputSize(ctx, 0, out_size); !s.ok()) return s;
 
     // Diagonals and broadcasting: one dim per distinct label, sized sizes[label].
@@ -327,7 +203,7 @@ class EinsumKernel final : public OpKernel {
 
     // Contract left to right; before each step, labels no later operand or the output needs
     // are summed out of the operands holding them alone.
-    std::vector<bool> in_output(kEllipsisLabel + ellipsis_rank, false);
+    std::vector<bool> in_output(bound->num_labels(), false);
     for (int l : out_labels) in_output[l] = true;
     auto needed_after = [&](size_t first) {  // labels of ops[first..] or the output
       std::vector<bool> needed = in_output;
@@ -358,7 +234,7 @@ class EinsumKernel final : public OpKernel {
     return absl::OkStatus();
   }
 
-  Equation eq_;
+  einsum::Equation eq_;
 };
 
 // Det-11: determinants of the [*, M, M] matrices, by LU decomposition with partial pivoting in
@@ -410,8 +286,8 @@ absl::Status DetCompute(KernelContext& ctx) {
 }  // namespace
 
 KernelOr CreateEinsum(const Node& node, int64_t) {
-  absl::StatusOr<Equation> eq = ParseEquation(node);
-  if (!eq.ok()) return eq.status();
+  absl::StatusOr<einsum::Equation> eq = einsum::Equation::Parse(node.GetString("equation", ""));
+  if (!eq.ok()) return NodeError(node, std::string(eq.status().message()));
   return std::unique_ptr<OpKernel>(new EinsumKernel(*std::move(eq)));
 }
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "einsum/equation.h"
+#include "shape/einsum_dims.h"
 #include "graph/absl_compat.h"
 #include "shape/ops/compute_ops.h"
 #include "shape/ops/op_util.h"
@@ -187,171 +189,28 @@ absl::Status InferGemm(ShapeContext& ctx) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Einsum
+// Einsum: the equation from einsum/equation.h, label sizes from shape/einsum_dims.h.
 // ---------------------------------------------------------------------------------------------
-namespace {
-
-// One term of an equation: its letters in order, and where "..." sits among them (-1: none).
-struct EinsumTerm {
-  std::string letters;
-  int ellipsis = -1;
-};
-
-absl::StatusOr<EinsumTerm> ParseEinsumTerm(const ShapeContext& ctx, std::string_view text) {
-  EinsumTerm term;
-  for (size_t p = 0; p < text.size();) {
-    const char ch = text[p];
-    if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) {
-      term.letters.push_back(ch);
-      ++p;
-    } else if (text.substr(p, 3) == "...") {
-      if (term.ellipsis >= 0) {
-        return ctx.Error(absl::StrCat("equation term '", AsAbsl(text), "' has two ellipses"));
-      }
-      term.ellipsis = static_cast<int>(term.letters.size());
-      p += 3;
-    } else {
-      return ctx.Error(absl::StrCat("equation term '", AsAbsl(text), "' has an invalid character '",
-                                    std::string(1, ch), "'"));
-    }
-  }
-  return term;
-}
-
-// The size of one letter, merged over its occurrences like numpy.einsum (and ONNX Runtime) merge
-// them, which is BroadcastDims' rule per dim: equal sizes stay, a literal 1 yields, a literal
-// other than 1 wins over a symbol or questionmark, two different literals are an error, two
-// different symbols give max(a, b).
-absl::Status MergeLetter(const ShapeContext& ctx, char letter, const IndexExpr& d,
-                         std::optional<IndexExpr>* slot) {
-  if (!slot->has_value()) {
-    *slot = d;
-    return absl::OkStatus();
-  }
-  IndexExpr& r = **slot;
-  if (d == r || IsLiteralValue(d, 1)) return absl::OkStatus();
-  if (IsLiteralValue(r, 1)) {
-    r = d;
-  } else if (r.IsLiteral() && d.IsLiteral()) {
-    return ctx.Error(absl::StrCat("label '", std::string(1, letter), "' has sizes ", r.literal(),
-                                  " and ", d.literal()));
-  } else if (d.IsLiteral()) {
-    r = d;
-  } else if (!r.IsLiteral()) {
-    r = Max(r, d);  // a questionmark operand makes it a questionmark
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 absl::Status InferEinsum(ShapeContext& ctx) {
-  std::string equation;
-  for (char ch : ctx.node().GetString("equation", "")) {
-    if (ch != ' ') equation.push_back(ch);
+  absl::StatusOr<einsum::Equation> eq =
+      einsum::Equation::Parse(ctx.node().GetString("equation", ""));
+  if (!eq.ok()) return ctx.Error(std::string(eq.status().message()));
+  std::vector<int64_t> ranks;
+  absl::InlinedVector<const DimsExpr*, 4> dims;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    ranks.push_back(ctx.InputRank(i));
+    dims.push_back(ctx.InputDims(i) ? &*ctx.InputDims(i) : nullptr);
   }
-  const size_t arrow = equation.find("->");
-  const std::string lhs = equation.substr(0, arrow);
-  std::vector<EinsumTerm> terms;
-  for (size_t start = 0;;) {
-    const size_t comma = lhs.find(',', start);
-    absl::StatusOr<EinsumTerm> term = ParseEinsumTerm(
-        ctx, std::string_view(lhs).substr(
-                 start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (!term.ok()) return term.status();
-    terms.push_back(*std::move(term));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  if (static_cast<int>(terms.size()) != ctx.num_inputs()) {
-    return ctx.Error(absl::StrCat("equation '", equation, "' has ", terms.size(),
-                                  " operand terms for ", ctx.num_inputs(), " inputs"));
-  }
-
-  // Letter sizes and the broadcast of the ellipsis parts.
-  std::map<char, std::optional<IndexExpr>> sizes;  // ordered: the implicit output sorts letters
-  std::map<char, int> counts;
-  std::vector<DimsExpr> ellipsis_parts;
-  bool any_ellipsis = false;
-  bool ellipsis_rank_known = true;
-  for (size_t i = 0; i < terms.size(); ++i) {
-    const EinsumTerm& term = terms[i];
-    for (char ch : term.letters) {
-      ++counts[ch];
-      sizes.try_emplace(ch);
-    }
-    any_ellipsis |= term.ellipsis >= 0;
-    const std::optional<DimsExpr>& dims = ctx.InputDims(static_cast<int>(i));
-    if (!dims) {
-      if (term.ellipsis >= 0) ellipsis_rank_known = false;
-      continue;
-    }
-    const int64_t rank = static_cast<int64_t>(dims->size());
-    const int64_t n_letters = static_cast<int64_t>(term.letters.size());
-    if (term.ellipsis < 0 ? rank != n_letters : rank < n_letters) {
-      return ctx.Error(absl::StrCat("operand ", i, " ", DimsToString(*dims), " has rank ", rank,
-                                    " but its term has ", n_letters, " letters",
-                                    term.ellipsis < 0 ? "" : " and an ellipsis"));
-    }
-    const int64_t ellipsis_rank = term.ellipsis < 0 ? 0 : rank - n_letters;
-    for (int64_t k = 0; k < n_letters; ++k) {
-      const int64_t dim = k < term.ellipsis || term.ellipsis < 0 ? k : k + ellipsis_rank;
-      ANVIL_COMPUTE_RETURN_IF_ERROR(
-          MergeLetter(ctx, term.letters[k], (*dims)[dim], &sizes[term.letters[k]]));
-    }
-    if (term.ellipsis >= 0) {
-      ellipsis_parts.emplace_back(dims->begin() + term.ellipsis,
-                                  dims->begin() + term.ellipsis + ellipsis_rank);
-    }
-  }
-
-  // The output term: explicit, or (implicit) the ellipsis then the letters occurring once in
-  // ASCII order, as numpy.einsum (ONNX's reference) orders them.
-  EinsumTerm out;
-  if (arrow != std::string::npos) {
-    absl::StatusOr<EinsumTerm> parsed = ParseEinsumTerm(ctx, equation.substr(arrow + 2));
-    if (!parsed.ok()) return parsed.status();
-    out = *std::move(parsed);
-    for (size_t k = 0; k < out.letters.size(); ++k) {
-      const char ch = out.letters[k];
-      if (!counts.contains(ch)) {
-        return ctx.Error(absl::StrCat("output label '", std::string(1, ch),
-                                      "' does not occur in the operands of '", equation, "'"));
-      }
-      if (out.letters.find(ch, k + 1) != std::string::npos) {
-        return ctx.Error(absl::StrCat("output label '", std::string(1, ch), "' is repeated in '",
-                                      equation, "'"));
-      }
-    }
-  } else {
-    if (any_ellipsis) out.ellipsis = 0;
-    for (const auto& [ch, count] : counts) {
-      if (count == 1) out.letters.push_back(ch);
-    }
-  }
-
+  absl::StatusOr<einsum::BoundEquation> bound = eq->Bind(ranks);
+  if (!bound.ok()) return ctx.Error(std::string(bound.status().message()));
+  absl::StatusOr<std::vector<IndexExpr>> sizes = EinsumLabelSizes(*bound, dims);
+  if (!sizes.ok()) return ctx.Error(std::string(sizes.status().message()));
   const ElementType type = ctx.InputType(0);
-  // The ellipsis parts must broadcast even when the output sums them away.
-  DimsExpr ellipsis_dims;
-  if (any_ellipsis && ellipsis_rank_known) {
-    absl::StatusOr<DimsExpr> broadcast = BroadcastDims(ctx, ellipsis_parts);
-    if (!broadcast.ok()) return broadcast.status();
-    ellipsis_dims = *std::move(broadcast);
-  }
-  if (out.ellipsis >= 0 && !ellipsis_rank_known) {
+  if (!bound->output_known) {
     ctx.SetOutput(0, type, std::nullopt);
     return absl::OkStatus();
   }
-  DimsExpr result;
-  for (size_t k = 0; k <= out.letters.size(); ++k) {
-    if (static_cast<int>(k) == out.ellipsis) {
-      result.insert(result.end(), ellipsis_dims.begin(), ellipsis_dims.end());
-    }
-    if (k == out.letters.size()) break;
-    const std::optional<IndexExpr>& size = sizes[out.letters[k]];
-    result.push_back(size.has_value() ? *size : IndexExpr::Questionmark());
-  }
-  ctx.SetOutput(0, type, std::move(result));
+  ctx.SetOutput(0, type, EinsumOutputDims(*bound, *sizes));
   return absl::OkStatus();
 }
 

@@ -361,14 +361,22 @@ TEST(EinsumTest, Errors) {
     return t.Error();
   };
   EXPECT_EQ(error("ij,jk->ik", {T(kF32, {2, 3}), T(kF32, {4, 5})}),
-            "node 'n' (Einsum): label 'j' has sizes 3 and 4");
+            "node 'n' (Einsum): einsum 'ij,jk->ik': column 4: label 'j' has size 4 in operand 1 "
+            "but 3 at column 2");
+  EXPECT_EQ(error("ii->i", {T(kF32, {2, 3})}),
+            "node 'n' (Einsum): einsum 'ii->i': column 2: label 'i' of operand 0 has size 3 here "
+            "but 2 at column 1 (a diagonal needs equal dims)");
+  EXPECT_THAT(error("...i,...i->...i", {T(kF32, {2, 3}), T(kF32, {4, 3})}),
+              HasSubstr("column 6: the dims of '...' do not broadcast: dim 0 (from the left) has "
+                        "size 4 in operand 1 but 2 at column 1"));
   EXPECT_THAT(error("ij,jk->ik", {T(kF32, {2, 3, 1}), T(kF32, {3, 5})}),
-              HasSubstr("operand 0 [2, 3, 1] has rank 3 but its term has 2 letters"));
+              HasSubstr("column 1: term 'ij' has 2 labels but operand 0 has rank 3"));
   EXPECT_THAT(error("ij,jk->iz", {T(kF32, {2, 3}), T(kF32, {3, 5})}),
-              HasSubstr("output label 'z' does not occur"));
+              HasSubstr("column 9: output label 'z' does not occur in any input term"));
   EXPECT_THAT(error("ij->ii", {T(kF32, {2, 3})}), HasSubstr("output label 'i' is repeated"));
-  EXPECT_THAT(error("ij->i", {T(kF32, {2, 3}), T(kF32, {3})}), HasSubstr("1 operand terms"));
-  EXPECT_THAT(error("i.j->i", {T(kF32, {2, 3})}), HasSubstr("invalid character '.'"));
+  EXPECT_THAT(error("ij->i", {T(kF32, {2, 3}), T(kF32, {3})}), HasSubstr("1 input term for 2 operands"));
+  EXPECT_THAT(error("i.j->i", {T(kF32, {2, 3})}),
+              HasSubstr("column 2: '.' is not part of an ellipsis '...'"));
 }
 
 // ---- Conv family ----

@@ -24,23 +24,16 @@ absl::StatusOr<DimsExpr> BroadcastDims(const ShapeContext& ctx,
       if (k + s.size() < rank) continue;  // implicitly 1
       const IndexExpr& d = s[k + s.size() - rank];
       IndexExpr& r = result[k];
-      if (d == r || (d.IsLiteral() && d.literal() == 1)) continue;
-      if (r.IsLiteral() && r.literal() == 1) {
-        r = d;
-      } else if (r.IsLiteral() && d.IsLiteral()) {
+      std::optional<IndexExpr> merged = BroadcastDim(r, d);
+      if (!merged) {
         std::string shapes_text;
         for (const DimsExpr* t : shapes) {
           absl::StrAppend(&shapes_text, shapes_text.empty() ? "" : " and ", DimsToString(*t));
         }
         return ctx.Error(absl::StrCat("cannot broadcast ", shapes_text, ": dim ", k, " is ",
                                       r.literal(), " vs ", d.literal()));
-      } else if (r.IsLiteral()) {
-        // keep the literal
-      } else if (d.IsLiteral()) {
-        r = d;
-      } else {
-        r = Max(r, d);
       }
+      r = *std::move(merged);
     }
   }
   return result;
