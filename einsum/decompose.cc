@@ -62,7 +62,7 @@ std::vector<int64_t> ProducerPerm(const Value* v) {
 }
 
 absl::Status NodeError(const Node& node, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat("node ", node.Describe(), ": ", what));
+  return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": ", what));
 }
 
 struct Outcome {
@@ -77,7 +77,7 @@ class Decomposer {
 
   absl::StatusOr<Outcome> Rewrite(Node& node) {
     auto kept = [&](std::string why) {
-      return Outcome{false, absl::StrCat("node ", node.Describe(), ": kept: ", why)};
+      return Outcome{false, absl::StrCat(node.Describe(), ": kept: ", why)};
     };
     absl::StatusOr<einsum::Equation> eq = einsum::Equation::Parse(node.GetString("equation", ""));
     if (!eq.ok()) return NodeError(node, eq.status().message());

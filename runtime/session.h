@@ -3,9 +3,10 @@
 //   absl::StatusOr<std::unique_ptr<Session>> s = Session::Load("model.onnx");
 //   absl::StatusOr<std::vector<Tensor>> out = (*s)->Run({{"x", x}});
 //
-// Load runs a pipeline (default `shape-inference,dce`), sorts the graph topologically and builds
-// the execution plan (plan.h): one kernel per node — a node without one fails the load with
-// Unimplemented naming op and opset — slots, liveness, reuse candidates and a plan per subgraph.
+// Load runs a pipeline (default `shape-inference,einsum-decompose,dce`: Einsums run as MatMuls),
+// sorts the graph topologically and builds the execution plan (plan.h): one kernel per node — a
+// node without one fails the load with Unimplemented naming op and opset — slots, liveness, reuse
+// candidates and a plan per subgraph.
 //
 // Run binds the named inputs (errors name the input: missing, unknown, wrong element type, wrong
 // rank, a dim that contradicts a literal the model declares), then
@@ -38,7 +39,7 @@ namespace anvil {
 
 struct SessionOptions {
   // Passes run on the model at load (pass_manager.h syntax); "" runs none.
-  std::string pipeline = "shape-inference,dce";
+  std::string pipeline = "shape-inference,einsum-decompose,dce";
   // Place intermediates in one planned arena; off: every tensor on the heap (for debugging).
   bool plan_memory = true;
   // Let elementwise ops overwrite dying inputs and reshape-like ops alias their input.

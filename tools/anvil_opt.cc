@@ -38,17 +38,17 @@
 namespace anvil {
 namespace {
 
-// What runs on the embedded default model. Later packages extend it as their passes land.
-constexpr char kDefaultPipeline[] = "shape-inference,constprop,cse,dce";
+// What runs on the embedded default model. Later packages extend it as their passes land. (A
+// macro so that the usage text below spells it once.)
+#define ANVIL_OPT_DEFAULT_PIPELINE "shape-inference,einsum-decompose,constprop,cse,dce"
+constexpr char kDefaultPipeline[] = ANVIL_OPT_DEFAULT_PIPELINE;
 
 constexpr char kUsage[] = R"(usage: anvil-opt [MODEL] [options]
 
 Runs a pass pipeline on an ONNX model. MODEL and -o take .onnx (binary protobuf) or .onnxtxt
 (ONNX textual syntax). Without -o the resulting model is printed as text on stdout. Without
 MODEL, the embedded default model (a transformer block with dynamic batch and sequence dims)
-runs through the default pipeline ")"
-                          "shape-inference,constprop,cse,dce"
-                          R"(" with --timing.
+runs through the default pipeline )" ANVIL_OPT_DEFAULT_PIPELINE R"( with --timing.
 
 options:
   --passes=PIPELINE          passes to run, e.g. "cse,dce" or "constprop{max-expansion=4}"

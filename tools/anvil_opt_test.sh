@@ -22,9 +22,11 @@ expect_error() {
 
 # No arguments: the default model after the default pipeline, and a timing table.
 "$OPT" >"$TMP/out" 2>"$TMP/err" || fail "no-args run exited $?"
-grep -q "Einsum" "$TMP/out" || fail "default model output lacks Einsum: $(head -5 "$TMP/out")"
+# Its two attention Einsums become MatMuls.
+grep -q "Einsum" "$TMP/out" && fail "default model output still has an Einsum: $(cat "$TMP/out")"
+[[ $(grep -c " = MatMul " "$TMP/out") -ge 2 ]] || fail "default model output lacks MatMuls"
 grep -q "Pass execution timing report" "$TMP/err" || fail "no timing table: $(cat "$TMP/err")"
-for pass in shape-inference constprop cse dce; do
+for pass in shape-inference einsum-decompose constprop cse dce; do
   grep -q "^ *$pass " "$TMP/err" || fail "timing table lacks $pass"
 done
 
@@ -58,10 +60,17 @@ grep -qF "float[N,8,floor((H - 1) / 2) + 1,floor((W - 1) / 2) + 1] c" "$TMP/shap
 grep -q "IR after dce" "$TMP/err" || fail "--print-ir-after=dce printed nothing"
 grep -q "IR after cse" "$TMP/err" && fail "--print-ir-after=dce also printed cse"
 
+# An Einsum einsum-decompose keeps (no int8 MatMul) is a remark in --stats, not an error.
+"$OPT" "$DATA/int8_einsum.onnxtxt" --passes=shape-inference,einsum-decompose --stats \
+  >"$TMP/out" 2>"$TMP/err" || fail "int8 einsum: exited $?: $(cat "$TMP/err")"
+grep -q "einsum-decompose  einsums-kept" "$TMP/err" || fail "int8 einsum: no einsums-kept: $(cat "$TMP/err")"
+grep -q "einsum-decompose: node #0 (Einsum, output 'y'): kept: MatMul does not accept int8 at opset 17" \
+  "$TMP/err" || fail "int8 einsum: no remark: $(cat "$TMP/err")"
+
 # --list-passes and --help
 "$OPT" --list-passes | grep -q "topo-sort" || fail "--list-passes lacks topo-sort"
 "$OPT" --help | grep -q "usage: anvil-opt" || fail "--help lacks usage"
-"$OPT" --help | tr -d '\n' | grep -q "shape-inference,constprop,cse,dce" ||
+"$OPT" --help | tr -d '\n' | grep -q "shape-inference,einsum-decompose,constprop,cse,dce" ||
   fail "--help does not name the default pipeline"
 
 # Bad input: one clear line, non-zero exit, never a crash.

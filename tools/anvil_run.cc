@@ -58,7 +58,7 @@ options:
   --threads N            threads (Anvil's kernels run on one; recorded in the JSON)
   --out DIR              write input_K.pb and output_K.pb there
   --memory               add the memory plan (arena, lower bound, reuse) to the JSON line
-  --pipeline=P           passes run at load (default "shape-inference,dce")
+  --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,dce")
   --no-arena             every tensor on the heap (no memory plan)
   --profile              print the time per op type over the timed runs (stderr)
   --help                 show this text
