@@ -196,20 +196,43 @@ Graph::~Graph() {
     if (v != nullptr && v->graph_ != this) --v->output_refs_;
   }
   nodes_.clear();
+  for (const auto& v : values_) ForgetName(v.get());
 }
 
 Value* Graph::NewValue(std::string name) {
   values_.push_back(std::unique_ptr<Value>(new Value(this, std::move(name))));
   Value* v = values_.back().get();
   v->self_ = std::prev(values_.end());
-  if (!v->name_.empty()) values_by_name_.emplace(v->name_, v);
+  if (!v->name_.empty()) {
+    values_by_name_.emplace(v->name_, v);
+    ++model_->name_counts_[v->name_];
+  }
   return v;
 }
 
 void Graph::Rename(Value* v, const std::string& old_name) {
   auto it = values_by_name_.find(old_name);
   if (it != values_by_name_.end() && it->second == v) values_by_name_.erase(it);
-  if (!v->name_.empty()) values_by_name_[v->name_] = v;
+  if (!old_name.empty()) {
+    auto count = model_->name_counts_.find(old_name);
+    if (count != model_->name_counts_.end() && --count->second == 0) {
+      model_->name_counts_.erase(count);
+    }
+  }
+  if (!v->name_.empty()) {
+    values_by_name_[v->name_] = v;
+    ++model_->name_counts_[v->name_];
+  }
+}
+
+void Graph::ForgetName(const Value* v) {
+  if (v->name_.empty()) return;
+  auto it = values_by_name_.find(v->name_);
+  if (it != values_by_name_.end() && it->second == v) values_by_name_.erase(it);
+  auto count = model_->name_counts_.find(v->name_);
+  if (count != model_->name_counts_.end() && --count->second == 0) {
+    model_->name_counts_.erase(count);
+  }
 }
 
 Value* Graph::FindValue(std::string_view name) const {
@@ -293,8 +316,7 @@ void Graph::EraseValue(Value* v) {
   if (v->constant_ != nullptr) EraseFirst(initializers_, v);
   RemoveValueInfo(v);
   if (v->producer_ != nullptr) v->producer_->outputs_[v->producer_output_] = nullptr;
-  auto it = values_by_name_.find(v->name_);
-  if (it != values_by_name_.end() && it->second == v) values_by_name_.erase(it);
+  ForgetName(v);
   values_.erase(v->self_);
 }
 
@@ -333,8 +355,7 @@ void Graph::EraseNode(Node* node) {
     if (v == nullptr) continue;
     v->producer_ = nullptr;
     RemoveValueInfo(v);
-    auto it = values_by_name_.find(v->name_);
-    if (it != values_by_name_.end() && it->second == v) values_by_name_.erase(it);
+    ForgetName(v);
     values_.erase(v->self_);
   }
   node->outputs_.clear();
@@ -493,11 +514,7 @@ int64_t Model::OpsetVersion(std::string_view domain) const {
   return -1;
 }
 
-bool Model::NameInUse(std::string_view name) const {
-  bool found = false;
-  graph_->ForEachGraph([&](Graph& g) { found = found || g.FindValue(name) != nullptr; });
-  return found;
-}
+bool Model::NameInUse(std::string_view name) const { return name_counts_.contains(AsAbsl(name)); }
 
 std::unique_ptr<Model> Model::Clone() const {
   auto copy = std::make_unique<Model>();

@@ -264,6 +264,8 @@ class Graph {
   friend class Node;
   Value* NewValue(std::string name);
   void Rename(Value* v, const std::string& old_name);
+  // Drops `v` from the name tables (its graph's and the model's count).
+  void ForgetName(const Value* v);
 
   Model* model_;
   Graph* parent_;
@@ -340,12 +342,16 @@ class Model {
   // Opset version imported for `domain` ("" and "ai.onnx" are the same), or -1.
   int64_t OpsetVersion(std::string_view domain) const;
 
-  // Every name defined in any graph of the model (for unique-name generation).
+  // Whether any graph of the model defines a value named `name` (for unique-name generation).
+  // O(1): the graphs keep a model-wide count of their value names.
   bool NameInUse(std::string_view name) const;
 
   std::unique_ptr<Model> Clone() const;
 
  private:
+  friend class Graph;
+  // Values per name over all graphs; declared before graph_ so that it outlives the graphs.
+  absl::flat_hash_map<std::string, int> name_counts_;
   std::unique_ptr<Graph> graph_;
 };
 
