@@ -1,8 +1,9 @@
 // Randomized property test of einsum-decompose: thousands of seeded equations (1-4 operands,
-// ranks 0-4, diagonals, "..." with size-1 broadcasting, labels of size 1 that broadcast,
-// implicit and explicit outputs, upper- and lower-case labels, static and symbolic dims, float,
-// double and integer types, opsets 12, 13 and 17). For each: the rewritten graph must hold no
-// Einsum, keep the quality rules (no identity Transpose, no Transpose of a Transpose, no Reshape
+// ranks 0-4, diagonals, "..." with size-1 broadcasting, labels of size 1 that broadcast, empty
+// dims, implicit and explicit outputs, upper- and lower-case labels, static, symbolic and
+// all-independent symbolic dims, every element type MatMul takes: float, double, float16, signed
+// and unsigned 32/64-bit integers; opsets 12, 13 and 17). For each: the rewritten graph must hold
+// no Einsum, keep the quality rules (no identity Transpose, no Transpose of a Transpose, no Reshape
 // of a Reshape, no Reshape to the same shape, no Expand, Reshape targets constant unless a dim is
 // symbolic), survive a second shape inference unchanged, and compute what the Einsum kernel
 // computes on the same inputs.
@@ -24,6 +25,7 @@
 #include "graph/pass_manager.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
+#include "kernels/dispatch.h"
 #include "kernels/tensor.h"
 #include "runtime/session.h"
 
@@ -52,9 +54,11 @@ Case RandomCase(std::mt19937& rng) {
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   auto chance = [&](double p) { return std::bernoulli_distribution(p)(rng); };
   Case c;
-  const ElementType types[] = {ElementType::kFloat, ElementType::kFloat, ElementType::kDouble,
-                               ElementType::kInt32, ElementType::kInt64};
-  c.type = types[uniform(0, 4)];
+  // Every type that MatMul, Mul and ReduceSum accept from opset 12 on.
+  const ElementType types[] = {ElementType::kFloat,  ElementType::kFloat,  ElementType::kDouble,
+                               ElementType::kInt32,  ElementType::kInt64,  ElementType::kUint32,
+                               ElementType::kUint64, ElementType::kFloat16};
+  c.type = types[uniform(0, 7)];
   const int64_t opsets[] = {12, 13, 17};
   c.opset = opsets[uniform(0, 2)];
   c.symbolic = chance(0.5);
@@ -155,11 +159,13 @@ Case RandomCase(std::mt19937& rng) {
   return c;
 }
 
+// Floats in [-1, 1]; integers in [-3, 3] ([0, 3] unsigned); float16 in {-1, 0, 1}, so that its
+// sums stay exact integers below 2048 whatever order they are added in.
 Tensor RandomTensor(ElementType type, const std::vector<int64_t>& shape, std::mt19937& rng) {
   Tensor t(type, shape);
   const int64_t n = t.NumElements();
   std::uniform_real_distribution<double> real(-1, 1);
-  std::uniform_int_distribution<int> small(-3, 3);
+  std::uniform_int_distribution<int> small(-3, 3), unsigned_small(0, 3), sign(-1, 1);
   for (int64_t i = 0; i < n; ++i) {
     switch (type) {
       case ElementType::kFloat:
@@ -170,6 +176,15 @@ Tensor RandomTensor(ElementType type, const std::vector<int64_t>& shape, std::mt
         break;
       case ElementType::kInt32:
         t.As<int32_t>()[i] = small(rng);
+        break;
+      case ElementType::kUint32:
+        t.As<uint32_t>()[i] = unsigned_small(rng);
+        break;
+      case ElementType::kUint64:
+        t.As<uint64_t>()[i] = unsigned_small(rng);
+        break;
+      case ElementType::kFloat16:
+        t.As<Half>()[i] = Half(static_cast<float>(sign(rng)));
         break;
       default:
         t.As<int64_t>()[i] = small(rng);
@@ -201,6 +216,12 @@ double AsDouble(const Tensor& t, int64_t i) {
       return t.As<double>()[i];
     case ElementType::kInt32:
       return t.As<int32_t>()[i];
+    case ElementType::kUint32:
+      return t.As<uint32_t>()[i];
+    case ElementType::kUint64:
+      return static_cast<double>(t.As<uint64_t>()[i]);
+    case ElementType::kFloat16:
+      return static_cast<float>(t.As<Half>()[i]);
     default:
       return static_cast<double>(t.As<int64_t>()[i]);
   }

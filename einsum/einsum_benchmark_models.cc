@@ -1,7 +1,8 @@
 // Writes the models of the Einsum benchmark (einsum_benchmark.sh) into a directory: for each
 // named equation, NAME.onnx (one Einsum node, opset 17, static shapes) and NAME.rewritten.onnx
 // (after shape-inference,einsum-decompose,dce), and prints one tab-separated line per case:
-//   name  equation  input shapes (NAME=D0,D1;...)  ops after the rewrite  plan cost  left-to-right cost
+//   name  equation  input shapes (NAME=D0,D1;...)  ops after the rewrite  plan cost  left-to-right
+//   cost
 // where the costs are the planner's multiply-adds + intermediate elements (planner.h).
 //
 //   einsum_benchmark_models OUT_DIR

@@ -1,5 +1,4 @@
 // Runs the text pass tests in shape/testdata/*.test (format: graph/passes/pass_test_runner.h).
-#include <cstdlib>
 #include <string>
 
 #include "graph/passes/pass_test_runner.h"
@@ -8,18 +7,10 @@
 namespace anvil {
 namespace {
 
-std::string TestFile(const std::string& name) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  const std::string dir = srcdir != nullptr && workspace != nullptr
-                              ? std::string(srcdir) + "/" + workspace + "/shape/testdata"
-                              : "shape/testdata";
-  return dir + "/" + name;
-}
-
 TEST(ShapeInferenceTextTest, AllCasesPass) {
   int cases = 0;
-  for (const absl::Status& failure : RunPassTestFile(TestFile("shape_inference.test"), &cases)) {
+  for (const absl::Status& failure :
+       RunPassTestFile(WorkspaceFile("shape/testdata/shape_inference.test"), &cases)) {
     ADD_FAILURE() << failure.message();
   }
   EXPECT_GE(cases, 5);

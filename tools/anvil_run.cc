@@ -1,5 +1,5 @@
 // anvil-run: runs an ONNX model with Anvil's runtime (runtime/session.h), the counterpart of
-// /work/shared/bench/ort_run.js for ONNX Runtime.
+// ../shared/bench/ort_run.js for ONNX Runtime.
 //
 //   anvil-run MODEL [--input-dir DIR] [--input NAME=FILE.pb]... [--shape NAME=D0,D1,...]...
 //             [--seed N] [--iters N] [--warmup N] [--threads N] [--out DIR] [--memory]

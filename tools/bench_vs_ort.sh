@@ -26,8 +26,9 @@ while (($#)); do
   esac
 done
 
-ORT_RUN=/work/shared/bench/ort_run.js
-COMPARE=/work/shared/bench/compare_outputs.py
+SHARED=$(pwd)/../shared/bench
+ORT_RUN=$SHARED/ort_run.js
+COMPARE=$SHARED/compare_outputs.py
 bazel build -c opt //tools:anvil-run //testdata:models >/dev/null 2>&1 ||
   { echo "bench_vs_ort: error: bazel build -c opt //tools:anvil-run //testdata:models failed" >&2; exit 1; }
 BIN=$(bazel info -c opt bazel-bin 2>/dev/null)

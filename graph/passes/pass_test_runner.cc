@@ -1,5 +1,6 @@
 #include "graph/passes/pass_test_runner.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -184,6 +185,13 @@ absl::Status RunPassTestCase(const PassTestCase& c) {
                 output, expected);
   }
   return absl::OkStatus();
+}
+
+std::string WorkspaceFile(std::string_view path) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  if (srcdir == nullptr || workspace == nullptr) return std::string(path);
+  return absl::StrCat(srcdir, "/", workspace, "/", AsAbsl(path));
 }
 
 std::vector<absl::Status> RunPassTestFile(const std::string& path, int* num_cases) {

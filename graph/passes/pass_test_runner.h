@@ -49,6 +49,10 @@ absl::StatusOr<std::vector<PassTestCase>> ParsePassTestFile(std::string_view con
 // mismatch.
 absl::Status RunPassTestCase(const PassTestCase& test_case);
 
+// Where `path` (relative to the workspace root, e.g. "shape/testdata/shape_inference.test") is
+// when a Bazel test runs: in its runfiles tree (TEST_SRCDIR/TEST_WORKSPACE), else `path` itself.
+std::string WorkspaceFile(std::string_view path);
+
 // Reads `path`, runs every case, and returns the failures (empty: all passed).
 // A file that cannot be read or parsed gives one failure.
 std::vector<absl::Status> RunPassTestFile(const std::string& path, int* num_cases = nullptr);

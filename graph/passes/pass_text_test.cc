@@ -2,7 +2,6 @@
 // each case reported separately.
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -16,17 +15,7 @@
 namespace anvil {
 namespace {
 
-std::string TestdataDir() {
-  // Bazel runs tests in the runfiles tree of the workspace;
-  // TEST_SRCDIR/TEST_WORKSPACE say where that is when the working directory
-  // differs.
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir != nullptr && workspace != nullptr) {
-    return std::string(srcdir) + "/" + workspace + "/graph/passes/testdata";
-  }
-  return "graph/passes/testdata";
-}
+std::string TestdataDir() { return WorkspaceFile("graph/passes/testdata"); }
 
 std::vector<std::string> TestFiles() {
   std::vector<std::string> files;

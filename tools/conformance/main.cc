@@ -1,4 +1,4 @@
-// conformance: runs Anvil against the ONNX backend test suite (/work/shared/docs/TESTING.md).
+// conformance: runs Anvil against the ONNX backend test suite (../shared/docs/TESTING.md).
 //
 //   conformance MODE [mode options] [--filter=REGEX] [--verbose] [--report=FILE]
 //               [--min-pass=N] [--max-wrong=N] [--data-root=DIR] [--no-fork] [--timeout=SECONDS]

@@ -1,5 +1,5 @@
 // The ONNX backend test suite as the conformance runner sees it: which tests exist, which are in
-// scope (the rule of /work/shared/docs/TESTING.md, as one function), and how a test's recorded
+// scope (the rule of ../shared/docs/TESTING.md, as one function), and how a test's recorded
 // inputs and outputs are read. Every mode of the runner (shapes, run, fold) shares this layer.
 //
 // A test is a folder `<root>/<folder>/<name>/` with `model.onnx` and `test_data_set_0/` holding
