@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "constprop/gc.h"
 #include "graph/absl_compat.h"
+#include "graph/op_table.h"
 #include "graph/pass_registry.h"
 #include "kernels/interpreter.h"
 #include "kernels/kernel_runner.h"
@@ -20,21 +21,6 @@ namespace {
 constexpr int kMaxIterations = 64;
 
 bool IsDefaultDomain(const Node& n) { return n.domain().empty() || n.domain() == "ai.onnx"; }
-
-bool IsRandom(const Node& n) {
-  static const char* const kOps[] = {"Bernoulli",        "Multinomial",   "RandomNormal",
-                                     "RandomNormalLike", "RandomUniform", "RandomUniformLike"};
-  if (!IsDefaultDomain(n)) return false;
-  for (const char* op : kOps) {
-    if (n.op_type() == op) return true;
-  }
-  // Dropout in training mode draws a mask.
-  if (n.op_type() == "Dropout") {
-    if (n.GetInt("is_test", 1) == 0) return true;
-    return n.num_inputs() > 2 && n.input(2) != nullptr;
-  }
-  return false;
-}
 
 std::shared_ptr<const Elements> ConstantOf(const Value* v) { return ShapeState::ConstantOf(v); }
 

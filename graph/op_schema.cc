@@ -6,6 +6,12 @@
 
 namespace anvil {
 
+bool OpSchemaExists(std::string_view domain, std::string_view op_type, int64_t opset) {
+  const std::string onnx_domain = domain == "ai.onnx" ? "" : std::string(domain);
+  return onnx::OpSchemaRegistry::Schema(std::string(op_type), static_cast<int>(opset),
+                                        onnx_domain) != nullptr;
+}
+
 bool OpAcceptsInputType(std::string_view domain, std::string_view op_type, int64_t opset,
                         int input_index, ElementType type) {
   const std::string onnx_domain = domain == "ai.onnx" ? "" : std::string(domain);

@@ -11,6 +11,10 @@
 
 namespace anvil {
 
+// Whether ONNX has a schema of (domain, op_type) at `opset` ("" and "ai.onnx" are the default
+// domain).
+bool OpSchemaExists(std::string_view domain, std::string_view op_type, int64_t opset);
+
 // Whether ONNX's schema of (domain, op_type) at `opset` exists and lets input `input_index` be a
 // tensor of `type` ("" and "ai.onnx" are the default domain).
 bool OpAcceptsInputType(std::string_view domain, std::string_view op_type, int64_t opset,

@@ -1,43 +1,26 @@
 #include "kernels/op_kernel.h"
 
-#include <algorithm>
-#include <cstring>
+#include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "graph/absl_compat.h"
+#include "graph/op_table.h"
 #include "kernels/kernel_rules.h"
 
 namespace anvil {
 namespace {
 
-using RuleIndex = absl::flat_hash_map<std::string, std::vector<const KernelRule*>>;
-
-const RuleIndex& Rules() {
-  static const RuleIndex* index = [] {
-    auto* map = new RuleIndex();
-    for (const KernelRule* table :
-         {kernel_rules::kElementwiseKernels, kernel_rules::kComputeKernels,
-          kernel_rules::kDataKernels, kernel_rules::kMiscKernels,
-          kernel_rules::kControlFlowKernels}) {
-      for (const KernelRule* rule = table; rule->op_type != nullptr; ++rule) {
-        (*map)[absl::StrCat(rule->domain, ":", rule->op_type)].push_back(rule);
-      }
-    }
-    return map;
-  }();
-  return *index;
+// Every family's kernels, bound to the op table's rows once.
+const std::vector<KernelFactory>& Factories() {
+  static const auto* fns = new std::vector<KernelFactory>(BindToOps<KernelRule>(
+      {kernel_rules::kElementwiseKernels, kernel_rules::kComputeKernels, kernel_rules::kDataKernels,
+       kernel_rules::kMiscKernels, kernel_rules::kControlFlowKernels}));
+  return *fns;
 }
 
-const KernelRule* FindRule(std::string_view domain, std::string_view op_type, int64_t opset) {
-  if (domain == "ai.onnx") domain = "";
-  const RuleIndex& index = Rules();
-  auto it = index.find(absl::StrCat(AsAbsl(domain), ":", AsAbsl(op_type)));
-  if (it == index.end()) return nullptr;
-  for (const KernelRule* rule : it->second) {
-    if (opset >= rule->since_version && opset <= rule->last_version) return rule;
-  }
-  return nullptr;
+KernelFactory FindFactory(std::string_view domain, std::string_view op_type, int64_t opset) {
+  const OpInfo* op = FindOp(domain, op_type, opset);
+  return op == nullptr ? nullptr : Factories()[OpIndex(*op)];
 }
 
 }  // namespace
@@ -73,24 +56,25 @@ absl::Status KernelContext::Error(std::string_view what) const {
 }
 
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node, int64_t opset) {
-  const KernelRule* rule = FindRule(node.domain(), node.op_type(), opset);
-  if (rule == nullptr) {
+  const KernelFactory factory = FindFactory(node.domain(), node.op_type(), opset);
+  if (factory == nullptr) {
     return absl::UnimplementedError(
         absl::StrCat(node.Describe(), ": no kernel for ",
                      node.domain().empty() ? "" : absl::StrCat(node.domain(), "."), node.op_type(),
                      " (opset ", opset, ")"));
   }
-  return rule->factory(node, opset);
+  return factory(node, opset);
 }
 
 bool HasKernel(std::string_view domain, std::string_view op_type, int64_t opset) {
-  return FindRule(domain, op_type, opset) != nullptr;
+  return FindFactory(domain, op_type, opset) != nullptr;
 }
 
 std::vector<std::pair<std::string, std::string>> ListKernelOps() {
   std::vector<std::pair<std::string, std::string>> ops;
-  for (const auto& [key, rules] : Rules()) ops.emplace_back(rules[0]->domain, rules[0]->op_type);
-  std::sort(ops.begin(), ops.end());
+  for (const OpInfo& op : AllOps()) {
+    if (Factories()[OpIndex(op)] != nullptr) ops.emplace_back(op.domain, op.op_type);
+  }
   return ops;
 }
 

@@ -125,12 +125,12 @@ absl::StatusOr<std::unique_ptr<OpKernel>> Stateless(const Node&, int64_t) {
   return std::unique_ptr<OpKernel>(new FunctionKernel(Fn));
 }
 
+// One row of a family's table: the kernel factory of an op of the op table (graph/op_table.h),
+// which says which opsets it covers.
 struct KernelRule {
   const char* domain;  // "" for ai.onnx
   const char* op_type;
-  int since_version;
-  int last_version;
-  KernelFactory factory;
+  KernelFactory fn;
 };
 
 // Creates the kernel for `node` at `opset`: Unimplemented "no kernel for <Op> (opset N)" when

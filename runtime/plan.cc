@@ -5,27 +5,11 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "graph/op_table.h"
 #include "kernels/kernel_runner.h"
 
 namespace anvil {
 namespace {
-
-// Ops whose kernel may write its output over input 0 when input 0 dies at the node and has the
-// output's size: pure elementwise maps, where output element i depends on input element i
-// alone (plus broadcast operands that are other buffers). Only input 0: a kernel may compute a
-// binary op as "out = a; out op= b", which an output aliasing b would break.
-// clang-format off
-constexpr std::string_view kInPlaceOps[] = {
-    "Abs", "Acos", "Acosh", "Add", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Celu", "Clip", "Cos",
-    "Cosh", "Div", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid", "HardSwish", "LeakyRelu",
-    "Log", "Max", "Mean", "Min", "Mish", "Mul", "Neg", "PRelu", "Reciprocal", "Relu", "Round",
-    "Selu", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt", "Sub", "Sum", "Tan",
-    "Tanh", "ThresholdedRelu",
-};
-// clang-format on
-
-// Ops whose output is input 0's bytes under other dims: with reuse the step runs no kernel.
-constexpr std::string_view kAliasOps[] = {"Flatten", "Identity", "Reshape", "Squeeze", "Unsqueeze"};
 
 // Values of `graph` read from inside `sub` (at any depth): what a node owning `sub` reads
 // besides its inputs.
@@ -44,14 +28,9 @@ void CollectCaptured(const Graph& sub, const Graph& graph, absl::flat_hash_set<c
 }  // namespace
 
 ReuseKind ReuseKindOf(const Node& node) {
-  if (!node.domain().empty() && node.domain() != "ai.onnx") return ReuseKind::kNone;
-  const std::string_view op = node.op_type();
-  if (std::find(std::begin(kAliasOps), std::end(kAliasOps), op) != std::end(kAliasOps)) {
-    return ReuseKind::kAlias;
-  }
-  if (std::find(std::begin(kInPlaceOps), std::end(kInPlaceOps), op) != std::end(kInPlaceOps)) {
-    return ReuseKind::kInPlace;
-  }
+  // The op table's traits: views alias input 0; pure elementwise maps may overwrite it.
+  if (HasTrait(node, kAlias)) return ReuseKind::kAlias;
+  if (HasTrait(node, kInPlace)) return ReuseKind::kInPlace;
   return ReuseKind::kNone;
 }
 

@@ -1,33 +1,22 @@
 #include "shape/shape_helper.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "graph/absl_compat.h"
+#include "graph/op_table.h"
 #include "shape/shape_rules.h"
 
 namespace anvil {
 namespace {
 
-// All family tables merged once. Keyed by "domain:op_type" ("" domain for ai.onnx); several
-// rows may cover disjoint opset ranges of one op. Lookups use a stack buffer, not allocation:
-// the runtime asks once per node per run.
-using RuleIndex = absl::flat_hash_map<std::string, std::vector<const ShapeRule*>>;
-
-const RuleIndex& Rules() {
-  static const RuleIndex* index = [] {
-    auto* map = new RuleIndex();
-    for (const ShapeRule* table : {shape_rules::kElementwiseRules, shape_rules::kShapeOpRules,
-                                   shape_rules::kComputeRules, shape_rules::kControlFlowRules}) {
-      for (const ShapeRule* rule = table; rule->op_type != nullptr; ++rule) {
-        (*map)[absl::StrCat(rule->domain, ":", rule->op_type)].push_back(rule);
-      }
-    }
-    return map;
-  }();
-  return *index;
+// Every family's rules, bound to the op table's rows once.
+const std::vector<ShapeFn>& ShapeFns() {
+  static const auto* fns = new std::vector<ShapeFn>(
+      BindToOps<ShapeRule>({shape_rules::kElementwiseRules, shape_rules::kShapeOpRules,
+                            shape_rules::kComputeRules, shape_rules::kControlFlowRules}));
+  return *fns;
 }
 
 }  // namespace
@@ -78,25 +67,15 @@ absl::StatusOr<int64_t> ShapeContext::NormalizeAxis(int64_t axis, int64_t rank,
 }
 
 ShapeFn FindShapeFn(std::string_view domain, std::string_view op_type, int64_t opset) {
-  if (domain == "ai.onnx") domain = "";
-  char key[128];
-  if (domain.size() + op_type.size() + 1 > sizeof(key)) return nullptr;
-  std::memcpy(key, domain.data(), domain.size());
-  key[domain.size()] = ':';
-  std::memcpy(key + domain.size() + 1, op_type.data(), op_type.size());
-  const RuleIndex& index = Rules();
-  auto it = index.find(absl::string_view(key, domain.size() + 1 + op_type.size()));
-  if (it == index.end()) return nullptr;
-  for (const ShapeRule* rule : it->second) {
-    if (opset >= rule->since_version && opset <= rule->last_version) return rule->fn;
-  }
-  return nullptr;
+  const OpInfo* op = FindOp(domain, op_type, opset);
+  return op == nullptr ? nullptr : ShapeFns()[OpIndex(*op)];
 }
 
 std::vector<std::pair<std::string, std::string>> ListShapeOps() {
   std::vector<std::pair<std::string, std::string>> ops;
-  for (const auto& [key, rules] : Rules()) ops.emplace_back(rules[0]->domain, rules[0]->op_type);
-  std::sort(ops.begin(), ops.end());
+  for (const OpInfo& op : AllOps()) {
+    if (ShapeFns()[OpIndex(op)] != nullptr) ops.emplace_back(op.domain, op.op_type);
+  }
   return ops;
 }
 

@@ -128,12 +128,11 @@ class ShapeContext {
 
 using ShapeFn = absl::Status (*)(ShapeContext& ctx);
 
-// One row of a family's table: ONNX-domain ("" ) op with the opset versions its ShapeFn covers.
+// One row of a family's table: the ShapeFn of an op of the op table (graph/op_table.h), which
+// says which opsets it covers.
 struct ShapeRule {
-  const char* domain;
+  const char* domain;  // "" for ai.onnx
   const char* op_type;
-  int since_version;  // first opset the rule supports
-  int last_version;   // last opset the rule supports (17 = everything Anvil knows)
   ShapeFn fn;
 };
 

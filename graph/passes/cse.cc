@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "graph/op_table.h"
 #include "graph/pass_registry.h"
 
 namespace anvil {
@@ -26,23 +27,10 @@ std::string_view CanonicalDomain(const std::string& domain) {
   return IsDefaultDomain(domain) ? std::string_view() : std::string_view(domain);
 }
 
-bool IsRandomOp(const Node& node) {
-  static const auto* kRandomOps = new absl::flat_hash_set<std::string>{
-      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-      "Multinomial",  "Bernoulli",     "Dropout"};
-  return IsDefaultDomain(node.domain()) && kRandomOps->contains(node.op_type());
-}
-
-// Binary ops whose two operands may be swapped bit-exactly (broadcasting is
-// symmetric too). Variadic Sum/Mean only with two inputs: with more, float
-// rounding depends on the order. Max and Min are left out: runtimes differ in
-// which NaN operand they propagate.
-bool IsCommutativeOp(const Node& node) {
-  static const auto* kOps = new absl::flat_hash_set<std::string>{
-      "Add",        "Mul",       "And",        "Or",  "Xor", "Equal",
-      "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Sum", "Mean"};
-  return IsDefaultDomain(node.domain()) && kOps->contains(node.op_type());
-}
+// Binary ops whose two operands may be swapped bit-exactly (the op table's kCommutative):
+// variadic Sum/Mean only with two inputs (IsCommutativePair), since with more, float rounding
+// depends on the order.
+bool IsCommutativeOp(const Node& node) { return HasTrait(node, kCommutative); }
 
 bool HasSubgraphs(const Node& node) {
   for (const Attribute& a : node.attributes()) {
@@ -64,7 +52,7 @@ bool IsCommutativePair(const Node& node) {
 }
 
 bool Eligible(const Node& node) {
-  if (!IsCseDomain(node.domain()) || IsRandomOp(node) || HasSubgraphs(node)) return false;
+  if (!IsCseDomain(node.domain()) || IsRandom(node) || HasSubgraphs(node)) return false;
   for (const Value* v : node.outputs()) {
     if (v != nullptr) return true;
   }

@@ -25,6 +25,7 @@
 #include "absl/strings/str_split.h"
 #include "graph/ir.h"
 #include "graph/onnx_import.h"
+#include "graph/op_table.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
 #include "kernels/dispatch.h"
@@ -39,6 +40,17 @@
 
 namespace anvil {
 namespace {
+
+// Every op of the op table (graph/op_list.inc) has a kernel, at every opset it lists.
+TEST(KernelRegistryTest, EveryOpOfTheTableHasAKernel) {
+  for (const OpInfo& op : AllOps()) {
+    SCOPED_TRACE(std::string(op.op_type));
+    for (int v = op.since_version; v <= op.last_version; ++v) {
+      EXPECT_TRUE(HasKernel(op.domain, op.op_type, v)) << v;
+    }
+  }
+  EXPECT_EQ(ListKernelOps().size(), AllOps().size());
+}
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -784,15 +796,14 @@ std::string RunBackendTest(const std::filesystem::path& dir, const Model& model)
   return "";
 }
 
-// The table is sorted, and every op has a kernel at every opset from its first version to 17.
-TEST(ComputeKernels, TableSortedAndComplete) {
+// The table is sorted and binds ops of the op table (which KernelRegistryTest checks for
+// completeness).
+TEST(ComputeKernels, TableSorted) {
   std::string previous;
   for (const KernelRule* r = kernel_rules::kComputeKernels; r->op_type != nullptr; ++r) {
     EXPECT_LT(previous, r->op_type);
     previous = r->op_type;
-    for (int opset = r->since_version; opset <= 17; ++opset) {
-      EXPECT_TRUE(HasKernel("", r->op_type, opset)) << r->op_type << " " << opset;
-    }
+    EXPECT_NE(FindOpAnyVersion("", r->op_type), nullptr) << r->op_type;
   }
 }
 

@@ -512,10 +512,10 @@ absl::StatusOr<std::unique_ptr<OpKernel>> MakeScan(const Node& node, int64_t ops
 }  // namespace
 
 const KernelRule kControlFlowKernels[] = {
-    {"", "If", 1, 17, &MakeIf},
-    {"", "Loop", 1, 17, &MakeLoop},
-    {"", "Scan", 8, 17, &MakeScan},
-    {nullptr, nullptr, 0, 0, nullptr},
+    {"", "If", &MakeIf},
+    {"", "Loop", &MakeLoop},
+    {"", "Scan", &MakeScan},
+    {nullptr, nullptr, nullptr},
 };
 
 }  // namespace anvil::kernel_rules

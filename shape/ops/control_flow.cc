@@ -198,10 +198,10 @@ absl::Status ScanShape(ShapeContext& ctx) {
 namespace shape_rules {
 
 const ShapeRule kControlFlowRules[] = {
-    {"", "If", 1, 17, IfShape},
-    {"", "Loop", 1, 17, LoopShape},
-    {"", "Scan", 8, 17, ScanShape},
-    {nullptr, nullptr, 0, 0, nullptr},
+    {"", "If", IfShape},
+    {"", "Loop", LoopShape},
+    {"", "Scan", ScanShape},
+    {nullptr, nullptr, nullptr},
 };
 
 }  // namespace shape_rules

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/absl_compat.h"
 #include "graph/onnx_import.h"
+#include "graph/op_table.h"
 #include "graph/pass_manager.h"
 #include "kernels/tensor_file.h"
 #include "tools/conformance/run_mode.h"
@@ -33,20 +34,16 @@ absl::StatusOr<FoldModeOptions> ParseFoldFlags(const std::vector<std::string>& f
   return options;
 }
 
-bool UsesRandomOp(const onnx::ModelProto& model) {
-  // Dropout in training mode (a training_mode input) draws a random mask.
-  for (const onnx::NodeProto& node : model.graph().node()) {
-    if (node.op_type() == "Dropout" && node.input_size() > 2 && !node.input(2).empty()) {
-      return true;
-    }
-  }
-  for (const std::string& op : ModelOpTypes(model)) {
-    if (op == "RandomNormal" || op == "RandomNormalLike" || op == "RandomUniform" ||
-        op == "RandomUniformLike" || op == "Bernoulli" || op == "Multinomial") {
-      return true;
-    }
-  }
-  return false;
+// Whether any node (subgraphs included) draws random numbers: the op table's rule (random ops,
+// and Dropout in training mode).
+bool UsesRandomOp(const onnx::ModelProto& proto) {
+  absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto);
+  if (!model.ok()) return false;  // the run reports the import error
+  bool random = false;
+  (*model)->graph().ForEachGraph([&](Graph& g) {
+    for (const Node* n : g.nodes()) random = random || IsRandom(*n);
+  });
+  return random;
 }
 
 std::map<std::string, std::string> FoldExclusions(const std::vector<TestCase>& tests) {
