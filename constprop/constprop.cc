@@ -4,8 +4,9 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "constprop/gc.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 #include "graph/op_table.h"
 #include "graph/pass_registry.h"
 #include "kernels/interpreter.h"
@@ -59,7 +60,7 @@ class Folder {
       absl::StatusOr<bool> inferred = InferShapes(model_, shape_options);
       if (!inferred.ok()) return inferred.status();
       changed_ = false;
-      if (absl::Status s = FoldGraph(model_.graph()); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(FoldGraph(model_.graph()));
       if (!changed_) break;
       any = true;
     }
@@ -76,7 +77,7 @@ class Folder {
         continue;  // the node is gone
       }
       for (Graph* sub : node->Subgraphs()) {
-        if (absl::Status s = FoldGraph(*sub); !s.ok()) return s;
+        ANVIL_RETURN_IF_ERROR(FoldGraph(*sub));
       }
     }
     return absl::OkStatus();

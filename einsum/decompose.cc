@@ -6,9 +6,11 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "base/absl_compat.h"
 #include "einsum/emit_graph.h"
 #include "einsum/equation.h"
 #include "einsum/program.h"
+#include "graph/node_errors.h"
 #include "graph/op_schema.h"
 #include "graph/pass_registry.h"
 #include "shape/einsum_dims.h"
@@ -61,10 +63,6 @@ std::vector<int64_t> ProducerPerm(const Value* v) {
   return static_cast<int64_t>(perm.size()) == v->type().rank() ? perm : std::vector<int64_t>{};
 }
 
-absl::Status NodeError(const Node& node, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": ", what));
-}
-
 struct Outcome {
   bool rewritten = false;
   std::string remark;  // why it was kept
@@ -80,7 +78,7 @@ class Decomposer {
       return Outcome{false, absl::StrCat(node.Describe(), ": kept: ", why)};
     };
     absl::StatusOr<einsum::Equation> eq = einsum::Equation::Parse(node.GetString("equation", ""));
-    if (!eq.ok()) return NodeError(node, eq.status().message());
+    if (!eq.ok()) return NodeError(node, FromAbsl(eq.status().message()));
     if (node.num_inputs() == 0 || node.num_outputs() != 1 || node.output(0) == nullptr) {
       return NodeError(node, "an Einsum needs at least one input and exactly one output");
     }
@@ -100,11 +98,11 @@ class Decomposer {
     const ElementType type = node.input(0)->type().element_type();
     if (type == ElementType::kUndefined) return kept("the element type of input 0 is unknown");
     absl::StatusOr<einsum::BoundEquation> bound = eq->Bind(ranks);
-    if (!bound.ok()) return NodeError(node, bound.status().message());
+    if (!bound.ok()) return NodeError(node, FromAbsl(bound.status().message()));
     std::vector<const DimsExpr*> pointers;
     for (const einsum::OperandInfo& o : operands) pointers.push_back(&o.dims);
     absl::StatusOr<std::vector<IndexExpr>> sizes = EinsumLabelSizes(*bound, pointers);
-    if (!sizes.ok()) return NodeError(node, sizes.status().message());
+    if (!sizes.ok()) return NodeError(node, FromAbsl(sizes.status().message()));
 
     const einsum::Program program = einsum::BuildProgram(*bound, operands, *sizes, options_);
     for (const einsum::ProgramOp& op : program.ops) {

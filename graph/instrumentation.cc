@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 #include "graph/text_format.h"
 #include "graph/verifier.h"
 

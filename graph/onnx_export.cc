@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "base/status_macros.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {
@@ -254,7 +255,7 @@ absl::Status Exporter::ExportAttribute(const Attribute& attr, onnx::AttributePro
       for (const std::string& s : attr.strings) proto->add_strings(s);
       break;
     case AttributeType::kTensor:
-      if (absl::Status s = expect_one(attr.tensors.size()); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(expect_one(attr.tensors.size()));
       return ExportTensor(*attr.tensors[0].elements, attr.tensors[0].name,
                           attr.tensors[0].doc_string, proto->mutable_t());
     case AttributeType::kTensors:
@@ -264,37 +265,27 @@ absl::Status Exporter::ExportAttribute(const Attribute& attr, onnx::AttributePro
       }
       break;
     case AttributeType::kGraph:
-      if (absl::Status s = expect_one(attr.graphs.size()); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(expect_one(attr.graphs.size()));
       return ExportGraph(*attr.graphs[0], proto->mutable_g());
     case AttributeType::kGraphs:
       for (const auto& g : attr.graphs) {
-        if (absl::Status s = ExportGraph(*g, proto->add_graphs()); !s.ok()) {
-          return s;
-        }
+        ANVIL_RETURN_IF_ERROR(ExportGraph(*g, proto->add_graphs()));
       }
       break;
     case AttributeType::kSparseTensor:
-      if (absl::Status s = expect_one(attr.serialized_protos.size()); !s.ok()) {
-        return s;
-      }
+      ANVIL_RETURN_IF_ERROR(expect_one(attr.serialized_protos.size()));
       return ParseOpaque(attr.serialized_protos[0], proto->mutable_sparse_tensor());
     case AttributeType::kSparseTensors:
       for (const std::string& bytes : attr.serialized_protos) {
-        if (absl::Status s = ParseOpaque(bytes, proto->add_sparse_tensors()); !s.ok()) {
-          return s;
-        }
+        ANVIL_RETURN_IF_ERROR(ParseOpaque(bytes, proto->add_sparse_tensors()));
       }
       break;
     case AttributeType::kTypeProto:
-      if (absl::Status s = expect_one(attr.serialized_protos.size()); !s.ok()) {
-        return s;
-      }
+      ANVIL_RETURN_IF_ERROR(expect_one(attr.serialized_protos.size()));
       return ParseOpaque(attr.serialized_protos[0], proto->mutable_tp());
     case AttributeType::kTypeProtos:
       for (const std::string& bytes : attr.serialized_protos) {
-        if (absl::Status s = ParseOpaque(bytes, proto->add_type_protos()); !s.ok()) {
-          return s;
-        }
+        ANVIL_RETURN_IF_ERROR(ParseOpaque(bytes, proto->add_type_protos()));
       }
       break;
   }
@@ -305,9 +296,7 @@ absl::Status Exporter::ExportGraph(const Graph& graph, onnx::GraphProto* proto) 
   if (!graph.name().empty()) proto->set_name(graph.name());
   if (!graph.doc_string().empty()) proto->set_doc_string(graph.doc_string());
   for (const Value* v : graph.inputs()) {
-    if (absl::Status s = ExportValueInfo(*v, proto->add_input()); !s.ok()) {
-      return s;
-    }
+    ANVIL_RETURN_IF_ERROR(ExportValueInfo(*v, proto->add_input()));
   }
   for (const Value* v : graph.initializers()) {
     absl::Status s = ExportTensor(*v->constant(), v->name(), v->initializer_doc_string(),
@@ -315,9 +304,7 @@ absl::Status Exporter::ExportGraph(const Graph& graph, onnx::GraphProto* proto) 
     if (!s.ok()) return s;
   }
   for (const std::string& bytes : graph.opaque().sparse_initializers) {
-    if (absl::Status s = ParseOpaque(bytes, proto->add_sparse_initializer()); !s.ok()) {
-      return s;
-    }
+    ANVIL_RETURN_IF_ERROR(ParseOpaque(bytes, proto->add_sparse_initializer()));
   }
   for (const Node* node : graph.nodes()) {
     onnx::NodeProto* node_proto = proto->add_node();
@@ -343,19 +330,13 @@ absl::Status Exporter::ExportGraph(const Graph& graph, onnx::GraphProto* proto) 
     if (v == nullptr) {
       return absl::InternalError("graph has an empty output slot");
     }
-    if (absl::Status s = ExportValueInfo(*v, proto->add_output()); !s.ok()) {
-      return s;
-    }
+    ANVIL_RETURN_IF_ERROR(ExportValueInfo(*v, proto->add_output()));
   }
   for (const Value* v : graph.value_info()) {
-    if (absl::Status s = ExportValueInfo(*v, proto->add_value_info()); !s.ok()) {
-      return s;
-    }
+    ANVIL_RETURN_IF_ERROR(ExportValueInfo(*v, proto->add_value_info()));
   }
   for (const std::string& bytes : graph.opaque().orphan_value_infos) {
-    if (absl::Status s = ParseOpaque(bytes, proto->add_value_info()); !s.ok()) {
-      return s;
-    }
+    ANVIL_RETURN_IF_ERROR(ParseOpaque(bytes, proto->add_value_info()));
   }
   for (const std::string& bytes : graph.opaque().quantization_annotations) {
     absl::Status s = ParseOpaque(bytes, proto->add_quantization_annotation());
@@ -418,19 +399,13 @@ absl::Status ExportModelProto(const Model& model, onnx::ModelProto* proto,
     p->set_value(value);
   }
   for (const std::string& bytes : model.opaque.training_info) {
-    if (absl::Status s = ParseOpaque(bytes, proto->add_training_info()); !s.ok()) {
-      return s;
-    }
+    ANVIL_RETURN_IF_ERROR(ParseOpaque(bytes, proto->add_training_info()));
   }
   for (const std::string& bytes : model.opaque.functions) {
-    if (absl::Status s = ParseOpaque(bytes, proto->add_functions()); !s.ok()) {
-      return s;
-    }
+    ANVIL_RETURN_IF_ERROR(ParseOpaque(bytes, proto->add_functions()));
   }
   Exporter exporter(options);
-  if (absl::Status s = exporter.ExportGraph(model.graph(), proto->mutable_graph()); !s.ok()) {
-    return s;
-  }
+  ANVIL_RETURN_IF_ERROR(exporter.ExportGraph(model.graph(), proto->mutable_graph()));
   return exporter.Finish();
 }
 
@@ -463,15 +438,11 @@ absl::Status ExportModelFile(const Model& model, const std::string& path,
   }
 
   onnx::ModelProto proto;
-  if (absl::Status s = ExportModelProto(model, &proto, effective); !s.ok()) {
-    return s;
-  }
+  ANVIL_RETURN_IF_ERROR(ExportModelProto(model, &proto, effective));
   if (proto.ByteSizeLong() > kProtobufLimit && effective.external_data_path.empty()) {
     // The tensors alone fit, but not with everything else: go external.
     effective.external_data_path = path + ".data";
-    if (absl::Status s = ExportModelProto(model, &proto, effective); !s.ok()) {
-      return s;
-    }
+    ANVIL_RETURN_IF_ERROR(ExportModelProto(model, &proto, effective));
   }
   if (const size_t size = proto.ByteSizeLong(); size > kProtobufLimit) {
     return absl::ResourceExhaustedError(absl::StrCat(

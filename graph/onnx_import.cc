@@ -19,6 +19,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "base/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "onnx/onnx_pb.h"
@@ -505,7 +506,7 @@ absl::StatusOr<std::unique_ptr<Graph>> Importer::ImportSubgraph(const onnx::Grap
                                                                 Node* node) {
   auto graph = std::make_unique<Graph>(model_, node->graph());
   graph->set_owner_node(node);
-  if (absl::Status s = ImportGraph(proto, graph.get()); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(ImportGraph(proto, graph.get()));
   return graph;
 }
 

@@ -8,7 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 
 namespace anvil {
 namespace {

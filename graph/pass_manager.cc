@@ -8,7 +8,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "graph/pass_registry.h"
 
 namespace anvil {
@@ -47,7 +48,7 @@ class PipelineParser {
     if (AtEnd()) return specs;  // The empty pipeline is valid and does nothing.
     while (true) {
       PassSpec spec;
-      if (absl::Status s = ParsePass(&spec); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(ParsePass(&spec));
       specs.push_back(std::move(spec));
       SkipBlanks();
       if (AtEnd()) return specs;
@@ -85,7 +86,7 @@ class PipelineParser {
       }
       ++pos_;
       SkipBlanks();
-      if (absl::Status s = ParseValue(&option.value); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(ParseValue(&option.value));
       spec->options.push_back(std::move(option));
       SkipBlanks();
       if (AtEnd()) return Error("expected ',' or '}' to close the options");
@@ -167,7 +168,7 @@ PassManager& PassManager::operator=(PassManager&&) noexcept = default;
 
 absl::StatusOr<PassManager> PassManager::Parse(std::string_view pipeline) {
   PassManager manager;
-  if (absl::Status s = manager.AddPipeline(pipeline); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(manager.AddPipeline(pipeline));
   return manager;
 }
 
@@ -237,7 +238,7 @@ absl::Status PassManager::CheckPipelineOrder() const {
 }
 
 absl::Status PassManager::Run(Model& model) {
-  if (absl::Status s = CheckPipelineOrder(); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckPipelineOrder());
   for (auto& inst : instrumentations_) inst->RunBeforePipeline(model);
 
   absl::Status status;

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 
 namespace anvil {
 namespace {
@@ -39,15 +40,15 @@ class Verifier {
     };
 
     for (const Value* v : graph.inputs()) {
-      if (absl::Status s = define(v, "graph input"); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(define(v, "graph input"));
     }
     for (const Value* v : graph.initializers()) {
       if (v->constant() == nullptr) {
         return Error(where, absl::StrCat("initializer '", v->name(), "' has no payload"));
       }
-      if (absl::Status s = CheckInitializerType(where, *v); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(CheckInitializerType(where, *v));
       if (v->IsGraphInput()) continue;  // Defined as an input already.
-      if (absl::Status s = define(v, "initializer"); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(define(v, "initializer"));
     }
 
     for (const Node* node : graph.nodes()) {
@@ -81,7 +82,7 @@ class Verifier {
           return Error(at, absl::StrCat("subgraph '", sub->name(),
                                         "' does not name this node's graph as its parent"));
         }
-        if (absl::Status s = VerifyGraph(*sub, visible); !s.ok()) return s;
+        ANVIL_RETURN_IF_ERROR(VerifyGraph(*sub, visible));
       }
       for (int i = 0; i < node->num_outputs(); ++i) {
         const Value* v = node->output(i);
@@ -90,9 +91,7 @@ class Verifier {
           return Error(at, absl::StrCat("output ", i, " '", v->name(),
                                         "' does not point back at its producer"));
         }
-        if (absl::Status s = define(v, absl::StrCat("output of ", node->Describe())); !s.ok()) {
-          return s;
-        }
+        ANVIL_RETURN_IF_ERROR(define(v, absl::StrCat("output of ", node->Describe())));
       }
     }
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 
 namespace anvil {
 

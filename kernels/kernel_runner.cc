@@ -1,6 +1,7 @@
 #include "kernels/kernel_runner.h"
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "shape/runtime_builder.h"
 #include "shape/shape_helper.h"
 
@@ -20,7 +21,7 @@ absl::Status RunNodeOnViews(const Node& node, int64_t opset, const std::vector<T
   // If/Loop/Scan outputs come from running their bodies, which the runtime builder cannot infer:
   // those kernels allocate their outputs themselves, typed as the model declares (below).
   if (node.Subgraphs().empty()) {
-    if (absl::Status s = InferNodeShapes(shape_ctx); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(InferNodeShapes(shape_ctx));
   }
 
   absl::StatusOr<std::unique_ptr<OpKernel>> kernel = CreateKernel(node, opset);
@@ -66,7 +67,7 @@ absl::Status RunNodeOnViews(const Node& node, int64_t opset, const std::vector<T
   });
   if (options.subgraph_runner) ctx.set_subgraph_runner(options.subgraph_runner);
   ctx.set_default_seed(options.default_seed);
-  if (absl::Status s = (*kernel)->Compute(ctx); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR((*kernel)->Compute(ctx));
   for (int i = 0; i < n; ++i) {
     if (requested[i] && !ctx.IsOutputAllocated(i)) {
       return absl::InternalError(

@@ -3,7 +3,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "graph/node_errors.h"
 #include "graph/op_table.h"
 #include "kernels/kernel_rules.h"
 
@@ -51,9 +52,7 @@ absl::StatusOr<std::vector<Tensor>> KernelContext::RunSubgraph(
   return subgraph_runner_(body, inputs);
 }
 
-absl::Status KernelContext::Error(std::string_view what) const {
-  return absl::InvalidArgumentError(absl::StrCat(node_.Describe(), ": ", AsAbsl(what)));
-}
+absl::Status KernelContext::Error(std::string_view what) const { return NodeError(node_, what); }
 
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node, int64_t opset) {
   const KernelFactory factory = FindFactory(node.domain(), node.op_type(), opset);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "graph/onnx_export.h"
 #include "graph/onnx_import.h"
 #include "onnx/onnx_pb.h"
@@ -25,7 +26,7 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto,
 
 absl::StatusOr<onnx::TensorProto> TensorToProto(const Tensor& tensor, const std::string& name) {
   onnx::TensorProto proto;
-  if (absl::Status s = ExportTensorProto(*tensor.ToElements(), name, &proto); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(ExportTensorProto(*tensor.ToElements(), name, &proto));
   return proto;
 }
 

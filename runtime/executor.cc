@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/op_kernel.h"
 #include "shape/runtime_builder.h"
 
@@ -106,7 +107,7 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
         }
         builder.emplace(operands);
         shape_ctx.emplace(node, step.opset, *builder);
-        if (absl::Status st = step.shape_fn(*shape_ctx); !st.ok()) return st;
+        ANVIL_RETURN_IF_ERROR(step.shape_fn(*shape_ctx));
       }
       // The element type of output i when the kernel allocates it.
       auto output_type = [&](int i) {
@@ -175,7 +176,7 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
             return RunSubgraphPlan(*sub, frame, args, inner);
           });
       ctx.set_default_seed(options.seed);
-      if (absl::Status st = step.kernel->Compute(ctx); !st.ok()) return st;
+      ANVIL_RETURN_IF_ERROR(step.kernel->Compute(ctx));
       for (int i = 0; i < n; ++i) {
         if (!requested[i]) continue;
         if (!ctx.IsOutputAllocated(i)) {
@@ -215,8 +216,8 @@ absl::StatusOr<std::vector<Tensor>> RunSubgraphPlan(const GraphPlan& plan, const
       v.view = v.owner.view();
     }
   }
-  if (absl::Status s = frame.BindConstantsAndCaptures(); !s.ok()) return s;
-  if (absl::Status s = ExecuteFrame(frame, nullptr, options); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(frame.BindConstantsAndCaptures());
+  ANVIL_RETURN_IF_ERROR(ExecuteFrame(frame, nullptr, options));
   std::vector<Tensor> outputs;
   outputs.reserve(plan.output_slots().size());
   for (int slot : plan.output_slots()) {

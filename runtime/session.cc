@@ -6,7 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "graph/model_io.h"
 #include "graph/pass_manager.h"
 #include "runtime/executor.h"
@@ -42,7 +43,7 @@ absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& o
   if (!options.pipeline.empty()) {
     absl::StatusOr<PassManager> pm = PassManager::Parse(options.pipeline);
     if (!pm.ok()) return pm.status();
-    if (absl::Status s = pm->Run(*model_); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(pm->Run(*model_));
   }
   // The plan follows node order; imported models need not be in topological order.
   absl::Status sorted = absl::OkStatus();
@@ -208,11 +209,11 @@ absl::Status Session::PrepareMemory() {
 absl::StatusOr<std::vector<Tensor>> Session::Run(
     const absl::flat_hash_map<std::string, Tensor>& inputs) {
   std::vector<TensorView> input_views;
-  if (absl::Status s = BindInputs(inputs, &input_views); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(BindInputs(inputs, &input_views));
   absl::StatusOr<bool> reinferred = shape_engine_->Infer(input_views);
   if (!reinferred.ok()) return reinferred.status();
   if (*reinferred) {
-    if (absl::Status s = PrepareMemory(); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(PrepareMemory());
   }
 
   Frame frame(*plan_, nullptr);
@@ -223,14 +224,14 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     auto it = inputs.find(plan_->slots()[input_slots[k]].value->name());
     if (it != inputs.end()) v.owner = it->second;  // lets a passed-through input be returned
   }
-  if (absl::Status s = frame.BindConstantsAndCaptures(); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(frame.BindConstantsAndCaptures());
   StaticLayout layout{shape_engine_.get(), &arena_views_, &alias_step_};
   heap_tensors_ = 0;
   ++runs_;
   if (options_.profile) step_nanos_.resize(plan_->steps().size(), 0);
   ExecutionOptions exec_options{options_.seed, &heap_tensors_,
                                 options_.profile ? &step_nanos_ : nullptr};
-  if (absl::Status s = ExecuteFrame(frame, &layout, exec_options); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(ExecuteFrame(frame, &layout, exec_options));
 
   std::vector<Tensor> outputs;
   outputs.reserve(plan_->output_slots().size());

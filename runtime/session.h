@@ -96,7 +96,6 @@ class Session {
   void ResetProfile();
 
  private:
-  class Executor;
   Session() = default;
   absl::Status Init(std::unique_ptr<Model> model, const SessionOptions& options);
   absl::Status BindInputs(const absl::flat_hash_map<std::string, Tensor>& inputs,

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "base/status_macros.h"
 #include "shape/runtime_builder.h"
 #include "shape/tensor_info.h"
 
@@ -140,7 +141,7 @@ absl::Status ShapeInferenceEngine::Propagate(absl::Span<const TensorView> inputs
     }
     RuntimeBuilder builder(operands);
     ShapeContext ctx(*step.node, step.opset, builder);
-    if (absl::Status status = step.shape_fn(ctx); !status.ok()) return status;
+    ANVIL_RETURN_IF_ERROR(step.shape_fn(ctx));
     bool all_known = true;
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       const int slot = step.outputs[i];

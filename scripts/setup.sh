@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what Anvil needs from Debian's archive, only what is missing (see
-# docs/BUILDING.md). Idempotent and quiet when everything is present; needs root to install.
+# ../shared/docs/BUILDING.md). Idempotent and quiet when everything is present; needs root to install.
 set -euo pipefail
 
 PACKAGES=(

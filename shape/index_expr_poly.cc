@@ -12,7 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 #include "shape/index_expr_internal.h"
 
 namespace anvil {

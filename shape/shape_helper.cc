@@ -4,7 +4,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "graph/node_errors.h"
 #include "graph/op_table.h"
 #include "shape/shape_rules.h"
 
@@ -54,16 +55,11 @@ void ShapeContext::SetOutput(int i, ElementType type, std::optional<DimsExpr> di
   outputs_[i].dims = std::move(dims);
 }
 
-absl::Status ShapeContext::Error(std::string_view what) const {
-  return absl::InvalidArgumentError(absl::StrCat(node_.Describe(), ": ", AsAbsl(what)));
-}
+absl::Status ShapeContext::Error(std::string_view what) const { return NodeError(node_, what); }
 
 absl::StatusOr<int64_t> ShapeContext::NormalizeAxis(int64_t axis, int64_t rank,
                                                     std::string_view what) const {
-  if (axis < -rank || axis >= rank) {
-    return Error(absl::StrCat(AsAbsl(what), " ", axis, " is out of range for rank ", rank));
-  }
-  return axis < 0 ? axis + rank : axis;
+  return ::anvil::NormalizeAxis(node_, axis, rank, what);
 }
 
 ShapeFn FindShapeFn(std::string_view domain, std::string_view op_type, int64_t opset) {

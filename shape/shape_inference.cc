@@ -1,7 +1,8 @@
 #include "shape/shape_inference.h"
 
 #include "absl/strings/str_cat.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "graph/pass_registry.h"
 #include "shape/analysis_builder.h"
 #include "shape/shape_helper.h"
@@ -21,7 +22,7 @@ class Inferencer {
 
   absl::Status InferGraph(const Graph& graph) {
     for (Node* node : graph.nodes()) {
-      if (absl::Status s = InferNode(*node); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(InferNode(*node));
     }
     return absl::OkStatus();
   }
@@ -42,7 +43,7 @@ class Inferencer {
     for (int i = 0; i < node.num_outputs(); ++i) {
       Value* v = node.output(i);
       if (v == nullptr) continue;
-      if (absl::Status s = Record(node, v, ctx.output(i)); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(Record(node, v, ctx.output(i)));
     }
     return absl::OkStatus();
   }
@@ -78,7 +79,7 @@ class Inferencer {
       TensorInfo given = i < inputs.size() ? inputs[i] : TensorInfo{};
       state_.Set(in, RefineWithDeclared(std::move(given), in->type()));
     }
-    if (absl::Status s = InferGraph(body); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(InferGraph(body));
     std::vector<TensorInfo> outputs;
     for (const Value* out : body.outputs()) outputs.push_back(state_.Get(out));
     return outputs;
@@ -113,7 +114,7 @@ class Inferencer {
 absl::StatusOr<bool> InferShapes(Model& model, const ShapeInferenceOptions& options,
                                  PassContext* ctx) {
   Inferencer inferencer(model, options, ctx);
-  if (absl::Status s = inferencer.InferGraph(model.graph()); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(inferencer.InferGraph(model.graph()));
   return inferencer.changed();
 }
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "graph/ir.h"
 #include "graph/onnx_export.h"
 #include "onnx/defs/schema.h"
@@ -156,7 +157,7 @@ class RuntimePath {
       }
       RuntimeBuilder builder(operands);
       ShapeContext ctx(*step.node, 17, builder);
-      if (absl::Status s = step.fn(ctx); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(step.fn(ctx));
       for (size_t i = 0; i < step.outputs.size(); ++i) {
         const TensorInfo& info = ctx.output(static_cast<int>(i));
         Concrete& out = slots_[step.outputs[i]];

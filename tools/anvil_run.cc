@@ -34,7 +34,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 #include "graph/model_io.h"
 #include "kernels/tensor.h"
 #include "runtime/session.h"

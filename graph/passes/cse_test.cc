@@ -1,3 +1,4 @@
+#include "base/status_macros.h"
 #include "graph/passes/cse.h"
 
 #include <memory>
@@ -25,7 +26,7 @@ absl::StatusOr<bool> RunCse(Model& model, PassContext& ctx, const char* option =
                             const char* value = nullptr) {
   CsePass cse;
   if (option != nullptr) {
-    if (absl::Status s = cse.SetOption(option, value); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(cse.SetOption(option, value));
   }
   return cse.Run(model, ctx);
 }

@@ -10,7 +10,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "graph/instrumentation.h"
 #include "graph/ir.h"
 #include "graph/pass_manager.h"
@@ -88,7 +89,7 @@ absl::StatusOr<std::vector<PassTestCase>> ParsePassTestFile(std::string_view con
     const std::string& line = lines[i];
     const std::string trimmed = Trim(line);
     if (trimmed == kSeparator) {
-      if (absl::Status s = finish(); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(finish());
       start(line_number + 1);
       continue;
     }
@@ -135,7 +136,7 @@ absl::StatusOr<std::vector<PassTestCase>> ParsePassTestFile(std::string_view con
         break;
     }
   }
-  if (absl::Status s = finish(); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(finish());
   return cases;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/compute_util.h"
 
 namespace anvil::compute_ops {
@@ -219,7 +220,7 @@ class ConvKernel final : public OpKernel {
     const TensorView& x = ctx.input(0);
     const TensorView& w = ctx.input(1);
     TensorView& y = ctx.output(0);
-    if (absl::Status s = CheckConvShapes(ctx, x, w, group_); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckConvShapes(ctx, x, w, group_));
     absl::StatusOr<WindowGeometry> g = ConvGeometry(ctx, attrs_, x, w, y);
     if (!g.ok()) return g.status();
     return DispatchFloat(x.type, "Conv", [&](auto tag) -> absl::Status {
@@ -277,7 +278,7 @@ class ConvIntegerKernel final : public OpKernel {
     TensorView& y = ctx.output(0);
     if (!IsQuantized(x.type)) return UnsupportedType("ConvInteger", x.type);
     if (!IsQuantized(w.type)) return UnsupportedType("ConvInteger", w.type);
-    if (absl::Status s = CheckConvShapes(ctx, x, w, group_); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckConvShapes(ctx, x, w, group_));
     absl::StatusOr<WindowGeometry> g = ConvGeometry(ctx, attrs_, x, w, y);
     if (!g.ok()) return g.status();
     const std::vector<int32_t> xs = ShiftedInput(x, ctx, 2);
@@ -306,7 +307,7 @@ class QLinearConvKernel final : public OpKernel {
     if (!IsQuantized(x.type)) return UnsupportedType("QLinearConv", x.type);
     if (!IsQuantized(w.type)) return UnsupportedType("QLinearConv", w.type);
     if (!IsQuantized(y.type)) return UnsupportedType("QLinearConv", y.type);
-    if (absl::Status s = CheckConvShapes(ctx, x, w, group_); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckConvShapes(ctx, x, w, group_));
     absl::StatusOr<WindowGeometry> g = ConvGeometry(ctx, attrs_, x, w, y);
     if (!g.ok()) return g.status();
     const std::vector<int32_t> xs = ShiftedInput(x, ctx, 2);

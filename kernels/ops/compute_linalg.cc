@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "einsum/equation.h"
 #include "kernels/ops/compute_util.h"
 #include "shape/einsum_dims.h"
@@ -179,7 +180,7 @@ class EinsumKernel final : public OpKernel {
     const std::vector<int>& out_labels = bound->output;
     int64_t out_size = 1;
     for (int l : out_labels) out_size *= sizes[l];
-    if (absl::Status s = CheckOutputSize(ctx, 0, out_size); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckOutputSize(ctx, 0, out_size));
 
     // Diagonals and broadcasting: one dim per distinct label, sized sizes[label].
     for (Operand& op : ops) {
@@ -247,7 +248,7 @@ absl::Status DetCompute(KernelContext& ctx) {
   }
   const int64_t n = x.dims[rank - 1];
   const int64_t batch = Product(x.dims, 0, rank - 2);
-  if (absl::Status s = CheckOutputSize(ctx, 0, batch); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckOutputSize(ctx, 0, batch));
   return DispatchFloat(x.type, "Det", [&](auto tag) -> absl::Status {
     using C = ComputeType<decltype(tag)>;
     DenseInput<double> xd(x);

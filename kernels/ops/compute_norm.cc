@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/compute_util.h"
 #include "kernels/simd/reduce.h"
 
@@ -275,7 +276,7 @@ class BatchNormKernel final : public OpKernel {
         const C mom = static_cast<C>(momentum_);
         for (int i = 1; i <= 4; ++i) {
           if (!ctx.HasOutput(i)) continue;
-          if (absl::Status s = CheckOutputSize(ctx, i, channels); !s.ok()) return s;
+          ANVIL_RETURN_IF_ERROR(CheckOutputSize(ctx, i, channels));
         }
         auto write = [&](int i, auto value) {
           if (!ctx.HasOutput(i)) return;
@@ -366,10 +367,10 @@ class LayerNormKernel final : public OpKernel {
       return absl::OkStatus();
     };
     TensorView scale_view, bias_view;
-    if (absl::Status s = param(1, &scale_view); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(param(1, &scale_view));
     const bool has_bias = ctx.HasInput(2);
     if (has_bias) {
-      if (absl::Status s = param(2, &bias_view); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(param(2, &bias_view));
     }
     return DispatchFloat(x.type, "LayerNormalization", [&](auto tag) -> absl::Status {
       using C = ComputeType<decltype(tag)>;
@@ -397,7 +398,7 @@ class LayerNormKernel final : public OpKernel {
       yd.Commit();
       for (auto [i, values] : {std::pair(1, &means), std::pair(2, &inv_stds)}) {
         if (!ctx.HasOutput(i)) continue;
-        if (absl::Status s = CheckOutputSize(ctx, i, outer); !s.ok()) return s;
+        ANVIL_RETURN_IF_ERROR(CheckOutputSize(ctx, i, outer));
         DenseOutput<C> out(ctx.output(i));
         std::copy(values->begin(), values->end(), out.data());
         out.Commit();

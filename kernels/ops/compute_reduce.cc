@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/compute_util.h"
 #include "kernels/simd/reduce.h"
 
@@ -262,7 +263,7 @@ class ReduceKernel final : public OpKernel {
     }
     int64_t count = 1, kept = 1;
     for (int64_t k = 0; k < rank; ++k) (reduced[k] ? count : kept) *= x.dims[k];
-    if (absl::Status s = CheckOutputSize(ctx, 0, kept); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckOutputSize(ctx, 0, kept));
     return DispatchArithmetic(x.type, ctx.node().op_type(), [&](auto tag) -> absl::Status {
       using T = decltype(tag);
       using A = AccType<T>;
@@ -360,7 +361,7 @@ class MvnKernel final : public OpKernel {
     }
     int64_t count = 1, n_out = 1;
     for (int64_t k = 0; k < rank; ++k) (reduced[k] ? count : n_out) *= x.dims[k];
-    if (absl::Status s = CheckOutputSize(ctx, 0, x.NumElements()); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckOutputSize(ctx, 0, x.NumElements()));
     return DispatchFloat(x.type, "MeanVarianceNormalization", [&](auto tag) -> absl::Status {
       using C = ComputeType<decltype(tag)>;
       DenseOutput<C> yd(ctx.output(0));
@@ -414,7 +415,7 @@ class ArgKernel final : public OpKernel {
     if (n == 0 && outer * inner > 0) {
       return ctx.Error("cannot take an arg-extremum over an empty axis");
     }
-    if (absl::Status s = CheckOutputSize(ctx, 0, outer * inner); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckOutputSize(ctx, 0, outer * inner));
     return DispatchNumeric(x.type, ctx.node().op_type(), [&](auto tag) -> absl::Status {
       using C = ComputeType<decltype(tag)>;
       DenseInput<C> xd(x);

@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/status_macros.h"
 #include "graph/ir.h"
 #include "graph/onnx_import.h"
 #include "graph/op_table.h"
@@ -123,7 +124,7 @@ absl::StatusOr<std::vector<Tensor>> RunViews(const std::string& text,
   ctx.SetInputs(std::move(inputs));
   ctx.SetOutputs(views, std::vector<bool>(views.size(), true),
                  std::vector<bool>(views.size(), true));
-  if (absl::Status s = (*kernel)->Compute(ctx); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR((*kernel)->Compute(ctx));
   return outputs;
 }
 

@@ -5,13 +5,10 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "base/status_macros.h"
 
 namespace anvil::compute_ops {
-
-absl::Status NodeError(const Node& node, std::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": ", AsAbsl(what)));
-}
 
 namespace {
 
@@ -58,15 +55,6 @@ std::vector<float> ReadFloats(const TensorView& v) {
   return values;
 }
 
-absl::StatusOr<int64_t> NormalizeAxis(const Node& node, int64_t axis, int64_t rank,
-                                      std::string_view what) {
-  if (axis < -rank || axis >= rank) {
-    return NodeError(node,
-                     absl::StrCat(AsAbsl(what), " ", axis, " is out of range for rank ", rank));
-  }
-  return axis < 0 ? axis + rank : axis;
-}
-
 absl::StatusOr<WindowAttrs> ReadWindowAttrs(const Node& node) {
   WindowAttrs attrs;
   attrs.kernel_shape = node.GetInts("kernel_shape");
@@ -111,7 +99,7 @@ absl::StatusOr<WindowGeometry> ResolveWindow(const Node& node, const WindowAttrs
   for (auto [v, n, name] :
        {std::tuple(&attrs.strides, s, "strides"), std::tuple(&attrs.dilations, s, "dilations"),
         std::tuple(&attrs.pads, 2 * s, "pads")}) {
-    if (absl::Status st = check(*v, n, name); !st.ok()) return st;
+    ANVIL_RETURN_IF_ERROR(check(*v, n, name));
   }
   if (out.size() != s || kernel.size() != s) {
     return NodeError(node, "input, output and kernel have different numbers of spatial dims");

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "graph/ir.h"
+#include "graph/node_errors.h"
 #include "kernels/dispatch.h"
 #include "kernels/op_kernel.h"
 #include "kernels/simd/gemm.h"
@@ -26,9 +27,6 @@
 namespace anvil::compute_ops {
 
 using KernelOr = absl::StatusOr<std::unique_ptr<OpKernel>>;
-
-// InvalidArgument "<node>: <what>" for attribute errors at kernel creation.
-absl::Status NodeError(const Node& node, std::string_view what);
 
 // The type arithmetic runs in: float for the 16-bit float types, the storage type otherwise.
 template <typename T>
@@ -203,10 +201,6 @@ std::vector<int64_t> ReadInt64s(const TensorView& v);
 double ReadDouble(const TensorView& v, int64_t i);
 // Reads any numeric tensor as float values.
 std::vector<float> ReadFloats(const TensorView& v);
-
-// Normalizes `axis` into [0, rank); InvalidArgument naming the node when out of range.
-absl::StatusOr<int64_t> NormalizeAxis(const Node& node, int64_t axis, int64_t rank,
-                                      std::string_view what = "axis");
 
 // The type integer arithmetic on T wraps around in without UB: its unsigned counterpart.
 template <typename T, bool = std::is_integral_v<T> && !std::is_same_v<T, bool>>

@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "kernels/kernel_rules.h"
 
 namespace anvil::kernel_rules {
@@ -177,7 +178,7 @@ class IfKernel final : public OpKernel {
                                     " outputs"));
     }
     for (int i = 0; i < ctx.num_outputs(); ++i) {
-      if (absl::Status s = EmitTensor(ctx, i, (*results)[i].view()); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(EmitTensor(ctx, i, (*results)[i].view()));
     }
     return absl::OkStatus();
   }
@@ -250,7 +251,7 @@ class LoopKernel final : public OpKernel {
       for (int k = 0; k < num_scans; ++k) scans[k].push_back((*results)[1 + num_carried + k]);
     }
     for (int i = 0; i < num_carried; ++i) {
-      if (absl::Status s = EmitTensor(ctx, i, carried[i]); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(EmitTensor(ctx, i, carried[i]));
     }
     for (int k = 0; k < num_scans; ++k) {
       const int out = num_carried + k;
@@ -319,11 +320,9 @@ class ScanKernel final : public OpKernel {
       for (int j = 0; j < num_scan_inputs_; ++j) scans.push_back(ctx.input(first + num_state + j));
       std::vector<Tensor> final_states;
       std::vector<std::vector<Tensor>> outs;
-      if (absl::Status s = RunSequence(ctx, states, scans, -1, &final_states, &outs); !s.ok()) {
-        return s;
-      }
+      ANVIL_RETURN_IF_ERROR(RunSequence(ctx, states, scans, -1, &final_states, &outs));
       for (int i = 0; i < num_state; ++i) {
-        if (absl::Status s = EmitTensor(ctx, i, final_states[i].view()); !s.ok()) return s;
+        ANVIL_RETURN_IF_ERROR(EmitTensor(ctx, i, final_states[i].view()));
       }
       for (int k = 0; k < num_scan_out; ++k) {
         const int64_t axis = k < static_cast<int>(out_axes_.size()) ? out_axes_[k] : 0;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 #include "kernels/dispatch.h"
 #include "kernels/ops/data_internal.h"
 

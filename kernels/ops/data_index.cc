@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "kernels/dispatch.h"
 #include "kernels/ops/data_internal.h"
 
@@ -32,7 +33,7 @@ class GatherKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     Tensor scratch;
     const TensorView data = DenseInput(ctx, 0, &scratch);
-    if (absl::Status s = CheckMovable(ctx, data.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, data.type));
     absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
     if (!out.ok()) return out.status();
     absl::StatusOr<int64_t> axis = NormalizeAxis(ctx, axis_, data.rank());
@@ -41,7 +42,7 @@ class GatherKernel final : public OpKernel {
     if (!indices.ok()) return indices.status();
     const int64_t n = data.dims[*axis];
     for (int64_t& i : *indices) {
-      if (absl::Status s = NormalizeIndex(ctx, &i, n, "index"); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(NormalizeIndex(ctx, &i, n, "index"));
     }
     const int64_t outer = Product(data.dims, 0, *axis);
     const int64_t inner = Product(data.dims, *axis + 1, data.dims.size());
@@ -124,7 +125,7 @@ class GatherElementsKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     Tensor scratch;
     const TensorView data = DenseInput(ctx, 0, &scratch);
-    if (absl::Status s = CheckMovable(ctx, data.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, data.type));
     absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
     if (!out.ok()) return out.status();
     const TensorView& idx = ctx.input(1);
@@ -200,7 +201,7 @@ class ScatterElementsKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& data = ctx.input(0);
-    if (absl::Status s = CheckMovable(ctx, data.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, data.type));
     absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
     if (!out.ok()) return out.status();
     Tensor scratch;
@@ -298,7 +299,7 @@ class GatherNDKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     Tensor scratch;
     const TensorView data = DenseInput(ctx, 0, &scratch);
-    if (absl::Status s = CheckMovable(ctx, data.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, data.type));
     absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
     if (!out.ok()) return out.status();
     absl::StatusOr<std::vector<int64_t>> indices = ReadInt64s(ctx, 1);
@@ -333,7 +334,7 @@ class ScatterNDKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& data = ctx.input(0);
-    if (absl::Status s = CheckMovable(ctx, data.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, data.type));
     absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
     if (!out.ok()) return out.status();
     Tensor scratch;
@@ -385,7 +386,7 @@ class CompressKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     Tensor scratch;
     const TensorView data = DenseInput(ctx, 0, &scratch);
-    if (absl::Status s = CheckMovable(ctx, data.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, data.type));
     absl::StatusOr<std::vector<int64_t>> condition = ReadInt64s(ctx, 1);
     if (!condition.ok()) return condition.status();
     // Without an axis the input is taken flattened: [1, N, 1].
@@ -443,7 +444,7 @@ class OneHotKernel final : public OpKernel {
     absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
     if (!out.ok()) return out.status();
     const TensorView& values = ctx.input(2);
-    if (absl::Status s = CheckMovable(ctx, values.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, values.type));
     if (values.NumElements() != 2) {
       return ctx.Error(
           absl::StrCat("values must hold [off_value, on_value], is ", values.DebugString()));

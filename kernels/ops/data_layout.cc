@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "kernels/dispatch.h"
 #include "kernels/ops/data_internal.h"
 
@@ -40,7 +41,7 @@ class TransposeKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
-    if (absl::Status s = CheckMovable(ctx, in.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
     absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
     if (!out.ok()) return out.status();
     const int64_t rank = in.rank();
@@ -83,7 +84,7 @@ class ConcatKernel final : public OpKernel {
     absl::StatusOr<TensorView*> out_or = PreallocatedOutput(ctx, 0);
     if (!out_or.ok()) return out_or.status();
     const TensorView& out = **out_or;
-    if (absl::Status s = CheckMovable(ctx, out.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, out.type));
     absl::StatusOr<int64_t> axis = NormalizeAxis(ctx, axis_, out.rank());
     if (!axis.ok()) return axis.status();
     int64_t offset = 0;  // along the axis
@@ -125,7 +126,7 @@ class SplitKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
-    if (absl::Status s = CheckMovable(ctx, in.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
     absl::StatusOr<int64_t> axis = NormalizeAxis(ctx, axis_, in.rank());
     if (!axis.ok()) return axis.status();
     const int64_t dim = in.dims[*axis];
@@ -190,7 +191,7 @@ class SliceKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
-    if (absl::Status s = CheckMovable(ctx, in.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
     absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
     if (!out.ok()) return out.status();
     std::vector<int64_t> starts = starts_, axes = axes_, steps;
@@ -274,7 +275,7 @@ class SliceKernel final : public OpKernel {
 // repetition dim, so tiling is one broadcast copy.
 absl::Status TileCompute(KernelContext& ctx) {
   const TensorView& in = ctx.input(0);
-  if (absl::Status s = CheckMovable(ctx, in.type); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
   absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
   if (!out.ok()) return out.status();
   const int64_t rank = in.rank();
@@ -320,7 +321,7 @@ absl::Status TileCompute(KernelContext& ctx) {
 
 absl::Status ExpandCompute(KernelContext& ctx) {
   const TensorView& in = ctx.input(0);
-  if (absl::Status s = CheckMovable(ctx, in.type); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
   absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
   if (!out.ok()) return out.status();
   const int64_t rank = (*out)->rank();
@@ -348,7 +349,7 @@ class BlockKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
-    if (absl::Status s = CheckMovable(ctx, in.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
     absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
     if (!out.ok()) return out.status();
     if (in.rank() != 4) return ctx.Error(absl::StrCat("input must be 4-D, is ", in.DebugString()));
@@ -402,7 +403,7 @@ class PadKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     Tensor scratch;
     const TensorView in = DenseInput(ctx, 0, &scratch);
-    if (absl::Status s = CheckMovable(ctx, in.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
     absl::StatusOr<TensorView*> out_or = PreallocatedOutput(ctx, 0);
     if (!out_or.ok()) return out_or.status();
     const TensorView& out = **out_or;
@@ -422,7 +423,7 @@ class PadKernel final : public OpKernel {
         std::memcpy(value, ctx.input(2).data, esize);
       }
     } else if (value_ != 0) {
-      if (absl::Status s = ConvertScalar(value_, in.type, "Pad", value); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(ConvertScalar(value_, in.type, "Pad", value));
     }
     if (static_cast<int64_t>(pads.size()) != 2 * rank || out.rank() != rank) {
       return ctx.Error(absl::StrCat(pads.size(), " pads for input ", in.DebugString()));
@@ -532,7 +533,7 @@ class ReverseSequenceKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
-    if (absl::Status s = CheckMovable(ctx, in.type); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
     absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
     if (!out.ok()) return out.status();
     if (in.rank() < 2)

@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "kernels/dispatch.h"
 #include "kernels/ops/data_internal.h"
 
@@ -396,13 +397,13 @@ class ResizeKernel final : public OpKernel {
         break;
     }
     if (params_.coord == Coord::kTfCropAndResize) {
-      if (absl::Status s = read(1, roi); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(read(1, roi));
       if (!roi->empty() && static_cast<int64_t>(roi->size()) != 2 * rank) {
         return ctx.Error(
             absl::StrCat("roi of ", roi->size(), " values for input ", in.DebugString()));
       }
     }
-    if (absl::Status s = read(2, scales); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(read(2, scales));
     if (!scales->empty()) return absl::OkStatus();
     // From `sizes`: the ShapeHelper made them the output dims; the scale is their ratio.
     if (!ctx.HasInput(3) || ctx.input(3).NumElements() == 0) {

@@ -11,7 +11,8 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "graph/node_errors.h"
 #include "kernels/dispatch.h"
 #include "kernels/ops/data_internal.h"
 
@@ -287,10 +288,7 @@ absl::StatusOr<std::vector<double>> ReadDoubles(const KernelContext& ctx, int i)
 }
 
 absl::StatusOr<int64_t> NormalizeAxis(const KernelContext& ctx, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) {
-    return ctx.Error(absl::StrCat("axis ", axis, " is out of range for rank ", rank));
-  }
-  return axis < 0 ? axis + rank : axis;
+  return ::anvil::NormalizeAxis(ctx.node(), axis, rank);
 }
 
 absl::Status NormalizeIndex(const KernelContext& ctx, int64_t* index, int64_t n,

@@ -21,7 +21,8 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/elementwise_internal.h"
 
 namespace anvil::elementwise {
@@ -104,9 +105,9 @@ class ArithmeticKernel final : public OpKernel {
       : legacy_(ReadLegacyBroadcast(node, opset)), fmod_(node.GetInt("fmod", 0) != 0) {}
 
   absl::Status Compute(KernelContext& ctx) override {
-    if (absl::Status s = CheckSameTypes(ctx, {0, 1}); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckSameTypes(ctx, {0, 1}));
     TensorView a, b;
-    if (absl::Status s = BinaryOperands(ctx, legacy_, &a, &b); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(BinaryOperands(ctx, legacy_, &a, &b));
     const TensorView& y = ctx.output(0);
     if constexpr (kOp != Arith::kMod) {
       if (y.type == ElementType::kFloat) {
@@ -207,7 +208,7 @@ class PowKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     TensorView a, b;
-    if (absl::Status s = BinaryOperands(ctx, legacy_, &a, &b); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(BinaryOperands(ctx, legacy_, &a, &b));
     const TensorView& y = ctx.output(0);
     if (a.type != y.type) {
       return ctx.Error(absl::StrCat("X is ", AsAbsl(ElementTypeName(a.type)), " but the output is ",
@@ -245,9 +246,9 @@ class BitShiftKernel final : public OpKernel {
   explicit BitShiftKernel(bool left) : left_(left) {}
 
   absl::Status Compute(KernelContext& ctx) override {
-    if (absl::Status s = CheckSameTypes(ctx, {0, 1}); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckSameTypes(ctx, {0, 1}));
     TensorView a, b;
-    if (absl::Status s = BinaryOperands(ctx, LegacyBroadcast(), &a, &b); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(BinaryOperands(ctx, LegacyBroadcast(), &a, &b));
     const TensorView& y = ctx.output(0);
     return DispatchTypes<kUnsignedIntTypes>(y.type, "BitShift", [&](auto tag) {
       using T = decltype(tag);
@@ -275,7 +276,7 @@ class BitShiftKernel final : public OpKernel {
 // y = x < 0 ? slope * x : x, slope broadcast to X's shape (unidirectionally). Before opset 7 a
 // 1-D slope may also be per channel (axis 1), as Caffe-era models have it.
 absl::Status PReluCompute(KernelContext& ctx) {
-  if (absl::Status s = CheckSameTypes(ctx, {0, 1}); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckSameTypes(ctx, {0, 1}));
   const TensorView& y = ctx.output(0);
   const TensorView& x = ctx.input(0);
   const TensorView& slope_in = ctx.input(1);

@@ -26,7 +26,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 #include "kernels/ops/elementwise_internal.h"
 #include "kernels/tensor.h"
 

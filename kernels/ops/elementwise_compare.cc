@@ -19,7 +19,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/elementwise_internal.h"
 #include "kernels/tensor.h"
 
@@ -60,7 +61,7 @@ class CompareKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     TensorView a, b;
-    if (absl::Status s = BinaryOperands(ctx, legacy_, &a, &b); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(BinaryOperands(ctx, legacy_, &a, &b));
     if (a.type != b.type) {
       return ctx.Error(absl::StrCat("inputs differ in type: ", AsAbsl(ElementTypeName(a.type)),
                                     " and ", AsAbsl(ElementTypeName(b.type))));
@@ -103,7 +104,7 @@ class LogicKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     TensorView a, b;
-    if (absl::Status s = BinaryOperands(ctx, legacy_, &a, &b); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(BinaryOperands(ctx, legacy_, &a, &b));
     if (a.type != ElementType::kBool || b.type != ElementType::kBool) {
       return UnsupportedType(ctx.node().op_type(), a.type != ElementType::kBool ? a.type : b.type);
     }
@@ -141,7 +142,7 @@ absl::Status NotCompute(KernelContext& ctx) {
 // Pure selection, so any element type moves by size (complex and bool included; strings have
 // no fixed size and are Unimplemented).
 absl::Status WhereCompute(KernelContext& ctx) {
-  if (absl::Status s = CheckSameTypes(ctx, {1, 2}); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckSameTypes(ctx, {1, 2}));
   if (ctx.input(0).type != ElementType::kBool) {
     return ctx.Error(absl::StrCat("condition is ", AsAbsl(ElementTypeName(ctx.input(0).type)),
                                   ", expected bool"));

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "gmock/gmock.h"
 #include "graph/ir.h"
 #include "graph/text_format.h"
@@ -99,7 +100,7 @@ absl::StatusOr<Tensor> RunViews(const std::string& text, const std::vector<Tenso
   KernelContext ctx(node, opset);
   ctx.SetInputs(inputs);
   ctx.SetOutputs({out.view()}, {true}, {true});
-  if (absl::Status s = (*kernel)->Compute(ctx); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR((*kernel)->Compute(ctx));
   return out;
 }
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 #include "graph/elements.h"
 #include "kernels/kernel_rules.h"
 #include "kernels/ops/misc_internal.h"
@@ -31,10 +31,6 @@ absl::StatusOr<const uint8_t*> ScalarBytes(const KernelContext& ctx, int i, std:
 }
 
 }  // namespace
-
-absl::Status NodeError(const Node& node, std::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": ", AsAbsl(what)));
-}
 
 absl::StatusOr<int64_t> ScalarInt(const KernelContext& ctx, int i, std::string_view what) {
   absl::StatusOr<const uint8_t*> bytes = ScalarBytes(ctx, i, what);

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "graph/ir.h"
+#include "graph/node_errors.h"
 #include "kernels/dispatch.h"
 #include "kernels/op_kernel.h"
 #include "kernels/tensor_view.h"
@@ -66,9 +67,6 @@ template <typename Attrs>
 Factory MakeAttrKernel(Attrs attrs, absl::Status (*fn)(KernelContext&, const Attrs&)) {
   return std::unique_ptr<OpKernel>(new AttrKernel<Attrs>(std::move(attrs), fn));
 }
-
-// "node 'n' (Op): what" as InvalidArgument, for errors found at kernel creation.
-absl::Status NodeError(const Node& node, std::string_view what);
 
 // Calls f(float{}) for float, float16 and bfloat16 and f(double{}) for double: the type a
 // kernel computes in. Unimplemented naming `op` for other types.

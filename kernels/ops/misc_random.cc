@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/misc_internal.h"
 
 namespace anvil::misc {
@@ -198,7 +199,7 @@ absl::Status DropoutCompute(KernelContext& ctx, const DropoutAttrs& attrs) {
   const int64_t n = xv.NumElements();
   std::vector<bool> keep;
   if (!training || ratio == 0) {
-    if (absl::Status s = CopyView(xv, ctx.output(0)); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CopyView(xv, ctx.output(0)));
   } else {
     Rng rng = attrs.seed.Make(ctx);
     keep.resize(n);

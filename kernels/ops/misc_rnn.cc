@@ -20,7 +20,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/misc_internal.h"
 
 namespace anvil::misc {
@@ -396,13 +397,13 @@ absl::Status RecurrentKernel::Run(KernelContext& ctx) {
 
   const std::string& op = ctx.node().op_type();
   if (want_y) {
-    if (absl::Status s = WriteAs(ctx.output(0), y.data(), op); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(WriteAs(ctx.output(0), y.data(), op));
   }
   if (ctx.HasOutput(1)) {
-    if (absl::Status s = WriteAs(ctx.output(1), y_h.data(), op); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(WriteAs(ctx.output(1), y_h.data(), op));
   }
   if (lstm && ctx.HasOutput(2)) {
-    if (absl::Status s = WriteAs(ctx.output(2), y_c.data(), op); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(WriteAs(ctx.output(2), y_c.data(), op));
   }
   return absl::OkStatus();
 }

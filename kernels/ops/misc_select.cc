@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/misc_internal.h"
 
 namespace anvil::misc {
@@ -214,8 +215,8 @@ absl::Status UniqueRun(KernelContext& ctx, const UniqueAttrs& attrs) {
   };
   std::vector<int64_t> inverse(n);
   for (int64_t j = 0; j < n; ++j) inverse[j] = rank_of[group[j]];
-  if (absl::Status s = write(1, out_first); !s.ok()) return s;
-  if (absl::Status s = write(2, inverse); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(write(1, out_first));
+  ANVIL_RETURN_IF_ERROR(write(2, inverse));
   return write(3, out_counts);
 }
 

@@ -7,8 +7,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "einsum/equation.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 #include "shape/einsum_dims.h"
 #include "shape/ops/compute_ops.h"
 #include "shape/ops/op_util.h"
@@ -144,8 +145,8 @@ absl::Status InferGemm(ShapeContext& ctx) {
   const Node& node = ctx.node();
   const std::optional<DimsExpr>& a = ctx.InputDims(0);
   const std::optional<DimsExpr>& b = ctx.InputDims(1);
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, a, 2, "A"));
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, b, 2, "B"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, a, 2, "A"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, b, 2, "B"));
   const bool trans_a = node.GetInt("transA", 0) != 0;
   const bool trans_b = node.GetInt("transB", 0) != 0;
   IndexExpr m = a ? (*a)[trans_a ? 1 : 0] : IndexExpr::Questionmark();

@@ -16,7 +16,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "shape/ops/compute_ops.h"
 #include "shape/ops/op_util.h"
 
@@ -153,8 +154,8 @@ absl::Status CheckMinRank(const ShapeContext& ctx, const std::optional<DimsExpr>
 absl::Status ConvLike(ShapeContext& ctx, int x_index, int w_index, ElementType type) {
   const std::optional<DimsExpr>& x = ctx.InputDims(x_index);
   const std::optional<DimsExpr>& w = ctx.InputDims(w_index);
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckMinRank(ctx, w, 2, "W"));
+  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
+  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, w, 2, "W"));
   if (x && w && x->size() != w->size()) {
     return ctx.Error(
         absl::StrCat("X ", DimsToString(*x), " and W ", DimsToString(*w), " have different ranks"));
@@ -216,8 +217,8 @@ absl::Status InferConvTranspose(ShapeContext& ctx) {
   const ElementType type = ctx.InputType(0);
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
   const std::optional<DimsExpr>& w = ctx.InputDims(1);
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckMinRank(ctx, w, 2, "W"));
+  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
+  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, w, 2, "W"));
   if (x && w && x->size() != w->size()) {
     return ctx.Error(
         absl::StrCat("X ", DimsToString(*x), " and W ", DimsToString(*w), " have different ranks"));
@@ -295,7 +296,7 @@ absl::Status InferPool(ShapeContext& ctx) {
   const Node& node = ctx.node();
   const ElementType type = ctx.InputType(0);
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
+  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
   if (node.FindAttribute("kernel_shape") == nullptr) {
     return ctx.Error("attribute 'kernel_shape' is required");
   }
@@ -317,7 +318,7 @@ absl::Status InferMaxUnpool(ShapeContext& ctx) {
   const Node& node = ctx.node();
   const ElementType type = ctx.InputType(0);
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
+  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
   if (node.FindAttribute("kernel_shape") == nullptr) {
     return ctx.Error("attribute 'kernel_shape' is required");
   }
@@ -371,7 +372,7 @@ absl::Status InferMaxUnpool(ShapeContext& ctx) {
 // GlobalAveragePool, GlobalMaxPool, GlobalLpPool: [N, C, in...] -> [N, C, 1...].
 absl::Status InferGlobalPool(ShapeContext& ctx) {
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
+  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
   std::optional<DimsExpr> out;
   if (x) {
     out = DimsExpr(x->begin(), x->begin() + 2);
@@ -385,8 +386,8 @@ absl::Status InferGlobalPool(ShapeContext& ctx) {
 absl::Status InferMaxRoiPool(ShapeContext& ctx) {
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
   const std::optional<DimsExpr>& rois = ctx.InputDims(1);
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, x, 4, "X"));
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, rois, 2, "rois"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, x, 4, "X"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, rois, 2, "rois"));
   if (rois && ProvablyDifferent((*rois)[1], 5)) {
     return ctx.Error(absl::StrCat("rois ", DimsToString(*rois),
                                   " must be [num_rois, 5] (batch_id, x1, y1, x2, y2)"));
@@ -409,9 +410,9 @@ absl::Status InferRoiAlign(ShapeContext& ctx) {
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
   const std::optional<DimsExpr>& rois = ctx.InputDims(1);
   const std::optional<DimsExpr>& batch_indices = ctx.InputDims(2);
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, x, 4, "X"));
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, rois, 2, "rois"));
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, batch_indices, 1, "batch_indices"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, x, 4, "X"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, rois, 2, "rois"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, batch_indices, 1, "batch_indices"));
   if (rois && ProvablyDifferent((*rois)[1], 4)) {
     return ctx.Error(
         absl::StrCat("rois ", DimsToString(*rois), " must be [num_rois, 4] (x1, y1, x2, y2)"));
@@ -437,8 +438,8 @@ absl::Status InferRoiAlign(ShapeContext& ctx) {
 absl::Status InferGridSample(ShapeContext& ctx) {
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
   const std::optional<DimsExpr>& grid = ctx.InputDims(1);
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckMinRank(ctx, x, 3, "X"));
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckMinRank(ctx, grid, 3, "grid"));
+  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, x, 3, "X"));
+  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, grid, 3, "grid"));
   if (x && grid && x->size() != grid->size()) {
     return ctx.Error(absl::StrCat("X ", DimsToString(*x), " and grid ", DimsToString(*grid),
                                   " have different ranks"));

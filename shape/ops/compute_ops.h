@@ -11,15 +11,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/status_macros.h"
 #include "shape/index_expr.h"
 #include "shape/shape_helper.h"
-
-// Returns early with a non-OK absl::Status. Local to the compute files (hence the long name).
-#define ANVIL_COMPUTE_RETURN_IF_ERROR(expr)        \
-  do {                                             \
-    ::absl::Status anvil_status_ = (expr);         \
-    if (!anvil_status_.ok()) return anvil_status_; \
-  } while (false)
 
 namespace anvil::shape_ops::compute {
 

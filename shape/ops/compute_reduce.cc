@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "shape/ops/compute_ops.h"
 #include "shape/ops/op_util.h"
 
@@ -280,8 +281,8 @@ absl::Status InferUnique(ShapeContext& ctx) {
 absl::Status InferNonMaxSuppression(ShapeContext& ctx) {
   const std::optional<DimsExpr>& boxes = ctx.InputDims(0);
   const std::optional<DimsExpr>& scores = ctx.InputDims(1);
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, boxes, 3, "boxes"));
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, scores, 3, "scores"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, boxes, 3, "boxes"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, scores, 3, "scores"));
   if (boxes && ProvablyDifferent((*boxes)[2], 4)) {
     return ctx.Error(absl::StrCat("boxes ", DimsToString(*boxes),
                                   " must be [num_batches, spatial_dimension, 4]"));
@@ -344,7 +345,7 @@ absl::Status LossShape(ShapeContext& ctx) {
     return ctx.Error(absl::StrCat("target ", DimsToString(*target), " must be [N, d...]"));
   }
   if (std::optional<DimsExpr> weight = ctx.HasInput(2) ? ctx.InputDims(2) : std::nullopt) {
-    ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, weight, 1, "weight"));
+    ANVIL_RETURN_IF_ERROR(CheckRank(ctx, weight, 1, "weight"));
     if (input && ProvablyDifferent((*weight)[0], (*input)[1])) {
       return ctx.Error(absl::StrCat("weight ", DimsToString(*weight), " does not match the ",
                                     (*input)[1].ToString(), " classes of input ",
@@ -380,7 +381,7 @@ absl::Status InferNegativeLogLikelihoodLoss(ShapeContext& ctx) { return LossShap
 
 // The optional second output log_prob has the scores' shape.
 absl::Status InferSoftmaxCrossEntropyLoss(ShapeContext& ctx) {
-  ANVIL_COMPUTE_RETURN_IF_ERROR(LossShape(ctx));
+  ANVIL_RETURN_IF_ERROR(LossShape(ctx));
   ctx.SetOutput(1, ctx.InputType(0), ctx.InputDims(0));
   return absl::OkStatus();
 }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "shape/ops/compute_ops.h"
 #include "shape/ops/op_util.h"
 
@@ -23,9 +24,9 @@ absl::Status InferRecurrent(ShapeContext& ctx) {
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
   const std::optional<DimsExpr>& w = ctx.InputDims(1);
   const std::optional<DimsExpr>& r = ctx.InputDims(2);
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, x, 3, "X"));
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, w, 3, "W"));
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, r, 3, "R"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, x, 3, "X"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, w, 3, "W"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, r, 3, "R"));
 
   // GRU-1 documents the misspelled default "foward".
   const std::string direction = node.GetString("direction", "forward");
@@ -90,7 +91,7 @@ absl::Status InferRecurrent(ShapeContext& ctx) {
     if (source.input == 6 && gates != 4) break;
     if (!ctx.HasInput(source.input)) continue;
     const std::optional<DimsExpr>& dims = ctx.InputDims(source.input);
-    ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, dims, source.rank, source.name));
+    ANVIL_RETURN_IF_ERROR(CheckRank(ctx, dims, source.rank, source.name));
     if (!dims) continue;
     absl::StatusOr<IndexExpr> b = UnifyDims(ctx, batch, (*dims)[source.batch_dim],
                                             absl::StrCat("batch sizes of X and ", source.name));

@@ -11,7 +11,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "shape/ops/compute_ops.h"
 #include "shape/ops/op_util.h"
 
@@ -69,7 +70,7 @@ absl::Status InferDft(ShapeContext& ctx) {
       return ctx.Error(absl::StrCat("axis ", *axis, " of ", DimsToString(*out),
                                     " is the real/imaginary component dim"));
     }
-    ANVIL_COMPUTE_RETURN_IF_ERROR(CheckComponentDim(ctx, *out, "input"));
+    ANVIL_RETURN_IF_ERROR(CheckComponentDim(ctx, *out, "input"));
     if (onesided && IsLiteralValue(out->back(), 2)) {
       return ctx.Error(
           absl::StrCat("a complex input ", DimsToString(*out), " has no onesided DFT"));
@@ -93,10 +94,10 @@ absl::Status InferDft(ShapeContext& ctx) {
 //   bins   = onesided (default) ? floor(frame_length / 2) + 1 : frame_length.
 absl::Status InferStft(ShapeContext& ctx) {
   const std::optional<DimsExpr>& signal = ctx.InputDims(0);
-  ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, signal, 3, "signal"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, signal, 3, "signal"));
   const bool onesided = ctx.node().GetInt("onesided", 1) != 0;
   if (signal) {
-    ANVIL_COMPUTE_RETURN_IF_ERROR(CheckComponentDim(ctx, *signal, "signal"));
+    ANVIL_RETURN_IF_ERROR(CheckComponentDim(ctx, *signal, "signal"));
     if (onesided && IsLiteralValue(signal->back(), 2)) {
       return ctx.Error(
           absl::StrCat("a complex signal ", DimsToString(*signal), " has no onesided STFT"));
@@ -116,7 +117,7 @@ absl::Status InferStft(ShapeContext& ctx) {
   }
   if (has_window) {
     const std::optional<DimsExpr>& window = ctx.InputDims(2);
-    ANVIL_COMPUTE_RETURN_IF_ERROR(CheckRank(ctx, window, 1, "window"));
+    ANVIL_RETURN_IF_ERROR(CheckRank(ctx, window, 1, "window"));
     if (window) {
       absl::StatusOr<IndexExpr> l =
           UnifyDims(ctx, length, (*window)[0], "frame_length and the window length");

@@ -21,7 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 #include "graph/element_type.h"
 #include "shape/ops/op_util.h"
 #include "shape/shape_rules.h"

@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 #include "shape/ops/op_util.h"
 #include "shape/ops/shape_ops_internal.h"
 

@@ -4,7 +4,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 #include "graph/onnx_import.h"
 #include "graph/op_table.h"
 #include "graph/pass_manager.h"

@@ -17,7 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 #include "graph/element_type.h"
 #include "graph/elements.h"
 #include "graph/onnx_import.h"

@@ -24,7 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 
 namespace anvil::conformance {
 namespace {

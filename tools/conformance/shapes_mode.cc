@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/absl_compat.h"
+#include "base/absl_compat.h"
 #include "graph/element_type.h"
 #include "graph/onnx_import.h"
 #include "graph/pass_manager.h"

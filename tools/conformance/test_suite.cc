@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "graph/element_type.h"
 
 namespace anvil::conformance {
@@ -219,7 +220,7 @@ absl::Status ReadProtoFile(const std::string& path, google::protobuf::Message* m
 
 absl::StatusOr<onnx::TensorProto> ReadTensorFile(const std::string& path) {
   onnx::TensorProto tensor;
-  if (absl::Status s = ReadProtoFile(path, &tensor); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(ReadProtoFile(path, &tensor));
   return tensor;
 }
 
