@@ -4,17 +4,18 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "base/absl_compat.h"
 #include "base/status_macros.h"
 #include "constprop/gc.h"
-#include "base/absl_compat.h"
+#include "exec/interpreter.h"
+#include "exec/node_executor.h"
 #include "graph/op_table.h"
 #include "graph/pass_registry.h"
-#include "kernels/interpreter.h"
-#include "kernels/kernel_runner.h"
 #include "shape/analysis_builder.h"
 #include "shape/runtime_builder.h"
 #include "shape/shape_helper.h"
 #include "shape/shape_inference.h"
+#include "shape/tensor_info.h"
 
 namespace anvil {
 namespace {
@@ -247,14 +248,9 @@ class Folder {
       results[i] = DisposableElements::Dense(buffer, type, {dims.begin(), dims.end()});
       return TensorView::Dense(type, buffer->mutable_data(), dims);
     };
-    RunNodeOptions run_options;
+    NodeExecOptions run_options;
     run_options.subgraph_runner =
-        [&](const Graph& body,
-            const std::vector<TensorView>& in) -> absl::StatusOr<std::vector<Tensor>> {
-      std::vector<Tensor> owned;
-      for (const TensorView& v : in) owned.push_back(Tensor::CopyOf(v));
-      return InterpretGraph(model_, body, owned, [&](const Value* v) { return OuterTensor(v); });
-    };
+        InterpreterSubgraphRunner(model_, [this](const Value* v) { return OuterTensor(v); });
     absl::Status status = RunNodeOnViews(*node, opset, views, make_output, run_options);
     if (too_big) {
       Count("skipped-expansion", 1);
@@ -339,12 +335,9 @@ class Folder {
     ShapeContext shape_ctx(node, opset, builder);
     if (!InferNodeShapes(shape_ctx).ok()) return nullptr;
     const TensorInfo& info = shape_ctx.output(0);
-    if (!info.dims || info.type == ElementType::kUndefined) return nullptr;
-    std::vector<int64_t> out_dims;
-    for (const IndexExpr& d : *info.dims) {
-      if (!d.IsLiteral()) return nullptr;
-      out_dims.push_back(d.literal());
-    }
+    const std::optional<std::vector<int64_t>> literal_dims = LiteralDims(info);
+    if (!literal_dims) return nullptr;
+    const std::vector<int64_t>& out_dims = *literal_dims;
     if (info.type == ElementType::kString) return nullptr;
 
     std::shared_ptr<const DisposableElements> x = DisposableElements::Wrap(in[0], pool_);

@@ -6,25 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "exec/node_executor.h"
 #include "kernels/op_kernel.h"
-#include "shape/runtime_builder.h"
 
 namespace anvil {
-namespace {
-
-// Literal dims of a ShapeHelper result, or nullopt when some dim is not literal.
-std::optional<Shape> LiteralShape(const TensorInfo& info) {
-  if (!info.dims || info.type == ElementType::kUndefined) return std::nullopt;
-  Shape dims;
-  for (const IndexExpr& d : *info.dims) {
-    if (!d.IsLiteral() || d.literal() < 0) return std::nullopt;
-    dims.push_back(d.literal());
-  }
-  return dims;
-}
-
-}  // namespace
-
 const SlotValue* Frame::Lookup(const Value* v) const {
   for (const Frame* f = this; f != nullptr; f = f->parent_) {
     const int slot = f->plan_.SlotOf(v);
@@ -66,7 +51,7 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
                           const ExecutionOptions& options) {
   const GraphPlan& plan = frame.plan();
   std::vector<SlotValue>& values = frame.values();
-  std::vector<RuntimeOperand> operands;
+  std::vector<TensorView> planned;
   const std::vector<Step>& steps = plan.steps();
   std::vector<int64_t>* step_nanos = options.step_nanos;
   ExecutionOptions inner = options;
@@ -93,32 +78,6 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
               absl::StrCat(node.Describe(), ": input '", node.input(i)->name(), "' has no value"));
         }
       }
-      // Output shapes: from the shape engine when it knew them, else the ShapeHelper now, on
-      // the actual inputs (their data too: a Reshape target computed by a kernel).
-      const bool known = layout != nullptr && !layout->shapes->StepIsDynamic(static_cast<int>(s));
-      std::optional<ShapeContext> shape_ctx;
-      std::optional<RuntimeBuilder> builder;
-      if (!known && step.shape_fn != nullptr) {
-        operands.assign(inputs.size(), RuntimeOperand{});
-        for (size_t i = 0; i < inputs.size(); ++i) {
-          if (inputs[i].type == ElementType::kUndefined) continue;
-          operands[i] = {inputs[i].type, inputs[i].dims,
-                         inputs[i].Contiguous() ? inputs[i].data : nullptr};
-        }
-        builder.emplace(operands);
-        shape_ctx.emplace(node, step.opset, *builder);
-        ANVIL_RETURN_IF_ERROR(step.shape_fn(*shape_ctx));
-      }
-      // The element type of output i when the kernel allocates it.
-      auto output_type = [&](int i) {
-        ElementType type = ElementType::kUndefined;
-        if (shape_ctx) type = shape_ctx->output(i).type;
-        if (type == ElementType::kUndefined && layout != nullptr) {
-          type = layout->shapes->shape(step.outputs[i]).type;
-        }
-        if (type == ElementType::kUndefined) type = node.output(i)->type().element_type();
-        return type;
-      };
       auto heap = [&](int i, ElementType type, absl::Span<const int64_t> dims) {
         SlotValue& out = values[step.outputs[i]];
         out.owner = Tensor(type, dims);
@@ -126,64 +85,41 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
         if (options.heap_tensors != nullptr) ++*options.heap_tensors;
         return out.view;
       };
-
+      // Outputs whose shapes the shape engine knew go into the arena (or the heap) now; the node
+      // executor runs the ShapeHelper on the actual inputs for the others.
       const int n = static_cast<int>(step.outputs.size());
-      std::vector<TensorView> views(n);
-      std::vector<bool> requested(n, false), allocated(n, false);
+      planned.assign(n, TensorView{});
       for (int i = 0; i < n; ++i) {
         const int slot = step.outputs[i];
-        if (slot < 0) continue;
-        requested[i] = true;
-        if (layout != nullptr && layout->shapes->shape(slot).known) {
-          const ValueShape& shape = layout->shapes->shape(slot);
-          const TensorView& arena = (*layout->arena_views)[slot];
-          if (arena.data != nullptr) {
-            values[slot].owner = Tensor();
-            values[slot].view = arena;
-            views[i] = arena;
-          } else {
-            views[i] = heap(i, shape.type, shape.dims);
-          }
-          allocated[i] = true;
-        } else if (shape_ctx) {
-          if (std::optional<Shape> dims = LiteralShape(shape_ctx->output(i))) {
-            views[i] = heap(i, shape_ctx->output(i).type, *dims);
-            allocated[i] = true;
-          }
+        if (slot < 0 || layout == nullptr || !layout->shapes->shape(slot).known) continue;
+        const ValueShape& shape = layout->shapes->shape(slot);
+        const TensorView& arena = (*layout->arena_views)[slot];
+        if (arena.data != nullptr) {
+          values[slot].owner = Tensor();
+          values[slot].view = arena;
+          planned[i] = arena;
+        } else {
+          planned[i] = heap(i, shape.type, shape.dims);
         }
       }
-
-      KernelContext ctx(node, step.opset);
-      ctx.SetInputs(std::move(inputs));
-      ctx.SetOutputs(std::move(views), requested, allocated);
-      ctx.set_allocator([&](int i, absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
-        const ElementType type = output_type(i);
-        if (type == ElementType::kUndefined) {
-          return absl::InternalError(
-              absl::StrCat(node.Describe(), ": output ", i, " has no known element type"));
-        }
-        return heap(i, type, dims);
-      });
-      ctx.set_subgraph_runner(
+      NodeExecOptions exec;
+      exec.default_seed = options.seed;
+      exec.subgraph_runner =
           [&frame, &plan, &inner](
               const Graph& body,
               const std::vector<TensorView>& args) -> absl::StatusOr<std::vector<Tensor>> {
-            const GraphPlan* sub = plan.SubgraphPlan(&body);
-            if (sub == nullptr) {
-              return absl::InternalError(
-                  absl::StrCat("subgraph '", body.name(), "' has no execution plan"));
-            }
-            return RunSubgraphPlan(*sub, frame, args, inner);
-          });
-      ctx.set_default_seed(options.seed);
-      ANVIL_RETURN_IF_ERROR(step.kernel->Compute(ctx));
-      for (int i = 0; i < n; ++i) {
-        if (!requested[i]) continue;
-        if (!ctx.IsOutputAllocated(i)) {
+        const GraphPlan* sub = plan.SubgraphPlan(&body);
+        if (sub == nullptr) {
           return absl::InternalError(
-              absl::StrCat(node.Describe(), ": the kernel did not produce output ", i));
+              absl::StrCat("subgraph '", body.name(), "' has no execution plan"));
         }
-      }
+        return RunSubgraphPlan(*sub, frame, args, inner);
+      };
+      ANVIL_RETURN_IF_ERROR(ExecuteNode(
+          node, step.opset, *step.kernel, step.shape_fn, std::move(inputs), planned,
+          [&](int i, ElementType type, absl::Span<const int64_t> dims)
+              -> absl::StatusOr<TensorView> { return heap(i, type, dims); },
+          exec));
     }
     // Heap tensors nobody reads any more go now; arena views are simply forgotten.
     for (int slot : step.dying) values[slot] = SlotValue{};

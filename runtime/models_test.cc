@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "kernels/interpreter.h"
+#include "exec/interpreter.h"
 #include "runtime/session.h"
 
 namespace anvil {

@@ -5,8 +5,9 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "exec/node_executor.h"
 #include "graph/op_table.h"
-#include "kernels/kernel_runner.h"
 
 namespace anvil {
 namespace {
@@ -119,13 +120,7 @@ absl::Status GraphPlan::Init(const Model& model, const Graph& graph) {
     step.kernel = *std::move(kernel);
     const std::vector<Graph*> subgraphs = node->Subgraphs();
     if (subgraphs.empty()) {
-      step.shape_fn = FindShapeFn(node->domain(), node->op_type(), opset);
-      if (step.shape_fn == nullptr) {
-        return absl::UnimplementedError(
-            absl::StrCat(node->Describe(), ": no shape rule for ",
-                         node->domain().empty() ? "" : absl::StrCat(node->domain(), "."),
-                         node->op_type(), " (opset ", opset, ")"));
-      }
+      ANVIL_ASSIGN_OR_RETURN(step.shape_fn, ShapeFnFor(*node, opset));
     }
     absl::flat_hash_set<const Value*> captured;
     for (const Graph* sub : subgraphs) {

@@ -9,7 +9,7 @@
 #include "absl/strings/match.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
-#include "kernels/interpreter.h"
+#include "exec/interpreter.h"
 
 namespace anvil {
 namespace {

@@ -148,22 +148,13 @@ absl::Status ShapeInferenceEngine::Propagate(absl::Span<const TensorView> inputs
       if (slot < 0) continue;
       ValueShape& out = shapes_[slot];
       const TensorInfo& info = ctx.output(static_cast<int>(i));
-      bool known = info.type != ElementType::kUndefined && info.dims.has_value();
-      Shape dims;
-      if (known) {
-        for (const IndexExpr& d : *info.dims) {
-          if (!d.IsLiteral() || d.literal() < 0) {
-            known = false;
-            break;
-          }
-          dims.push_back(d.literal());
-        }
-      }
-      if (!known) {
+      const std::optional<std::vector<int64_t>> literal = LiteralDims(info);
+      if (!literal) {
         SetUnknown(out);
         all_known = false;
         continue;
       }
+      const Shape dims(literal->begin(), literal->end());
       SetKnown(out, info.type, dims, nullptr);
       // Contents that shape computations know (Shape's output, a Gather of it, ...).
       const int64_t n = NumElements(dims);

@@ -657,6 +657,16 @@ std::optional<IndexExpr> BroadcastDim(const IndexExpr& a, const IndexExpr& b) {
   return Max(a, b);
 }
 
+std::optional<std::vector<int64_t>> LiteralDims(const DimsExpr& dims) {
+  std::vector<int64_t> result;
+  result.reserve(dims.size());
+  for (const IndexExpr& d : dims) {
+    if (!d.IsLiteral()) return std::nullopt;
+    result.push_back(d.literal());
+  }
+  return result;
+}
+
 // ---- Identity ----
 
 bool IndexExpr::operator==(const IndexExpr& other) const {

@@ -205,6 +205,9 @@ using DimsExpr = IndexExprList;
 // "[N, 3, floor(H / 2)]".
 std::string DimsToString(const DimsExpr& dims);
 
+// The dims as integers when every one is a literal, else nullopt.
+std::optional<std::vector<int64_t>> LiteralDims(const DimsExpr& dims);
+
 }  // namespace anvil
 
 #endif  // ANVIL_SHAPE_INDEX_EXPR_H_

@@ -60,23 +60,4 @@ std::shared_ptr<const Elements> RuntimeBuilder::InputConstant(int i) const {
   return std::make_shared<BorrowedElements>(op.type, op.dims, op.data);
 }
 
-absl::StatusOr<std::vector<int64_t>> LiteralDims(const Node& node, int output,
-                                                 const TensorInfo& info) {
-  if (!info.dims) {
-    return absl::InternalError(
-        absl::StrCat(node.Describe(), ": output ", output, " has no known rank at run time"));
-  }
-  std::vector<int64_t> dims;
-  dims.reserve(info.dims->size());
-  for (const IndexExpr& d : *info.dims) {
-    if (!d.IsLiteral()) {
-      return absl::InternalError(absl::StrCat(node.Describe(), ": output ", output, " dim ",
-                                              dims.size(), " is ", d.ToString(),
-                                              " at run time (data-dependent)"));
-    }
-    dims.push_back(d.literal());
-  }
-  return dims;
-}
-
 }  // namespace anvil

@@ -39,11 +39,6 @@ class RuntimeBuilder final : public IndexExprBuilder {
   absl::Span<const RuntimeOperand> operands_;
 };
 
-// Concrete dims of a ShapeHelper result; an error naming the node when a dim is not a literal
-// (a data-dependent output whose size only the kernel knows) or the rank is unknown.
-absl::StatusOr<std::vector<int64_t>> LiteralDims(const Node& node, int output,
-                                                 const TensorInfo& info);
-
 }  // namespace anvil
 
 #endif  // ANVIL_SHAPE_RUNTIME_BUILDER_H_

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "graph/node_errors.h"
 #include "graph/op_table.h"
 #include "shape/shape_rules.h"
@@ -75,15 +76,19 @@ std::vector<std::pair<std::string, std::string>> ListShapeOps() {
   return ops;
 }
 
-absl::Status InferNodeShapes(ShapeContext& ctx) {
-  const Node& node = ctx.node();
-  ShapeFn fn = FindShapeFn(node.domain(), node.op_type(), ctx.opset());
+absl::StatusOr<ShapeFn> ShapeFnFor(const Node& node, int64_t opset) {
+  ShapeFn fn = FindShapeFn(node.domain(), node.op_type(), opset);
   if (fn == nullptr) {
     return absl::UnimplementedError(
         absl::StrCat(node.Describe(), ": no shape rule for ",
                      node.domain().empty() ? "" : absl::StrCat(node.domain(), "."), node.op_type(),
-                     " (opset ", ctx.opset(), ")"));
+                     " (opset ", opset, ")"));
   }
+  return fn;
+}
+
+absl::Status InferNodeShapes(ShapeContext& ctx) {
+  ANVIL_ASSIGN_OR_RETURN(ShapeFn fn, ShapeFnFor(ctx.node(), ctx.opset()));
   return fn(ctx);
 }
 

@@ -142,6 +142,9 @@ ShapeFn FindShapeFn(std::string_view domain, std::string_view op_type, int64_t o
 // Every registered (domain, op_type), sorted; for documentation and coverage tests.
 std::vector<std::pair<std::string, std::string>> ListShapeOps();
 
+// The node's ShapeFn, or Unimplemented "<node>: no shape rule for <Op> (opset N)".
+absl::StatusOr<ShapeFn> ShapeFnFor(const Node& node, int64_t opset);
+
 // Runs the op's ShapeFn: Unimplemented "no shape rule for <Op> (opset N)" when none.
 absl::Status InferNodeShapes(ShapeContext& ctx);
 

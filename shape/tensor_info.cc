@@ -41,6 +41,16 @@ TensorInfo InfoFromElements(const Elements& elements) {
   return info;
 }
 
+std::optional<std::vector<int64_t>> LiteralDims(const TensorInfo& info) {
+  if (!info.dims || info.type == ElementType::kUndefined) return std::nullopt;
+  std::optional<std::vector<int64_t>> dims = LiteralDims(*info.dims);
+  if (!dims) return std::nullopt;
+  for (int64_t d : *dims) {
+    if (d < 0) return std::nullopt;
+  }
+  return dims;
+}
+
 Dim DimFromIndexExpr(const IndexExpr& e) {
   if (e.IsLiteral()) return Dim::Literal(e.literal());
   if (e.IsSymbol() || e.kind() == IndexExpr::Kind::kAffine ||

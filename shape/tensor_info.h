@@ -22,6 +22,10 @@ TensorInfo InfoFromType(const Type& type);
 // Dims and (for small integer tensors) values of a constant.
 TensorInfo InfoFromElements(const Elements& elements);
 
+// The concrete dims of a result known at run time: the type is defined, the rank known and every
+// dim a literal >= 0; else nullopt (a data-dependent size only the kernel knows).
+std::optional<std::vector<int64_t>> LiteralDims(const TensorInfo& info);
+
 // An IndexExpr as a declared dim: literal, dim_param (printed form), or unknown (questionmarks
 // and undefined values are not expressible).
 Dim DimFromIndexExpr(const IndexExpr& e);

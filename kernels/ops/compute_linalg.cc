@@ -1,8 +1,9 @@
 // Einsum and Det.
 //
 // Einsum is the reference the einsum-decompose rewrite is tested against, so it stays simple:
-// the equation and the label sizes come from the shared parser (einsum/equation.h) and shape rule
-// (shape/einsum_dims.h); each operand takes its diagonals (a label repeated within a term becomes
+// the equation comes from the shared parser (einsum/equation.h), and the sizes were validated by
+// the Einsum shape rule (shape/einsum_dims.h) before the kernel runs; each operand takes its
+// diagonals (a label repeated within a term becomes
 // one dim whose stride is the sum) and sums out the labels no one else needs; then operands are
 // contracted left to right, each pair permuted into [batch, M, K] x [batch, K, N] and multiplied
 // with BatchedMatMul (SIMD GEMM for float). Ellipsis dims are labels of their own, broadcast
@@ -16,10 +17,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/absl_compat.h"
 #include "base/status_macros.h"
 #include "einsum/equation.h"
 #include "kernels/ops/compute_util.h"
-#include "shape/einsum_dims.h"
 
 namespace anvil::compute_ops {
 namespace {
@@ -152,20 +153,19 @@ class EinsumKernel final : public OpKernel {
     const int n_inputs = ctx.num_inputs();
     const ElementType ctype = ElementTypeOf<C>();
     std::vector<int64_t> ranks;
-    std::vector<DimsExpr> dims(n_inputs);
-    std::vector<const DimsExpr*> dim_pointers;
-    for (int i = 0; i < n_inputs; ++i) {
-      ranks.push_back(ctx.input(i).rank());
-      for (int64_t d : ctx.input(i).dims) dims[i].push_back(IndexExpr(d));
-      dim_pointers.push_back(&dims[i]);
-    }
+    for (int i = 0; i < n_inputs; ++i) ranks.push_back(ctx.input(i).rank());
     absl::StatusOr<einsum::BoundEquation> bound = eq_.Bind(ranks);
-    if (!bound.ok()) return ctx.Error(std::string(bound.status().message()));
-    absl::StatusOr<std::vector<IndexExpr>> label_sizes = EinsumLabelSizes(*bound, dim_pointers);
-    if (!label_sizes.ok()) return ctx.Error(std::string(label_sizes.status().message()));
+    if (!bound.ok()) return ctx.Error(FromAbsl(bound.status().message()));
+    // A label's size is its dims broadcast; the shape rule checked that they broadcast, so that is
+    // the dim that is not 1, if any.
     std::map<int, int64_t> sizes;
-    for (const einsum::BoundEquation::Operand& op : bound->operands) {
-      for (int l : op.labels) sizes[l] = (*label_sizes)[l].literal();
+    for (int i = 0; i < n_inputs; ++i) {
+      const std::vector<int>& labels = bound->operands[i].labels;
+      for (size_t k = 0; k < labels.size(); ++k) {
+        const int64_t d = ctx.input(i).dims[k];
+        auto [it, inserted] = sizes.emplace(labels[k], d);
+        if (!inserted && d != 1) it->second = d;
+      }
     }
 
     // Operands in the compute type and their labels.

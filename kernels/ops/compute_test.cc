@@ -31,7 +31,7 @@
 #include "gtest/gtest.h"
 #include "kernels/dispatch.h"
 #include "kernels/kernel_rules.h"
-#include "kernels/kernel_runner.h"
+#include "exec/node_executor.h"
 #include "kernels/op_kernel.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/reduce.h"

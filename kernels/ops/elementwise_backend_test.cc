@@ -25,7 +25,7 @@
 #include "graph/ir.h"
 #include "graph/onnx_import.h"
 #include "gtest/gtest.h"
-#include "kernels/kernel_runner.h"
+#include "exec/node_executor.h"
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
 #include "onnx/onnx_pb.h"

@@ -21,7 +21,7 @@
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
 #include "hwy/targets.h"
-#include "kernels/kernel_runner.h"
+#include "exec/node_executor.h"
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
 

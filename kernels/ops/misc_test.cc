@@ -28,7 +28,7 @@
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
 #include "kernels/dispatch.h"
-#include "kernels/kernel_runner.h"
+#include "exec/node_executor.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_file.h"
 #include "onnx/onnx_pb.h"
@@ -111,7 +111,7 @@ NodeRun RunText(const std::string& text, const std::vector<Tensor>& inputs,
   if (!model.ok()) return run;
   run.model = *std::move(model);
   const Node* node = *run.model->graph().nodes().begin();
-  RunNodeOptions options;
+  NodeExecOptions options;
   options.default_seed = seed;
   run.outputs = RunNode(*node, run.model->OpsetVersion(""), inputs, options);
   return run;

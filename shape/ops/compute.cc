@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/absl_compat.h"
 #include "base/status_macros.h"
 #include "einsum/equation.h"
-#include "base/absl_compat.h"
 #include "shape/einsum_dims.h"
 #include "shape/ops/compute_ops.h"
 #include "shape/ops/op_util.h"

@@ -121,17 +121,6 @@ IndexExpr BoolValue(const IndexExpr& predicate) {
   return predicate.IsKnown() ? IndexExpr(predicate.literal() != 0 ? 1 : 0) : Unknown();
 }
 
-std::optional<std::vector<int64_t>> LiteralDims(const std::optional<DimsExpr>& dims) {
-  if (!dims) return std::nullopt;
-  std::vector<int64_t> result;
-  result.reserve(dims->size());
-  for (const IndexExpr& d : *dims) {
-    if (!d.IsLiteral()) return std::nullopt;
-    result.push_back(d.literal());
-  }
-  return result;
-}
-
 int64_t Product(const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
@@ -146,7 +135,7 @@ void PropagateValues(ShapeContext& ctx, const std::vector<int>& inputs, const El
   if (ctx.num_outputs() == 0) return;
   TensorInfo& out = ctx.output(0);
   if (!IsIntegerType(out.type) && out.type != ElementType::kBool) return;
-  std::optional<std::vector<int64_t>> out_dims = LiteralDims(out.dims);
+  std::optional<std::vector<int64_t>> out_dims = out.dims ? LiteralDims(*out.dims) : std::nullopt;
   if (!out_dims) return;
   const int64_t count = Product(*out_dims);
   if (count > kMaxValues) return;
@@ -161,7 +150,7 @@ void PropagateValues(ShapeContext& ctx, const std::vector<int>& inputs, const El
   for (int i : inputs) {
     if (!ctx.HasInput(i)) return;
     TensorInfo in = ctx.Input(i);
-    std::optional<std::vector<int64_t>> dims = LiteralDims(in.dims);
+    std::optional<std::vector<int64_t>> dims = in.dims ? LiteralDims(*in.dims) : std::nullopt;
     if (!in.values || !dims || static_cast<int64_t>(dims->size()) > rank ||
         static_cast<int64_t>(in.values->size()) != Product(*dims)) {
       return;

@@ -24,16 +24,6 @@ void SetValues(TensorInfo& out, IndexExprList values) {
   if (static_cast<int64_t>(values.size()) <= kMaxValues) out.values = std::move(values);
 }
 
-std::optional<std::vector<int64_t>> LiteralDims(const DimsExpr& dims) {
-  std::vector<int64_t> result;
-  result.reserve(dims.size());
-  for (const IndexExpr& d : dims) {
-    if (!d.IsLiteral()) return std::nullopt;
-    result.push_back(d.literal());
-  }
-  return result;
-}
-
 std::optional<IndexExprList> IntValues(const ShapeContext& ctx, int i) {
   if (!ctx.HasInput(i)) return std::nullopt;
   if (const std::optional<IndexExprList>& values = ctx.InputValues(i)) return values;

@@ -32,9 +32,6 @@ void SetValues(TensorInfo& out, IndexExprList values);
 inline bool IsTrue(const IndexExpr& p) { return p.IsKnown() && p.literal() != 0; }
 inline bool IsFalse(const IndexExpr& p) { return p.IsKnown() && p.literal() == 0; }
 
-// The int64s of all-literal dims, else nullopt.
-std::optional<std::vector<int64_t>> LiteralDims(const DimsExpr& dims);
-
 // Contents of integer input `i`: its tracked values, else a small integer constant's. Values may
 // be symbolic (e.g. dims read by Shape).
 std::optional<IndexExprList> IntValues(const ShapeContext& ctx, int i);

@@ -22,7 +22,7 @@
 #include "graph/elements.h"
 #include "graph/onnx_import.h"
 #include "graph/pass_manager.h"
-#include "kernels/interpreter.h"
+#include "exec/interpreter.h"
 #include "runtime/session.h"
 #include "kernels/tensor_file.h"
 

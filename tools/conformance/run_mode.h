@@ -12,7 +12,7 @@
 //
 // Tests listed in tools/conformance/run_exclusions.txt (`<test> <reason>`, embedded in the binary;
 // --exclusions=FILE reads another list) are not run and are reported apart from the verdicts.
-// --engine=reference runs the reference interpreter (kernels/interpreter.h) instead of the Session,
+// --engine=reference runs the reference interpreter (exec/interpreter.h) instead of the Session,
 // to tell a kernel bug from a runtime one.
 #ifndef ANVIL_TOOLS_CONFORMANCE_RUN_MODE_H_
 #define ANVIL_TOOLS_CONFORMANCE_RUN_MODE_H_

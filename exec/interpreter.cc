@@ -1,8 +1,9 @@
-#include "kernels/interpreter.h"
+#include "exec/interpreter.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "kernels/kernel_runner.h"
+#include "base/status_macros.h"
+#include "exec/node_executor.h"
 
 namespace anvil {
 
@@ -21,15 +22,8 @@ absl::StatusOr<std::vector<Tensor>> InterpretGraph(const Model& model, const Gra
     if (it != env.end()) return &it->second;
     return outer ? outer(v) : nullptr;
   };
-  RunNodeOptions options;
-  options.subgraph_runner =
-      [&](const Graph& body,
-          const std::vector<TensorView>& body_inputs) -> absl::StatusOr<std::vector<Tensor>> {
-    std::vector<Tensor> owned;
-    owned.reserve(body_inputs.size());
-    for (const TensorView& v : body_inputs) owned.push_back(Tensor::CopyOf(v));
-    return InterpretGraph(model, body, owned, lookup);
-  };
+  NodeExecOptions options;
+  options.subgraph_runner = InterpreterSubgraphRunner(model, lookup);
   for (const Node* node : graph.nodes()) {
     std::vector<Tensor> node_inputs(node->num_inputs());
     for (int i = 0; i < node->num_inputs(); ++i) {
@@ -42,11 +36,11 @@ absl::StatusOr<std::vector<Tensor>> InterpretGraph(const Model& model, const Gra
       }
       node_inputs[i] = *t;
     }
-    absl::StatusOr<std::vector<Tensor>> outputs =
-        RunNode(*node, model.OpsetVersion(node->domain()), node_inputs, options);
-    if (!outputs.ok()) return outputs.status();
+    ANVIL_ASSIGN_OR_RETURN(
+        std::vector<Tensor> outputs,
+        RunNode(*node, model.OpsetVersion(node->domain()), node_inputs, options));
     for (int i = 0; i < node->num_outputs(); ++i) {
-      if (node->output(i) != nullptr) env[node->output(i)] = std::move((*outputs)[i]);
+      if (node->output(i) != nullptr) env[node->output(i)] = std::move(outputs[i]);
     }
   }
   std::vector<Tensor> results;
@@ -59,6 +53,17 @@ absl::StatusOr<std::vector<Tensor>> InterpretGraph(const Model& model, const Gra
     results.push_back(*t);
   }
   return results;
+}
+
+KernelContext::SubgraphRunner InterpreterSubgraphRunner(const Model& model, OuterValues outer) {
+  return [&model, outer = std::move(outer)](
+             const Graph& body,
+             const std::vector<TensorView>& inputs) -> absl::StatusOr<std::vector<Tensor>> {
+    std::vector<Tensor> owned;
+    owned.reserve(inputs.size());
+    for (const TensorView& v : inputs) owned.push_back(Tensor::CopyOf(v));
+    return InterpretGraph(model, body, owned, outer);
+  };
 }
 
 }  // namespace anvil

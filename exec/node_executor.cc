@@ -1,0 +1,108 @@
+#include "exec/node_executor.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "shape/runtime_builder.h"
+#include "shape/tensor_info.h"
+
+namespace anvil {
+
+absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, ShapeFn shape_fn,
+                         std::vector<TensorView> inputs, absl::Span<const TensorView> planned,
+                         const OutputFactory& make_output, const NodeExecOptions& options) {
+  const int n = node.num_outputs();
+  std::vector<TensorView> views(n);
+  std::vector<bool> requested(n, false), allocated(n, false);
+  bool all_planned = true;
+  for (int i = 0; i < n; ++i) {
+    requested[i] = node.output(i) != nullptr;
+    if (!requested[i]) continue;
+    if (i < static_cast<int>(planned.size()) && planned[i].type != ElementType::kUndefined) {
+      views[i] = planned[i];
+      allocated[i] = true;
+    } else {
+      all_planned = false;
+    }
+  }
+
+  // Shapes of the outputs nobody planned, from the op's ShapeHelper over the concrete inputs.
+  std::optional<RuntimeBuilder> builder;
+  std::optional<ShapeContext> shape_ctx;
+  if (!all_planned && shape_fn != nullptr) {
+    std::vector<RuntimeOperand> operands(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].type == ElementType::kUndefined) continue;
+      operands[i] = {inputs[i].type, inputs[i].dims,
+                     inputs[i].Contiguous() ? inputs[i].data : nullptr};
+    }
+    builder.emplace(std::move(operands));
+    shape_ctx.emplace(node, opset, *builder);
+    ANVIL_RETURN_IF_ERROR(shape_fn(*shape_ctx));
+    for (int i = 0; i < n; ++i) {
+      if (!requested[i] || allocated[i]) continue;
+      const TensorInfo& info = shape_ctx->output(i);
+      if (std::optional<std::vector<int64_t>> dims = LiteralDims(info)) {
+        ANVIL_ASSIGN_OR_RETURN(views[i], make_output(i, info.type, *dims));
+        allocated[i] = true;
+      }
+    }
+  }
+
+  KernelContext ctx(node, opset);
+  ctx.SetInputs(std::move(inputs));
+  ctx.SetOutputs(std::move(views), requested, allocated);
+  ctx.set_allocator([&](int i, absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
+    ElementType type = shape_ctx ? shape_ctx->output(i).type : ElementType::kUndefined;
+    if (type == ElementType::kUndefined) type = node.output(i)->type().element_type();
+    if (type == ElementType::kUndefined) {
+      return absl::InternalError(
+          absl::StrCat(node.Describe(), ": output ", i, " has no known element type"));
+    }
+    return make_output(i, type, dims);
+  });
+  if (options.subgraph_runner) ctx.set_subgraph_runner(options.subgraph_runner);
+  ctx.set_default_seed(options.default_seed);
+  ANVIL_RETURN_IF_ERROR(kernel.Compute(ctx));
+  for (int i = 0; i < n; ++i) {
+    if (requested[i] && !ctx.IsOutputAllocated(i)) {
+      return absl::InternalError(
+          absl::StrCat(node.Describe(), ": the kernel did not produce output ", i));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunNodeOnViews(const Node& node, int64_t opset, std::vector<TensorView> inputs,
+                            const OutputFactory& make_output, const NodeExecOptions& options) {
+  ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, CreateKernel(node, opset));
+  // If/Loop/Scan outputs come from running their bodies, which the runtime builder cannot infer:
+  // those kernels allocate their outputs themselves, typed as the model declares.
+  ShapeFn shape_fn = nullptr;
+  if (node.Subgraphs().empty()) {
+    ANVIL_ASSIGN_OR_RETURN(shape_fn, ShapeFnFor(node, opset));
+  }
+  return ExecuteNode(node, opset, *kernel, shape_fn, std::move(inputs), {}, make_output, options);
+}
+
+absl::StatusOr<std::vector<Tensor>> RunNode(const Node& node, int64_t opset,
+                                            const std::vector<Tensor>& inputs,
+                                            const NodeExecOptions& options) {
+  std::vector<TensorView> views(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].defined()) views[i] = inputs[i].view();
+  }
+  std::vector<Tensor> outputs(node.num_outputs());
+  ANVIL_RETURN_IF_ERROR(RunNodeOnViews(
+      node, opset, std::move(views),
+      [&](int i, ElementType type, absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
+        outputs[i] = Tensor(type, dims);
+        return outputs[i].view();
+      },
+      options));
+  return outputs;
+}
+
+}  // namespace anvil

@@ -1,0 +1,96 @@
+#include "exec/node_executor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/interpreter.h"
+#include "graph/text_format.h"
+#include "gtest/gtest.h"
+
+namespace anvil {
+namespace {
+
+std::unique_ptr<Model> Parse(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<Model>> m = ParseModelText(text);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return m.ok() ? *std::move(m) : nullptr;
+}
+
+Tensor Floats(std::vector<int64_t> dims, std::vector<float> values) {
+  Tensor t(ElementType::kFloat, dims);
+  std::copy(values.begin(), values.end(), t.As<float>());
+  return t;
+}
+
+const Node& FirstNode(const Model& m) { return **m.graph().nodes().begin(); }
+
+TEST(NodeExecutorTest, ShapesFromTheShapeHelperWhenNotPlanned) {
+  std::unique_ptr<Model> m = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] x) => (float[3,2] y) { y = Transpose (x) })");
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunNode(FirstNode(*m), 17, {Floats({2, 3}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*out)[0].dims(), (Shape{3, 2}));
+  EXPECT_EQ((*out)[0].As<float>()[1], 4);
+}
+
+TEST(NodeExecutorTest, PlannedOutputsSkipTheShapeHelper) {
+  std::unique_ptr<Model> m = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2] x) => (float[2] y) { y = Relu (x) })");
+  const Node& node = FirstNode(*m);
+  absl::StatusOr<std::unique_ptr<OpKernel>> kernel = CreateKernel(node, 17);
+  ASSERT_TRUE(kernel.ok());
+  Tensor x = Floats({2}, {-1, 2});
+  Tensor y(ElementType::kFloat, {2});
+  int made = 0;
+  // No ShapeFn at all: the planned buffer is used, nothing else is made.
+  absl::Status s =
+      ExecuteNode(node, 17, **kernel, /*shape_fn=*/nullptr, {x.view()}, {y.view()},
+                  [&](int, ElementType, absl::Span<const int64_t>) -> absl::StatusOr<TensorView> {
+                    ++made;
+                    return absl::InternalError("not expected");
+                  });
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(made, 0);
+  EXPECT_EQ(y.As<float>()[0], 0);
+  EXPECT_EQ(y.As<float>()[1], 2);
+}
+
+TEST(NodeExecutorTest, DataDependentOutputsAreMadeByTheKernel) {
+  std::unique_ptr<Model> m = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[4] x) => (int64[1,?] y) { y = NonZero (x) })");
+  absl::StatusOr<std::vector<Tensor>> out = RunNode(FirstNode(*m), 17, {Floats({4}, {0, 3, 0, 1})});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*out)[0].dims(), (Shape{1, 2}));
+  EXPECT_EQ((*out)[0].As<int64_t>()[1], 3);
+}
+
+TEST(NodeExecutorTest, ErrorsNameTheNode) {
+  std::unique_ptr<Model> m = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] a, float[4,5] b) => (float[] y) { y = MatMul (a, b) })");
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunNode(FirstNode(*m), 17,
+              {Tensor(ElementType::kFloat, {2, 3}), Tensor(ElementType::kFloat, {4, 5})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(std::string(out.status().message()).find("(MatMul"), std::string::npos)
+      << out.status().message();
+}
+
+TEST(InterpreterTest, RunsSubgraphsThroughTheSameExecutor) {
+  std::unique_ptr<Model> m = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (bool c, float[2] x) => (float[2] y) {
+      y = If (c) <then_branch = t () => (float[2] a) { a = Relu (x) },
+                  else_branch = e () => (float[2] b) { b = Neg (x) }>
+    })");
+  Tensor c(ElementType::kBool, {});
+  c.As<bool>()[0] = false;
+  absl::StatusOr<std::vector<Tensor>> out =
+      InterpretGraph(*m, m->graph(), {c, Floats({2}, {-1, 2})});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*out)[0].As<float>()[0], 1);
+  EXPECT_EQ((*out)[0].As<float>()[1], -2);
+}
+
+}  // namespace
+}  // namespace anvil
