@@ -12,6 +12,7 @@
 #include "graph/op_table.h"
 #include "graph/pass_registry.h"
 #include "shape/analysis_builder.h"
+#include "shape/index_expr.h"
 #include "shape/runtime_builder.h"
 #include "shape/shape_helper.h"
 #include "shape/shape_inference.h"
@@ -567,6 +568,7 @@ absl::StatusOr<bool> PropagateConstants(Model& model, const ConstPropOptions& op
 }
 
 absl::StatusOr<bool> ConstPropPass::Run(Model& model, PassContext& ctx) {
+  ScopedIndexExprContext index_exprs;  // the run's symbolic dims go with it
   ConstPropOptions options;
   options.max_expansion = *max_expansion_;
   options.use_views = *views_;

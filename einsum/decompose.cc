@@ -14,6 +14,7 @@
 #include "graph/op_schema.h"
 #include "graph/pass_registry.h"
 #include "shape/einsum_dims.h"
+#include "shape/index_expr.h"
 #include "shape/tensor_info.h"
 
 namespace anvil {
@@ -131,6 +132,7 @@ class Decomposer {
 }  // namespace
 
 absl::StatusOr<bool> EinsumDecomposePass::Run(Model& model, PassContext& ctx) {
+  ScopedIndexExprContext index_exprs;  // the run's symbolic dims go with it
   einsum::ProgramOptions options;
   if (!einsum::ParseStrategy(*strategy_, &options.planner.strategy)) {
     return absl::InvalidArgumentError(

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "exec/interpreter.h"
+#include "gtest/gtest.h"
 #include "runtime/session.h"
 
 namespace anvil {

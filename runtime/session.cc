@@ -11,6 +11,7 @@
 #include "graph/model_io.h"
 #include "graph/pass_manager.h"
 #include "runtime/executor.h"
+#include "shape/index_expr.h"
 
 namespace anvil {
 namespace {
@@ -38,6 +39,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Load(std::unique_ptr<Model> mo
 }
 
 absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& options) {
+  ScopedIndexExprContext index_exprs;  // what planning infers is gone with it
   options_ = options;
   model_ = std::move(model);
   if (!options.pipeline.empty()) {
@@ -208,6 +210,9 @@ absl::Status Session::PrepareMemory() {
 
 absl::StatusOr<std::vector<Tensor>> Session::Run(
     const absl::flat_hash_map<std::string, Tensor>& inputs) {
+  // Shape helpers of data-dependent ops make questionmarks; they go with the run, so a session
+  // serving ever new shapes does not grow.
+  ScopedIndexExprContext index_exprs;
   std::vector<TensorView> input_views;
   ANVIL_RETURN_IF_ERROR(BindInputs(inputs, &input_views));
   absl::StatusOr<bool> reinferred = shape_engine_->Infer(input_views);

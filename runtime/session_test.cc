@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "exec/interpreter.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
-#include "exec/interpreter.h"
 
 namespace anvil {
 namespace {

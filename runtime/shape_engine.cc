@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "base/status_macros.h"
+#include "shape/index_expr.h"
 #include "shape/runtime_builder.h"
 #include "shape/tensor_info.h"
 
@@ -96,6 +97,7 @@ void ShapeInferenceEngine::StoreKey(absl::Span<const TensorView> inputs) {
 
 absl::StatusOr<bool> ShapeInferenceEngine::Infer(absl::Span<const TensorView> inputs) {
   if (SameKey(inputs)) return false;
+  ScopedIndexExprContext index_exprs;  // questionmarks of data-dependent ops go with the call
   std::vector<int64_t> before(shapes_.size());
   for (size_t slot = 0; slot < shapes_.size(); ++slot) before[slot] = shapes_[slot].bytes;
   ++runs_;

@@ -31,6 +31,7 @@ namespace anvil {
 
 using index_expr_internal::Atom;
 using index_expr_internal::AtomKind;
+using index_expr_internal::ContextImpl;
 using index_expr_internal::Interval;
 using index_expr_internal::Monomial;
 using index_expr_internal::Poly;
@@ -46,10 +47,22 @@ struct IndexExprAccess {
 
 namespace index_expr_internal {
 
+namespace {
+// A symbolic value's storage: its poly, and its context, which must live as long as it does.
+struct ExprNode {
+  ExprNode(std::shared_ptr<ContextImpl> c, Poly p) : context(std::move(c)), poly(std::move(p)) {}
+  std::shared_ptr<ContextImpl> context;
+  Poly poly;
+};
+}  // namespace
+
 IndexExpr MakeExpr(Poly p) {
   if (p.IsLiteral()) return IndexExpr(p.constant);
-  if (const Atom* a = p.AsSingleAtom()) return IndexExprAccess::FromPoly(a->poly);
-  return IndexExprAccess::FromPoly(std::make_shared<const Poly>(std::move(p)));
+  if (const Atom* a = p.AsSingleAtom()) return IndexExprAccess::FromPoly(AtomPoly(a));
+  std::shared_ptr<ContextImpl> context = ContextOf(p);
+  CheckOneContext(p, context.get());
+  auto node = std::make_shared<const ExprNode>(std::move(context), std::move(p));
+  return IndexExprAccess::FromPoly(std::shared_ptr<const Poly>(node, &node->poly));
 }
 
 const Poly& PolyOf(const IndexExpr& e, Poly& scratch) {
@@ -144,7 +157,7 @@ void SortTerms(Poly& p) {
 IndexExpr PlusFloor(const Poly& p, Poly num, Poly den, const OpDesc& d) {
   const Atom* atom = index_expr_internal::InternFloor(std::move(num), std::move(den));
   Poly point(atom->interval.lo);
-  const Poly* f = atom->poly.get();
+  const Poly* f = &atom->self;
   if (atom->interval.lo == atom->interval.hi && atom->interval.lo != index_expr_internal::kNegInf &&
       atom->interval.hi != index_expr_internal::kPosInf) {
     f = &point;
@@ -351,7 +364,8 @@ IndexExpr MinMaxImpl(AtomKind kind, absl::Span<const IndexExpr> args) {
   std::sort(kept.begin(), kept.end(), [](const Poly& x, const Poly& y) {
     return index_expr_internal::ComparePolys(x, y) < 0;
   });
-  return IndexExprAccess::FromPoly(index_expr_internal::InternMinMax(kind, std::move(kept))->poly);
+  return IndexExprAccess::FromPoly(
+      index_expr_internal::AtomPoly(index_expr_internal::InternMinMax(kind, std::move(kept))));
 }
 
 enum class Cmp { kEq, kNe, kLt, kLe };
@@ -498,11 +512,13 @@ IndexExpr IndexExpr::FromPoly(std::shared_ptr<const Poly> poly) {
 }
 
 IndexExpr IndexExpr::Symbol(std::string_view name) {
-  return IndexExpr(Kind::kSymbol, 0, index_expr_internal::InternSymbol(name)->poly);
+  using namespace index_expr_internal;  // NOLINT(build/namespaces)
+  return IndexExpr(Kind::kSymbol, 0, AtomPoly(InternSymbol(CurrentContext(), name)));
 }
 
 IndexExpr IndexExpr::Questionmark() {
-  return IndexExpr(Kind::kQuestionmark, 0, index_expr_internal::NewQuestionmark()->poly);
+  using namespace index_expr_internal;  // NOLINT(build/namespaces)
+  return IndexExpr(Kind::kQuestionmark, 0, AtomPoly(NewQuestionmark(CurrentContext())));
 }
 
 IndexExpr IndexExpr::Undefined(std::string reason) {
@@ -724,6 +740,42 @@ std::vector<std::string> IndexExpr::Symbols() const {
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
+}
+
+std::optional<IndexExprStructure> Decompose(const IndexExpr& e) {
+  if (e.IsLiteral()) return IndexExprStructure{e.literal(), {}};
+  if (e.IsPredicate() || e.IsUndefined()) return std::nullopt;
+  const Poly& p = *IndexExprAccess::poly(e);
+  IndexExprStructure result{p.constant, {}};
+  for (const Term& t : p.terms) {
+    IndexTerm term{t.coeff, {}};
+    for (const Atom* a : t.mono->atoms) {
+      IndexAtom atom;
+      switch (a->kind) {
+        case AtomKind::kSymbol:
+          atom.kind = IndexAtom::Kind::kSymbol;
+          atom.name = a->name;
+          break;
+        case AtomKind::kQuestionmark:
+          atom.kind = IndexAtom::Kind::kQuestionmark;
+          atom.questionmark_id = a->id;
+          break;
+        case AtomKind::kFloor:
+          atom.kind = IndexAtom::Kind::kFloorDiv;
+          break;
+        case AtomKind::kMin:
+          atom.kind = IndexAtom::Kind::kMin;
+          break;
+        case AtomKind::kMax:
+          atom.kind = IndexAtom::Kind::kMax;
+          break;
+      }
+      for (const Poly& arg : a->args) atom.args.push_back(MakeExpr(arg));
+      term.factors.push_back(std::move(atom));
+    }
+    result.terms.push_back(std::move(term));
+  }
+  return result;
 }
 
 }  // namespace anvil

@@ -48,6 +48,14 @@
 // alone (`batch size`) and `between backquotes` inside an expression. Parse(ToString(e)) == e
 // for every symbolic e without questionmarks (a lone non-identifier symbol: FromDimParam).
 //
+// Contexts. Symbolic values are interned (so equal expressions share atoms and compare by
+// pointer) in an IndexExprContext: whoever runs inference owns one (a pass run, a Session's
+// shape engine) and installs it on its thread with a Scope (ScopedIndexExprContext does both);
+// its atoms are freed once the context and every IndexExpr made in it are gone, so a long-running
+// process does not grow. A context is used by one thread at a time and takes no lock. Code that
+// installs none (tests, tools) uses a process-wide default context, which locks and is never
+// freed. Expressions of two contexts must not be combined (a check aborts).
+//
 // Cost: literals never allocate; symbolic values share an immutable heap node. Copying is cheap.
 #ifndef ANVIL_SHAPE_INDEX_EXPR_H_
 #define ANVIL_SHAPE_INDEX_EXPR_H_
@@ -67,8 +75,52 @@
 namespace anvil {
 
 namespace index_expr_internal {
-struct Poly;  // canonical polynomial; see index_expr.cc
+struct Poly;         // canonical polynomial; see index_expr.cc
+struct ContextImpl;  // the interning tables of a context; see index_expr_poly.cc
 }  // namespace index_expr_internal
+
+// Where symbolic IndexExprs live (see the file comment).
+class IndexExprContext {
+ public:
+  IndexExprContext();
+  ~IndexExprContext();
+  IndexExprContext(const IndexExprContext&) = delete;
+  IndexExprContext& operator=(const IndexExprContext&) = delete;
+
+  // Makes `context` the one this thread makes symbols and questionmarks in until the scope ends.
+  // Scopes nest; the context must outlive the scope.
+  class Scope {
+   public:
+    explicit Scope(IndexExprContext& context);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    index_expr_internal::ContextImpl* previous_;
+  };
+
+  // Atoms and monomials this context holds.
+  int64_t num_nodes() const;
+
+ private:
+  std::shared_ptr<index_expr_internal::ContextImpl> impl_;
+};
+
+// A context of its own, installed for this object's lifetime: `ScopedIndexExprContext scope;`
+// at the top of a pass run.
+class ScopedIndexExprContext {
+ public:
+  ScopedIndexExprContext() : scope_(context_) {}
+
+ private:
+  IndexExprContext context_;
+  IndexExprContext::Scope scope_;
+};
+
+// Atoms and monomials alive in every context (the default one included): what flat-memory tests
+// watch.
+int64_t LiveIndexExprNodes();
 
 class IndexExpr {
  public:
@@ -204,6 +256,28 @@ using DimsExpr = IndexExprList;
 
 // "[N, 3, floor(H / 2)]".
 std::string DimsToString(const DimsExpr& dims);
+
+// The structure of a canonical IndexExpr, for code that translates expressions into something
+// else (lowering builds loop bounds from it): constant + the sum over terms of coeff * the product
+// of factors. Terms and factors come in the canonical order, so translations are deterministic.
+// ceil and mod never appear (they are floor forms); floor divisors are positive by assumption.
+struct IndexAtom {
+  enum class Kind { kSymbol, kQuestionmark, kFloorDiv, kMin, kMax };
+  Kind kind;
+  std::string name;              // kSymbol
+  uint64_t questionmark_id = 0;  // kQuestionmark: its identity
+  std::vector<IndexExpr> args;   // kFloorDiv: {numerator, divisor}; kMin, kMax: two or more
+};
+struct IndexTerm {
+  int64_t coeff = 0;
+  std::vector<IndexAtom> factors;  // with repetition: N*N*M has {M, N, N} in atom order
+};
+struct IndexExprStructure {
+  int64_t constant = 0;
+  std::vector<IndexTerm> terms;  // none for a literal
+};
+// The structure of a literal or symbolic `e`; nullopt for predicates and undefined values.
+std::optional<IndexExprStructure> Decompose(const IndexExpr& e);
 
 // The dims as integers when every one is a literal, else nullopt.
 std::optional<std::vector<int64_t>> LiteralDims(const DimsExpr& dims);

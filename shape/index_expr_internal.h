@@ -6,9 +6,12 @@
 // multiset of atoms (N*N*M). Atoms are symbols, questionmarks, and the non-affine atoms
 // floor(P / Q), min(P, ...), max(P, ...) whose arguments are canonical Polys.
 //
-// Atoms and monomials are hash-consed in one global, mutex-protected table and never freed (like
-// the uniqued storage of an MLIR context, here process-wide), so structural equality of atoms and
-// monomials is pointer equality and a Term is a trivially copyable {pointer, int64}.
+// Atoms and monomials are hash-consed in the tables of a context (ContextImpl, the storage behind
+// an IndexExprContext, like the uniqued storage of an MLIR context), so structural equality of
+// atoms and monomials is pointer equality and a Term is a trivially copyable {pointer, int64}.
+// A context frees its atoms and monomials when it dies, which is once its IndexExprContext and
+// every IndexExpr made in it are gone: each symbolic IndexExpr holds its context. Expressions of
+// two contexts never meet (a check aborts): their atoms would compare unequal.
 //
 // Fixed total order (what makes printing deterministic):
 //  - atoms: symbols (by name) < questionmarks (by id) < floor < min < max; non-affine atoms of
@@ -52,6 +55,7 @@ enum class AtomKind : uint8_t { kSymbol, kQuestionmark, kFloor, kMin, kMax };
 
 struct Atom;
 struct Monomial;
+struct ContextImpl;
 
 struct Term {
   const Monomial* mono;
@@ -82,14 +86,15 @@ struct UndefinedPoly : Poly {
 
 struct Atom {
   AtomKind kind;
-  std::string name;        // kSymbol
-  uint64_t id = 0;         // kQuestionmark
+  ContextImpl* context = nullptr;  // the context that owns it
+  std::string name;                // kSymbol
+  uint64_t id = 0;                 // kQuestionmark
   std::vector<Poly> args;  // kFloor: {numerator, divisor}; kMin/kMax: sorted, distinct, >= 2
   bool has_questionmark = false;
   Interval interval;
   size_t hash = 0;
-  const Monomial* mono = nullptr;    // the degree-1 monomial {this}
-  std::shared_ptr<const Poly> poly;  // 1*this, shared by every IndexExpr that is this atom
+  const Monomial* mono = nullptr;  // the degree-1 monomial {this}
+  Poly self;                       // 1*this, what every IndexExpr that is this atom points at
 };
 
 struct Monomial {
@@ -113,15 +118,29 @@ inline bool Poly::HasQuestionmark() const {
   return false;
 }
 
-// ---- Interning (index_expr_poly.cc); thread-safe ----
+// ---- Contexts and interning (index_expr_poly.cc) ----
+//
+// A context is used by one thread at a time, so its tables need no lock; only the process-wide
+// default context (for code that installs none: tests, tools) takes a mutex.
 
-const Atom* InternSymbol(std::string_view name);
-const Atom* NewQuestionmark();
-// `numerator` / `divisor` must already be canonical and simplified (FloorDiv's job).
+// The context installed on this thread (IndexExprContext::Scope), else the default one.
+ContextImpl& CurrentContext();
+// The context of a symbolic poly (of its first atom), kept alive by the returned pointer.
+std::shared_ptr<ContextImpl> ContextOf(const Poly& p);
+// 1*atom as a pointer that keeps the atom's context alive (no allocation).
+std::shared_ptr<const Poly> AtomPoly(const Atom* a);
+// Aborts when a term of `p` is not of `context` (expressions of two contexts were combined).
+void CheckOneContext(const Poly& p, const ContextImpl* context);
+[[noreturn]] void MixedContexts();
+
+const Atom* InternSymbol(ContextImpl& context, std::string_view name);
+const Atom* NewQuestionmark(ContextImpl& context);
+// `numerator` / `divisor` must already be canonical and simplified (FloorDiv's job); at least one
+// is symbolic, whose context the atom joins.
 const Atom* InternFloor(Poly numerator, Poly divisor);
-// kMin or kMax; `args` sorted by ComparePolys, distinct, at least two.
+// kMin or kMax; `args` sorted by ComparePolys, distinct, at least two, one symbolic.
 const Atom* InternMinMax(AtomKind kind, std::vector<Poly> args);
-// The product of two monomials.
+// The product of two monomials (of one context).
 const Monomial* MulMonomials(const Monomial* a, const Monomial* b);
 // `a` / `b` when the multiset `b` is contained in `a` (nullptr otherwise; b == a gives the empty
 // monomial, reported as `*is_one`).
@@ -142,6 +161,9 @@ bool AddScaled(const Poly& a, const Poly& b, int64_t k, Poly* out);
 // out = k*a.
 bool Scale(const Poly& a, int64_t k, Poly* out);
 bool Multiply(const Poly& a, const Poly& b, Poly* out);
+
+// Atoms and monomials alive over all contexts.
+int64_t LiveNodes();
 
 // ---- Range analysis under the symbol assumption ----
 

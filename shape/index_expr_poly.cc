@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <iostream>
 #include <iterator>
 #include <mutex>
 #include <string>
@@ -133,25 +135,63 @@ struct AtomEq {
   }
 };
 
-// The global hash-consing tables. One std::mutex guards all three: lookups are short, and
-// absl::Mutex's debug-build deadlock detection costs more than the lookups themselves.
-struct Tables {
+// Live atoms and monomials over all contexts (LiveIndexExprNodes: the flat-memory tests).
+std::atomic<int64_t> live_nodes{0};
+
+}  // namespace
+
+// One context's hash-consing tables, and the owner of their atoms and monomials.
+struct ContextImpl : std::enable_shared_from_this<ContextImpl> {
+  explicit ContextImpl(bool shared) : synchronized(shared) {}
+  ~ContextImpl() {
+    live_nodes.fetch_sub(static_cast<int64_t>(owned_atoms.size() + owned_monomials.size()),
+                         std::memory_order_relaxed);
+    for (Atom* a : owned_atoms) delete a;
+    for (Monomial* m : owned_monomials) delete m;
+  }
+
+  // Locks only the shared default context.
+  std::unique_lock<std::mutex> Lock() {
+    std::unique_lock<std::mutex> lock(mu, std::defer_lock);
+    if (synchronized) lock.lock();
+    return lock;
+  }
+
+  Atom* NewAtom(AtomKind kind) {
+    auto* a = new Atom();
+    a->kind = kind;
+    a->context = this;
+    owned_atoms.push_back(a);
+    live_nodes.fetch_add(1, std::memory_order_relaxed);
+    return a;
+  }
+
+  const bool synchronized;
   std::mutex mu;
-  absl::flat_hash_map<std::string, const Atom*> symbols;             // guarded by mu
-  absl::flat_hash_set<const Atom*, AtomHash, AtomEq> atoms;          // floor/min/max; guarded by mu
-  absl::flat_hash_set<const Monomial*, MonoHash, MonoEq> monomials;  // guarded by mu
+  absl::flat_hash_map<std::string, const Atom*> symbols;
+  absl::flat_hash_set<const Atom*, AtomHash, AtomEq> atoms;  // floor/min/max
+  absl::flat_hash_set<const Monomial*, MonoHash, MonoEq> monomials;
+  std::vector<Atom*> owned_atoms;  // everything above, and the questionmarks
+  std::vector<Monomial*> owned_monomials;
 };
 
-Tables& GetTables() {
-  static Tables* tables = new Tables();  // never destroyed: atoms outlive every IndexExpr
-  return *tables;
+namespace {
+
+// The default context, for code that installs none; never freed (its atoms may be anywhere).
+ContextImpl& DefaultContext() {
+  static auto* context = new std::shared_ptr<ContextImpl>(std::make_shared<ContextImpl>(true));
+  return **context;
 }
 
-// Requires t.mu.
-const Monomial* InternMonomialLocked(Tables& t, absl::Span<const Atom* const> atoms) {
+thread_local ContextImpl* current_context = nullptr;
+
+// Requires the context's lock.
+const Monomial* InternMonomialLocked(ContextImpl& t, absl::Span<const Atom* const> atoms) {
   auto it = t.monomials.find(atoms);
   if (it != t.monomials.end()) return *it;
   auto* m = new Monomial();
+  t.owned_monomials.push_back(m);
+  live_nodes.fetch_add(1, std::memory_order_relaxed);
   m->atoms.assign(atoms.begin(), atoms.end());
   m->hash = HashAtomsSpan(atoms);
   m->interval = {1, 1};
@@ -163,24 +203,32 @@ const Monomial* InternMonomialLocked(Tables& t, absl::Span<const Atom* const> at
   return m;
 }
 
-// Gives a freshly built atom its degree-1 monomial and its shared 1*atom poly. Requires t.mu.
-void FinishAtomLocked(Tables& t, Atom* a) {
+// Gives a freshly built atom its degree-1 monomial and its 1*atom poly. Requires the lock.
+void FinishAtomLocked(ContextImpl& t, Atom* a) {
   const Atom* self = a;
   a->mono = InternMonomialLocked(t, absl::MakeConstSpan(&self, 1));
-  auto p = std::make_shared<Poly>();
-  p->terms.push_back({a->mono, 1});
-  a->poly = std::move(p);
+  a->self.terms.push_back({a->mono, 1});
+}
+
+// The context the symbolic ones of `polys` belong to (all one, checked).
+ContextImpl& ContextOfArgs(absl::Span<const Poly> polys) {
+  ContextImpl* context = nullptr;
+  for (const Poly& p : polys) {
+    if (p.terms.empty()) continue;
+    if (context == nullptr) context = p.terms[0].mono->atoms[0]->context;
+    CheckOneContext(p, context);
+  }
+  return context != nullptr ? *context : CurrentContext();
 }
 
 // The atom `kind(args)`; `args` are moved from when it is new.
 const Atom* InternContentAtom(AtomKind kind, absl::Span<Poly> args) {
   const AtomKey key{kind, args, HashAtomContent(kind, args)};
-  Tables& t = GetTables();
-  std::lock_guard<std::mutex> lock(t.mu);
+  ContextImpl& t = ContextOfArgs(args);
+  std::unique_lock<std::mutex> lock = t.Lock();
   auto it = t.atoms.find(key);
   if (it != t.atoms.end()) return *it;
-  auto* a = new Atom();
-  a->kind = kind;
+  Atom* a = t.NewAtom(kind);
   a->args.assign(std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
   a->hash = key.hash;
   for (const Poly& p : a->args) a->has_questionmark |= p.HasQuestionmark();
@@ -219,13 +267,38 @@ size_t HashPoly(const Poly& p) {
 
 // ---- Interning ----
 
-const Atom* InternSymbol(std::string_view name) {
-  Tables& t = GetTables();
-  std::lock_guard<std::mutex> lock(t.mu);
+int64_t LiveNodes() { return live_nodes.load(std::memory_order_relaxed); }
+
+ContextImpl& CurrentContext() {
+  return current_context != nullptr ? *current_context : DefaultContext();
+}
+
+std::shared_ptr<ContextImpl> ContextOf(const Poly& p) {
+  return p.terms[0].mono->atoms[0]->context->shared_from_this();
+}
+
+std::shared_ptr<const Poly> AtomPoly(const Atom* a) {
+  return std::shared_ptr<const Poly>(a->context->shared_from_this(), &a->self);
+}
+
+[[noreturn]] void MixedContexts() {
+  std::cerr << "anvil: internal error: IndexExprs of two IndexExprContexts were combined (each "
+               "pass run or session has its own; expressions do not cross)\n";
+  std::abort();
+}
+
+void CheckOneContext(const Poly& p, const ContextImpl* context) {
+  for (const Term& t : p.terms) {
+    // A monomial's atoms are of its context (MulMonomials checks), so one atom each tells.
+    if (t.mono->atoms[0]->context != context) MixedContexts();
+  }
+}
+
+const Atom* InternSymbol(ContextImpl& t, std::string_view name) {
+  std::unique_lock<std::mutex> lock = t.Lock();
   auto it = t.symbols.find(AsAbsl(name));
   if (it != t.symbols.end()) return it->second;
-  auto* a = new Atom();
-  a->kind = AtomKind::kSymbol;
+  Atom* a = t.NewAtom(AtomKind::kSymbol);
   a->name = std::string(name);
   a->interval = {0, kSymbolMax};
   a->hash = HashMix(0x53, std::hash<std::string>()(a->name));
@@ -234,17 +307,15 @@ const Atom* InternSymbol(std::string_view name) {
   return a;
 }
 
-const Atom* NewQuestionmark() {
+const Atom* NewQuestionmark(ContextImpl& t) {
   static std::atomic<uint64_t> next_id{1};
-  auto* a = new Atom();
-  a->kind = AtomKind::kQuestionmark;
+  std::unique_lock<std::mutex> lock = t.Lock();
+  Atom* a = t.NewAtom(AtomKind::kQuestionmark);
   a->id = next_id.fetch_add(1, std::memory_order_relaxed);
   a->has_questionmark = true;
   a->interval = {kNegInf, kPosInf};
   a->hash = HashMix(0x3f, a->id);
   // Unique by construction: no content lookup, only its monomial is interned.
-  Tables& t = GetTables();
-  std::lock_guard<std::mutex> lock(t.mu);
   FinishAtomLocked(t, a);
   return a;
 }
@@ -264,8 +335,9 @@ const Monomial* MulMonomials(const Monomial* a, const Monomial* b) {
   std::merge(a->atoms.begin(), a->atoms.end(), b->atoms.begin(), b->atoms.end(),
              std::back_inserter(atoms),
              [](const Atom* x, const Atom* y) { return CompareAtoms(x, y) < 0; });
-  Tables& t = GetTables();
-  std::lock_guard<std::mutex> lock(t.mu);
+  ContextImpl& t = *a->atoms[0]->context;
+  if (b->atoms[0]->context != &t) MixedContexts();
+  std::unique_lock<std::mutex> lock = t.Lock();
   return InternMonomialLocked(t, atoms);
 }
 
@@ -285,8 +357,8 @@ const Monomial* DivMonomials(const Monomial* a, const Monomial* b, bool* is_one)
     *is_one = true;
     return nullptr;
   }
-  Tables& t = GetTables();
-  std::lock_guard<std::mutex> lock(t.mu);
+  ContextImpl& t = *a->atoms[0]->context;
+  std::unique_lock<std::mutex> lock = t.Lock();
   return InternMonomialLocked(t, rest);
 }
 
@@ -465,4 +537,22 @@ Interval FloorInterval(const Interval& num, const Interval& den) {
 }
 
 }  // namespace index_expr_internal
+
+IndexExprContext::IndexExprContext()
+    : impl_(std::make_shared<index_expr_internal::ContextImpl>(false)) {}
+IndexExprContext::~IndexExprContext() = default;
+
+int64_t IndexExprContext::num_nodes() const {
+  return static_cast<int64_t>(impl_->owned_atoms.size() + impl_->owned_monomials.size());
+}
+
+IndexExprContext::Scope::Scope(IndexExprContext& context)
+    : previous_(index_expr_internal::current_context) {
+  index_expr_internal::current_context = context.impl_.get();
+}
+
+IndexExprContext::Scope::~Scope() { index_expr_internal::current_context = previous_; }
+
+int64_t LiveIndexExprNodes() { return index_expr_internal::LiveNodes(); }
+
 }  // namespace anvil

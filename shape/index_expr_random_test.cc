@@ -396,6 +396,96 @@ TEST(IndexExprRandomTest, RoundTripAndCanonicalIdentities) {
   EXPECT_GT(checked, 1300);
 }
 
+// Rebuilding an expression from its structure (Decompose) with the arithmetic gives it back.
+IndexExpr Rebuild(const IndexExprStructure& s) {
+  IndexExpr e = s.constant;
+  for (const IndexTerm& t : s.terms) {
+    IndexExpr product = t.coeff;
+    for (const IndexAtom& a : t.factors) {
+      switch (a.kind) {
+        case IndexAtom::Kind::kSymbol:
+          product = product * IndexExpr::Symbol(a.name);
+          break;
+        case IndexAtom::Kind::kFloorDiv:
+          product = product * FloorDiv(a.args[0], a.args[1]);
+          break;
+        case IndexAtom::Kind::kMin:
+          product = product * Min(a.args);
+          break;
+        case IndexAtom::Kind::kMax:
+          product = product * Max(a.args);
+          break;
+        case IndexAtom::Kind::kQuestionmark:
+          return IndexExpr::Undefined("a questionmark cannot be rebuilt");
+      }
+    }
+    e = e + product;
+  }
+  return e;
+}
+
+TEST(IndexExprRandomTest, DecomposeRebuildsEveryExpression) {
+  Generator gen(/*seed=*/5, /*symbolic_divisors=*/true);
+  int checked = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const IndexExpr x = Build(gen.Expr(3));
+    std::optional<IndexExprStructure> s = Decompose(x);
+    if (x.IsUndefined()) {
+      EXPECT_FALSE(s.has_value());
+      continue;
+    }
+    ASSERT_TRUE(s.has_value());
+    ++checked;
+    EXPECT_TRUE(Rebuild(*s) == x) << x.ToString() << " rebuilt as " << Rebuild(*s).ToString();
+  }
+  EXPECT_GT(checked, 1800);
+  const std::optional<IndexExprStructure> s =
+      Decompose(3 * IndexExpr::Symbol("N") * IndexExpr::Symbol("N") +
+                FloorDiv(IndexExpr::Symbol("H"), 2) - 1);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->constant, -1);
+  ASSERT_EQ(s->terms.size(), 2u);
+  EXPECT_EQ(s->terms[0].coeff, 3);
+  ASSERT_EQ(s->terms[0].factors.size(), 2u);
+  EXPECT_EQ(s->terms[0].factors[1].name, "N");
+  EXPECT_EQ(s->terms[1].factors[0].kind, IndexAtom::Kind::kFloorDiv);
+  EXPECT_EQ(s->terms[1].factors[0].args[1].literal(), 2);
+  EXPECT_FALSE(Decompose(IndexExpr::Predicate(true)).has_value());
+  EXPECT_EQ(Decompose(IndexExpr::Questionmark())->terms[0].factors[0].kind,
+            IndexAtom::Kind::kQuestionmark);
+}
+
+TEST(IndexExprContextTest, ContextsFreeTheirAtoms) {
+  const int64_t before = LiveIndexExprNodes();
+  {
+    ScopedIndexExprContext scope;
+    IndexExpr e =
+        IndexExpr::Symbol("fresh_a") * IndexExpr::Symbol("fresh_b") + IndexExpr::Questionmark();
+    EXPECT_GT(LiveIndexExprNodes(), before);
+  }
+  EXPECT_EQ(LiveIndexExprNodes(), before);
+  // An expression keeps its context alive after the scope ends.
+  IndexExpr kept;
+  {
+    ScopedIndexExprContext scope;
+    kept = FloorDiv(IndexExpr::Symbol("K") + 3, 2);
+  }
+  EXPECT_EQ(kept.ToString(), "floor((K - 1) / 2) + 2");
+  EXPECT_GT(LiveIndexExprNodes(), before);
+  kept = IndexExpr(0);
+  EXPECT_EQ(LiveIndexExprNodes(), before);
+  // Within one context, equal expressions share atoms and compare equal; scopes nest.
+  IndexExprContext outer;
+  IndexExprContext::Scope outer_scope(outer);
+  IndexExpr n1 = IndexExpr::Symbol("N");
+  {
+    ScopedIndexExprContext inner;
+    EXPECT_EQ(IndexExpr::Symbol("N").ToString(), "N");
+  }
+  EXPECT_TRUE(IndexExpr::Symbol("N") == n1);
+  EXPECT_EQ(outer.num_nodes(), 2);  // the atom N and its monomial
+}
+
 TEST(IndexExprRandomTest, ConcurrentInterning) {
   // Each thread builds the same random expressions (and some private symbols); all must agree
   // with the single-threaded result.

@@ -5,6 +5,7 @@
 #include "base/status_macros.h"
 #include "graph/pass_registry.h"
 #include "shape/analysis_builder.h"
+#include "shape/index_expr.h"
 #include "shape/shape_helper.h"
 #include "shape/tensor_info.h"
 
@@ -113,6 +114,8 @@ class Inferencer {
 
 absl::StatusOr<bool> InferShapes(Model& model, const ShapeInferenceOptions& options,
                                  PassContext* ctx) {
+  // The run's symbols and questionmarks live as long as the run: only text survives it.
+  ScopedIndexExprContext index_exprs;
   Inferencer inferencer(model, options, ctx);
   ANVIL_RETURN_IF_ERROR(inferencer.InferGraph(model.graph()));
   return inferencer.changed();

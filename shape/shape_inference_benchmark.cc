@@ -146,6 +146,7 @@ class RuntimePath {
   }
 
   absl::Status Run(int64_t batch, int64_t seq) {
+    ScopedIndexExprContext index_exprs;  // as the runtime's shape engine has one per inference
     slots_[input_slot_] = {ElementType::kFloat, {batch, seq, 64}, {}};
     for (const auto& [index, c] : constants_) slots_[index] = c;
     std::vector<RuntimeOperand> operands;
