@@ -573,7 +573,7 @@ absl::StatusOr<bool> ConstPropPass::Run(Model& model, PassContext& ctx) {
   options.max_expansion = *max_expansion_;
   options.use_views = *views_;
   options.collect = *collect_;
-  return PropagateConstants(model, options, DefaultDisposablePool(), &ctx);
+  return PropagateConstants(model, options, PoolFor(model), &ctx);
 }
 
 ANVIL_REGISTER_PASS(ConstPropPass);

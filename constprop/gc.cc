@@ -14,10 +14,7 @@ void MarkElements(const std::shared_ptr<const Elements>& e,
 
 }  // namespace
 
-DisposablePool& DefaultDisposablePool() {
-  static DisposablePool* pool = new DisposablePool();
-  return *pool;
-}
+DisposablePool& PoolFor(Model& model) { return model.Attachment<DisposablePool>(); }
 
 absl::flat_hash_set<const Buffer*> ReachableBuffers(const Model& model) {
   absl::flat_hash_set<const Buffer*> reachable;
@@ -33,7 +30,10 @@ absl::flat_hash_set<const Buffer*> ReachableBuffers(const Model& model) {
 }
 
 void DisposableGarbageCollector::Collect(const Model& model) {
-  pool_.ReleaseUnreachable(ReachableBuffers(model));
+  DisposablePool* pool = model.FindAttachment<DisposablePool>();
+  if (pool == nullptr) return;
+  pool->ReleaseUnreachable(ReachableBuffers(model));
+  stats_ = pool->stats();
   ++collections_;
 }
 
@@ -48,7 +48,7 @@ void DisposableGarbageCollector::RunAfterPipeline(Model& model, const absl::Stat
 }
 
 void DisposableGarbageCollector::PrintReport(std::ostream& os) const {
-  const DisposablePool::Stats s = pool_.stats();
+  const DisposablePool::Stats& s = stats_;
   auto mib = [](int64_t b) { return static_cast<double>(b) / (1 << 20); };
   os << "===----- Constant store -----===\n"
      << absl::StrFormat(

@@ -14,17 +14,17 @@
 
 namespace anvil {
 
-// The pool constant folding allocates from (one per process; models share it).
-DisposablePool& DefaultDisposablePool();
+// The pool constant folding allocates the model's constants from: one per model, created on
+// first use and freed with the model.
+DisposablePool& PoolFor(Model& model);
 
 // Pool buffers that the model's constants reference.
 absl::flat_hash_set<const Buffer*> ReachableBuffers(const Model& model);
 
+// Collects the pipeline's model's pool (PoolFor): a model constant folding never touched has
+// none, and nothing to collect.
 class DisposableGarbageCollector : public PassInstrumentation {
  public:
-  explicit DisposableGarbageCollector(DisposablePool& pool = DefaultDisposablePool())
-      : pool_(pool) {}
-
   absl::Status RunAfterPass(const Pass& pass, Model& model, const PassContext& ctx,
                             bool changed) override;
   void RunAfterPipeline(Model& model, const absl::Status& status) override;
@@ -37,8 +37,8 @@ class DisposableGarbageCollector : public PassInstrumentation {
  private:
   void Collect(const Model& model);
 
-  DisposablePool& pool_;
   int64_t collections_ = 0;
+  DisposablePool::Stats stats_;  // of the last pool collected
 };
 
 }  // namespace anvil

@@ -346,10 +346,31 @@ class Model {
   // O(1): the graphs keep a model-wide count of their value names.
   bool NameInUse(std::string_view name) const;
 
+  // A clone without attachments.
   std::unique_ptr<Model> Clone() const;
+
+  // Per-model state that other packages keep with the model (constprop's constant pool), created
+  // on first use and destroyed with the model; graph does not know the types.
+  template <typename T>
+  T& Attachment() {
+    std::shared_ptr<void>& slot = attachments_[TypeTag<T>()];
+    if (slot == nullptr) slot = std::make_shared<T>();
+    return *static_cast<T*>(slot.get());
+  }
+  template <typename T>
+  T* FindAttachment() const {
+    auto it = attachments_.find(TypeTag<T>());
+    return it == attachments_.end() ? nullptr : static_cast<T*>(it->second.get());
+  }
 
  private:
   friend class Graph;
+  template <typename T>
+  static const void* TypeTag() {
+    static const char tag = 0;
+    return &tag;
+  }
+  absl::flat_hash_map<const void*, std::shared_ptr<void>> attachments_;
   // Values per name over all graphs; declared before graph_ so that it outlives the graphs.
   absl::flat_hash_map<std::string, int> name_counts_;
   std::unique_ptr<Graph> graph_;
