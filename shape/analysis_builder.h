@@ -23,6 +23,8 @@ class ShapeState {
   const TensorInfo& Get(const Value* v);
   void Set(const Value* v, TensorInfo info) { info_[v] = std::move(info); }
   bool Has(const Value* v) const { return info_.contains(v); }
+  // Drops what is known of `v` (before it is erased: its address may be reused).
+  void Erase(const Value* v) { info_.erase(v); }
 
   // The compile-time constant behind `v`: an initializer, or a Constant node's `value`.
   static std::shared_ptr<const Elements> ConstantOf(const Value* v);

@@ -1,5 +1,9 @@
 #include "shape/shape_inference.h"
 
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
 #include "base/status_macros.h"
@@ -29,8 +33,10 @@ class Inferencer {
   }
 
   bool changed() const { return changed_; }
+  void ResetChanged() { changed_ = false; }
+  ShapeState& state() { return state_; }
+  void ResetState() { state_ = ShapeState(); }
 
- private:
   absl::Status InferNode(Node& node) {
     const int64_t opset = model_.OpsetVersion(node.domain());
     AnalysisBuilder builder(node, state_, &subgraph_inferer_);
@@ -49,6 +55,7 @@ class Inferencer {
     return absl::OkStatus();
   }
 
+ private:
   // Merges an inferred result into the value's declared type, writes it back, remembers it.
   absl::Status Record(const Node& node, Value* v, const TensorInfo& inferred) {
     MergeResult merged = MergeInferredType(inferred, v->type());
@@ -110,15 +117,113 @@ class Inferencer {
   bool changed_ = false;
 };
 
+bool SameInfo(const TensorInfo& a, const TensorInfo& b) {
+  return a.type == b.type && a.dims == b.dims && a.values == b.values;
+}
+
+// The node of the main graph that `node` is in (itself, or the owner of its outermost subgraph).
+const Node* Outermost(const Node& node) {
+  const Node* n = &node;
+  while (n->graph()->owner_node() != nullptr) n = n->graph()->owner_node();
+  return n;
+}
+
 }  // namespace
+
+class ShapeInference::Impl {
+ public:
+  Impl(Model& model, const ShapeInferenceOptions& options, PassContext* ctx)
+      : model_(model), inferencer_(model, options, ctx) {}
+
+  absl::StatusOr<bool> InferAll() {
+    IndexExprContext::Scope scope(index_exprs_);
+    inferencer_.ResetChanged();
+    inferencer_.ResetState();  // everything is read afresh from the model
+    dirty_.clear();
+    ANVIL_RETURN_IF_ERROR(inferencer_.InferGraph(model_.graph()));
+    return inferencer_.changed();
+  }
+
+  absl::StatusOr<bool> InferDirty() {
+    if (dirty_.empty()) return false;
+    IndexExprContext::Scope scope(index_exprs_);
+    inferencer_.ResetChanged();
+    ShapeState& state = inferencer_.state();
+    // One sweep in graph order: readers come after what they read, so a change marks nodes the
+    // sweep has yet to reach.
+    for (Node* node : model_.graph().nodes()) {
+      if (!dirty_.contains(node)) continue;
+      ++reinferred_;
+      std::vector<std::optional<TensorInfo>> before(node->num_outputs());
+      for (int i = 0; i < node->num_outputs(); ++i) {
+        if (node->output(i) != nullptr && state.Has(node->output(i))) {
+          before[i] = state.Get(node->output(i));
+        }
+      }
+      ANVIL_RETURN_IF_ERROR(inferencer_.InferNode(*node));
+      for (int i = 0; i < node->num_outputs(); ++i) {
+        const Value* v = node->output(i);
+        if (v == nullptr) continue;
+        if (!before[i] || !state.Has(v) || !SameInfo(*before[i], state.Get(v))) {
+          MarkUsersDirty(*v);
+        }
+      }
+    }
+    dirty_.clear();
+    return inferencer_.changed();
+  }
+
+  void MarkDirty(const Node& node) { dirty_.insert(Outermost(node)); }
+
+  void MarkUsersDirty(const Value& value) {
+    for (const Use& use : value.uses()) MarkDirty(*use.user);
+  }
+
+  void Forget(const Value& value) { inferencer_.state().Erase(&value); }
+
+  void ForgetNode(const Node& node) {
+    dirty_.erase(&node);
+    for (const Value* v : node.outputs()) {
+      if (v != nullptr) Forget(*v);
+    }
+    for (Graph* sub : node.Subgraphs()) {
+      sub->ForEachGraph([&](Graph& g) {
+        for (const Value* v : g.inputs()) Forget(*v);
+        for (const Value* v : g.initializers()) Forget(*v);
+        for (const Node* n : g.nodes()) {
+          for (const Value* v : n->outputs()) {
+            if (v != nullptr) Forget(*v);
+          }
+        }
+      });
+    }
+  }
+
+  int64_t reinferred() const { return reinferred_; }
+
+ private:
+  Model& model_;
+  IndexExprContext index_exprs_;  // what the state holds lives as long as this object
+  Inferencer inferencer_;
+  absl::flat_hash_set<const Node*> dirty_;  // nodes of the main graph
+  int64_t reinferred_ = 0;
+};
+
+ShapeInference::ShapeInference(Model& model, const ShapeInferenceOptions& options, PassContext* ctx)
+    : impl_(std::make_unique<Impl>(model, options, ctx)) {}
+ShapeInference::~ShapeInference() = default;
+absl::StatusOr<bool> ShapeInference::InferAll() { return impl_->InferAll(); }
+absl::StatusOr<bool> ShapeInference::InferDirty() { return impl_->InferDirty(); }
+void ShapeInference::MarkDirty(const Node& node) { impl_->MarkDirty(node); }
+void ShapeInference::MarkUsersDirty(const Value& value) { impl_->MarkUsersDirty(value); }
+void ShapeInference::Forget(const Value& value) { impl_->Forget(value); }
+void ShapeInference::ForgetNode(const Node& node) { impl_->ForgetNode(node); }
+int64_t ShapeInference::nodes_reinferred() const { return impl_->reinferred(); }
 
 absl::StatusOr<bool> InferShapes(Model& model, const ShapeInferenceOptions& options,
                                  PassContext* ctx) {
   // The run's symbols and questionmarks live as long as the run: only text survives it.
-  ScopedIndexExprContext index_exprs;
-  Inferencer inferencer(model, options, ctx);
-  ANVIL_RETURN_IF_ERROR(inferencer.InferGraph(model.graph()));
-  return inferencer.changed();
+  return ShapeInference(model, options, ctx).InferAll();
 }
 
 absl::StatusOr<bool> ShapeInferencePass::Run(Model& model, PassContext& ctx) {

@@ -19,6 +19,8 @@
 #ifndef ANVIL_SHAPE_SHAPE_INFERENCE_H_
 #define ANVIL_SHAPE_SHAPE_INFERENCE_H_
 
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -34,6 +36,40 @@ struct ShapeInferenceOptions {
 // Runs inference on `model`; true when any value's type changed. `ctx` may be null.
 absl::StatusOr<bool> InferShapes(Model& model, const ShapeInferenceOptions& options = {},
                                  PassContext* ctx = nullptr);
+
+// Shape inference that keeps what it knows between calls, for passes that rewrite a few nodes at
+// a time (constprop): InferAll() infers everything once; after rewrites, the pass says which nodes
+// are new or read changed values (MarkDirty, MarkUsersDirty) and which values it is about to
+// erase (Forget), and InferDirty() re-infers just those nodes and, transitively, the readers of
+// every output whose inferred info changed. A node inside a subgraph re-infers its outermost
+// owner. The symbolic dims and values it knows live in its own IndexExprContext.
+class ShapeInference {
+ public:
+  ShapeInference(Model& model, const ShapeInferenceOptions& options = {},
+                 PassContext* ctx = nullptr);
+  ~ShapeInference();
+  ShapeInference(const ShapeInference&) = delete;
+  ShapeInference& operator=(const ShapeInference&) = delete;
+
+  // Infers every node; true when any value's type changed.
+  absl::StatusOr<bool> InferAll();
+  // Re-infers the dirty nodes and what their changes reach; true when any type changed.
+  absl::StatusOr<bool> InferDirty();
+
+  void MarkDirty(const Node& node);
+  void MarkUsersDirty(const Value& value);
+  // Before `value` is erased.
+  void Forget(const Value& value);
+  // Before `node` is erased: its outputs and every value of its subgraphs.
+  void ForgetNode(const Node& node);
+
+  // Nodes InferDirty() re-inferred so far (statistics, tests).
+  int64_t nodes_reinferred() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 class ShapeInferencePass : public Pass {
  public:

@@ -1,0 +1,122 @@
+#include "constprop/fold_rewriter.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "constprop/gc.h"
+#include "shape/analysis_builder.h"
+
+namespace anvil {
+
+std::shared_ptr<const Elements> FoldRewriter::ConstantOf(const Value* v) {
+  return ShapeState::ConstantOf(v);
+}
+
+void FoldRewriter::ReplaceOutputWithValue(Graph& g, Node* node, int i, Value* replacement,
+                                          bool fresh) {
+  Value* out = node->output(i);
+  if (out == nullptr) return;
+  shapes_.MarkUsersDirty(*out);
+  if (!out->IsGraphOutput()) {
+    out->ReplaceAllUsesWith(replacement);
+    return;
+  }
+  if (fresh && !replacement->IsGraphOutput() && replacement->graph() == &g) {
+    pending_renames_.push_back({replacement, out->name()});
+    out->ReplaceAllUsesWith(replacement);
+    return;
+  }
+  Node* id = InsertNodeBefore(g, node, "Identity");
+  id->AddInput(replacement);
+  Value* id_out = id->AddOutput(g.UniqueName(absl::StrCat(out->name(), "_id")));
+  id_out->set_type(out->type());
+  pending_renames_.push_back({id_out, out->name()});
+  out->ReplaceAllUsesWith(id_out);
+}
+
+void FoldRewriter::EraseAndRename(Graph& g, Node* node) {
+  EraseNode(g, node);
+  for (auto& [value, name] : pending_renames_) value->SetName(name);
+  pending_renames_.clear();
+}
+
+void FoldRewriter::ReplaceWithConstants(Graph& g, Node* node,
+                                        std::vector<std::shared_ptr<const Elements>> results) {
+  std::vector<Value*> inputs(node->inputs().begin(), node->inputs().end());
+  for (int i = 0; i < node->num_outputs(); ++i) {
+    Value* out = node->output(i);
+    if (out == nullptr) continue;
+    Value* init =
+        g.AddInitializer(g.UniqueName(absl::StrCat(out->name(), "_const")), std::move(results[i]));
+    pending_renames_.push_back({init, out->name()});
+    shapes_.MarkUsersDirty(*out);
+    out->ReplaceAllUsesWith(init);
+  }
+  EraseAndRename(g, node);
+  DropDeadConstants(inputs);
+}
+
+void FoldRewriter::DropDeadConstants(const std::vector<Value*>& values) {
+  std::vector<Value*> dropped;
+  for (Value* v : values) {
+    if (v == nullptr || v->HasUses() || v->IsGraphOutput() || v->IsGraphInput()) continue;
+    if (std::find(dropped.begin(), dropped.end(), v) != dropped.end()) continue;
+    if (v->IsInitializer()) {
+      dropped.push_back(v);
+      Forget(v);
+      v->graph()->EraseValue(v);
+    } else if (Node* producer = v->producer(); producer != nullptr &&
+                                               producer->op_type() == "Constant" &&
+                                               producer->num_outputs() == 1) {
+      dropped.push_back(v);
+      EraseNode(*producer->graph(), producer);
+    }
+  }
+}
+
+Node* FoldRewriter::InsertNodeBefore(Graph& g, Node* before, std::string op_type) {
+  Node* n = g.InsertNodeBefore(before, std::move(op_type));
+  erased_.erase(n);  // a new node at an erased one's address
+  shapes_.MarkDirty(*n);
+  return n;
+}
+
+void FoldRewriter::SetInput(Node* node, int i, Value* v) {
+  node->SetInput(i, v);
+  shapes_.MarkDirty(*node);
+}
+
+void FoldRewriter::EraseNode(Graph& g, Node* node) {
+  shapes_.ForgetNode(*node);
+  for (const Value* v : node->outputs()) {
+    if (v != nullptr) outer_tensors_.erase(v);
+  }
+  erased_.insert(node);
+  g.EraseNode(node);
+}
+
+void FoldRewriter::Forget(const Value* v) {
+  shapes_.Forget(*v);
+  outer_tensors_.erase(v);
+}
+
+void FoldRewriter::MaybeCollect(int64_t materialized_bytes) {
+  if (!options_.collect || materialized_bytes < options_.collect_bytes) return;
+  pool_.ReleaseUnreachable(ReachableBuffers(model_));
+}
+
+bool FoldRewriter::WithinExpansion(size_t output_bytes, int64_t input_bytes) const {
+  if (options_.max_expansion <= 0) return true;
+  return static_cast<double>(output_bytes) <=
+         options_.max_expansion * static_cast<double>(std::max<int64_t>(input_bytes, 1));
+}
+
+const Tensor* FoldRewriter::OuterTensor(const Value* v) {
+  auto it = outer_tensors_.find(v);
+  if (it != outer_tensors_.end()) return &it->second;
+  std::shared_ptr<const Elements> c = ConstantOf(v);
+  if (c == nullptr) return nullptr;
+  return &outer_tensors_.emplace(v, Tensor::FromElements(*c)).first->second;
+}
+
+}  // namespace anvil
