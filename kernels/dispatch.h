@@ -15,6 +15,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -64,82 +65,79 @@ inline To ConvertElement(From v) {
 
 absl::Status UnsupportedType(std::string_view op, ElementType type);
 
-// Calls f(T{}) for the storage type of `type` among the numeric types (float, double, float16,
-// bfloat16, int8..int64, uint8..uint64, bool); Unimplemented for others.
-template <typename F>
-absl::Status DispatchNumeric(ElementType type, std::string_view op, F&& f) {
+// ---- Type dispatch: one switch, instantiated only for the types of a set ----
+
+// Sets of element types (bit i = ElementType i).
+constexpr uint32_t TypeBit(ElementType t) { return 1u << static_cast<int>(t); }
+constexpr uint32_t kFloatTypes = TypeBit(ElementType::kFloat) | TypeBit(ElementType::kDouble) |
+                                 TypeBit(ElementType::kFloat16) | TypeBit(ElementType::kBfloat16);
+constexpr uint32_t kSignedIntTypes = TypeBit(ElementType::kInt8) | TypeBit(ElementType::kInt16) |
+                                     TypeBit(ElementType::kInt32) | TypeBit(ElementType::kInt64);
+constexpr uint32_t kUnsignedIntTypes =
+    TypeBit(ElementType::kUint8) | TypeBit(ElementType::kUint16) | TypeBit(ElementType::kUint32) |
+    TypeBit(ElementType::kUint64);
+constexpr uint32_t kIntTypes = kSignedIntTypes | kUnsignedIntTypes;
+constexpr uint32_t kSignedTypes = kFloatTypes | kSignedIntTypes;
+// Numbers that arithmetic applies to (no bool).
+constexpr uint32_t kNumericTypes = kFloatTypes | kIntTypes;
+constexpr uint32_t kBoolType = TypeBit(ElementType::kBool);
+// Every type with a numeric storage, bool included.
+constexpr uint32_t kAllNumericTypes = kNumericTypes | kBoolType;
+
+// Calls f(T{}) for the storage type of `type` when `type` is in kTypes (only those are
+// instantiated); Unimplemented naming `op` and the type otherwise.
+template <uint32_t kTypes, typename F>
+absl::Status DispatchTypes(ElementType type, std::string_view op, F&& f) {
+#define ANVIL_DISPATCH_CASE(kType, Storage)                      \
+  case ElementType::kType:                                       \
+    if constexpr ((kTypes & TypeBit(ElementType::kType)) != 0) { \
+      return f(Storage{});                                       \
+    }                                                            \
+    break;
   switch (type) {
-    case ElementType::kFloat:
-      return f(float{});
-    case ElementType::kDouble:
-      return f(double{});
-    case ElementType::kFloat16:
-      return f(Half{});
-    case ElementType::kBfloat16:
-      return f(BFloat16{});
-    case ElementType::kInt8:
-      return f(int8_t{});
-    case ElementType::kInt16:
-      return f(int16_t{});
-    case ElementType::kInt32:
-      return f(int32_t{});
-    case ElementType::kInt64:
-      return f(int64_t{});
-    case ElementType::kUint8:
-      return f(uint8_t{});
-    case ElementType::kUint16:
-      return f(uint16_t{});
-    case ElementType::kUint32:
-      return f(uint32_t{});
-    case ElementType::kUint64:
-      return f(uint64_t{});
-    case ElementType::kBool:
-      return f(bool{});
+    ANVIL_DISPATCH_CASE(kFloat, float)
+    ANVIL_DISPATCH_CASE(kDouble, double)
+    ANVIL_DISPATCH_CASE(kFloat16, Half)
+    ANVIL_DISPATCH_CASE(kBfloat16, BFloat16)
+    ANVIL_DISPATCH_CASE(kInt8, int8_t)
+    ANVIL_DISPATCH_CASE(kInt16, int16_t)
+    ANVIL_DISPATCH_CASE(kInt32, int32_t)
+    ANVIL_DISPATCH_CASE(kInt64, int64_t)
+    ANVIL_DISPATCH_CASE(kUint8, uint8_t)
+    ANVIL_DISPATCH_CASE(kUint16, uint16_t)
+    ANVIL_DISPATCH_CASE(kUint32, uint32_t)
+    ANVIL_DISPATCH_CASE(kUint64, uint64_t)
+    ANVIL_DISPATCH_CASE(kBool, bool)
     default:
-      return UnsupportedType(op, type);
+      break;
   }
+#undef ANVIL_DISPATCH_CASE
+  return UnsupportedType(op, type);
 }
 
-// Floating types only (float, double, float16, bfloat16).
+// The common sets by name.
+template <typename F>
+absl::Status DispatchNumeric(ElementType type, std::string_view op, F&& f) {  // bool included
+  return DispatchTypes<kAllNumericTypes>(type, op, std::forward<F>(f));
+}
+template <typename F>
+absl::Status DispatchArithmetic(ElementType type, std::string_view op, F&& f) {  // no bool
+  return DispatchTypes<kNumericTypes>(type, op, std::forward<F>(f));
+}
 template <typename F>
 absl::Status DispatchFloat(ElementType type, std::string_view op, F&& f) {
-  switch (type) {
-    case ElementType::kFloat:
-      return f(float{});
-    case ElementType::kDouble:
-      return f(double{});
-    case ElementType::kFloat16:
-      return f(Half{});
-    case ElementType::kBfloat16:
-      return f(BFloat16{});
-    default:
-      return UnsupportedType(op, type);
-  }
+  return DispatchTypes<kFloatTypes>(type, op, std::forward<F>(f));
 }
 
-// Integer types only (int8..int64, uint8..uint64).
+// The type arithmetic on T happens in: float for float16/bfloat16, T otherwise.
+template <typename T>
+using ComputeType = std::conditional_t<kIsHalfLike<T>, float, T>;
+
+// Floating types, calling f with the compute type: float for float, float16 and bfloat16 (one
+// instantiation for the three), double for double.
 template <typename F>
-absl::Status DispatchInteger(ElementType type, std::string_view op, F&& f) {
-  switch (type) {
-    case ElementType::kInt8:
-      return f(int8_t{});
-    case ElementType::kInt16:
-      return f(int16_t{});
-    case ElementType::kInt32:
-      return f(int32_t{});
-    case ElementType::kInt64:
-      return f(int64_t{});
-    case ElementType::kUint8:
-      return f(uint8_t{});
-    case ElementType::kUint16:
-      return f(uint16_t{});
-    case ElementType::kUint32:
-      return f(uint32_t{});
-    case ElementType::kUint64:
-      return f(uint64_t{});
-    default:
-      return UnsupportedType(op, type);
-  }
+absl::Status DispatchFloatCompute(ElementType type, std::string_view op, F&& f) {
+  return DispatchFloat(type, op, [&](auto tag) { return f(ComputeType<decltype(tag)>{}); });
 }
 
 // Any type by element size only (data movement: copy, transpose, gather): f(uintN_t{}).

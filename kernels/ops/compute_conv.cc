@@ -254,11 +254,12 @@ std::vector<int32_t> ShiftedInput(const TensorView& x, const KernelContext& ctx,
 }
 
 // w - w_zero_point (a scalar or one per output channel) as dense int32.
-std::vector<int32_t> ShiftedWeights(const TensorView& w, const KernelContext& ctx, int zp_index) {
+absl::StatusOr<std::vector<int32_t>> ShiftedWeights(const TensorView& w, const KernelContext& ctx,
+                                                    int zp_index) {
   DenseInput<int32_t> wd(w);
   std::vector<int32_t> v(wd.data(), wd.data() + wd.size());
   if (ctx.HasInput(zp_index) && ctx.input(zp_index).NumElements() > 0) {
-    const std::vector<int64_t> zps = ReadInt64s(ctx.input(zp_index));
+    ANVIL_ASSIGN_OR_RETURN(const std::vector<int64_t> zps, ReadInt64s(ctx, zp_index));
     const int64_t per_channel = w.dims[0] > 0 ? static_cast<int64_t>(v.size()) / w.dims[0] : 0;
     for (size_t i = 0; i < v.size(); ++i) {
       v[i] -= static_cast<int32_t>(zps.size() == 1 ? zps[0] : zps[i / per_channel]);
@@ -282,7 +283,7 @@ class ConvIntegerKernel final : public OpKernel {
     absl::StatusOr<WindowGeometry> g = ConvGeometry(ctx, attrs_, x, w, y);
     if (!g.ok()) return g.status();
     const std::vector<int32_t> xs = ShiftedInput(x, ctx, 2);
-    const std::vector<int32_t> ws = ShiftedWeights(w, ctx, 3);
+    ANVIL_ASSIGN_OR_RETURN(const std::vector<int32_t> ws, ShiftedWeights(w, ctx, 3));
     ConvForward<int32_t>(*g, x.dims[0], x.dims[1], w.dims[0], group_, xs.data(), ws.data(), nullptr,
                          y.As<int32_t>());
     return absl::OkStatus();
@@ -311,7 +312,7 @@ class QLinearConvKernel final : public OpKernel {
     absl::StatusOr<WindowGeometry> g = ConvGeometry(ctx, attrs_, x, w, y);
     if (!g.ok()) return g.status();
     const std::vector<int32_t> xs = ShiftedInput(x, ctx, 2);
-    const std::vector<int32_t> ws = ShiftedWeights(w, ctx, 5);
+    ANVIL_ASSIGN_OR_RETURN(const std::vector<int32_t> ws, ShiftedWeights(w, ctx, 5));
     DenseInput<int32_t> bias;
     if (ctx.HasInput(8)) bias.Reset(ctx.input(8));
     std::vector<int32_t> acc(y.NumElements());

@@ -211,7 +211,7 @@ absl::Status QLinearMatMulCompute(KernelContext& ctx) {
   const int64_t N = b.rank() >= 2 ? b.dims[b.rank() - 1] : 1;
   std::vector<float> a_scale = ReadFloats(ctx.input(1)), b_scale = ReadFloats(ctx.input(4)),
                      y_scale = ReadFloats(ctx.input(6));
-  std::vector<int64_t> y_zp = ReadInt64s(ctx.input(7));
+  ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> y_zp, ReadInt64s(ctx, 7));
   for (const auto* v : {&a_scale, &b_scale, &y_scale}) {
     if (v->empty()) return ctx.Error("a scale input is empty");
   }

@@ -270,7 +270,7 @@ class MaxUnpoolKernel final : public OpKernel {
       unpooled.push_back((x.dims[d + 2] - 1) * s - pads + attrs_.kernel_shape[d]);
     }
     if (y.rank() != x.rank()) return ctx.Error("output_shape has the wrong rank");
-    const std::vector<int64_t> index = ReadInt64s(ind);
+    ANVIL_ASSIGN_OR_RETURN(const std::vector<int64_t> index, ReadInt64s(ind, "MaxUnpool"));
     if (static_cast<int64_t>(index.size()) != x.NumElements()) {
       return ctx.Error("I must have X's shape");
     }

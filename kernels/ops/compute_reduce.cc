@@ -253,7 +253,9 @@ class ReduceKernel final : public OpKernel {
     const TensorView& x = ctx.input(0);
     TensorView& y = ctx.output(0);
     std::vector<int64_t> axes = axes_;
-    if (axes_from_input_ && ctx.HasInput(1)) axes = ReadInt64s(ctx.input(1));
+    if (axes_from_input_ && ctx.HasInput(1)) {
+      ANVIL_ASSIGN_OR_RETURN(axes, ReadInt64s(ctx, 1));
+    }
     const int64_t rank = x.rank();
     std::vector<bool> reduced(rank, axes.empty() && !noop_with_empty_axes_);
     for (int64_t a : axes) {
@@ -477,7 +479,7 @@ class CumSumKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& x = ctx.input(0);
     TensorView& y = ctx.output(0);
-    const std::vector<int64_t> axis_values = ReadInt64s(ctx.input(1));
+    ANVIL_ASSIGN_OR_RETURN(const std::vector<int64_t> axis_values, ReadInt64s(ctx, 1));
     if (axis_values.size() != 1) return ctx.Error("axis must hold one value");
     absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.node(), axis_values[0], x.rank());
     if (!axis.ok()) return axis.status();

@@ -24,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/status_macros.h"
+#include "exec/node_executor.h"
 #include "graph/ir.h"
 #include "graph/onnx_import.h"
 #include "graph/op_table.h"
@@ -31,12 +32,12 @@
 #include "gtest/gtest.h"
 #include "kernels/dispatch.h"
 #include "kernels/kernel_rules.h"
-#include "exec/node_executor.h"
 #include "kernels/op_kernel.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/reduce.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_file.h"
+#include "kernels/testing/kernel_test_util.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {
@@ -57,6 +58,16 @@ TEST(KernelRegistryTest, EveryOpOfTheTableHasAKernel) {
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
+using kernel_testing::CompareTensors;
+using kernel_testing::Dims;
+using kernel_testing::Floats;
+using kernel_testing::Int64s;
+using kernel_testing::MakeTensor;
+using kernel_testing::ModelText;
+using kernel_testing::RunText;
+using kernel_testing::RunViews;
+using kernel_testing::Values;
+
 std::vector<float> RandomFloats(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -65,67 +76,10 @@ std::vector<float> RandomFloats(size_t n, uint32_t seed) {
   return v;
 }
 
-template <typename T>
-Tensor MakeTensor(ElementType type, std::vector<int64_t> dims, const std::vector<T>& values) {
-  Tensor t(type, dims);
-  EXPECT_EQ(static_cast<size_t>(t.NumElements()), values.size());
-  if (!values.empty()) std::memcpy(t.data(), values.data(), values.size() * sizeof(T));
-  return t;
-}
-
-Tensor Floats(std::vector<int64_t> dims, const std::vector<float>& v) {
-  return MakeTensor(ElementType::kFloat, std::move(dims), v);
-}
-
 Tensor RandomTensor(std::vector<int64_t> dims, uint32_t seed) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
   return Floats(std::move(dims), RandomFloats(n, seed));
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  const T* p = t.As<T>();
-  return std::vector<T>(p, p + t.NumElements());
-}
-
-std::vector<int64_t> Dims(const Tensor& t) { return {t.dims().begin(), t.dims().end()}; }
-
-std::string ModelText(int opset, const std::string& signature, const std::string& body) {
-  return absl::StrCat("<ir_version: 8, opset_import: [\"\" : ", opset, "]>\n", signature, " {\n",
-                      body, "\n}\n");
-}
-
-absl::StatusOr<std::vector<Tensor>> RunText(const std::string& text,
-                                            const std::vector<Tensor>& inputs) {
-  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
-  if (!model.ok()) return model.status();
-  const Node* node = *(*model)->graph().nodes().begin();
-  return RunNode(*node, (*model)->OpsetVersion(""), inputs);
-}
-
-// Runs the one node of `text` on explicit (possibly strided) input views, with dense float
-// outputs of `out_dims`: how the runtime hands kernels broadcast and transposed operands.
-absl::StatusOr<std::vector<Tensor>> RunViews(const std::string& text,
-                                             std::vector<TensorView> inputs,
-                                             std::vector<std::vector<int64_t>> out_dims) {
-  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
-  if (!model.ok()) return model.status();
-  const Node& node = **(*model)->graph().nodes().begin();
-  absl::StatusOr<std::unique_ptr<OpKernel>> kernel = CreateKernel(node, (*model)->OpsetVersion(""));
-  if (!kernel.ok()) return kernel.status();
-  std::vector<Tensor> outputs;
-  std::vector<TensorView> views;
-  for (const auto& dims : out_dims) {
-    outputs.emplace_back(inputs[0].type, dims);
-    views.push_back(outputs.back().view());
-  }
-  KernelContext ctx(node, (*model)->OpsetVersion(""));
-  ctx.SetInputs(std::move(inputs));
-  ctx.SetOutputs(views, std::vector<bool>(views.size(), true),
-                 std::vector<bool>(views.size(), true));
-  ANVIL_RETURN_IF_ERROR((*kernel)->Compute(ctx));
-  return outputs;
 }
 
 void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, double tol,
@@ -711,7 +665,7 @@ TEST(Einsum, MatchesDefinition) {
 // ONNX backend node tests
 // ---------------------------------------------------------------------------------------------
 
-constexpr char kNodeTests[] = "/usr/include/onnx/backend/test/data/node";
+constexpr const char* kNodeTests = kernel_testing::kOnnxNodeTestDir;
 
 // The ops of the family: those of its kernel table.
 const std::set<std::string>& FamilyOps() {
@@ -723,33 +677,6 @@ const std::set<std::string>& FamilyOps() {
     return set;
   }();
   return *ops;
-}
-
-double AsDouble(const Tensor& t, int64_t i) {
-  double v = 0;
-  DispatchNumeric(t.type(), "", [&](auto tag) -> absl::Status {
-    v = ConvertElement<double>(t.As<decltype(tag)>()[i]);
-    return absl::OkStatus();
-  }).IgnoreError();
-  return v;
-}
-
-// "" when equal: rtol 1e-3 and atol 1e-7 for floating types, exact otherwise.
-std::string Difference(const Tensor& got, const Tensor& want) {
-  if (got.type() != want.type() || got.dims() != want.dims()) {
-    return absl::StrCat("got ", got.view().DebugString(), ", want ", want.view().DebugString());
-  }
-  const ElementType t = want.type();
-  const bool floating = t == ElementType::kFloat || t == ElementType::kDouble ||
-                        t == ElementType::kFloat16 || t == ElementType::kBfloat16;
-  for (int64_t i = 0; i < want.NumElements(); ++i) {
-    const double g = AsDouble(got, i), w = AsDouble(want, i);
-    const bool ok =
-        floating ? (std::isnan(w) ? std::isnan(g) : std::abs(g - w) <= 1e-7 + 1e-3 * std::abs(w))
-                 : g == w;
-    if (!ok) return absl::StrCat("element ", i, ": got ", g, ", want ", w);
-  }
-  return "";
 }
 
 // Runs the single node of a backend test directory on each of its data sets; "" on success.
@@ -788,7 +715,7 @@ std::string RunBackendTest(const std::filesystem::path& dir, const Model& model)
         if (node.output(j) == graph.outputs()[k]) slot = j;
       }
       if (slot < 0) return "a graph output is not the node's";
-      const std::string diff = Difference((*outputs)[slot], *want);
+      const std::string diff = CompareTensors((*outputs)[slot], *want);
       if (!diff.empty()) {
         return absl::StrCat(set.path().filename().string(), " output ", k, ": ", diff);
       }

@@ -24,15 +24,6 @@ int64_t OffsetOf(const TensorView& v, int64_t i) {
 
 }  // namespace
 
-std::vector<int64_t> ReadInt64s(const TensorView& v) {
-  std::vector<int64_t> values(v.NumElements());
-  (void)DispatchNumeric(v.type, "", [&](auto tag) -> absl::Status {
-    CopyConvert<decltype(tag), int64_t>(v, values.data());
-    return absl::OkStatus();
-  });
-  return values;
-}
-
 double ReadDouble(const TensorView& v, int64_t i) {
   double value = 0;
   (void)DispatchNumeric(v.type, "", [&](auto tag) -> absl::Status {

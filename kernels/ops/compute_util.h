@@ -16,10 +16,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "base/status_macros.h"
 #include "graph/ir.h"
 #include "graph/node_errors.h"
 #include "kernels/dispatch.h"
 #include "kernels/op_kernel.h"
+#include "kernels/ops/op_util.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_view.h"
@@ -27,10 +29,6 @@
 namespace anvil::compute_ops {
 
 using KernelOr = absl::StatusOr<std::unique_ptr<OpKernel>>;
-
-// The type arithmetic runs in: float for the 16-bit float types, the storage type otherwise.
-template <typename T>
-using ComputeType = std::conditional_t<kIsHalfLike<T>, float, T>;
 
 inline int64_t Product(absl::Span<const int64_t> dims, size_t begin = 0,
                        size_t end = static_cast<size_t>(-1)) {
@@ -178,25 +176,10 @@ class DenseOutput {
   std::unique_ptr<C[]> storage_;
 };
 
-// DispatchNumeric without bool (Unimplemented for it): the types with arithmetic.
-template <typename F>
-absl::Status DispatchArithmetic(ElementType type, std::string_view op, F&& f) {
-  if (type == ElementType::kBool) return UnsupportedType(op, type);
-  return DispatchNumeric(type, op, [&](auto tag) -> absl::Status {
-    if constexpr (std::is_same_v<decltype(tag), bool>) {
-      return absl::OkStatus();  // unreachable
-    } else {
-      return f(tag);
-    }
-  });
-}
-
 // InvalidArgument unless output `i` holds `n` elements: guards kernels whose own reading of the
 // attributes decides how much they write against disagreeing with the ShapeHelper.
 absl::Status CheckOutputSize(KernelContext& ctx, int i, int64_t n);
 
-// Reads an integer tensor (any integer type) as int64 values (axes, shapes, scalars).
-std::vector<int64_t> ReadInt64s(const TensorView& v);
 // Reads any numeric tensor element `i` (row-major) as double (scales, scalar parameters).
 double ReadDouble(const TensorView& v, int64_t i);
 // Reads any numeric tensor as float values.

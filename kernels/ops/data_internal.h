@@ -19,6 +19,7 @@
 #include "absl/types/span.h"
 #include "graph/ir.h"
 #include "kernels/op_kernel.h"
+#include "kernels/ops/op_util.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_view.h"
 
@@ -48,12 +49,6 @@ absl::Status CopyInputToOutput(KernelContext& ctx);
 
 // Input `i` as a dense view: the input itself when contiguous, else a copy kept in `scratch`.
 TensorView DenseInput(const KernelContext& ctx, int i, Tensor* scratch);
-
-// The elements of a numeric input converted to int64 (indices, shapes, pads, repeats).
-// Floating values are truncated. Unimplemented for non-numeric types.
-absl::StatusOr<std::vector<int64_t>> ReadInt64s(const KernelContext& ctx, int i);
-// The elements of a numeric input converted to double (scales, roi, Range bounds).
-absl::StatusOr<std::vector<double>> ReadDoubles(const KernelContext& ctx, int i);
 
 // Normalizes `axis` into [0, rank): InvalidArgument naming the node when out of range.
 absl::StatusOr<int64_t> NormalizeAxis(const KernelContext& ctx, int64_t axis, int64_t rank);

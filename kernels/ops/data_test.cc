@@ -21,15 +21,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "exec/node_executor.h"
 #include "graph/ir.h"
 #include "graph/onnx_import.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
 #include "kernels/dispatch.h"
-#include "exec/node_executor.h"
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_file.h"
+#include "kernels/testing/kernel_test_util.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {
@@ -37,20 +38,15 @@ namespace {
 
 // ---- Helpers ----
 
-template <typename T>
-Tensor MakeTensor(ElementType type, std::vector<int64_t> dims, const std::vector<T>& values) {
-  Tensor t(type, dims);
-  EXPECT_EQ(static_cast<size_t>(t.NumElements()), values.size());
-  std::memcpy(t.data(), values.data(), values.size() * sizeof(T));
-  return t;
-}
-
-Tensor Floats(std::vector<int64_t> dims, const std::vector<float>& v) {
-  return MakeTensor(ElementType::kFloat, std::move(dims), v);
-}
-Tensor Int64s(std::vector<int64_t> dims, const std::vector<int64_t>& v) {
-  return MakeTensor(ElementType::kInt64, std::move(dims), v);
-}
+using kernel_testing::CompareTensors;
+using kernel_testing::Dims;
+using kernel_testing::Floats;
+using kernel_testing::Int64s;
+using kernel_testing::MakeTensor;
+using kernel_testing::ModelText;
+using kernel_testing::RunText;
+using kernel_testing::RunViews;
+using kernel_testing::Values;
 
 // 0, 1, 2, ... as `T`.
 template <typename T>
@@ -59,52 +55,6 @@ Tensor Iota(ElementType type, std::vector<int64_t> dims) {
   T* p = t.As<T>();
   for (int64_t i = 0; i < t.NumElements(); ++i) p[i] = static_cast<T>(i);
   return t;
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  const T* p = t.As<T>();
-  return std::vector<T>(p, p + t.NumElements());
-}
-
-std::vector<int64_t> Dims(const Tensor& t) { return {t.dims().begin(), t.dims().end()}; }
-
-// Parses a one-node model and runs its node.
-absl::StatusOr<std::vector<Tensor>> RunText(const std::string& text,
-                                            const std::vector<Tensor>& inputs) {
-  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
-  if (!model.ok()) return model.status();
-  const Node* node = *(*model)->graph().nodes().begin();
-  return RunNode(*node, (*model)->OpsetVersion(""), inputs);
-}
-
-// Runs `node` on explicit (possibly strided) input views, with dense outputs of `out_dims`.
-absl::StatusOr<std::vector<Tensor>> RunViews(const std::string& text,
-                                             std::vector<TensorView> inputs,
-                                             std::vector<std::vector<int64_t>> out_dims) {
-  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
-  if (!model.ok()) return model.status();
-  const Node& node = **(*model)->graph().nodes().begin();
-  absl::StatusOr<std::unique_ptr<OpKernel>> kernel = CreateKernel(node, (*model)->OpsetVersion(""));
-  if (!kernel.ok()) return kernel.status();
-  std::vector<Tensor> outputs;
-  std::vector<TensorView> views;
-  for (const auto& dims : out_dims) {
-    outputs.emplace_back(inputs[0].type, dims);
-    views.push_back(outputs.back().view());
-  }
-  KernelContext ctx(node, (*model)->OpsetVersion(""));
-  ctx.SetInputs(std::move(inputs));
-  ctx.SetOutputs(views, std::vector<bool>(views.size(), true),
-                 std::vector<bool>(views.size(), true));
-  ANVIL_RETURN_IF_ERROR((*kernel)->Compute(ctx));
-  return outputs;
-}
-
-std::string ModelText(const std::string& opset, const std::string& signature,
-                      const std::string& body) {
-  return absl::StrCat("<ir_version: 8, opset_import: [\"\" : ", opset, "]>\n", signature, " {\n",
-                      body, "\n}\n");
 }
 
 // ---- Transpose ----
@@ -140,7 +90,7 @@ TEST(DataKernels, TransposeTiledAndPermutations) {
     std::vector<int64_t> out_dims;
     for (int64_t p : perm) out_dims.push_back(dims[p]);
     const std::string text = ModelText(
-        "17", absl::StrCat("g (float[3,37,70] x) => (float[", absl::StrJoin(out_dims, ","), "] y)"),
+        17, absl::StrCat("g (float[3,37,70] x) => (float[", absl::StrJoin(out_dims, ","), "] y)"),
         absl::StrCat("y = Transpose <perm = [", absl::StrJoin(perm, ", "), "]> (x)"));
     absl::StatusOr<std::vector<Tensor>> out = RunText(text, {x});
     ASSERT_TRUE(out.ok()) << out.status();
@@ -163,7 +113,7 @@ TEST(DataKernels, TransposeEveryElementSize) {
     }
     const std::string name(ElementTypeName(type));
     const std::string text =
-        ModelText("17", absl::StrCat("g (", name, "[5,3,4] x) => (", name, "[4,5,3] y)"),
+        ModelText(17, absl::StrCat("g (", name, "[5,3,4] x) => (", name, "[4,5,3] y)"),
                   "y = Transpose <perm = [2, 0, 1]> (x)");
     absl::StatusOr<std::vector<Tensor>> out = RunText(text, {x});
     if (type == ElementType::kComplex128 && !out.ok()) continue;  // text syntax may lack it
@@ -188,7 +138,7 @@ TEST(DataKernels, TransposeOfStridedInput) {
   x.dims = {6, 4};
   x.strides = {1, 6};
   absl::StatusOr<std::vector<Tensor>> out = RunViews(
-      ModelText("17", "g (int32[6,4] x) => (int32[4,6] y)", "y = Transpose (x)"), {x}, {{4, 6}});
+      ModelText(17, "g (int32[6,4] x) => (int32[4,6] y)", "y = Transpose (x)"), {x}, {{4, 6}});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int32_t>((*out)[0]), Values<int32_t>(base));
 }
@@ -200,21 +150,21 @@ TEST(DataKernels, ReshapeCopiesStridedInput) {
   TensorView x = base.view();  // columns 1..2 of every row: [3, 2] with strides [4, 1]
   x.data = base.As<float>() + 1;
   x.dims = {3, 2};
-  absl::StatusOr<std::vector<Tensor>> out = RunViews(
-      ModelText("17", "g (float[3,2] x, int64[1] s) => (float[6] y)", "y = Reshape (x, s)"),
-      {x, Int64s({1}, {6}).view()}, {{6}});
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunViews(ModelText(17, "g (float[3,2] x, int64[1] s) => (float[6] y)", "y = Reshape (x, s)"),
+               {x, Int64s({1}, {6}).view()}, {{6}});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{1, 2, 5, 6, 9, 10}));
 }
 
 TEST(DataKernels, ReshapeOpset1AndSqueezeOpset11) {
   absl::StatusOr<std::vector<Tensor>> out = RunText(
-      ModelText("4", "g (float[2,3] x) => (float[3,2] y)", "y = Reshape <shape = [3, -1]> (x)"),
+      ModelText(4, "g (float[2,3] x) => (float[3,2] y)", "y = Reshape <shape = [3, -1]> (x)"),
       {Iota<float>(ElementType::kFloat, {2, 3})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Dims((*out)[0]), (std::vector<int64_t>{3, 2}));
   out = RunText(
-      ModelText("11", "g (float[1,3,1] x) => (float[3] y)", "y = Squeeze <axes = [0, -1]> (x)"),
+      ModelText(11, "g (float[1,3,1] x) => (float[3] y)", "y = Squeeze <axes = [0, -1]> (x)"),
       {Iota<float>(ElementType::kFloat, {1, 3, 1})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{0, 1, 2}));
@@ -230,7 +180,7 @@ TEST(DataKernels, ConcatStridedAndBroadcastInputs) {
   b.dims = {2, 3};
   b.strides = {0, 0};
   absl::StatusOr<std::vector<Tensor>> out =
-      RunViews(ModelText("17", "g (float[2,2] a, float[2,3] b) => (float[2,5] y)",
+      RunViews(ModelText(17, "g (float[2,2] a, float[2,3] b) => (float[2,5] y)",
                          "y = Concat <axis = -1> (a, b)"),
                {a.view(), b}, {{2, 5}});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -240,13 +190,13 @@ TEST(DataKernels, ConcatStridedAndBroadcastInputs) {
 TEST(DataKernels, SplitVersions) {
   Tensor x = Iota<int64_t>(ElementType::kInt64, {2, 5});
   absl::StatusOr<std::vector<Tensor>> out =
-      RunText(ModelText("11", "g (int64[2,5] x) => (int64[2,2] a, int64[2,3] b)",
+      RunText(ModelText(11, "g (int64[2,5] x) => (int64[2,2] a, int64[2,3] b)",
                         "a, b = Split <axis = 1, split = [2, 3]> (x)"),
               {x});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int64_t>((*out)[0]), (std::vector<int64_t>{0, 1, 5, 6}));
   EXPECT_EQ(Values<int64_t>((*out)[1]), (std::vector<int64_t>{2, 3, 4, 7, 8, 9}));
-  out = RunText(ModelText("13", "g (int64[2,5] x, int64[2] s) => (int64[2,4] a, int64[2,1] b)",
+  out = RunText(ModelText(13, "g (int64[2,5] x, int64[2] s) => (int64[2,4] a, int64[2,1] b)",
                           "a, b = Split <axis = 1> (x, s)"),
                 {x, Int64s({2}, {4, 1})});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -257,15 +207,14 @@ TEST(DataKernels, SliceNegativeStepsAndOpset1) {
   Tensor x = Iota<float>(ElementType::kFloat, {3, 4});
   absl::StatusOr<std::vector<Tensor>> out = RunText(
       ModelText(
-          "13",
-          "g (float[3,4] x, int64[2] s, int64[2] e, int64[2] a, int64[2] st) => (float[2,2] y)",
+          13, "g (float[3,4] x, int64[2] s, int64[2] e, int64[2] a, int64[2] st) => (float[2,2] y)",
           "y = Slice (x, s, e, a, st)"),
       {x, Int64s({2}, {-1, 100}), Int64s({2}, {0, -100}), Int64s({2}, {1, 0}),
        Int64s({2}, {-2, -2})});
   ASSERT_TRUE(out.ok()) << out.status();
   // rows 2, 0 (axis 0 step -2 from the end); columns 3, 1.
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{11, 9, 3, 1}));
-  out = RunText(ModelText("9", "g (float[3,4] x) => (float[2,3] y)",
+  out = RunText(ModelText(9, "g (float[3,4] x) => (float[2,3] y)",
                           "y = Slice <starts = [1, 1], ends = [1000, 4]> (x)"),
                 {x});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -277,12 +226,12 @@ TEST(DataKernels, SliceNegativeStepsAndOpset1) {
 TEST(DataKernels, GatherInnerBlocksAndErrors) {
   Tensor x = Iota<float>(ElementType::kFloat, {3, 2, 2});
   absl::StatusOr<std::vector<Tensor>> out =
-      RunText(ModelText("13", "g (float[3,2,2] x, int32[2] i) => (float[2,2,2] y)",
+      RunText(ModelText(13, "g (float[3,2,2] x, int32[2] i) => (float[2,2,2] y)",
                         "y = Gather <axis = 0> (x, i)"),
               {x, MakeTensor<int32_t>(ElementType::kInt32, {2}, {-1, 0})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{8, 9, 10, 11, 0, 1, 2, 3}));
-  out = RunText(ModelText("13", "g (float[3,2,2] x, int64[1] i) => (float[1,2,2] y)",
+  out = RunText(ModelText(13, "g (float[3,2,2] x, int64[1] i) => (float[1,2,2] y)",
                           "y = Gather <axis = 0> (x, i)  # gather_node"),
                 {x, Int64s({1}, {3})});
   ASSERT_FALSE(out.ok());
@@ -292,12 +241,12 @@ TEST(DataKernels, GatherInnerBlocksAndErrors) {
 TEST(DataKernels, GatherNDBatchAndScatterNDReduction) {
   Tensor data = Iota<int32_t>(ElementType::kInt32, {2, 3});
   absl::StatusOr<std::vector<Tensor>> out =
-      RunText(ModelText("13", "g (int32[2,3] x, int64[2,1] i) => (int32[2] y)",
+      RunText(ModelText(13, "g (int32[2,3] x, int64[2,1] i) => (int32[2] y)",
                         "y = GatherND <batch_dims = 1> (x, i)"),
               {data, Int64s({2, 1}, {2, -3})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int32_t>((*out)[0]), (std::vector<int32_t>{2, 3}));
-  out = RunText(ModelText("16", "g (int32[2,3] x, int64[2,1] i, int32[2,3] u) => (int32[2,3] y)",
+  out = RunText(ModelText(16, "g (int32[2,3] x, int64[2,1] i, int32[2,3] u) => (int32[2,3] y)",
                           "y = ScatterND <reduction = \"mul\"> (x, i, u)"),
                 {data, Int64s({2, 1}, {1, 1}),
                  MakeTensor<int32_t>(ElementType::kInt32, {2, 3}, {2, 2, 2, 3, 3, 3})});
@@ -311,10 +260,10 @@ TEST(DataKernels, ScatterElementsAddHalf) {
   for (int i = 0; i < 4; ++i) data.As<Half>()[i] = Half(static_cast<float>(i));
   updates.As<Half>()[0] = Half(0.5f);
   updates.As<Half>()[1] = Half(0.25f);
-  absl::StatusOr<std::vector<Tensor>> out = RunText(
-      ModelText("16", "g (float16[2,2] x, int64[2,1] i, float16[2,1] u) => (float16[2,2] y)",
-                "y = ScatterElements <axis = 1, reduction = \"add\"> (x, i, u)"),
-      {data, Int64s({2, 1}, {1, -2}), updates});
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunText(ModelText(16, "g (float16[2,2] x, int64[2,1] i, float16[2,1] u) => (float16[2,2] y)",
+                        "y = ScatterElements <axis = 1, reduction = \"add\"> (x, i, u)"),
+              {data, Int64s({2, 1}, {1, -2}), updates});
   ASSERT_TRUE(out.ok()) << out.status();
   std::vector<float> got;
   for (int i = 0; i < 4; ++i) got.push_back(static_cast<float>((*out)[0].As<Half>()[i]));
@@ -323,14 +272,13 @@ TEST(DataKernels, ScatterElementsAddHalf) {
 
 TEST(DataKernels, IndexErrorsNameNodeAndValue) {
   Tensor data = Iota<float>(ElementType::kFloat, {2, 3});
-  absl::StatusOr<std::vector<Tensor>> out =
-      RunText(ModelText("13", "g (float[2,3] x, int64[1,2] i) => (float[1] y)",
-                        "y = GatherND (x, i)  # gnd"),
-              {data, Int64s({1, 2}, {1, -4})});
+  absl::StatusOr<std::vector<Tensor>> out = RunText(
+      ModelText(13, "g (float[2,3] x, int64[1,2] i) => (float[1] y)", "y = GatherND (x, i)  # gnd"),
+      {data, Int64s({1, 2}, {1, -4})});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(out.status().message().find("index -4"), std::string::npos) << out.status();
-  out = RunText(ModelText("13", "g (float[2,3] x, int64[2,1] i, float[2,1] u) => (float[2,3] y)",
+  out = RunText(ModelText(13, "g (float[2,3] x, int64[2,1] i, float[2,1] u) => (float[2,3] y)",
                           "y = ScatterElements <axis = 1> (x, i, u)"),
                 {data, Int64s({2, 1}, {0, 3}), Floats({2, 1}, {1, 1})});
   ASSERT_FALSE(out.ok());
@@ -340,7 +288,7 @@ TEST(DataKernels, IndexErrorsNameNodeAndValue) {
 
 TEST(DataKernels, StringsAreUnimplemented) {
   absl::StatusOr<std::vector<Tensor>> out =
-      RunText(ModelText("13", "g (string[2,1] x) => (string[1,2] y)", "y = Transpose (x)"),
+      RunText(ModelText(13, "g (string[2,1] x) => (string[1,2] y)", "y = Transpose (x)"),
               {Tensor(ElementType::kString, {2, 1})});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented) << out.status();
@@ -350,15 +298,14 @@ TEST(DataKernels, StringsAreUnimplemented) {
 
 TEST(DataKernels, TileOpset1AndExpand) {
   Tensor x = Iota<uint16_t>(ElementType::kUint16, {2, 2});
-  absl::StatusOr<std::vector<Tensor>> out =
-      RunText(ModelText("5", "g (uint16[2,2] x, int64 t, int64 a) => (uint16[2,6] y)",
-                        "y = Tile (x, t, a)"),
-              {x, Int64s({}, {3}), Int64s({}, {1})});
+  absl::StatusOr<std::vector<Tensor>> out = RunText(
+      ModelText(5, "g (uint16[2,2] x, int64 t, int64 a) => (uint16[2,6] y)", "y = Tile (x, t, a)"),
+      {x, Int64s({}, {3}), Int64s({}, {1})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<uint16_t>((*out)[0]),
             (std::vector<uint16_t>{0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3}));
   out = RunText(
-      ModelText("13", "g (uint16[2,1] x, int64[3] s) => (uint16[2,2,3] y)", "y = Expand (x, s)"),
+      ModelText(13, "g (uint16[2,1] x, int64[3] s) => (uint16[2,2,3] y)", "y = Expand (x, s)"),
       {MakeTensor<uint16_t>(ElementType::kUint16, {2, 1}, {4, 5}), Int64s({3}, {2, 1, 3})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<uint16_t>((*out)[0]),
@@ -369,18 +316,18 @@ TEST(DataKernels, PadModesAndOldOpsets) {
   Tensor x = Iota<int32_t>(ElementType::kInt32, {1, 3});
   // reflect wider than the dim: numpy's periodic reflection.
   absl::StatusOr<std::vector<Tensor>> out =
-      RunText(ModelText("13", "g (int32[1,3] x, int64[4] p) => (int32[1,10] y)",
+      RunText(ModelText(13, "g (int32[1,3] x, int64[4] p) => (int32[1,10] y)",
                         "y = Pad <mode = \"reflect\"> (x, p)"),
               {x, Int64s({4}, {0, 4, 0, 3})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int32_t>((*out)[0]), (std::vector<int32_t>{0, 1, 2, 1, 0, 1, 2, 1, 0, 1}));
   // Negative pads crop; opset 2 attributes; constant 7.
-  out = RunText(ModelText("2", "g (int32[1,3] x) => (int32[2,3] y)",
+  out = RunText(ModelText(2, "g (int32[1,3] x) => (int32[2,3] y)",
                           "y = Pad <pads = [1, -1, 0, 1], value = 7.0> (x)"),
                 {x});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int32_t>((*out)[0]), (std::vector<int32_t>{7, 7, 7, 1, 2, 7}));
-  out = RunText(ModelText("1", "g (int32[1,3] x) => (int32[1,5] y)",
+  out = RunText(ModelText(1, "g (int32[1,3] x) => (int32[1,5] y)",
                           "y = Pad <paddings = [0, 1, 0, 1], mode = \"edge\"> (x)"),
                 {x});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -390,28 +337,28 @@ TEST(DataKernels, PadModesAndOldOpsets) {
 // ---- Creation ops ----
 
 TEST(DataKernels, RangeConstantEyeLikeShape) {
-  absl::StatusOr<std::vector<Tensor>> out = RunText(
-      ModelText("13", "g (int16 a, int16 b, int16 c) => (int16[4] y)", "y = Range (a, b, c)"),
-      {MakeTensor<int16_t>(ElementType::kInt16, {}, {10}),
-       MakeTensor<int16_t>(ElementType::kInt16, {}, {2}),
-       MakeTensor<int16_t>(ElementType::kInt16, {}, {-2})});
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunText(ModelText(13, "g (int16 a, int16 b, int16 c) => (int16[4] y)", "y = Range (a, b, c)"),
+              {MakeTensor<int16_t>(ElementType::kInt16, {}, {10}),
+               MakeTensor<int16_t>(ElementType::kInt16, {}, {2}),
+               MakeTensor<int16_t>(ElementType::kInt16, {}, {-2})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int16_t>((*out)[0]), (std::vector<int16_t>{10, 8, 6, 4}));
 
-  out = RunText(ModelText("13", "g () => (int64[3] y)", "y = Constant <value_ints = [4, 5, 6]> ()"),
+  out = RunText(ModelText(13, "g () => (int64[3] y)", "y = Constant <value_ints = [4, 5, 6]> ()"),
                 {});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int64_t>((*out)[0]), (std::vector<int64_t>{4, 5, 6}));
 
   out = RunText(
-      ModelText("13", "g (float[3,4] x) => (int32[3,4] y)", "y = EyeLike <k = -1, dtype = 6> (x)"),
+      ModelText(13, "g (float[3,4] x) => (int32[3,4] y)", "y = EyeLike <k = -1, dtype = 6> (x)"),
       {Floats({3, 4}, std::vector<float>(12))});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int32_t>((*out)[0]), (std::vector<int32_t>{0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0}));
 
-  out = RunText(ModelText("15", "g (float[2,3,4,5] x) => (int64[2] y)",
-                          "y = Shape <start = -3, end = -1> (x)"),
-                {Floats({2, 3, 4, 5}, std::vector<float>(120))});
+  out = RunText(
+      ModelText(15, "g (float[2,3,4,5] x) => (int64[2] y)", "y = Shape <start = -3, end = -1> (x)"),
+      {Floats({2, 3, 4, 5}, std::vector<float>(120))});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int64_t>((*out)[0]), (std::vector<int64_t>{3, 4}));
 }
@@ -419,21 +366,21 @@ TEST(DataKernels, RangeConstantEyeLikeShape) {
 TEST(DataKernels, CompressNonZeroOneHot) {
   Tensor x = Iota<float>(ElementType::kFloat, {2, 3});
   absl::StatusOr<std::vector<Tensor>> out =
-      RunText(ModelText("13", "g (float[2,3] x, bool[4] c) => (float[?] y)", "y = Compress (x, c)"),
+      RunText(ModelText(13, "g (float[2,3] x, bool[4] c) => (float[?] y)", "y = Compress (x, c)"),
               {x, MakeTensor<uint8_t>(ElementType::kBool, {4}, {0, 1, 0, 1})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{1, 3}));
 
-  out = RunText(ModelText("13", "g (bool[2,2] x) => (int64[2,?] y)", "y = NonZero (x)"),
+  out = RunText(ModelText(13, "g (bool[2,2] x) => (int64[2,?] y)", "y = NonZero (x)"),
                 {MakeTensor<uint8_t>(ElementType::kBool, {2, 2}, {1, 0, 1, 1})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Dims((*out)[0]), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(Values<int64_t>((*out)[0]), (std::vector<int64_t>{0, 1, 1, 0, 0, 1}));
 
-  out = RunText(ModelText("11", "g (int64[3] i, float d, int8[2] v) => (int8[3,4] y)",
-                          "y = OneHot (i, d, v)"),
-                {Int64s({3}, {1, -1, 7}), Floats({}, {4.0f}),
-                 MakeTensor<int8_t>(ElementType::kInt8, {2}, {-1, 5})});
+  out = RunText(
+      ModelText(11, "g (int64[3] i, float d, int8[2] v) => (int8[3,4] y)", "y = OneHot (i, d, v)"),
+      {Int64s({3}, {1, -1, 7}), Floats({}, {4.0f}),
+       MakeTensor<int8_t>(ElementType::kInt8, {2}, {-1, 5})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int8_t>((*out)[0]),
             (std::vector<int8_t>{-1, 5, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1}));
@@ -444,13 +391,13 @@ TEST(DataKernels, CompressNonZeroOneHot) {
 TEST(DataKernels, ResizeNearestIntAndLinearUint8) {
   Tensor x = MakeTensor<int8_t>(ElementType::kInt8, {1, 2}, {-3, 7});
   absl::StatusOr<std::vector<Tensor>> out =
-      RunText(ModelText("13", "g (int8[1,2] x, float[2] s) => (int8[1,4] y)",
+      RunText(ModelText(13, "g (int8[1,2] x, float[2] s) => (int8[1,4] y)",
                         "y = Resize <mode = \"nearest\"> (x, , s)"),
               {x, Tensor(), Floats({2}, {1, 2})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int8_t>((*out)[0]), (std::vector<int8_t>{-3, -3, 7, 7}));
   Tensor u = MakeTensor<uint8_t>(ElementType::kUint8, {1, 2}, {0, 255});
-  out = RunText(ModelText("13", "g (uint8[1,2] x, float[2] s) => (uint8[1,4] y)",
+  out = RunText(ModelText(13, "g (uint8[1,2] x, float[2] s) => (uint8[1,4] y)",
                           "y = Resize <mode = \"linear\", coordinate_transformation_mode = "
                           "\"align_corners\"> (x, , s)"),
                 {u, Tensor(), Floats({2}, {1, 2})});
@@ -461,7 +408,7 @@ TEST(DataKernels, ResizeNearestIntAndLinearUint8) {
 
 TEST(DataKernels, UpsampleOpset7Linear) {
   absl::StatusOr<std::vector<Tensor>> out =
-      RunText(ModelText("7", "g (float[1,2] x) => (float[1,4] y)",
+      RunText(ModelText(7, "g (float[1,2] x) => (float[1,4] y)",
                         "y = Upsample <mode = \"linear\", scales = [1.0, 2.0]> (x)"),
               {Floats({1, 2}, {1, 3})});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -472,21 +419,21 @@ TEST(DataKernels, UpsampleOpset7Linear) {
 TEST(DataKernels, ReverseSequenceAndTrilu) {
   Tensor x = Iota<float>(ElementType::kFloat, {3, 2});  // [time, batch]
   absl::StatusOr<std::vector<Tensor>> out =
-      RunText(ModelText("13", "g (float[3,2] x, int64[2] l) => (float[3,2] y)",
+      RunText(ModelText(13, "g (float[3,2] x, int64[2] l) => (float[3,2] y)",
                         "y = ReverseSequence <batch_axis = 1, time_axis = 0> (x, l)"),
               {x, Int64s({2}, {3, 2})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{4, 3, 2, 1, 0, 5}));
-  out = RunText(ModelText("14", "g (float[3,2] x, int64 k) => (float[3,2] y)",
-                          "y = Trilu <upper = 0> (x, k)"),
-                {x, Int64s({}, {-1})});
+  out = RunText(
+      ModelText(14, "g (float[3,2] x, int64 k) => (float[3,2] y)", "y = Trilu <upper = 0> (x, k)"),
+      {x, Int64s({}, {-1})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{0, 0, 2, 0, 4, 5}));
 }
 
 // ---- ONNX backend tests ----
 
-constexpr char kNodeTests[] = "/usr/include/onnx/backend/test/data/node";
+constexpr const char* kNodeTests = kernel_testing::kOnnxNodeTestDir;
 
 // The ops of this family.
 const std::set<std::string>& FamilyOps() {
@@ -507,42 +454,6 @@ const std::set<std::string>& FamilyOps() {
                                                      "Transpose",    "Trilu",
                                                      "Unsqueeze",    "Upsample"};
   return *ops;
-}
-
-double ElementAsDouble(const Tensor& t, int64_t i) {
-  double v = 0;
-  DispatchNumeric(t.type(), "compare", [&](auto tag) -> absl::Status {
-    v = ConvertElement<double>(t.As<decltype(tag)>()[i]);
-    return absl::OkStatus();
-  }).IgnoreError();
-  return v;
-}
-
-// Empty when equal: rtol 1e-3 / atol 1e-7 for floating types, exact bytes otherwise.
-std::string Compare(const Tensor& got, const Tensor& want) {
-  if (got.type() != want.type() || got.dims() != want.dims()) {
-    return absl::StrCat("got ", got.view().DebugString(), ", want ", want.view().DebugString());
-  }
-  const bool floating = want.type() == ElementType::kFloat || want.type() == ElementType::kDouble ||
-                        want.type() == ElementType::kFloat16 ||
-                        want.type() == ElementType::kBfloat16;
-  if (!floating) {
-    if (std::memcmp(got.data(), want.data(), want.ByteSize()) == 0) return "";
-    for (int64_t i = 0; i < want.NumElements(); ++i) {
-      const size_t e = ElementSize(want.type());
-      if (std::memcmp(got.As<uint8_t>() + i * e, want.As<uint8_t>() + i * e, e) != 0) {
-        return absl::StrCat("element ", i, " differs");
-      }
-    }
-  }
-  for (int64_t i = 0; i < want.NumElements(); ++i) {
-    const double g = ElementAsDouble(got, i), w = ElementAsDouble(want, i);
-    if (std::isnan(w) && std::isnan(g)) continue;
-    if (!(std::abs(g - w) <= 1e-7 + 1e-3 * std::abs(w))) {
-      return absl::StrCat("element ", i, ": got ", g, ", want ", w);
-    }
-  }
-  return "";
 }
 
 // Runs one backend test directory (its nodes in order); empty when it passes.
@@ -580,7 +491,7 @@ std::string RunBackendTest(const std::filesystem::path& dir, const Model& model)
       absl::StatusOr<Tensor> want =
           ReadTensor((set.path() / absl::StrCat("output_", k, ".pb")).string());
       if (!want.ok()) return std::string(want.status().message());
-      std::string diff = Compare(values[graph.outputs()[k]], *want);
+      std::string diff = CompareTensors(values[graph.outputs()[k]], *want);
       if (!diff.empty()) {
         return absl::StrCat(set.path().filename().string(), " output ", k, ": ", diff);
       }

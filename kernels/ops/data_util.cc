@@ -253,39 +253,7 @@ TensorView DenseInput(const KernelContext& ctx, int i, Tensor* scratch) {
   return scratch->view();
 }
 
-namespace {
-
-template <typename To>
-absl::StatusOr<std::vector<To>> ReadAs(const KernelContext& ctx, int i) {
-  if (!ctx.HasInput(i)) return ctx.Error(absl::StrCat("input ", i, " is missing"));
-  Tensor scratch;
-  const TensorView in = DenseInput(ctx, i, &scratch);
-  std::vector<To> values(static_cast<size_t>(in.NumElements()));
-  absl::Status s = DispatchNumeric(in.type, ctx.node().op_type(), [&](auto tag) -> absl::Status {
-    using T = decltype(tag);
-    const T* p = in.As<T>();
-    for (size_t k = 0; k < values.size(); ++k) values[k] = ConvertElement<To>(p[k]);
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return values;
-}
-
-}  // namespace
-
-absl::StatusOr<std::vector<int64_t>> ReadInt64s(const KernelContext& ctx, int i) {
-  const TensorView& in = ctx.input(i);
-  // The common index types without a per-element conversion call.
-  if (in.Contiguous() && in.type == ElementType::kInt64) {
-    const int64_t* p = in.As<int64_t>();
-    return std::vector<int64_t>(p, p + in.NumElements());
-  }
-  return ReadAs<int64_t>(ctx, i);
-}
-
-absl::StatusOr<std::vector<double>> ReadDoubles(const KernelContext& ctx, int i) {
-  return ReadAs<double>(ctx, i);
-}
+namespace {}  // namespace
 
 absl::StatusOr<int64_t> NormalizeAxis(const KernelContext& ctx, int64_t axis, int64_t rank) {
   return ::anvil::NormalizeAxis(ctx.node(), axis, rank);

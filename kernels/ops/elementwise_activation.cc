@@ -106,7 +106,7 @@ class ClipKernel final : public OpKernel {
     }
     return DispatchTypes<kNumericTypes>(x.type, "Clip", [&](auto tag) -> absl::Status {
       using T = decltype(tag);
-      using C = Calc<T>;
+      using C = ComputeType<T>;
       C lo, hi;
       if constexpr (std::is_floating_point_v<C>) {
         lo = -std::numeric_limits<C>::infinity();

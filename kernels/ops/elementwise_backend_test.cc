@@ -20,20 +20,21 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/absl_compat.h"
+#include "exec/node_executor.h"
 #include "gmock/gmock.h"
 #include "graph/elements.h"
 #include "graph/ir.h"
 #include "graph/onnx_import.h"
 #include "gtest/gtest.h"
-#include "exec/node_executor.h"
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
+#include "kernels/testing/kernel_test_util.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {
 namespace {
 
-constexpr char kNodeTestDir[] = "/usr/include/onnx/backend/test/data/node";
+constexpr const char* kNodeTestDir = kernel_testing::kOnnxNodeTestDir;
 
 // The family's ops (kernels/ops/elementwise.cc), separated by spaces.
 constexpr char kFamilyOps[] =
@@ -72,44 +73,6 @@ absl::StatusOr<onnx::TensorProto> ReadTensorProto(const std::string& path) {
     return absl::NotFoundError(absl::StrCat("cannot read ", path));
   }
   return proto;
-}
-
-// "" when equal within tolerance (rtol 1e-3, atol 1e-7; exact for integers and bools; one
-// bfloat16 ulp for bfloat16, whose reference truncates where Anvil rounds to nearest even).
-std::string Compare(const Tensor& want, const Tensor& got) {
-  if (want.type() != got.type()) {
-    return absl::StrCat("type ", AsAbsl(ElementTypeName(got.type())),
-                        " != ", AsAbsl(ElementTypeName(want.type())));
-  }
-  if (!std::equal(want.dims().begin(), want.dims().end(), got.dims().begin(), got.dims().end())) {
-    return absl::StrCat("dims [", absl::StrJoin(got.dims(), ","), "] != [",
-                        absl::StrJoin(want.dims(), ","), "]");
-  }
-  const ElementType t = want.type();
-  const bool is_float = t == ElementType::kFloat || t == ElementType::kDouble ||
-                        t == ElementType::kFloat16 || t == ElementType::kBfloat16;
-  const double rtol = t == ElementType::kBfloat16 ? 1.0 / 128 : 1e-3;
-  const auto* w = want.As<uint8_t>();
-  const auto* g = got.As<uint8_t>();
-  int mismatches = 0;
-  std::string first;
-  for (int64_t i = 0; i < want.NumElements(); ++i) {
-    bool ok;
-    std::string detail;
-    if (is_float) {
-      const double a = ReadElementAsDouble(t, w, i), b = ReadElementAsDouble(t, g, i);
-      ok = (std::isnan(a) && std::isnan(b)) || a == b ||
-           std::abs(a - b) <= 1e-7 + rtol * std::abs(a);
-      detail = absl::StrCat(b, " vs ", a);
-    } else {
-      const int64_t a = ReadElementAsInt64(t, w, i), b = ReadElementAsInt64(t, g, i);
-      ok = a == b;
-      detail = absl::StrCat(b, " vs ", a);
-    }
-    if (!ok && mismatches++ == 0) first = absl::StrCat("element ", i, ": ", detail);
-  }
-  if (mismatches == 0) return "";
-  return absl::StrCat(mismatches, " mismatches, first ", first);
 }
 
 // ONNX 1.12's bfloat16 Cast tests store their bfloat16 data as uint16 TensorProtos (the bits,
@@ -177,15 +140,19 @@ std::string RunBackendTest(const std::filesystem::path& dir) {
     if (!proto.ok()) return proto.status().ToString();
     absl::StatusOr<Tensor> want = DecodeTensor(*proto);
     if (!want.ok()) return want.status().ToString();
+    const Tensor expected = AsDeclaredType(*want, graph.outputs()[k]);
+    // One bfloat16 ulp: the reference truncates where Anvil rounds to nearest even.
+    const double rtol = expected.type() == ElementType::kBfloat16 ? 1.0 / 128 : 1e-3;
     const std::string diff =
-        Compare(AsDeclaredType(*want, graph.outputs()[k]), values[graph.outputs()[k]]);
+        kernel_testing::CompareTensors(values[graph.outputs()[k]], expected, rtol);
     if (!diff.empty()) return absl::StrCat("output ", k, ": ", diff);
   }
   return "";
 }
 
 TEST(ElementwiseBackendTest, NodeTests) {
-  if (!std::filesystem::exists(kNodeTestDir)) GTEST_SKIP() << "no ONNX backend test data";
+  ASSERT_TRUE(std::filesystem::exists(kNodeTestDir))
+      << "no ONNX backend test data (libonnx-testdata)";
   std::vector<std::filesystem::path> dirs;
   for (const auto& entry : std::filesystem::directory_iterator(kNodeTestDir)) {
     dirs.push_back(entry.path());

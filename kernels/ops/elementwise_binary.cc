@@ -158,8 +158,8 @@ constexpr uint32_t kPowBaseTypes =
 
 template <typename A, typename B>
 inline A PowValue(A base, B exponent, Errors* errors) {
-  using CA = Calc<A>;
-  using CB = Calc<B>;
+  using CA = ComputeType<A>;
+  using CB = ComputeType<B>;
   const CA x = Widen(base);
   const CB e = Widen(exponent);
   if constexpr (std::is_floating_point_v<CA>) {
@@ -312,7 +312,7 @@ absl::Status PReluCompute(KernelContext& ctx) {
   return DispatchTypes<kNumericTypes>(y.type, "PRelu", [&](auto tag) {
     using T = decltype(tag);
     MapBinary<T, T, T>(x, *slope, y, [](T v, T s) {
-      const Calc<T> cv = Widen(v);
+      const ComputeType<T> cv = Widen(v);
       if constexpr (std::is_integral_v<T>) {
         return cv < 0 ? WrapMul(cv, Widen(s)) : cv;
       } else {

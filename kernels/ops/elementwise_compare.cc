@@ -257,7 +257,7 @@ absl::Status FoldCompute(KernelContext& ctx) {
         simd::BinaryVectorScalar(simd::BinaryOp::kDiv, y.As<float>(), static_cast<float>(n),
                                  y.As<float>(), static_cast<size_t>(y.NumElements()));
       } else {
-        const Calc<T> count = static_cast<Calc<T>>(n);
+        const ComputeType<T> count = static_cast<ComputeType<T>>(n);
         MapUnary<T, T>(y, y, [count](T v) { return Narrow<T>(Widen(v) / count); });
       }
     }

@@ -42,58 +42,8 @@ namespace anvil::elementwise {
 // Element types
 // ---------------------------------------------------------------------------------------------
 
-// Sets of element types a kernel is instantiated for (bit i = ElementType i).
-constexpr uint32_t TypeBit(ElementType t) { return 1u << static_cast<int>(t); }
-constexpr uint32_t kFloatTypes = TypeBit(ElementType::kFloat) | TypeBit(ElementType::kDouble) |
-                                 TypeBit(ElementType::kFloat16) | TypeBit(ElementType::kBfloat16);
-constexpr uint32_t kSignedIntTypes = TypeBit(ElementType::kInt8) | TypeBit(ElementType::kInt16) |
-                                     TypeBit(ElementType::kInt32) | TypeBit(ElementType::kInt64);
-constexpr uint32_t kUnsignedIntTypes =
-    TypeBit(ElementType::kUint8) | TypeBit(ElementType::kUint16) | TypeBit(ElementType::kUint32) |
-    TypeBit(ElementType::kUint64);
-constexpr uint32_t kIntTypes = kSignedIntTypes | kUnsignedIntTypes;
-constexpr uint32_t kSignedTypes = kFloatTypes | kSignedIntTypes;
-constexpr uint32_t kNumericTypes = kFloatTypes | kIntTypes;
-constexpr uint32_t kBoolType = TypeBit(ElementType::kBool);
-constexpr uint32_t kAllNumericTypes = kNumericTypes | kBoolType;
-
-// Calls f(T{}) for the storage type of `type` when `type` is in kTypes (only those are
-// instantiated); Unimplemented naming `op` and the type otherwise.
-template <uint32_t kTypes, typename F>
-absl::Status DispatchTypes(ElementType type, std::string_view op, F&& f) {
-#define ANVIL_EW_CASE(kType, Storage)                            \
-  case ElementType::kType:                                       \
-    if constexpr ((kTypes & TypeBit(ElementType::kType)) != 0) { \
-      return f(Storage{});                                       \
-    }                                                            \
-    break;
-  switch (type) {
-    ANVIL_EW_CASE(kFloat, float)
-    ANVIL_EW_CASE(kDouble, double)
-    ANVIL_EW_CASE(kFloat16, Half)
-    ANVIL_EW_CASE(kBfloat16, BFloat16)
-    ANVIL_EW_CASE(kInt8, int8_t)
-    ANVIL_EW_CASE(kInt16, int16_t)
-    ANVIL_EW_CASE(kInt32, int32_t)
-    ANVIL_EW_CASE(kInt64, int64_t)
-    ANVIL_EW_CASE(kUint8, uint8_t)
-    ANVIL_EW_CASE(kUint16, uint16_t)
-    ANVIL_EW_CASE(kUint32, uint32_t)
-    ANVIL_EW_CASE(kUint64, uint64_t)
-    ANVIL_EW_CASE(kBool, bool)
-    default:
-      break;
-  }
-#undef ANVIL_EW_CASE
-  return UnsupportedType(op, type);
-}
-
-// The type arithmetic on T happens in: float for float16/bfloat16, T otherwise.
 template <typename T>
-using Calc = std::conditional_t<kIsHalfLike<T>, float, T>;
-
-template <typename T>
-inline Calc<T> Widen(T v) {
+inline ComputeType<T> Widen(T v) {
   if constexpr (kIsHalfLike<T>) {
     return static_cast<float>(v);
   } else {
@@ -150,7 +100,7 @@ inline I FloatToInt(F v) {
 template <typename To, typename From>
 inline To Convert(From v) {
   if constexpr (std::is_integral_v<To> && !std::is_same_v<To, bool> &&
-                std::is_floating_point_v<Calc<From>>) {
+                std::is_floating_point_v<ComputeType<From>>) {
     return FloatToInt<To>(Widen(v));
   } else {
     return ConvertElement<To>(v);

@@ -16,14 +16,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "exec/node_executor.h"
 #include "gmock/gmock.h"
 #include "graph/ir.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
 #include "hwy/targets.h"
-#include "exec/node_executor.h"
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
+#include "kernels/testing/kernel_test_util.h"
 
 namespace anvil {
 namespace {
@@ -36,24 +37,10 @@ using ::testing::HasSubstr;
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
-template <typename T>
-Tensor Make(ElementType type, std::vector<int64_t> dims, const std::vector<T>& values) {
-  Tensor t(type, dims);
-  EXPECT_EQ(t.ByteSize(), values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(t.data(), values.data(), values.size() * sizeof(T));
-  return t;
-}
-
-Tensor Floats(std::vector<int64_t> dims, const std::vector<float>& values) {
-  return Make(ElementType::kFloat, std::move(dims), values);
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  std::vector<T> v(t.NumElements());
-  if (!v.empty()) std::memcpy(v.data(), t.data(), v.size() * sizeof(T));
-  return v;
-}
+using kernel_testing::Floats;
+using kernel_testing::MakeTensor;
+using kernel_testing::RunText;
+using kernel_testing::Values;
 
 // bool tensors as 0/1 ints, for readable expectations.
 std::vector<int> Bools(const Tensor& t) {
@@ -69,15 +56,6 @@ std::string OneNode(const std::string& signature, const std::string& body, int o
                       body, " }");
 }
 
-// Parses a model holding one node and runs it on `inputs` at the model's opset.
-absl::StatusOr<std::vector<Tensor>> RunText(const std::string& text,
-                                            const std::vector<Tensor>& inputs) {
-  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
-  if (!model.ok()) return model.status();
-  const Node* node = *(*model)->graph().nodes().begin();
-  return RunNode(*node, (*model)->OpsetVersion(""), inputs);
-}
-
 // Output 0 of Run; fails the test on an error.
 Tensor RunOne(const std::string& text, const std::vector<Tensor>& inputs) {
   absl::StatusOr<std::vector<Tensor>> out = RunText(text, inputs);
@@ -86,22 +64,13 @@ Tensor RunOne(const std::string& text, const std::vector<Tensor>& inputs) {
   return (*out)[0];
 }
 
-// Runs the first node of `text` with hand-made (possibly strided) input views into a fresh
-// output of `out_type` and `out_dims`, bypassing RunNode's dense inputs.
+// Output 0 of the first node of `text` run on hand-made (possibly strided) input views.
 absl::StatusOr<Tensor> RunViews(const std::string& text, const std::vector<TensorView>& inputs,
                                 ElementType out_type, std::vector<int64_t> out_dims) {
-  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
-  if (!model.ok()) return model.status();
-  const Node& node = **(*model)->graph().nodes().begin();
-  const int64_t opset = (*model)->OpsetVersion("");
-  absl::StatusOr<std::unique_ptr<OpKernel>> kernel = CreateKernel(node, opset);
-  if (!kernel.ok()) return kernel.status();
-  Tensor out(out_type, out_dims);
-  KernelContext ctx(node, opset);
-  ctx.SetInputs(inputs);
-  ctx.SetOutputs({out.view()}, {true}, {true});
-  ANVIL_RETURN_IF_ERROR((*kernel)->Compute(ctx));
-  return out;
+  absl::StatusOr<std::vector<Tensor>> out =
+      kernel_testing::RunViews(text, inputs, {std::move(out_dims)}, out_type);
+  if (!out.ok()) return out.status();
+  return (*out)[0];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,8 +131,8 @@ TEST(ElementwiseTest, ChannelBroadcast) {
 
 TEST(ElementwiseTest, OuterProductBroadcast) {
   Tensor c = RunOne(OneNode("(int32[3,1] a, int32[4] b) => (int32[3,4] c)", "c = Sub(a, b)"),
-                    {Make<int32_t>(ElementType::kInt32, {3, 1}, {10, 20, 30}),
-                     Make<int32_t>(ElementType::kInt32, {4}, {1, 2, 3, 4})});
+                    {MakeTensor<int32_t>(ElementType::kInt32, {3, 1}, {10, 20, 30}),
+                     MakeTensor<int32_t>(ElementType::kInt32, {4}, {1, 2, 3, 4})});
   EXPECT_THAT(Values<int32_t>(c), ElementsAre(9, 8, 7, 6, 19, 18, 17, 16, 29, 28, 27, 26));
 }
 
@@ -195,27 +164,28 @@ TEST(ElementwiseTest, StridedInputs) {
 
 TEST(ElementwiseTest, IntegerArithmeticWrapsAndTruncates) {
   const std::string sig = "(int32[4] a, int32[4] b) => (int32[4] c)";
-  Tensor a = Make<int32_t>(ElementType::kInt32, {4}, {7, -7, INT32_MIN, INT32_MAX});
-  Tensor b = Make<int32_t>(ElementType::kInt32, {4}, {2, 2, -1, 2});
+  Tensor a = MakeTensor<int32_t>(ElementType::kInt32, {4}, {7, -7, INT32_MIN, INT32_MAX});
+  Tensor b = MakeTensor<int32_t>(ElementType::kInt32, {4}, {2, 2, -1, 2});
   EXPECT_THAT(Values<int32_t>(RunOne(OneNode(sig, "c = Div(a, b)"), {a, b})),
               ElementsAre(3, -3, INT32_MIN, INT32_MAX / 2));
   EXPECT_THAT(Values<int32_t>(RunOne(OneNode(sig, "c = Add(a, b)"), {a, b})),
               ElementsAre(9, -5, INT32_MAX, INT32_MIN + 1));
   EXPECT_THAT(Values<int32_t>(RunOne(OneNode(sig, "c = Mul(a, b)"), {a, b})),
               ElementsAre(14, -14, INT32_MIN, -2));
-  absl::StatusOr<std::vector<Tensor>> zero = RunText(
-      OneNode(sig, "c = Div(a, b)"), {a, Make<int32_t>(ElementType::kInt32, {4}, {1, 0, 1, 1})});
+  absl::StatusOr<std::vector<Tensor>> zero =
+      RunText(OneNode(sig, "c = Div(a, b)"),
+              {a, MakeTensor<int32_t>(ElementType::kInt32, {4}, {1, 0, 1, 1})});
   EXPECT_THAT(zero.status().message(), HasSubstr("division by zero"));
   // uint16 products that overflow int after promotion.
-  Tensor u = Make<uint16_t>(ElementType::kUint16, {1}, {65535});
+  Tensor u = MakeTensor<uint16_t>(ElementType::kUint16, {1}, {65535});
   EXPECT_THAT(Values<uint16_t>(RunOne(
                   OneNode("(uint16[1] a, uint16[1] b) => (uint16[1] c)", "c = Mul(a, b)"), {u, u})),
               ElementsAre(1));
 }
 
 TEST(ElementwiseTest, ModSignFollowsDivisorUnlessFmod) {
-  Tensor a = Make<int64_t>(ElementType::kInt64, {4}, {-4, 7, 5, -5});
-  Tensor b = Make<int64_t>(ElementType::kInt64, {4}, {3, -3, 3, -3});
+  Tensor a = MakeTensor<int64_t>(ElementType::kInt64, {4}, {-4, 7, 5, -5});
+  Tensor b = MakeTensor<int64_t>(ElementType::kInt64, {4}, {3, -3, 3, -3});
   const std::string sig = "(int64[4] a, int64[4] b) => (int64[4] c)";
   EXPECT_THAT(Values<int64_t>(RunOne(OneNode(sig, "c = Mod(a, b)"), {a, b})),
               ElementsAre(2, -2, 2, -2));
@@ -230,32 +200,33 @@ TEST(ElementwiseTest, ModSignFollowsDivisorUnlessFmod) {
 }
 
 TEST(ElementwiseTest, PowIntegerAndUnsignedExponents) {
-  Tensor base = Make<int64_t>(ElementType::kInt64, {5}, {2, -3, 1, -1, 5});
-  Tensor exp_i = Make<int8_t>(ElementType::kInt8, {5}, {10, 3, -4, -3, -1});
+  Tensor base = MakeTensor<int64_t>(ElementType::kInt64, {5}, {2, -3, 1, -1, 5});
+  Tensor exp_i = MakeTensor<int8_t>(ElementType::kInt8, {5}, {10, 3, -4, -3, -1});
   EXPECT_THAT(
       Values<int64_t>(RunOne(OneNode("(int64[5] a, int8[5] b) => (int64[5] c)", "c = Pow(a, b)"),
                              {base, exp_i})),
       ElementsAre(1024, -27, 1, -1, 0));
-  Tensor exp_u = Make<uint64_t>(ElementType::kUint64, {5}, {62, 2, 100, 7, 0});
+  Tensor exp_u = MakeTensor<uint64_t>(ElementType::kUint64, {5}, {62, 2, 100, 7, 0});
   EXPECT_THAT(
       Values<int64_t>(RunOne(OneNode("(int64[5] a, uint64[5] b) => (int64[5] c)", "c = Pow(a, b)"),
                              {base, exp_u})),
       ElementsAre(int64_t{1} << 62, 9, 1, -1, 1));
-  Tensor f =
-      RunOne(OneNode("(float[3] a, uint16[3] b) => (float[3] c)", "c = Pow(a, b)"),
-             {Floats({3}, {2, -1.5f, 10}), Make<uint16_t>(ElementType::kUint16, {3}, {3, 2, 0})});
+  Tensor f = RunOne(
+      OneNode("(float[3] a, uint16[3] b) => (float[3] c)", "c = Pow(a, b)"),
+      {Floats({3}, {2, -1.5f, 10}), MakeTensor<uint16_t>(ElementType::kUint16, {3}, {3, 2, 0})});
   EXPECT_THAT(Values<float>(f), ElementsAre(8, 2.25f, 1));
   Tensor sq = RunOne(OneNode("(float[3] a, float b) => (float[3] c)", "c = Pow(a, b)"),
                      {Floats({3}, {-3, 0.5f, 4}), Floats({}, {2})});
   EXPECT_THAT(Values<float>(sq), ElementsAre(9, 0.25f, 16));
-  Tensor ib = RunOne(OneNode("(int32[2] a, float[2] b) => (int32[2] c)", "c = Pow(a, b)"),
-                     {Make<int32_t>(ElementType::kInt32, {2}, {4, 10}), Floats({2}, {0.5f, 1.5f})});
+  Tensor ib =
+      RunOne(OneNode("(int32[2] a, float[2] b) => (int32[2] c)", "c = Pow(a, b)"),
+             {MakeTensor<int32_t>(ElementType::kInt32, {2}, {4, 10}), Floats({2}, {0.5f, 1.5f})});
   EXPECT_THAT(Values<int32_t>(ib), ElementsAre(2, 31));
 }
 
 TEST(ElementwiseTest, BitShift) {
-  Tensor x = Make<uint8_t>(ElementType::kUint8, {4}, {1, 0x81, 255, 16});
-  Tensor s = Make<uint8_t>(ElementType::kUint8, {4}, {1, 1, 8, 2});
+  Tensor x = MakeTensor<uint8_t>(ElementType::kUint8, {4}, {1, 0x81, 255, 16});
+  Tensor s = MakeTensor<uint8_t>(ElementType::kUint8, {4}, {1, 1, 8, 2});
   const std::string sig = "(uint8[4] x, uint8[4] s) => (uint8[4] y)";
   EXPECT_THAT(
       Values<uint8_t>(RunOne(OneNode(sig, "y = BitShift <direction = \"LEFT\"> (x, s)"), {x, s})),
@@ -292,11 +263,11 @@ TEST(ElementwiseTest, VariadicFoldsWithBroadcastAndNaN) {
   Tensor mean = RunOne(OneNode(sig, "y = Mean(a, b, c)"), {Floats({2, 1}, {1, 4}), b, c});
   EXPECT_THAT(Values<float>(mean), ElementsAre(1, 8.0f / 3, 2.0f / 3, 2, 11.0f / 3, 5.0f / 3));
   Tensor sum = RunOne(OneNode("(int16[2] a) => (int16[2] y)", "y = Sum(a)"),
-                      {Make<int16_t>(ElementType::kInt16, {2}, {3, -4})});
+                      {MakeTensor<int16_t>(ElementType::kInt16, {2}, {3, -4})});
   EXPECT_THAT(Values<int16_t>(sum), ElementsAre(3, -4));
   Tensor mn = RunOne(OneNode("(int16[2] a, int16[2] b) => (int16[2] y)", "y = Min(a, b)"),
-                     {Make<int16_t>(ElementType::kInt16, {2}, {3, -4}),
-                      Make<int16_t>(ElementType::kInt16, {2}, {-7, 9})});
+                     {MakeTensor<int16_t>(ElementType::kInt16, {2}, {3, -4}),
+                      MakeTensor<int16_t>(ElementType::kInt16, {2}, {-7, 9})});
   EXPECT_THAT(Values<int16_t>(mn), ElementsAre(-7, -4));
 }
 
@@ -308,8 +279,8 @@ TEST(ElementwiseTest, ComparisonsLogicAndWhere) {
   EXPECT_THAT(Bools(RunOne(OneNode(sig, "c = GreaterOrEqual(a, b)"), {a, b})),
               ElementsAre(0, 1, 0, 1));
   EXPECT_THAT(Bools(RunOne(OneNode(sig, "c = Equal(a, b)"), {a, b})), ElementsAre(0, 1, 0, 0));
-  Tensor p = Make<uint8_t>(ElementType::kBool, {4}, {1, 1, 0, 0});
-  Tensor q = Make<uint8_t>(ElementType::kBool, {4}, {1, 0, 1, 0});
+  Tensor p = MakeTensor<uint8_t>(ElementType::kBool, {4}, {1, 1, 0, 0});
+  Tensor q = MakeTensor<uint8_t>(ElementType::kBool, {4}, {1, 0, 1, 0});
   const std::string bsig = "(bool[4] p, bool[4] q) => (bool[4] r)";
   EXPECT_THAT(Bools(RunOne(OneNode(bsig, "r = And(p, q)"), {p, q})), ElementsAre(1, 0, 0, 0));
   EXPECT_THAT(Bools(RunOne(OneNode(bsig, "r = Or(p, q)"), {p, q})), ElementsAre(1, 1, 1, 0));
@@ -318,9 +289,9 @@ TEST(ElementwiseTest, ComparisonsLogicAndWhere) {
               ElementsAre(0, 0, 1, 1));
   Tensor w =
       RunOne(OneNode("(bool[2,1] c, int64[2] x, int64 y) => (int64[2,2] z)", "z = Where(c, x, y)"),
-             {Make<uint8_t>(ElementType::kBool, {2, 1}, {1, 0}),
-              Make<int64_t>(ElementType::kInt64, {2}, {1, 2}),
-              Make<int64_t>(ElementType::kInt64, {}, {-9})});
+             {MakeTensor<uint8_t>(ElementType::kBool, {2, 1}, {1, 0}),
+              MakeTensor<int64_t>(ElementType::kInt64, {2}, {1, 2}),
+              MakeTensor<int64_t>(ElementType::kInt64, {}, {-9})});
   EXPECT_THAT(Values<int64_t>(w), ElementsAre(1, 2, -9, -9));
 }
 
@@ -333,10 +304,10 @@ TEST(ElementwiseTest, RoundHalfToEvenAndSign) {
                     {Floats({6}, {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.6f})});
   EXPECT_THAT(Values<float>(r), ElementsAre(0, 2, 2, -0.0f, -2, 3));
   Tensor s = RunOne(OneNode("(int8[3] x) => (int8[3] y)", "y = Sign(x)"),
-                    {Make<int8_t>(ElementType::kInt8, {3}, {-5, 0, 7})});
+                    {MakeTensor<int8_t>(ElementType::kInt8, {3}, {-5, 0, 7})});
   EXPECT_THAT(Values<int8_t>(s), ElementsAre(-1, 0, 1));
   Tensor a = RunOne(OneNode("(int8[2] x) => (int8[2] y)", "y = Abs(x)"),
-                    {Make<int8_t>(ElementType::kInt8, {2}, {-128, -3})});
+                    {MakeTensor<int8_t>(ElementType::kInt8, {2}, {-128, -3})});
   EXPECT_THAT(Values<int8_t>(a), ElementsAre(-128, 3));
 }
 
@@ -435,10 +406,10 @@ TEST(ElementwiseTest, ClipInputsAttributesAndTypes) {
       Values<float>(RunOne(
           OneNode("(float[5] x) => (float[5] y)", "y = Clip <min = -2.0, max = 2.0> (x)", 6), {x})),
       ElementsAre(-2, -1, 0, 1, 2));
-  Tensor i = Make<int64_t>(ElementType::kInt64, {3}, {-100, 5, 100});
+  Tensor i = MakeTensor<int64_t>(ElementType::kInt64, {3}, {-100, 5, 100});
   EXPECT_THAT(
       Values<int64_t>(RunOne(OneNode("(int64[3] x, int64 lo) => (int64[3] y)", "y = Clip(x, lo)"),
-                             {i, Make<int64_t>(ElementType::kInt64, {}, {0})})),
+                             {i, MakeTensor<int64_t>(ElementType::kInt64, {}, {0})})),
       ElementsAre(0, 5, 100));
   // min > max: everything is max.
   EXPECT_THAT(Values<float>(RunOne(OneNode("(float[5] x, float lo, float hi) => (float[5] y)",
@@ -507,12 +478,12 @@ TEST(ElementwiseTest, CastHalfTypesAndWidening) {
   EXPECT_THAT(Values<double>(back),
               ElementsAre(1.0, std::numeric_limits<double>::infinity(), 0.333251953125));
   Tensor i = RunOne(OneNode("(int32[2] x) => (uint8[2] y)", "y = Cast <to = 2> (x)"),
-                    {Make<int32_t>(ElementType::kInt32, {2}, {257, -1})});
+                    {MakeTensor<int32_t>(ElementType::kInt32, {2}, {257, -1})});
   EXPECT_THAT(Values<uint8_t>(i), ElementsAre(1, 255));
   Tensor like =
       RunOne(OneNode("(int32[2] x, float16[1] t) => (float16[2] y)", "y = CastLike(x, t)"),
-             {Make<int32_t>(ElementType::kInt32, {2}, {2, -3}),
-              Make<uint16_t>(ElementType::kFloat16, {1}, {0})});
+             {MakeTensor<int32_t>(ElementType::kInt32, {2}, {2, -3}),
+              MakeTensor<uint16_t>(ElementType::kFloat16, {1}, {0})});
   EXPECT_THAT(Values<uint16_t>(like), ElementsAre(0x4000, 0xc200));
 }
 
@@ -528,7 +499,7 @@ TEST(ElementwiseTest, CastStringIsUnimplemented) {
 TEST(ElementwiseTest, QuantizePerAxisSaturatesHalfToEven) {
   Tensor x = Floats({2, 3}, {0.5f, 1.5f, 2.5f, -1000, 1000, 3});
   Tensor scale = Floats({3}, {1, 1, 2});
-  Tensor zp = Make<int8_t>(ElementType::kInt8, {3}, {0, 10, -1});
+  Tensor zp = MakeTensor<int8_t>(ElementType::kInt8, {3}, {0, 10, -1});
   Tensor y = RunOne(OneNode("(float[2,3] x, float[3] s, int8[3] z) => (int8[2,3] y)",
                             "y = QuantizeLinear <axis = 1> (x, s, z)"),
                     {x, scale, zp});
@@ -537,9 +508,10 @@ TEST(ElementwiseTest, QuantizePerAxisSaturatesHalfToEven) {
       RunOne(OneNode("(float[2,3] x, float s) => (uint8[2,3] y)", "y = QuantizeLinear(x, s)"),
              {x, Floats({}, {0.5f})});
   EXPECT_THAT(Values<uint8_t>(u), ElementsAre(1, 3, 5, 0, 255, 6));
-  Tensor d = RunOne(OneNode("(int8[2,3] q, float[2] s, int8[2] z) => (float[2,3] y)",
-                            "y = DequantizeLinear <axis = 0> (q, s, z)"),
-                    {y, Floats({2}, {0.5f, 2}), Make<int8_t>(ElementType::kInt8, {2}, {2, -1})});
+  Tensor d =
+      RunOne(OneNode("(int8[2,3] q, float[2] s, int8[2] z) => (float[2,3] y)",
+                     "y = DequantizeLinear <axis = 0> (q, s, z)"),
+             {y, Floats({2}, {0.5f, 2}), MakeTensor<int8_t>(ElementType::kInt8, {2}, {2, -1})});
   EXPECT_THAT(Values<float>(d), ElementsAre(-1, 5, -1, -254, 256, 4));
 }
 
@@ -557,15 +529,15 @@ TEST(ElementwiseTest, DynamicQuantizeLinearOfZeros) {
 TEST(ElementwiseTest, UnsupportedTypeIsUnimplemented) {
   absl::StatusOr<std::vector<Tensor>> out =
       RunText(OneNode("(uint8[2] x) => (uint8[2] y)", "y = Neg(x)"),
-              {Make<uint8_t>(ElementType::kUint8, {2}, {1, 2})});
+              {MakeTensor<uint8_t>(ElementType::kUint8, {2}, {1, 2})});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(out.status().message(), HasSubstr("uint8"));
 }
 
 TEST(ElementwiseTest, Float16Arithmetic) {
-  Tensor a = Make<uint16_t>(ElementType::kFloat16, {2}, {0x3c00, 0x4000});  // 1, 2
-  Tensor b = Make<uint16_t>(ElementType::kFloat16, {2}, {0x3800, 0x3800});  // 0.5, 0.5
+  Tensor a = MakeTensor<uint16_t>(ElementType::kFloat16, {2}, {0x3c00, 0x4000});  // 1, 2
+  Tensor b = MakeTensor<uint16_t>(ElementType::kFloat16, {2}, {0x3800, 0x3800});  // 0.5, 0.5
   EXPECT_THAT(
       Values<uint16_t>(RunOne(
           OneNode("(float16[2] a, float16[2] b) => (float16[2] c)", "c = Add(a, b)"), {a, b})),

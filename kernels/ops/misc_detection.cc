@@ -133,8 +133,8 @@ absl::Status NmsRun(KernelContext& ctx, const NmsAttrs& attrs) {
 }
 
 absl::Status NmsCompute(KernelContext& ctx, const NmsAttrs& attrs) {
-  return DispatchCompute(ctx.input(0).type, "NonMaxSuppression",
-                         [&](auto tag) { return NmsRun<decltype(tag)>(ctx, attrs); });
+  return DispatchFloatCompute(ctx.input(0).type, "NonMaxSuppression",
+                              [&](auto tag) { return NmsRun<decltype(tag)>(ctx, attrs); });
 }
 
 // ---- RoiAlign ----
@@ -280,8 +280,8 @@ absl::Status RoiAlignRun(KernelContext& ctx, const RoiAlignAttrs& attrs) {
 }
 
 absl::Status RoiAlignCompute(KernelContext& ctx, const RoiAlignAttrs& attrs) {
-  return DispatchCompute(ctx.input(0).type, "RoiAlign",
-                         [&](auto tag) { return RoiAlignRun<decltype(tag)>(ctx, attrs); });
+  return DispatchFloatCompute(ctx.input(0).type, "RoiAlign",
+                              [&](auto tag) { return RoiAlignRun<decltype(tag)>(ctx, attrs); });
 }
 
 // ---- MaxRoiPool ----
@@ -353,8 +353,8 @@ absl::Status MaxRoiPoolRun(KernelContext& ctx, const MaxRoiPoolAttrs& attrs) {
 }
 
 absl::Status MaxRoiPoolCompute(KernelContext& ctx, const MaxRoiPoolAttrs& attrs) {
-  return DispatchCompute(ctx.input(0).type, "MaxRoiPool",
-                         [&](auto tag) { return MaxRoiPoolRun<decltype(tag)>(ctx, attrs); });
+  return DispatchFloatCompute(ctx.input(0).type, "MaxRoiPool",
+                              [&](auto tag) { return MaxRoiPoolRun<decltype(tag)>(ctx, attrs); });
 }
 
 // ---- GridSample ----
@@ -502,8 +502,8 @@ absl::Status GridSampleRun(KernelContext& ctx, const GridSampleAttrs& attrs) {
 
 // The grid's (float) type decides the compute type; X may be any numeric type.
 absl::Status GridSampleCompute(KernelContext& ctx, const GridSampleAttrs& attrs) {
-  return DispatchCompute(ctx.input(1).type, "GridSample",
-                         [&](auto tag) { return GridSampleRun<decltype(tag)>(ctx, attrs); });
+  return DispatchFloatCompute(ctx.input(1).type, "GridSample",
+                              [&](auto tag) { return GridSampleRun<decltype(tag)>(ctx, attrs); });
 }
 
 }  // namespace

@@ -68,22 +68,6 @@ Factory MakeAttrKernel(Attrs attrs, absl::Status (*fn)(KernelContext&, const Att
   return std::unique_ptr<OpKernel>(new AttrKernel<Attrs>(std::move(attrs), fn));
 }
 
-// Calls f(float{}) for float, float16 and bfloat16 and f(double{}) for double: the type a
-// kernel computes in. Unimplemented naming `op` for other types.
-template <typename F>
-absl::Status DispatchCompute(ElementType type, std::string_view op, F&& f) {
-  switch (type) {
-    case ElementType::kFloat:
-    case ElementType::kFloat16:
-    case ElementType::kBfloat16:
-      return f(float{});
-    case ElementType::kDouble:
-      return f(double{});
-    default:
-      return UnsupportedType(op, type);
-  }
-}
-
 // Calls f(offset) for every element of `view` in row-major order, offsets in elements.
 template <typename F>
 void ForEachOffset(const TensorView& view, F&& f) {

@@ -28,8 +28,8 @@ struct LossAttrs {
 
 absl::Status LossCompute(KernelContext& ctx, const LossAttrs& attrs) {
   const TensorView& xv = ctx.input(0);
-  if (absl::Status s =
-          DispatchCompute(xv.type, ctx.node().op_type(), [](auto) { return absl::OkStatus(); });
+  if (absl::Status s = DispatchFloatCompute(xv.type, ctx.node().op_type(),
+                                            [](auto) { return absl::OkStatus(); });
       !s.ok()) {
     return s;
   }

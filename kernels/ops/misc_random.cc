@@ -204,7 +204,7 @@ absl::Status DropoutCompute(KernelContext& ctx, const DropoutAttrs& attrs) {
     Rng rng = attrs.seed.Make(ctx);
     keep.resize(n);
     for (int64_t i = 0; i < n; ++i) keep[i] = rng.Uniform() >= ratio;
-    absl::Status s = DispatchCompute(xv.type, "Dropout", [&](auto tag) -> absl::Status {
+    absl::Status s = DispatchFloatCompute(xv.type, "Dropout", [&](auto tag) -> absl::Status {
       using T = decltype(tag);
       absl::StatusOr<std::vector<T>> x = ReadAs<T>(xv, "Dropout");
       if (!x.ok()) return x.status();

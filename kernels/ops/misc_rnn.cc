@@ -187,8 +187,8 @@ class RecurrentKernel final : public OpKernel {
   }
 
   absl::Status Compute(KernelContext& ctx) override {
-    return DispatchCompute(ctx.input(0).type, ctx.node().op_type(),
-                           [&](auto tag) { return Run<decltype(tag)>(ctx); });
+    return DispatchFloatCompute(ctx.input(0).type, ctx.node().op_type(),
+                                [&](auto tag) { return Run<decltype(tag)>(ctx); });
   }
 
  private:

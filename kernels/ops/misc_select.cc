@@ -21,10 +21,6 @@
 namespace anvil::misc {
 namespace {
 
-// The type elements are compared in: float for float16/bfloat16, the storage type otherwise.
-template <typename T>
-using KeyType = std::conditional_t<kIsHalfLike<T>, float, T>;
-
 // a < b in numpy's sort order (NaN last).
 template <typename K>
 bool Less(K a, K b) {
@@ -45,7 +41,7 @@ struct TopKAttrs {
 
 template <typename T>
 absl::Status TopKRun(KernelContext& ctx, const TopKAttrs& attrs) {
-  using K = KeyType<T>;
+  using K = ComputeType<T>;
   const TensorView& xv = ctx.input(0);
   const int64_t rank = xv.rank();
   const int64_t axis = attrs.axis < 0 ? attrs.axis + rank : attrs.axis;
@@ -125,7 +121,7 @@ struct UniqueAttrs {
 
 template <typename T>
 absl::Status UniqueRun(KernelContext& ctx, const UniqueAttrs& attrs) {
-  using K = KeyType<T>;
+  using K = ComputeType<T>;
   const TensorView& xv = ctx.input(0);
   const int64_t rank = xv.rank();
   absl::StatusOr<std::vector<K>> x = ReadAs<K>(xv, "Unique");

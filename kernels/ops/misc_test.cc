@@ -22,19 +22,22 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "exec/node_executor.h"
 #include "graph/elements.h"
 #include "graph/ir.h"
 #include "graph/onnx_import.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
 #include "kernels/dispatch.h"
-#include "exec/node_executor.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_file.h"
+#include "kernels/testing/kernel_test_util.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {
 namespace {
+
+using kernel_testing::CompareTensors;
 
 // ---- Helpers ----
 
@@ -67,36 +70,6 @@ std::vector<double> Values(const Tensor& t) {
   return v;
 }
 
-// "" when `actual` matches `expected`, else what differs.
-std::string Compare(const Tensor& actual, const Tensor& expected, double rtol = 1e-3,
-                    double atol = 1e-7) {
-  if (!actual.defined()) return "output missing";
-  if (actual.type() != expected.type()) {
-    return absl::StrCat("type ", std::string(ElementTypeName(actual.type())),
-                        " != ", std::string(ElementTypeName(expected.type())));
-  }
-  if (!std::equal(actual.dims().begin(), actual.dims().end(), expected.dims().begin(),
-                  expected.dims().end())) {
-    return absl::StrCat("dims ", TensorView(actual.view()).DebugString(),
-                        " != ", TensorView(expected.view()).DebugString());
-  }
-  const bool exact =
-      !(expected.type() == ElementType::kFloat || expected.type() == ElementType::kDouble ||
-        expected.type() == ElementType::kFloat16 || expected.type() == ElementType::kBfloat16);
-  const std::vector<double> a = Values(actual), e = Values(expected);
-  int mismatches = 0;
-  std::string first;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const bool ok =
-        exact ? a[i] == e[i]
-              : (std::isnan(e[i]) ? std::isnan(a[i])
-                                  : std::abs(a[i] - e[i]) <= atol + rtol * std::abs(e[i]));
-    if (!ok && mismatches++ == 0) first = absl::StrCat("at ", i, ": ", a[i], " vs ", e[i]);
-  }
-  if (mismatches == 0) return "";
-  return absl::StrCat(mismatches, " of ", a.size(), " elements differ, first ", first);
-}
-
 struct NodeRun {
   std::unique_ptr<Model> model;
   absl::StatusOr<std::vector<Tensor>> outputs = absl::UnknownError("not run");
@@ -117,10 +90,10 @@ NodeRun RunText(const std::string& text, const std::vector<Tensor>& inputs,
   return run;
 }
 
-#define EXPECT_MATCH(actual, expected)                  \
-  do {                                                  \
-    const std::string diff = Compare(actual, expected); \
-    EXPECT_EQ(diff, "") << #actual;                     \
+#define EXPECT_MATCH(actual, expected)                         \
+  do {                                                         \
+    const std::string diff = CompareTensors(actual, expected); \
+    EXPECT_EQ(diff, "") << #actual;                            \
   } while (0)
 
 // ---- Recurrent layers (expected values from a numpy transcription of the ONNX equations) ----
@@ -317,7 +290,8 @@ g (float[1,)",
         expected[2 * k] = y[k].real();
         expected[2 * k + 1] = y[k].imag();
       }
-      const std::string diff = Compare((*run.outputs)[0], Floats({1, n, 2}, expected), 1e-4, 1e-4);
+      const std::string diff =
+          CompareTensors((*run.outputs)[0], Floats({1, n, 2}, expected), 1e-4, 1e-4);
       EXPECT_EQ(diff, "") << "n " << n << " inverse " << inverse;
     }
   }
@@ -332,7 +306,8 @@ g (float[1,5,1] x, int64 len) => (float[1,5,2] y) {
   std::vector<float> expected;
   for (int k = 0; k < 5; ++k)
     expected.insert(expected.end(), {float(y[k].real()), float(y[k].imag())});
-  const std::string diff = Compare((*run.outputs)[0], Floats({1, 5, 2}, expected), 1e-5, 1e-5);
+  const std::string diff =
+      CompareTensors((*run.outputs)[0], Floats({1, 5, 2}, expected), 1e-5, 1e-5);
   EXPECT_EQ(diff, "");
 }
 
@@ -450,8 +425,8 @@ g () => (double[100,50] y) {
   ASSERT_TRUE(c.outputs.ok()) << c.outputs.status();
   const Tensor& y = (*a.outputs)[0];
   EXPECT_EQ(y.type(), ElementType::kDouble);
-  EXPECT_EQ(Compare(y, (*b.outputs)[0], 0, 0), "");
-  EXPECT_NE(Compare(y, (*c.outputs)[0], 0, 0), "");  // another default seed, another tensor
+  EXPECT_EQ(CompareTensors(y, (*b.outputs)[0], 0, 0), "");
+  EXPECT_NE(CompareTensors(y, (*c.outputs)[0], 0, 0), "");  // another default seed, another tensor
   const std::vector<double> v = Values(y);
   double sum = 0;
   for (double x : v) {
@@ -479,7 +454,7 @@ g (float16[4000] x) => (float[4000] y) {
   y = RandomNormalLike <dtype = 1, mean = 10.0, scale = 2.0, seed = 3.0> (x)
 })",
                              {Make(ElementType::kFloat16, {4000}, std::vector<float>(4000))}, 99);
-  EXPECT_EQ(Compare((*normal.outputs)[0], (*reseeded.outputs)[0], 0, 0), "");
+  EXPECT_EQ(CompareTensors((*normal.outputs)[0], (*reseeded.outputs)[0], 0, 0), "");
 
   NodeRun multinomial = RunText(R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3] x) => (int64[2,20] y) {
@@ -569,7 +544,7 @@ g (float[1,2,4] boxes, float[1,1,2] scores, int64[1] max) => (int64[?,3] selecte
 
 // ---- ONNX backend tests ----
 
-constexpr char kNodeTests[] = "/usr/include/onnx/backend/test/data/node";
+constexpr const char* kNodeTests = kernel_testing::kOnnxNodeTestDir;
 
 constexpr const char* kBackendPrefixes[] = {
     "test_bernoulli",
@@ -653,7 +628,7 @@ TEST_P(MiscBackendTest, MatchesRecordedOutputs) {
   if (bernoulli || random_dropout) {
     absl::StatusOr<std::vector<Tensor>> again = RunNode(node, opset, inputs);
     ASSERT_TRUE(again.ok()) << again.status();
-    EXPECT_EQ(Compare((*again)[0], (*outputs)[0], 0, 0), "") << "not deterministic";
+    EXPECT_EQ(CompareTensors((*again)[0], (*outputs)[0], 0, 0), "") << "not deterministic";
   }
 
   for (size_t k = 0; k < graph.outputs().size(); ++k) {
@@ -687,7 +662,7 @@ TEST_P(MiscBackendTest, MatchesRecordedOutputs) {
         }
       }
     } else {
-      EXPECT_EQ(Compare(actual, *expected), "") << "output " << k;
+      EXPECT_EQ(CompareTensors(actual, *expected), "") << "output " << k;
     }
   }
 }
