@@ -25,6 +25,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/status_macros.h"
 #include "constprop/gc.h"
 #include "graph/instrumentation.h"
 #include "graph/ir.h"
@@ -33,6 +34,7 @@
 #include "graph/pass_registry.h"
 #include "graph/text_format.h"
 #include "graph/verifier.h"
+#include "tools/command_line.h"
 #include "tools/default_model.h"
 
 namespace anvil {
@@ -84,91 +86,50 @@ struct UsageError {
   std::string message;
 };
 
-// `bazel run` starts the tool in its runfiles tree; relative paths mean the user's directory.
-std::string ResolveUserPath(const std::string& path) {
-  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
-  return absl::StrCat(cwd, "/", path);
-}
-
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
   Flags flags;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::string key = arg, value;
-    bool has_value = false;
-    if (arg.rfind("--", 0) == 0) {
-      if (size_t eq = arg.find('='); eq != std::string::npos) {
-        key = arg.substr(0, eq);
-        value = arg.substr(eq + 1);
-        has_value = true;
-      }
-    }
-    // Flags that take a value accept "--flag=value" and "--flag value".
-    auto take_value = [&]() -> absl::StatusOr<std::string> {
-      if (has_value) return value;
-      if (i + 1 >= args.size()) {
-        return absl::InvalidArgumentError(absl::StrCat(key, " needs a value"));
-      }
-      return args[++i];
-    };
-    auto need_no_value = [&]() -> absl::Status {
-      return has_value ? absl::InvalidArgumentError(absl::StrCat(key, " takes no value"))
-                       : absl::OkStatus();
-    };
-    absl::Status status;
+  CommandLine args(argc, argv);
+  while (args.Next()) {
+    const std::string& key = args.key();
     if (key == "--passes") {
-      absl::StatusOr<std::string> v = take_value();
-      if (!v.ok()) return v.status();
-      flags.passes = *v;
+      ANVIL_ASSIGN_OR_RETURN(flags.passes, args.Value());
     } else if (key == "-o" || key == "--output") {
-      absl::StatusOr<std::string> v = take_value();
-      if (!v.ok()) return v.status();
-      flags.output = *v;
+      ANVIL_ASSIGN_OR_RETURN(flags.output, args.Value());
     } else if (key == "--print-ir-after") {
-      absl::StatusOr<std::string> v = take_value();
-      if (!v.ok()) return v.status();
-      for (absl::string_view name : absl::StrSplit(*v, ',', absl::SkipEmpty())) {
+      ANVIL_ASSIGN_OR_RETURN(const std::string v, args.Value());
+      for (absl::string_view name : absl::StrSplit(v, ',', absl::SkipEmpty())) {
         flags.print_ir_after.emplace_back(name);
       }
     } else if (key == "--external-data-threshold") {
-      absl::StatusOr<std::string> v = take_value();
-      if (!v.ok()) return v.status();
-      if (!absl::SimpleAtoi(*v, &flags.external_data_threshold) ||
-          flags.external_data_threshold < 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--external-data-threshold expects a byte count, got '", *v, "'"));
-      }
+      ANVIL_ASSIGN_OR_RETURN(flags.external_data_threshold, args.Count(0));
     } else if (key == "--timing") {
-      status = need_no_value();
+      ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.timing = true;
     } else if (key == "--stats") {
-      status = need_no_value();
+      ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.stats = true;
     } else if (key == "--print-ir-after-all") {
-      status = need_no_value();
+      ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.print_ir_after_all = true;
     } else if (key == "--no-verify") {
-      status = need_no_value();
+      ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.verify = false;
     } else if (key == "--no-gc") {
-      status = need_no_value();
+      ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.gc = false;
     } else if (key == "--list-passes") {
-      status = need_no_value();
+      ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.list_passes = true;
     } else if (key == "--help" || key == "-h") {
       flags.help = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "' (see --help)"));
+    } else if (args.IsOption()) {
+      return args.Unknown();
     } else if (flags.model.empty()) {
-      flags.model = arg;
+      flags.model = args.arg();
     } else {
       return absl::InvalidArgumentError(
-          absl::StrCat("more than one model given: '", flags.model, "' and '", arg, "'"));
+          absl::StrCat("more than one model given: '", flags.model, "' and '", args.arg(), "'"));
     }
-    if (!status.ok()) return status;
   }
   return flags;
 }

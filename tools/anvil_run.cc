@@ -35,10 +35,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "graph/model_io.h"
 #include "kernels/tensor.h"
-#include "runtime/session.h"
 #include "kernels/tensor_file.h"
+#include "runtime/session.h"
+#include "tools/command_line.h"
 
 namespace anvil {
 namespace {
@@ -80,55 +82,21 @@ struct Flags {
   bool profile = false;
 };
 
-// `bazel run` starts the tool in its runfiles tree; relative paths mean the user's directory.
-std::string ResolveUserPath(const std::string& path) {
-  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
-  return absl::StrCat(cwd, "/", path);
-}
-
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
   Flags flags;
-  std::vector<std::string> args(argv + 1, argv + argc);
+  CommandLine args(argc, argv);
   auto usage = [](std::string message) { return absl::InvalidArgumentError(message); };
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::string key = arg, value;
-    bool has_value = false;
-    if (arg.rfind("--", 0) == 0) {
-      if (size_t eq = arg.find('='); eq != std::string::npos) {
-        key = arg.substr(0, eq);
-        value = arg.substr(eq + 1);
-        has_value = true;
-      }
-    }
-    // Flags that take a value accept "--flag=value" and "--flag value" (as ort_run.js).
-    auto take = [&]() -> absl::StatusOr<std::string> {
-      if (has_value) return value;
-      if (i + 1 >= args.size()) return usage(absl::StrCat(key, " needs a value"));
-      return args[++i];
-    };
-    auto take_count = [&](int64_t* out, int64_t min) -> absl::Status {
-      absl::StatusOr<std::string> v = take();
-      if (!v.ok()) return v.status();
-      if (!absl::SimpleAtoi(*v, out) || *out < min) {
-        return usage(absl::StrCat(key, " needs a whole number >= ", min, ", got '", *v, "'"));
-      }
-      return absl::OkStatus();
-    };
-    absl::Status status;
+  while (args.Next()) {
+    const std::string& key = args.key();
     if (key == "--input-dir") {
-      absl::StatusOr<std::string> v = take();
-      if (!v.ok()) return v.status();
-      flags.input_dir = ResolveUserPath(*v);
+      ANVIL_ASSIGN_OR_RETURN(flags.input_dir, args.Path());
     } else if (key == "--input" || key == "--shape") {
-      absl::StatusOr<std::string> v = take();
-      if (!v.ok()) return v.status();
-      const size_t eq = v->find('=');
+      ANVIL_ASSIGN_OR_RETURN(const std::string v, args.Value());
+      const size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0) {
         return usage(absl::StrCat(key, " needs NAME=", key == "--input" ? "FILE" : "D0,D1,..."));
       }
-      const std::string name = v->substr(0, eq), rest = v->substr(eq + 1);
+      const std::string name = v.substr(0, eq), rest = v.substr(eq + 1);
       if (key == "--input") {
         flags.input_files[name] = ResolveUserPath(rest);
       } else {
@@ -136,44 +104,41 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
         for (absl::string_view d : absl::StrSplit(rest, ',', absl::SkipEmpty())) {
           int64_t n;
           if (!absl::SimpleAtoi(d, &n) || n < 0) {
-            return usage(absl::StrCat("--shape ", *v, ": '", d, "' is not a dim"));
+            return usage(absl::StrCat("--shape ", v, ": '", d, "' is not a dim"));
           }
           dims.push_back(n);
         }
         flags.shapes[name] = dims;
       }
     } else if (key == "--seed") {
-      int64_t seed;
-      status = take_count(&seed, 0);
+      ANVIL_ASSIGN_OR_RETURN(const int64_t seed, args.Count(0));
       flags.seed = static_cast<uint32_t>(seed);
     } else if (key == "--iters") {
-      status = take_count(&flags.iters, 1);
+      ANVIL_ASSIGN_OR_RETURN(flags.iters, args.Count(1));
     } else if (key == "--warmup") {
-      status = take_count(&flags.warmup, 0);
+      ANVIL_ASSIGN_OR_RETURN(flags.warmup, args.Count(0));
     } else if (key == "--threads") {
-      status = take_count(&flags.threads, 1);
+      ANVIL_ASSIGN_OR_RETURN(flags.threads, args.Count(1));
     } else if (key == "--out") {
-      absl::StatusOr<std::string> v = take();
-      if (!v.ok()) return v.status();
-      flags.out = ResolveUserPath(*v);
+      ANVIL_ASSIGN_OR_RETURN(flags.out, args.Path());
     } else if (key == "--pipeline") {
-      absl::StatusOr<std::string> v = take();
-      if (!v.ok()) return v.status();
-      flags.pipeline = *v;
-    } else if (arg == "--memory") {
+      ANVIL_ASSIGN_OR_RETURN(flags.pipeline, args.Value());
+    } else if (key == "--memory") {
+      ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.memory = true;
-    } else if (arg == "--no-arena") {
+    } else if (key == "--no-arena") {
+      ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.arena = false;
-    } else if (arg == "--profile") {
+    } else if (key == "--profile") {
+      ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.profile = true;
-    } else if (arg.rfind("-", 0) == 0) {
-      return usage(absl::StrCat("unknown option '", arg, "'; see --help"));
+    } else if (args.IsOption()) {
+      return args.Unknown();
     } else if (flags.model.empty()) {
-      flags.model = ResolveUserPath(arg);
+      flags.model = ResolveUserPath(args.arg());
     } else {
-      return usage(absl::StrCat("unexpected argument '", arg, "' (one model only)"));
+      return usage(absl::StrCat("unexpected argument '", args.arg(), "' (one model only)"));
     }
-    if (!status.ok()) return status;
   }
   if (flags.model.empty()) return usage("no model given; see --help");
   return flags;

@@ -37,6 +37,7 @@
 #include "kernels/simd/reduce.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_file.h"
+#include "kernels/testing/backend_test_util.h"
 #include "kernels/testing/kernel_test_util.h"
 #include "onnx/onnx_pb.h"
 
@@ -665,8 +666,6 @@ TEST(Einsum, MatchesDefinition) {
 // ONNX backend node tests
 // ---------------------------------------------------------------------------------------------
 
-constexpr const char* kNodeTests = kernel_testing::kOnnxNodeTestDir;
-
 // The ops of the family: those of its kernel table.
 const std::set<std::string>& FamilyOps() {
   static const auto* ops = [] {
@@ -677,51 +676,6 @@ const std::set<std::string>& FamilyOps() {
     return set;
   }();
   return *ops;
-}
-
-// Runs the single node of a backend test directory on each of its data sets; "" on success.
-std::string RunBackendTest(const std::filesystem::path& dir, const Model& model) {
-  const Graph& graph = model.graph();
-  const Node& node = **graph.nodes().begin();
-  for (const auto& set : std::filesystem::directory_iterator(dir)) {
-    if (!set.is_directory()) continue;
-    std::map<const Value*, Tensor> values;
-    for (size_t k = 0; k < graph.inputs().size(); ++k) {
-      absl::StatusOr<Tensor> t =
-          ReadTensor((set.path() / absl::StrCat("input_", k, ".pb")).string());
-      if (!t.ok()) return std::string(t.status().message());
-      values[graph.inputs()[k]] = *t;
-    }
-    std::vector<Tensor> inputs;
-    for (const Value* v : node.inputs()) {
-      if (v == nullptr) {
-        inputs.emplace_back();
-      } else if (values.count(v)) {
-        inputs.push_back(values[v]);
-      } else if (v->IsInitializer()) {
-        inputs.push_back(Tensor::FromElements(*v->constant()));
-      } else {
-        return absl::StrCat("input ", v->name(), " has no data");
-      }
-    }
-    absl::StatusOr<std::vector<Tensor>> outputs = RunNode(node, model.OpsetVersion(""), inputs);
-    if (!outputs.ok()) return std::string(outputs.status().message());
-    for (size_t k = 0; k < graph.outputs().size(); ++k) {
-      absl::StatusOr<Tensor> want =
-          ReadTensor((set.path() / absl::StrCat("output_", k, ".pb")).string());
-      if (!want.ok()) return std::string(want.status().message());
-      int slot = -1;
-      for (int j = 0; j < node.num_outputs(); ++j) {
-        if (node.output(j) == graph.outputs()[k]) slot = j;
-      }
-      if (slot < 0) return "a graph output is not the node's";
-      const std::string diff = CompareTensors((*outputs)[slot], *want);
-      if (!diff.empty()) {
-        return absl::StrCat(set.path().filename().string(), " output ", k, ": ", diff);
-      }
-    }
-  }
-  return "";
 }
 
 // The table is sorted and binds ops of the op table (which KernelRegistryTest checks for
@@ -736,37 +690,18 @@ TEST(ComputeKernels, TableSorted) {
 }
 
 TEST(ComputeKernels, OnnxBackendNodeTests) {
-  std::vector<std::filesystem::path> dirs;
-  for (const auto& entry : std::filesystem::directory_iterator(kNodeTests)) {
-    dirs.push_back(entry.path());
-  }
-  std::sort(dirs.begin(), dirs.end());
-  std::map<std::string, std::pair<int, int>> per_op;  // passed, total
-  std::vector<std::string> failures;
-  for (const auto& dir : dirs) {
+  kernel_testing::BackendTally tally;
+  for (const std::filesystem::path& dir : kernel_testing::BackendTestDirs()) {
     absl::StatusOr<std::unique_ptr<Model>> model = ImportModelFile((dir / "model.onnx").string());
     if (!model.ok() || (*model)->graph().num_nodes() != 1) continue;
     const Node& node = **(*model)->graph().nodes().begin();
     if (!node.domain().empty() || FamilyOps().count(node.op_type()) == 0) continue;
-    const std::string failure = RunBackendTest(dir, **model);
-    auto& [passed, total] = per_op[node.op_type()];
-    ++total;
-    if (failure.empty()) {
-      ++passed;
-    } else {
-      failures.push_back(absl::StrCat(dir.filename().string(), ": ", failure));
-    }
+    tally.Add(node.op_type(), dir.filename().string(),
+              kernel_testing::CheckBackendTest(dir, **model));
   }
-  int passed = 0, total = 0;
-  for (const auto& [op, counts] : per_op) {
-    std::cout << "  " << op << ": " << counts.first << "/" << counts.second << "\n";
-    passed += counts.first;
-    total += counts.second;
-  }
-  std::cout << "ONNX backend node tests of the compute family: " << passed << "/" << total
-            << " passed\n";
-  EXPECT_GE(total, 245);
-  EXPECT_TRUE(failures.empty()) << absl::StrJoin(failures, "\n");
+  tally.Print("compute");
+  EXPECT_GE(tally.total(), 245);
+  EXPECT_TRUE(tally.failures().empty()) << absl::StrJoin(tally.failures(), "\n");
 }
 
 }  // namespace

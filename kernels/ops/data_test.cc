@@ -30,6 +30,7 @@
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_file.h"
+#include "kernels/testing/backend_test_util.h"
 #include "kernels/testing/kernel_test_util.h"
 #include "onnx/onnx_pb.h"
 
@@ -433,8 +434,6 @@ TEST(DataKernels, ReverseSequenceAndTrilu) {
 
 // ---- ONNX backend tests ----
 
-constexpr const char* kNodeTests = kernel_testing::kOnnxNodeTestDir;
-
 // The ops of this family.
 const std::set<std::string>& FamilyOps() {
   static const auto* ops = new std::set<std::string>{"Compress",     "Concat",
@@ -456,93 +455,30 @@ const std::set<std::string>& FamilyOps() {
   return *ops;
 }
 
-// Runs one backend test directory (its nodes in order); empty when it passes.
-std::string RunBackendTest(const std::filesystem::path& dir, const Model& model) {
-  const Graph& graph = model.graph();
-  for (const auto& set : std::filesystem::directory_iterator(dir)) {
-    if (!set.is_directory()) continue;
-    std::map<const Value*, Tensor> values;
-    for (size_t k = 0; k < graph.inputs().size(); ++k) {
-      absl::StatusOr<Tensor> t =
-          ReadTensor((set.path() / absl::StrCat("input_", k, ".pb")).string());
-      if (!t.ok()) return std::string(t.status().message());
-      values[graph.inputs()[k]] = *t;
-    }
-    for (const Node* node : graph.nodes()) {
-      std::vector<Tensor> inputs;
-      for (const Value* v : node->inputs()) {
-        if (v == nullptr) {
-          inputs.emplace_back();
-        } else if (values.count(v)) {
-          inputs.push_back(values[v]);
-        } else if (v->IsInitializer()) {
-          inputs.push_back(Tensor::FromElements(*v->constant()));
-        } else {
-          return absl::StrCat("input ", v->name(), " has no data");
-        }
-      }
-      absl::StatusOr<std::vector<Tensor>> outputs = RunNode(*node, model.OpsetVersion(""), inputs);
-      if (!outputs.ok()) return std::string(outputs.status().message());
-      for (int j = 0; j < node->num_outputs(); ++j) {
-        if (node->output(j) != nullptr) values[node->output(j)] = (*outputs)[j];
-      }
-    }
-    for (size_t k = 0; k < graph.outputs().size(); ++k) {
-      absl::StatusOr<Tensor> want =
-          ReadTensor((set.path() / absl::StrCat("output_", k, ".pb")).string());
-      if (!want.ok()) return std::string(want.status().message());
-      std::string diff = CompareTensors(values[graph.outputs()[k]], *want);
-      if (!diff.empty()) {
-        return absl::StrCat(set.path().filename().string(), " output ", k, ": ", diff);
-      }
-    }
-  }
-  return "";
-}
-
 TEST(DataKernels, OnnxBackendNodeTests) {
   // ANVIL_NODE_TEST_DIR points the test at another tree of node tests in the backend layout
   // (newer ONNX data, generated cases).
   const char* override_dir = std::getenv("ANVIL_NODE_TEST_DIR");
-  const std::string root = override_dir != nullptr ? override_dir : kNodeTests;
-  std::vector<std::filesystem::path> dirs;
-  for (const auto& entry : std::filesystem::directory_iterator(root)) {
-    dirs.push_back(entry.path());
-  }
-  std::sort(dirs.begin(), dirs.end());
-  std::map<std::string, std::pair<int, int>> per_op;  // passed, total
-  std::vector<std::string> failures;
-  for (const auto& dir : dirs) {
+  kernel_testing::BackendTally tally;
+  for (const std::filesystem::path& dir : kernel_testing::BackendTestDirs(
+           override_dir != nullptr ? override_dir : kernel_testing::kOnnxNodeTestDir)) {
     absl::StatusOr<std::unique_ptr<Model>> model = ImportModelFile((dir / "model.onnx").string());
     if (!model.ok() || (*model)->graph().num_nodes() == 0) continue;
     // Tests made only of this family's ops (one node, or Constant feeding one); the op tested
     // is the last node's.
     bool ours = true;
+    const Node* tested = nullptr;
     for (const Node* node : (*model)->graph().nodes()) {
       ours = ours && node->domain().empty() && FamilyOps().count(node->op_type()) > 0;
+      tested = node;
     }
     if (!ours) continue;
-    const Node* tested = nullptr;
-    for (const Node* node : (*model)->graph().nodes()) tested = node;
-    const std::string failure = RunBackendTest(dir, **model);
-    auto& [passed, total] = per_op[tested->op_type()];
-    ++total;
-    if (failure.empty()) {
-      ++passed;
-    } else {
-      failures.push_back(absl::StrCat(dir.filename().string(), ": ", failure));
-    }
+    tally.Add(tested->op_type(), dir.filename().string(),
+              kernel_testing::CheckBackendTest(dir, **model));
   }
-  int passed = 0, total = 0;
-  for (const auto& [op, counts] : per_op) {
-    std::cout << "  " << op << ": " << counts.first << "/" << counts.second << "\n";
-    passed += counts.first;
-    total += counts.second;
-  }
-  std::cout << "ONNX backend node tests of the data family: " << passed << "/" << total
-            << " passed\n";
-  if (override_dir == nullptr) EXPECT_GT(total, 150);
-  EXPECT_TRUE(failures.empty()) << absl::StrJoin(failures, "\n");
+  tally.Print("data");
+  if (override_dir == nullptr) EXPECT_GT(tally.total(), 150);
+  EXPECT_TRUE(tally.failures().empty()) << absl::StrJoin(tally.failures(), "\n");
 }
 
 }  // namespace

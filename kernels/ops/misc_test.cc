@@ -31,6 +31,7 @@
 #include "kernels/dispatch.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_file.h"
+#include "kernels/testing/backend_test_util.h"
 #include "kernels/testing/kernel_test_util.h"
 #include "onnx/onnx_pb.h"
 
@@ -544,8 +545,6 @@ g (float[1,2,4] boxes, float[1,1,2] scores, int64[1] max) => (int64[?,3] selecte
 
 // ---- ONNX backend tests ----
 
-constexpr const char* kNodeTests = kernel_testing::kOnnxNodeTestDir;
-
 constexpr const char* kBackendPrefixes[] = {
     "test_bernoulli",
     "test_blackmanwindow",
@@ -575,9 +574,8 @@ constexpr const char* kBackendPrefixes[] = {
 
 std::vector<std::string> BackendTests() {
   std::vector<std::string> names;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(kNodeTests, error)) {
-    const std::string name = entry.path().filename().string();
+  for (const std::filesystem::path& dir : kernel_testing::BackendTestDirs()) {
+    const std::string name = dir.filename().string();
     if (absl::StrContains(name, "_expanded")) continue;  // multi-node function expansions
     for (const char* prefix : kBackendPrefixes) {
       if (absl::StartsWith(name, prefix)) {
@@ -593,27 +591,20 @@ std::vector<std::string> BackendTests() {
 class MiscBackendTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(MiscBackendTest, MatchesRecordedOutputs) {
-  const std::string dir = absl::StrCat(kNodeTests, "/", GetParam());
+  const std::string dir = absl::StrCat(kernel_testing::kOnnxNodeTestDir, "/", GetParam());
   absl::StatusOr<std::unique_ptr<Model>> model = ImportModelFile(dir + "/model.onnx");
   ASSERT_TRUE(model.ok()) << model.status();
   const Graph& graph = (*model)->graph();
   if (graph.num_nodes() != 1) GTEST_SKIP() << "not a single-node model";
   const Node& node = **graph.nodes().begin();
 
-  // Graph inputs from input_K.pb (by name when the file names it, else by position).
-  std::map<std::string, Tensor> values;
-  for (size_t k = 0; k < graph.inputs().size(); ++k) {
-    absl::StatusOr<NamedTensor> t =
-        ReadTensorFile(absl::StrCat(dir, "/test_data_set_0/input_", k, ".pb"));
-    ASSERT_TRUE(t.ok()) << t.status();
-    values[t->name.empty() ? graph.inputs()[k]->name() : t->name] = t->tensor;
-  }
-  for (const Value* init : graph.initializers()) {
-    values[init->name()] = Tensor::FromElements(*init->constant());
-  }
+  const std::filesystem::path data_set = std::filesystem::path(dir) / "test_data_set_0";
+  absl::StatusOr<std::map<const Value*, Tensor>> values =
+      kernel_testing::ReadBackendInputs(**model, data_set);
+  ASSERT_TRUE(values.ok()) << values.status();
   std::vector<Tensor> inputs(node.num_inputs());
   for (int i = 0; i < node.num_inputs(); ++i) {
-    if (node.input(i) != nullptr) inputs[i] = values[node.input(i)->name()];
+    if (node.input(i) != nullptr) inputs[i] = (*values)[node.input(i)];
   }
   const int64_t opset = (*model)->OpsetVersion("");
   absl::StatusOr<std::vector<Tensor>> outputs = RunNode(node, opset, inputs);
@@ -632,8 +623,7 @@ TEST_P(MiscBackendTest, MatchesRecordedOutputs) {
   }
 
   for (size_t k = 0; k < graph.outputs().size(); ++k) {
-    absl::StatusOr<Tensor> expected =
-        ReadTensor(absl::StrCat(dir, "/test_data_set_0/output_", k, ".pb"));
+    absl::StatusOr<Tensor> expected = kernel_testing::ReadBackendOutput(**model, data_set, k);
     ASSERT_TRUE(expected.ok()) << expected.status();
     int slot = -1;
     for (int i = 0; i < node.num_outputs(); ++i) {

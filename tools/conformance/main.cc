@@ -23,6 +23,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "tools/command_line.h"
 #include "tools/conformance/fold_mode.h"
 #include "tools/conformance/run_mode.h"
 #include "tools/conformance/runner.h"
@@ -56,7 +58,7 @@ options:
   --max-wrong=N      exit 1 when more than N tests are wrong
   --data-root=DIR    the suite (default /usr/include/onnx/backend/test/data)
   --no-fork          run tests in-process (for debuggers; a crash ends the run)
-  --timeout=SECONDS  per-test limit when forked (default 60)
+  --timeout=SECONDS  per-test limit when forked (default 60; 0: none)
   --help             show this text
 )";
 
@@ -119,13 +121,6 @@ std::vector<Mode> Modes() {
   };
 }
 
-// `bazel run` starts the tool in its runfiles tree; relative paths mean the user's directory.
-std::string ResolveUserPath(const std::string& path) {
-  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
-  return absl::StrCat(cwd, "/", path);
-}
-
 int UsageError(const std::string& message) {
   std::cerr << "conformance: error: " << message << "\n";
   return 2;
@@ -157,56 +152,45 @@ int Main(int argc, char** argv) {
 
   RunnerOptions options;
   std::vector<std::string> mode_flags;
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    std::string key = arg, value;
-    bool has_value = false;
-    if (size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      key = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      has_value = true;
-    }
-    auto need_value = [&]() -> bool { return has_value && !value.empty(); };
-    auto parse_int = [&](std::optional<int64_t>* out) -> bool {
-      int64_t n;
-      if (!need_value() || !absl::SimpleAtoi(value, &n) || n < 0) return false;
-      *out = n;
-      return true;
-    };
-    if (key == "--filter") {
-      if (!need_value()) return UsageError("--filter needs a value: --filter=REGEX");
-      try {
-        std::regex check(value, std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
-        return UsageError(absl::StrCat("bad --filter regex '", value, "': ", e.what()));
+  CommandLine line(argc - 1, argv + 1);  // after the mode
+  auto parse = [&]() -> absl::Status {
+    while (line.Next()) {
+      const std::string& key = line.key();
+      if (key == "--filter") {
+        ANVIL_ASSIGN_OR_RETURN(options.filter, line.Value());
+        try {
+          std::regex check(options.filter, std::regex::ECMAScript);
+        } catch (const std::regex_error& e) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("bad --filter regex '", options.filter, "': ", e.what()));
+        }
+      } else if (key == "--report") {
+        ANVIL_ASSIGN_OR_RETURN(options.report_path, line.Path());
+      } else if (key == "--data-root") {
+        ANVIL_ASSIGN_OR_RETURN(options.data_root, line.Path());
+      } else if (key == "--min-pass") {
+        ANVIL_ASSIGN_OR_RETURN(options.min_pass, line.Count(0));
+      } else if (key == "--max-wrong") {
+        ANVIL_ASSIGN_OR_RETURN(options.max_wrong, line.Count(0));
+      } else if (key == "--timeout") {
+        ANVIL_ASSIGN_OR_RETURN(const int64_t seconds, line.Count(0));
+        options.timeout_seconds = static_cast<int>(seconds);
+      } else if (key == "--verbose") {
+        ANVIL_RETURN_IF_ERROR(line.NoValue());
+        options.verbose = true;
+      } else if (key == "--no-fork") {
+        ANVIL_RETURN_IF_ERROR(line.NoValue());
+        options.isolate = false;
+      } else if (line.IsOption()) {
+        mode_flags.push_back(line.arg());  // the mode decides
+      } else {
+        return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", line.arg(), "'"));
       }
-      options.filter = value;
-    } else if (key == "--report") {
-      if (!need_value()) return UsageError("--report needs a value: --report=FILE");
-      options.report_path = ResolveUserPath(value);
-    } else if (key == "--data-root") {
-      if (!need_value()) return UsageError("--data-root needs a value: --data-root=DIR");
-      options.data_root = ResolveUserPath(value);
-    } else if (key == "--min-pass") {
-      if (!parse_int(&options.min_pass))
-        return UsageError("--min-pass needs a count: --min-pass=N");
-    } else if (key == "--max-wrong") {
-      if (!parse_int(&options.max_wrong)) {
-        return UsageError("--max-wrong needs a count: --max-wrong=N");
-      }
-    } else if (key == "--timeout") {
-      std::optional<int64_t> seconds;
-      if (!parse_int(&seconds)) return UsageError("--timeout needs seconds: --timeout=N");
-      options.timeout_seconds = static_cast<int>(*seconds);
-    } else if (arg == "--verbose") {
-      options.verbose = true;
-    } else if (arg == "--no-fork") {
-      options.isolate = false;
-    } else if (arg.rfind("-", 0) == 0) {
-      mode_flags.push_back(arg);  // the mode decides
-    } else {
-      return UsageError(absl::StrCat("unexpected argument '", arg, "'"));
     }
+    return absl::OkStatus();
+  };
+  if (absl::Status parsed = parse(); !parsed.ok()) {
+    return UsageError(std::string(parsed.message()));
   }
   for (std::string& flag : mode_flags) {
     if (flag.rfind("--exclusions=", 0) == 0) {

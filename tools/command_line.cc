@@ -1,0 +1,68 @@
+#include "tools/command_line.h"
+
+#include <cstdlib>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace anvil {
+
+std::string ResolveUserPath(const std::string& path) {
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
+  return absl::StrCat(cwd, "/", path);
+}
+
+CommandLine::CommandLine(int argc, char** argv) : args_(argv + 1, argv + argc) {}
+
+bool CommandLine::Next() {
+  if (next_ >= args_.size()) return false;
+  arg_ = args_[next_++];
+  key_ = arg_;
+  inline_value_.clear();
+  has_inline_value_ = false;
+  if (arg_.rfind("--", 0) == 0) {
+    if (size_t eq = arg_.find('='); eq != std::string::npos) {
+      key_ = arg_.substr(0, eq);
+      inline_value_ = arg_.substr(eq + 1);
+      has_inline_value_ = true;
+    }
+  }
+  return true;
+}
+
+absl::StatusOr<std::string> CommandLine::Value() {
+  if (has_inline_value_) return inline_value_;
+  if (next_ >= args_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(key_, " needs a value"));
+  }
+  return args_[next_++];
+}
+
+absl::StatusOr<std::string> CommandLine::Path() {
+  absl::StatusOr<std::string> value = Value();
+  if (!value.ok()) return value.status();
+  return ResolveUserPath(*value);
+}
+
+absl::StatusOr<int64_t> CommandLine::Count(int64_t min) {
+  absl::StatusOr<std::string> value = Value();
+  if (!value.ok()) return value.status();
+  int64_t n;
+  if (!absl::SimpleAtoi(*value, &n) || n < min) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(key_, " needs a whole number >= ", min, ", got '", *value, "'"));
+  }
+  return n;
+}
+
+absl::Status CommandLine::NoValue() const {
+  return has_inline_value_ ? absl::InvalidArgumentError(absl::StrCat(key_, " takes no value"))
+                           : absl::OkStatus();
+}
+
+absl::Status CommandLine::Unknown() const {
+  return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg_, "' (see --help)"));
+}
+
+}  // namespace anvil
