@@ -23,12 +23,26 @@
 #include "shape/index_expr.h"
 #include "shape/shape_helper.h"
 #include "shape/shape_rules.h"
-#include "shape/testing/fake_builder.h"
+#include "shape/testing/op_test.h"
 
 namespace anvil {
 namespace {
 
+using shape_testing::InfoText;
+using shape_testing::Q;
+using shape_testing::S;
+using shape_testing::T;
+using shape_testing::UnknownRank;
 using ::testing::HasSubstr;
+
+// Compute rules see four output slots unless a test names them.
+class OpTest : public shape_testing::OpTest {
+ public:
+  explicit OpTest(std::string op_type, int64_t opset = 17)
+      : shape_testing::OpTest(std::move(op_type), opset) {
+    Outputs(4);
+  }
+};
 
 constexpr ElementType kF32 = ElementType::kFloat;
 constexpr ElementType kI8 = ElementType::kInt8;
@@ -36,11 +50,6 @@ constexpr ElementType kU8 = ElementType::kUint8;
 constexpr ElementType kI32 = ElementType::kInt32;
 constexpr ElementType kI64 = ElementType::kInt64;
 
-IndexExpr S(std::string_view name) { return IndexExpr::Symbol(name); }
-IndexExpr Q() { return IndexExpr::Questionmark(); }
-
-TensorInfo T(ElementType type, DimsExpr dims) { return TensorInfo{type, std::move(dims), {}}; }
-TensorInfo UnknownRank(ElementType type) { return TensorInfo{type, std::nullopt, {}}; }
 // An int64 tensor with known (possibly symbolic) contents, as a shape computation gives.
 TensorInfo V(IndexExprList values) {
   const int64_t n = static_cast<int64_t>(values.size());
@@ -50,102 +59,6 @@ TensorInfo V(IndexExprList values) {
 TensorInfo Scalar(IndexExpr value) {
   return TensorInfo{kI64, DimsExpr{}, IndexExprList{std::move(value)}};
 }
-
-// "float[N, 3]", "int64[]" (a scalar), "float[unknown rank]".
-std::string Text(const TensorInfo& info) {
-  return std::string(ElementTypeName(info.type)) +
-         (info.dims ? DimsToString(*info.dims) : std::string("[unknown rank]"));
-}
-
-// One node of `op_type` in a fresh model, named "n" unless Name() says otherwise.
-class OpTest {
- public:
-  explicit OpTest(std::string op_type, int64_t opset = 17)
-      : op_type_(std::move(op_type)), opset_(opset) {}
-
-  OpTest& In(TensorInfo info) {
-    inputs_.push_back(std::move(info));
-    return *this;
-  }
-  OpTest& NoInput() {
-    inputs_.push_back(std::nullopt);
-    return *this;
-  }
-  // A constant input: its payload, its dims, and (unless `values` is false) its contents as
-  // values, as the analysis builder reports small integer constants.
-  template <typename T>
-  OpTest& Const(ElementType type, std::vector<int64_t> dims, const std::vector<T>& data,
-                bool values = true) {
-    TensorInfo info{type, DimsExpr(dims.begin(), dims.end()), {}};
-    if (values && (type == kI64 || type == kI32)) {
-      info.values.emplace();
-      for (T v : data) info.values->push_back(static_cast<int64_t>(v));
-    }
-    constants_[static_cast<int>(inputs_.size())] =
-        DenseElements::FromVector(type, std::move(dims), data);
-    return In(std::move(info));
-  }
-  OpTest& Attr(Attribute attr) {
-    attrs_.push_back(std::move(attr));
-    return *this;
-  }
-  OpTest& Name(std::string name) {
-    name_ = std::move(name);
-    return *this;
-  }
-  // The node's output slots; "" is an omitted optional output.
-  OpTest& Outputs(std::vector<std::string> names) {
-    outputs_names_ = std::move(names);
-    return *this;
-  }
-
-  absl::Status Run() {
-    Model model;
-    model.opset_imports = {{"", opset_}};
-    Graph& graph = model.graph();
-    Node* node = graph.AddNode(op_type_);
-    node->set_name(name_);
-    for (size_t i = 0; i < inputs_.size(); ++i) {
-      node->AddInput(inputs_[i] ? graph.AddInput("x" + std::to_string(i), Type()) : nullptr);
-    }
-    for (const std::string& name : outputs_names_) node->AddOutput(name);
-    for (const Attribute& attr : attrs_) node->SetAttribute(attr.Clone(&graph));
-    FakeBuilder builder(inputs_, constants_);
-    ShapeContext ctx(*node, opset_, builder);
-    absl::Status status = InferNodeShapes(ctx);
-    outputs_.assign(ctx.outputs().begin(), ctx.outputs().end());
-    return status;
-  }
-
-  // Runs (once, expecting success) and prints output `i`.
-  std::string Out(int i = 0) { return Text(Info(i)); }
-  TensorInfo Info(int i = 0) {
-    if (!ran_) {
-      ran_ = true;
-      absl::Status status = Run();
-      EXPECT_TRUE(status.ok()) << status;
-    }
-    return i < static_cast<int>(outputs_.size()) ? outputs_[i] : TensorInfo{};
-  }
-
-  // Runs and returns the error message (expecting InvalidArgument).
-  std::string Error() {
-    absl::Status status = Run();
-    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
-    return std::string(status.message());
-  }
-
- private:
-  std::string op_type_;
-  int64_t opset_;
-  std::string name_ = "n";
-  std::vector<std::optional<TensorInfo>> inputs_;
-  std::map<int, std::shared_ptr<const Elements>> constants_;
-  std::vector<Attribute> attrs_;
-  std::vector<std::string> outputs_names_ = {"y0", "y1", "y2", "y3"};
-  std::vector<TensorInfo> outputs_;
-  bool ran_ = false;
-};
 
 Attribute Ints(std::string name, std::vector<int64_t> v) {
   return Attribute::Ints(std::move(name), std::move(v));
@@ -232,19 +145,20 @@ TEST(ShapeRegistryTest, EveryOpOfTheTableHasARule) {
 TEST(MatMulTest, MatricesVectorsAndBatches) {
   for (int opset : {1, 9, 13, 17}) {
     SCOPED_TRACE(opset);
-    EXPECT_EQ(OpTest("MatMul", opset).In(T(kF32, {2, 3})).In(T(kF32, {3, 4})).Out(), "float[2, 4]");
+    EXPECT_EQ(OpTest("MatMul", opset).In(T(kF32, {2, 3})).In(T(kF32, {3, 4})).Text(),
+              "float[2, 4]");
   }
-  EXPECT_EQ(OpTest("MatMul").In(T(kF32, {3})).In(T(kF32, {3, 4})).Out(), "float[4]");
-  EXPECT_EQ(OpTest("MatMul").In(T(kF32, {2, 3})).In(T(kF32, {3})).Out(), "float[2]");
-  EXPECT_EQ(OpTest("MatMul").In(T(kF32, {3})).In(T(kF32, {3})).Out(), "float[]");
-  EXPECT_EQ(OpTest("MatMul").In(T(kF32, {S("B"), 1, S("M"), 3})).In(T(kF32, {5, 3, 4})).Out(),
+  EXPECT_EQ(OpTest("MatMul").In(T(kF32, {3})).In(T(kF32, {3, 4})).Text(), "float[4]");
+  EXPECT_EQ(OpTest("MatMul").In(T(kF32, {2, 3})).In(T(kF32, {3})).Text(), "float[2]");
+  EXPECT_EQ(OpTest("MatMul").In(T(kF32, {3})).In(T(kF32, {3})).Text(), "float[]");
+  EXPECT_EQ(OpTest("MatMul").In(T(kF32, {S("B"), 1, S("M"), 3})).In(T(kF32, {5, 3, 4})).Text(),
             "float[B, 5, M, 4]");
-  EXPECT_EQ(OpTest("MatMul").In(T(kF32, {3})).In(T(kF32, {S("B"), 3, S("N")})).Out(),
+  EXPECT_EQ(OpTest("MatMul").In(T(kF32, {3})).In(T(kF32, {S("B"), 3, S("N")})).Text(),
             "float[B, N]");
   // A symbolic K against a literal cannot be decided: not an error.
-  EXPECT_EQ(OpTest("MatMul").In(T(kF32, {S("N"), S("K")})).In(T(kF32, {3, 4})).Out(),
+  EXPECT_EQ(OpTest("MatMul").In(T(kF32, {S("N"), S("K")})).In(T(kF32, {3, 4})).Text(),
             "float[N, 4]");
-  EXPECT_EQ(OpTest("MatMul").In(UnknownRank(kF32)).In(T(kF32, {3, 4})).Out(),
+  EXPECT_EQ(OpTest("MatMul").In(UnknownRank(kF32)).In(T(kF32, {3, 4})).Text(),
             "float[unknown rank]");
 }
 
@@ -259,13 +173,13 @@ TEST(MatMulTest, InnerDimMismatchIsAnError) {
 }
 
 TEST(MatMulTest, IntegerAndQuantizedVariants) {
-  EXPECT_EQ(OpTest("MatMulInteger", 10).In(T(kU8, {S("N"), 3})).In(T(kU8, {3, 4})).Out(),
+  EXPECT_EQ(OpTest("MatMulInteger", 10).In(T(kU8, {S("N"), 3})).In(T(kU8, {3, 4})).Text(),
             "int32[N, 4]");
   OpTest q("QLinearMatMul", 10);
   q.In(T(kU8, {2, 3})).In(T(kF32, {})).In(T(kU8, {}));
   q.In(T(kU8, {3, 4})).In(T(kF32, {})).In(T(kU8, {}));
   q.In(T(kF32, {})).In(T(kI8, {}));
-  EXPECT_EQ(q.Out(), "int8[2, 4]");
+  EXPECT_EQ(q.Text(), "int8[2, 4]");
 }
 
 // ---- Gemm ----
@@ -273,7 +187,7 @@ TEST(MatMulTest, IntegerAndQuantizedVariants) {
 TEST(GemmTest, TransposesAndBroadcastsC) {
   for (int opset : {7, 9, 11, 13}) {
     SCOPED_TRACE(opset);
-    EXPECT_EQ(OpTest("Gemm", opset).In(T(kF32, {4, 3})).In(T(kF32, {3, 5})).In(T(kF32, {5})).Out(),
+    EXPECT_EQ(OpTest("Gemm", opset).In(T(kF32, {4, 3})).In(T(kF32, {3, 5})).In(T(kF32, {5})).Text(),
               "float[4, 5]");
   }
   EXPECT_EQ(OpTest("Gemm")
@@ -281,14 +195,14 @@ TEST(GemmTest, TransposesAndBroadcastsC) {
                 .In(T(kF32, {S("N"), 3}))
                 .Attr(Int("transA", 1))
                 .Attr(Int("transB", 1))
-                .Out(),
+                .Text(),
             "float[M, N]");
   // C's literal pins a symbolic N (it must be 1 or N).
   EXPECT_EQ(
-      OpTest("Gemm").In(T(kF32, {S("M"), 3})).In(T(kF32, {3, S("N")})).In(T(kF32, {1, 7})).Out(),
+      OpTest("Gemm").In(T(kF32, {S("M"), 3})).In(T(kF32, {3, S("N")})).In(T(kF32, {1, 7})).Text(),
       "float[M, 7]");
   // C is optional from opset 11.
-  EXPECT_EQ(OpTest("Gemm", 11).In(T(kF32, {4, 3})).In(T(kF32, {3, 5})).Out(), "float[4, 5]");
+  EXPECT_EQ(OpTest("Gemm", 11).In(T(kF32, {4, 3})).In(T(kF32, {3, 5})).Text(), "float[4, 5]");
 }
 
 TEST(GemmTest, OldVersionsAndErrors) {
@@ -296,7 +210,7 @@ TEST(GemmTest, OldVersionsAndErrors) {
   for (int opset : {1, 6}) {
     SCOPED_TRACE(opset);
     EXPECT_EQ(
-        OpTest("Gemm", opset).In(T(kF32, {4, 3})).In(T(kF32, {3, 5})).In(T(kF32, {4, 5})).Out(),
+        OpTest("Gemm", opset).In(T(kF32, {4, 3})).In(T(kF32, {3, 5})).In(T(kF32, {4, 5})).Text(),
         "float[4, 5]");
     EXPECT_THAT(
         OpTest("Gemm", opset).In(T(kF32, {4, 3})).In(T(kF32, {3, 5})).In(T(kF32, {5})).Error(),
@@ -306,7 +220,7 @@ TEST(GemmTest, OldVersionsAndErrors) {
                   .In(T(kF32, {3, 5}))
                   .In(T(kF32, {5}))
                   .Attr(Int("broadcast", 1))
-                  .Out(),
+                  .Text(),
               "float[4, 5]");
   }
   EXPECT_EQ(
@@ -325,7 +239,7 @@ TEST(EinsumTest, ExplicitAndImplicitOutputs) {
     OpTest t("Einsum", 12);
     t.Attr(Str("equation", std::move(equation)));
     for (TensorInfo& in : inputs) t.In(std::move(in));
-    return t.Out();
+    return t.Text();
   };
   EXPECT_EQ(einsum("ij,jk->ik", {T(kF32, {2, 3}), T(kF32, {3, 4})}), "float[2, 4]");
   EXPECT_EQ(einsum("ij, jk", {T(kF32, {2, 3}), T(kF32, {3, 4})}), "float[2, 4]");
@@ -350,7 +264,7 @@ TEST(EinsumTest, Ellipsis) {
     OpTest t("Einsum", 12);
     t.Attr(Str("equation", std::move(equation)));
     for (TensorInfo& in : inputs) t.In(std::move(in));
-    return t.Out();
+    return t.Text();
   };
   EXPECT_EQ(einsum("...ij,...jk->...ik", {T(kF32, {S("B"), 2, 3}), T(kF32, {3, 4})}),
             "float[B, 2, 4]");
@@ -401,7 +315,7 @@ TEST(ConvTest, ExplicitPadsStridesDilations) {
                   .In(T(kF32, {64, 3, 7, 7}))
                   .Attr(Ints("strides", {2, 2}))
                   .Attr(Ints("pads", {3, 3, 3, 3}))
-                  .Out(),
+                  .Text(),
               "float[1, 64, 112, 112]");
   }
   // kernel_shape from W; bias; asymmetric pads; 1-D and 3-D.
@@ -411,21 +325,21 @@ TEST(ConvTest, ExplicitPadsStridesDilations) {
                 .In(T(kF32, {2}))
                 .Attr(Ints("pads", {1, 0, 1, 0}))
                 .Attr(Ints("strides", {2, 2}))
-                .Out(),
+                .Text(),
             "float[1, 2, 4, 2]");
-  EXPECT_EQ(OpTest("Conv").In(T(kF32, {1, 1, 10})).In(T(kF32, {4, 1, 3})).Out(), "float[1, 4, 8]");
+  EXPECT_EQ(OpTest("Conv").In(T(kF32, {1, 1, 10})).In(T(kF32, {4, 1, 3})).Text(), "float[1, 4, 8]");
   EXPECT_EQ(OpTest("Conv")
                 .In(T(kF32, {2, 4, 8, 8, 8}))
                 .In(T(kF32, {6, 4, 3, 3, 3}))
                 .Attr(Ints("dilations", {2, 2, 1}))
-                .Out(),
+                .Text(),
             "float[2, 6, 4, 4, 6]");
   // Groups: W holds C / group input channels.
   EXPECT_EQ(OpTest("Conv")
                 .In(T(kF32, {1, 8, 5, 5}))
                 .In(T(kF32, {4, 2, 3, 3}))
                 .Attr(Int("group", 4))
-                .Out(),
+                .Text(),
             "float[1, 4, 3, 3]");
 }
 
@@ -435,17 +349,17 @@ TEST(ConvTest, SymbolicSpatialDimsStayExact) {
                 .In(T(kF32, {16, 3, 3, 3}))
                 .Attr(Ints("pads", {1, 1, 1, 1}))
                 .Attr(Ints("strides", {2, 2}))
-                .Out(),
+                .Text(),
             "float[N, 16, floor((H - 1) / 2) + 1, floor((W - 1) / 2) + 1]");
-  EXPECT_EQ(OpTest("Conv").In(T(kF32, {S("N"), 3, S("H")})).In(T(kF32, {8, 3, 3})).Out(),
+  EXPECT_EQ(OpTest("Conv").In(T(kF32, {S("N"), 3, S("H")})).In(T(kF32, {8, 3, 3})).Text(),
             "float[N, 8, H - 2]");
   // A dynamic kernel (W's dims) stays in the expression too.
-  EXPECT_EQ(OpTest("Conv").In(T(kF32, {1, 3, 32})).In(T(kF32, {8, 3, S("K")})).Out(),
+  EXPECT_EQ(OpTest("Conv").In(T(kF32, {1, 3, 32})).In(T(kF32, {8, 3, S("K")})).Text(),
             "float[1, 8, -K + 33]");
   // Unknown X: rank from W, the rest unknown.
-  EXPECT_EQ(OpTest("Conv").In(UnknownRank(kF32)).In(T(kF32, {8, 3, 3, 3})).Out(),
+  EXPECT_EQ(OpTest("Conv").In(UnknownRank(kF32)).In(T(kF32, {8, 3, 3, 3})).Text(),
             "float[?, 8, ?, ?]");
-  EXPECT_EQ(OpTest("Conv").In(UnknownRank(kF32)).In(UnknownRank(kF32)).Out(),
+  EXPECT_EQ(OpTest("Conv").In(UnknownRank(kF32)).In(UnknownRank(kF32)).Text(),
             "float[unknown rank]");
 }
 
@@ -457,7 +371,7 @@ TEST(ConvTest, AutoPad) {
         .Attr(Str("auto_pad", std::move(auto_pad)))
         .Attr(Ints("strides", {2, 2}))
         .Attr(Ints("pads", {5, 5, 5, 5}))  // ignored unless NOTSET
-        .Out();
+        .Text();
   };
   EXPECT_EQ(conv("SAME_UPPER", {1, 1, 5, 6}), "float[1, 1, 3, 3]");
   EXPECT_EQ(conv("SAME_LOWER", {1, 1, 5, 6}), "float[1, 1, 3, 3]");
@@ -515,21 +429,21 @@ TEST(ConvTest, IntegerAndQuantizedVariants) {
                 .In(T(kU8, {1, 1, 3, 3}))
                 .In(T(kU8, {1, 1, 2, 2}))
                 .In(T(kU8, {}))
-                .Out(),
+                .Text(),
             "int32[1, 1, 2, 2]");
   OpTest q("QLinearConv", 10);
   q.In(T(kU8, {1, 1, 7, 7})).In(T(kF32, {})).In(T(kU8, {}));
   q.In(T(kI8, {4, 1, 3, 3})).In(T(kF32, {4})).In(T(kI8, {4}));
   q.In(T(kF32, {})).In(T(kU8, {})).In(T(kI32, {4}));
   q.Attr(Ints("pads", {1, 1, 1, 1}));
-  EXPECT_EQ(q.Out(), "uint8[1, 4, 7, 7]");
+  EXPECT_EQ(q.Text(), "uint8[1, 4, 7, 7]");
 }
 
 TEST(ConvTransposeTest, ExplicitPadsAndOutputPadding) {
   for (int opset : {1, 11}) {
     SCOPED_TRACE(opset);
     EXPECT_EQ(
-        OpTest("ConvTranspose", opset).In(T(kF32, {1, 1, 3, 3})).In(T(kF32, {1, 2, 3, 3})).Out(),
+        OpTest("ConvTranspose", opset).In(T(kF32, {1, 1, 3, 3})).In(T(kF32, {1, 2, 3, 3})).Text(),
         "float[1, 2, 5, 5]");
   }
   // ONNX's convtranspose_pads and convtranspose_dilations cases.
@@ -538,20 +452,20 @@ TEST(ConvTransposeTest, ExplicitPadsAndOutputPadding) {
                 .In(T(kF32, {1, 2, 3, 3}))
                 .Attr(Ints("strides", {3, 2}))
                 .Attr(Ints("pads", {1, 2, 1, 2}))
-                .Out(),
+                .Text(),
             "float[1, 2, 7, 3]");
   EXPECT_EQ(OpTest("ConvTranspose")
                 .In(T(kF32, {1, 1, 3, 3}))
                 .In(T(kF32, {1, 1, 2, 2}))
                 .Attr(Ints("dilations", {2, 2}))
-                .Out(),
+                .Text(),
             "float[1, 1, 5, 5]");
   EXPECT_EQ(OpTest("ConvTranspose")
                 .In(T(kF32, {1, 1, 3, 3}))
                 .In(T(kF32, {1, 2, 3, 3}))
                 .Attr(Ints("strides", {3, 2}))
                 .Attr(Ints("output_padding", {1, 1}))
-                .Out(),
+                .Text(),
             "float[1, 2, 10, 8]");
   // Symbolic: 2*(H - 1) + 4 - 2.
   EXPECT_EQ(OpTest("ConvTranspose")
@@ -560,7 +474,7 @@ TEST(ConvTransposeTest, ExplicitPadsAndOutputPadding) {
                 .Attr(Ints("strides", {2, 2}))
                 .Attr(Ints("pads", {1, 1, 1, 1}))
                 .Attr(Int("group", 2))
-                .Out(),
+                .Text(),
             "float[N, 16, 2*H, 2*W]");
 }
 
@@ -570,27 +484,27 @@ TEST(ConvTransposeTest, OutputShapeAndAutoPad) {
                 .In(T(kF32, {1, 2, 3, 3}))
                 .Attr(Ints("strides", {3, 2}))
                 .Attr(Ints("output_shape", {10, 8}))
-                .Out(),
+                .Text(),
             "float[1, 2, 10, 8]");
   EXPECT_EQ(OpTest("ConvTranspose")
                 .In(T(kF32, {1, 1, 3, 3}))
                 .In(T(kF32, {1, 2, 3, 3}))
                 .Attr(Ints("output_shape", {1, 2, 10, 8}))
-                .Out(),
+                .Text(),
             "float[1, 2, 10, 8]");
   EXPECT_EQ(OpTest("ConvTranspose")
                 .In(T(kF32, {1, 1, S("H"), 3}))
                 .In(T(kF32, {1, 2, 3, 3}))
                 .Attr(Ints("strides", {2, 2}))
                 .Attr(Str("auto_pad", "SAME_UPPER"))
-                .Out(),
+                .Text(),
             "float[1, 2, 2*H, 6]");
   EXPECT_EQ(OpTest("ConvTranspose")
                 .In(T(kF32, {1, 1, 3, 3}))
                 .In(T(kF32, {1, 2, 3, 3}))
                 .Attr(Ints("strides", {2, 2}))
                 .Attr(Str("auto_pad", "VALID"))
-                .Out(),
+                .Text(),
             "float[1, 2, 7, 7]");
   EXPECT_THAT(OpTest("ConvTranspose").In(T(kF32, {1, 3, 3, 3})).In(T(kF32, {1, 2, 3, 3})).Error(),
               HasSubstr("X [1, 3, 3, 3] has 3 channels but W [1, 2, 3, 3] expects 1"));
@@ -609,14 +523,14 @@ TEST(PoolTest, MaxPoolWithIndicesAndCeilMode) {
     SCOPED_TRACE(opset);
     OpTest t("MaxPool", opset);
     t.In(T(kF32, {1, 3, 32, 32})).Attr(Ints("kernel_shape", {2, 2})).Attr(Ints("strides", {2, 2}));
-    EXPECT_EQ(t.Out(0), "float[1, 3, 16, 16]");
-    EXPECT_EQ(t.Out(1), "int64[1, 3, 16, 16]");
+    EXPECT_EQ(t.Text(0), "float[1, 3, 16, 16]");
+    EXPECT_EQ(t.Text(1), "int64[1, 3, 16, 16]");
   }
   EXPECT_EQ(OpTest("MaxPool", 1)
                 .Outputs({"y"})
                 .In(T(kF32, {1, 3, 5, 5}))
                 .Attr(Ints("kernel_shape", {3, 3}))
-                .Out(),
+                .Text(),
             "float[1, 3, 3, 3]");
   // ONNX's maxpool_2d_ceil: 4x4, k3, s2.
   auto pool = [](DimsExpr x, int64_t ceil_mode) {
@@ -625,7 +539,7 @@ TEST(PoolTest, MaxPoolWithIndicesAndCeilMode) {
         .Attr(Ints("kernel_shape", {3, 3}))
         .Attr(Ints("strides", {2, 2}))
         .Attr(Int("ceil_mode", ceil_mode))
-        .Out();
+        .Text();
   };
   EXPECT_EQ(pool({1, 1, 4, 4}, 1), "float[1, 1, 2, 2]");
   EXPECT_EQ(pool({1, 1, 4, 4}, 0), "float[1, 1, 1, 1]");
@@ -638,7 +552,7 @@ TEST(PoolTest, MaxPoolWithIndicesAndCeilMode) {
                 .Attr(Ints("kernel_shape", {2, 2}))
                 .Attr(Ints("dilations", {2, 2}))
                 .Attr(Int("storage_order", 1))
-                .Out(),
+                .Text(),
             "float[1, 1, 2, 2]");
 }
 
@@ -650,7 +564,7 @@ TEST(PoolTest, AverageAndLpPool) {
                   .Attr(Ints("kernel_shape", {3, 3}))
                   .Attr(Ints("strides", {2, 2}))
                   .Attr(Str("auto_pad", "SAME_UPPER"))
-                  .Out(),
+                  .Text(),
               "float[1, 3, 3, 3]");
   }
   // H: ceil((H - 1) / 2) + 1 in canonical form.
@@ -661,7 +575,7 @@ TEST(PoolTest, AverageAndLpPool) {
                 .Attr(Ints("pads", {0, 0, 1, 1}))
                 .Attr(Int("ceil_mode", 1))
                 .Attr(Int("count_include_pad", 1))
-                .Out(),
+                .Text(),
             "float[N, C, floor(H / 2) + 1, 17]");
   for (int opset : {1, 2, 11}) {
     SCOPED_TRACE(opset);
@@ -669,10 +583,10 @@ TEST(PoolTest, AverageAndLpPool) {
                   .In(T(kF32, {1, 2, 6}))
                   .Attr(Ints("kernel_shape", {2}))
                   .Attr(Ints("strides", {2}))
-                  .Out(),
+                  .Text(),
               "float[1, 2, 3]");
   }
-  EXPECT_EQ(OpTest("LpPool").In(UnknownRank(kF32)).Attr(Ints("kernel_shape", {2, 2})).Out(),
+  EXPECT_EQ(OpTest("LpPool").In(UnknownRank(kF32)).Attr(Ints("kernel_shape", {2, 2})).Text(),
             "float[?, ?, ?, ?]");
   EXPECT_EQ(OpTest("AveragePool").In(T(kF32, {1, 1, 4, 4})).Error(),
             "node 'n' (AveragePool): attribute 'kernel_shape' is required");
@@ -688,7 +602,7 @@ TEST(PoolTest, MaxUnpool) {
                   .In(T(kI64, {1, 1, 2, 2}))
                   .Attr(Ints("kernel_shape", {2, 2}))
                   .Attr(Ints("strides", {2, 2}))
-                  .Out(),
+                  .Text(),
               "float[1, 1, 4, 4]");
   }
   EXPECT_EQ(OpTest("MaxUnpool")
@@ -697,7 +611,7 @@ TEST(PoolTest, MaxUnpool) {
                 .Attr(Ints("kernel_shape", {3, 3}))
                 .Attr(Ints("strides", {2, 2}))
                 .Attr(Ints("pads", {1, 1, 1, 1}))
-                .Out(),
+                .Text(),
             "float[N, C, 2*H - 1, 5]");
   // output_shape given: its values, exact even when symbolic; unknown values keep the rank.
   EXPECT_EQ(OpTest("MaxUnpool")
@@ -705,14 +619,14 @@ TEST(PoolTest, MaxUnpool) {
                 .In(T(kI64, {1, 1, 2, 2}))
                 .In(V({1, 1, 5, S("W")}))
                 .Attr(Ints("kernel_shape", {2, 2}))
-                .Out(),
+                .Text(),
             "float[1, 1, 5, W]");
   EXPECT_EQ(OpTest("MaxUnpool")
                 .In(T(kF32, {1, 1, 2, 2}))
                 .In(T(kI64, {1, 1, 2, 2}))
                 .In(T(kI64, {4}))
                 .Attr(Ints("kernel_shape", {2, 2}))
-                .Out(),
+                .Text(),
             "float[1, 1, ?, ?]");
   EXPECT_THAT(OpTest("MaxUnpool")
                   .In(T(kF32, {1, 1, 2, 2}))
@@ -726,9 +640,9 @@ TEST(PoolTest, MaxUnpool) {
 TEST(PoolTest, GlobalPools) {
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) {
     SCOPED_TRACE(op);
-    EXPECT_EQ(OpTest(op, 1).In(T(kF32, {S("N"), 3, S("H"), S("W")})).Out(), "float[N, 3, 1, 1]");
-    EXPECT_EQ(OpTest(op).In(T(kF32, {2, 3, 4, 5, 6})).Out(), "float[2, 3, 1, 1, 1]");
-    EXPECT_EQ(OpTest(op).In(UnknownRank(kF32)).Out(), "float[unknown rank]");
+    EXPECT_EQ(OpTest(op, 1).In(T(kF32, {S("N"), 3, S("H"), S("W")})).Text(), "float[N, 3, 1, 1]");
+    EXPECT_EQ(OpTest(op).In(T(kF32, {2, 3, 4, 5, 6})).Text(), "float[2, 3, 1, 1, 1]");
+    EXPECT_EQ(OpTest(op).In(UnknownRank(kF32)).Text(), "float[unknown rank]");
     EXPECT_THAT(OpTest(op).In(T(kF32, {3})).Error(), HasSubstr("X must have rank >= 2"));
   }
 }
@@ -738,7 +652,7 @@ TEST(PoolTest, RoiOpsAndGridSample) {
                 .In(T(kF32, {1, 3, 10, 10}))
                 .In(T(kF32, {S("R"), 5}))
                 .Attr(Ints("pooled_shape", {2, 3}))
-                .Out(),
+                .Text(),
             "float[R, 3, 2, 3]");
   EXPECT_THAT(OpTest("MaxRoiPool").In(T(kF32, {1, 3, 10, 10})).In(T(kF32, {2, 4})).Error(),
               HasSubstr("rois [2, 4] must be [num_rois, 5]"));
@@ -750,11 +664,11 @@ TEST(PoolTest, RoiOpsAndGridSample) {
                   .In(T(kI64, {S("R")}))
                   .Attr(Int("output_height", 7))
                   .Attr(Int("output_width", 5))
-                  .Out(),
+                  .Text(),
               "float[R, 256, 7, 5]");
   }
   EXPECT_EQ(
-      OpTest("RoiAlign").In(T(kF32, {1, 8, 4, 4})).In(UnknownRank(kF32)).In(T(kI64, {3})).Out(),
+      OpTest("RoiAlign").In(T(kF32, {1, 8, 4, 4})).In(UnknownRank(kF32)).In(T(kI64, {3})).Text(),
       "float[3, 8, 1, 1]");
   EXPECT_THAT(
       OpTest("RoiAlign").In(T(kF32, {1, 8, 4, 4})).In(T(kF32, {3, 4})).In(T(kI64, {4})).Error(),
@@ -763,7 +677,7 @@ TEST(PoolTest, RoiOpsAndGridSample) {
   EXPECT_EQ(OpTest("GridSample", 16)
                 .In(T(kF32, {S("N"), 3, S("H"), S("W")}))
                 .In(T(kF32, {S("N"), 5, 6, 2}))
-                .Out(),
+                .Text(),
             "float[N, 3, 5, 6]");
   EXPECT_THAT(OpTest("GridSample", 16).In(T(kF32, {1, 3, 4, 4})).In(T(kF32, {1, 5, 6, 3})).Error(),
               HasSubstr("grid [1, 5, 6, 3] must end in 2 coordinates"));
@@ -779,69 +693,69 @@ TEST(ReduceTest, AxesAttributeAllOpsAndVersions) {
     for (int opset : {1, 11, 12, 13}) {
       if (std::string(op) == "ReduceSum" && opset >= 13) continue;  // axes is an input
       SCOPED_TRACE(std::string(op) + " " + std::to_string(opset));
-      EXPECT_EQ(OpTest(op, opset).In(T(kF32, {2, S("N"), 4})).Attr(Ints("axes", {1})).Out(),
+      EXPECT_EQ(OpTest(op, opset).In(T(kF32, {2, S("N"), 4})).Attr(Ints("axes", {1})).Text(),
                 "float[2, 1, 4]");
       EXPECT_EQ(OpTest(op, opset)
                     .In(T(kF32, {2, S("N"), 4}))
                     .Attr(Ints("axes", {-1, 0}))
                     .Attr(Int("keepdims", 0))
-                    .Out(),
+                    .Text(),
                 "float[N]");
-      EXPECT_EQ(OpTest(op, opset).In(T(kF32, {2, S("N"), 4})).Out(), "float[1, 1, 1]");
-      EXPECT_EQ(OpTest(op, opset).In(T(kF32, {2, 3})).Attr(Int("keepdims", 0)).Out(), "float[]");
+      EXPECT_EQ(OpTest(op, opset).In(T(kF32, {2, S("N"), 4})).Text(), "float[1, 1, 1]");
+      EXPECT_EQ(OpTest(op, opset).In(T(kF32, {2, 3})).Attr(Int("keepdims", 0)).Text(), "float[]");
     }
   }
-  EXPECT_EQ(OpTest("ReduceMax", 13).In(T(kU8, {2, 3})).Attr(Ints("axes", {0})).Out(),
+  EXPECT_EQ(OpTest("ReduceMax", 13).In(T(kU8, {2, 3})).Attr(Ints("axes", {0})).Text(),
             "uint8[1, 3]");
-  EXPECT_EQ(OpTest("ReduceMean").In(UnknownRank(kF32)).Attr(Ints("axes", {0})).Out(),
+  EXPECT_EQ(OpTest("ReduceMean").In(UnknownRank(kF32)).Attr(Ints("axes", {0})).Text(),
             "float[unknown rank]");
-  EXPECT_EQ(OpTest("ReduceMean").In(UnknownRank(kF32)).Attr(Int("keepdims", 0)).Out(), "float[]");
+  EXPECT_EQ(OpTest("ReduceMean").In(UnknownRank(kF32)).Attr(Int("keepdims", 0)).Text(), "float[]");
   EXPECT_EQ(OpTest("ReduceMean").Name("r").In(T(kF32, {2, 3})).Attr(Ints("axes", {2})).Error(),
             "node 'r' (ReduceMean): axes value 2 is out of range for rank 2");
 }
 
 TEST(ReduceTest, ReduceSum13AxesInput) {
-  EXPECT_EQ(OpTest("ReduceSum", 13).In(T(kF32, {2, 3, 4})).In(V({0, 2})).Out(), "float[1, 3, 1]");
+  EXPECT_EQ(OpTest("ReduceSum", 13).In(T(kF32, {2, 3, 4})).In(V({0, 2})).Text(), "float[1, 3, 1]");
   EXPECT_EQ(OpTest("ReduceSum", 13)
                 .In(T(kF32, {2, 3, 4}))
                 .Const<int64_t>(kI64, {1}, {-2})
                 .Attr(Int("keepdims", 0))
-                .Out(),
+                .Text(),
             "float[2, 4]");
   // No axes: everything, unless noop_with_empty_axes.
-  EXPECT_EQ(OpTest("ReduceSum", 13).In(T(kF32, {2, 3, 4})).Out(), "float[1, 1, 1]");
+  EXPECT_EQ(OpTest("ReduceSum", 13).In(T(kF32, {2, 3, 4})).Text(), "float[1, 1, 1]");
   EXPECT_EQ(OpTest("ReduceSum", 13)
                 .In(T(kF32, {2, S("N"), 4}))
                 .In(V({}))
                 .Attr(Int("noop_with_empty_axes", 1))
-                .Out(),
+                .Text(),
             "float[2, N, 4]");
   EXPECT_EQ(OpTest("ReduceSum", 13)
                 .In(T(kF32, {2, 3, 4}))
                 .In(T(kI64, {0}))
                 .Attr(Int("keepdims", 0))
-                .Out(),
+                .Text(),
             "float[]");
   EXPECT_EQ(OpTest("ReduceSum", 13)
                 .In(T(kF32, {2, 3, 4}))
                 .NoInput()
                 .Attr(Int("noop_with_empty_axes", 1))
-                .Out(),
+                .Text(),
             "float[2, 3, 4]");
   // Unknown axes: the rank is known with keepdims (a 1 stays 1), or from the number of axes.
-  EXPECT_EQ(OpTest("ReduceSum", 13).In(T(kF32, {S("N"), 1, 4})).In(T(kI64, {2})).Out(),
+  EXPECT_EQ(OpTest("ReduceSum", 13).In(T(kF32, {S("N"), 1, 4})).In(T(kI64, {2})).Text(),
             "float[?, 1, ?]");
   EXPECT_EQ(OpTest("ReduceSum", 13)
                 .In(T(kF32, {S("N"), 1, 4}))
                 .In(T(kI64, {2}))
                 .Attr(Int("keepdims", 0))
-                .Out(),
+                .Text(),
             "float[?]");
   EXPECT_EQ(OpTest("ReduceSum", 13)
                 .In(T(kF32, {S("N"), 1, 4}))
                 .In(T(kI64, {S("A")}))
                 .Attr(Int("keepdims", 0))
-                .Out(),
+                .Text(),
             "float[unknown rank]");
 }
 
@@ -849,16 +763,16 @@ TEST(ReduceTest, ArgMaxArgMin) {
   for (const char* op : {"ArgMax", "ArgMin"}) {
     for (int opset : {1, 11, 12, 13}) {
       SCOPED_TRACE(std::string(op) + " " + std::to_string(opset));
-      EXPECT_EQ(OpTest(op, opset).In(T(kF32, {2, S("N"), 4})).Attr(Int("axis", 1)).Out(),
+      EXPECT_EQ(OpTest(op, opset).In(T(kF32, {2, S("N"), 4})).Attr(Int("axis", 1)).Text(),
                 "int64[2, 1, 4]");
-      EXPECT_EQ(OpTest(op, opset).In(T(kF32, {2, S("N"), 4})).Attr(Int("keepdims", 0)).Out(),
+      EXPECT_EQ(OpTest(op, opset).In(T(kF32, {2, S("N"), 4})).Attr(Int("keepdims", 0)).Text(),
                 "int64[N, 4]");
     }
     EXPECT_EQ(OpTest(op)
                   .In(T(kF32, {2, 3}))
                   .Attr(Int("axis", -1))
                   .Attr(Int("select_last_index", 1))
-                  .Out(),
+                  .Text(),
               "int64[2, 1]");
     EXPECT_THAT(OpTest(op).In(T(kF32, {2, 3})).Attr(Int("axis", 2)).Error(),
                 HasSubstr("axis 2 is out of range for rank 2"));
@@ -868,21 +782,21 @@ TEST(ReduceTest, ArgMaxArgMin) {
 TEST(ReduceTest, TopK) {
   OpTest v1("TopK", 1);
   v1.In(T(kF32, {3, 4})).Attr(Int("k", 2));
-  EXPECT_EQ(v1.Out(0), "float[3, 2]");
-  EXPECT_EQ(v1.Out(1), "int64[3, 2]");
+  EXPECT_EQ(v1.Text(0), "float[3, 2]");
+  EXPECT_EQ(v1.Text(1), "int64[3, 2]");
   for (int opset : {10, 11}) {
     SCOPED_TRACE(opset);
-    EXPECT_EQ(OpTest("TopK", opset).In(T(kF32, {S("N"), 10})).In(V({5})).Out(1), "int64[N, 5]");
+    EXPECT_EQ(OpTest("TopK", opset).In(T(kF32, {S("N"), 10})).In(V({5})).Text(1), "int64[N, 5]");
   }
-  EXPECT_EQ(OpTest("TopK").In(T(kF32, {S("N"), 10})).In(V({S("k")})).Attr(Int("axis", 0)).Out(),
+  EXPECT_EQ(OpTest("TopK").In(T(kF32, {S("N"), 10})).In(V({S("k")})).Attr(Int("axis", 0)).Text(),
             "float[k, 10]");
-  EXPECT_EQ(OpTest("TopK").In(T(kF32, {S("N"), 10})).In(T(kI64, {1})).Out(), "float[N, ?]");
+  EXPECT_EQ(OpTest("TopK").In(T(kF32, {S("N"), 10})).In(T(kI64, {1})).Text(), "float[N, ?]");
   EXPECT_EQ(OpTest("TopK")
                 .In(T(kF32, {2, 10}))
                 .In(V({3}))
                 .Attr(Int("largest", 0))
                 .Attr(Int("sorted", 0))
-                .Out(),
+                .Text(),
             "float[2, 3]");
   EXPECT_THAT(OpTest("TopK").In(T(kF32, {2, 4})).In(V({5})).Error(),
               HasSubstr("k 5 exceeds dim 1 of [2, 4]"));
@@ -897,49 +811,50 @@ TEST(IndexOpsTest, NonZero) {
   for (int opset : {9, 13}) {
     SCOPED_TRACE(opset);
     const TensorInfo out = OpTest("NonZero", opset).In(T(kF32, {2, S("N")})).Info();
-    EXPECT_EQ(Text(out), "int64[2, ?]");
+    EXPECT_EQ(InfoText(out), "int64[2, ?]");
     EXPECT_TRUE((*out.dims)[1].IsQuestionmark());
   }
-  EXPECT_EQ(OpTest("NonZero").In(UnknownRank(kF32)).Out(), "int64[?, ?]");
-  EXPECT_EQ(OpTest("NonZero").Const<float>(kF32, {2, 3}, {0, 1, 2, 0, 0, -3}).Out(), "int64[2, 3]");
-  EXPECT_EQ(OpTest("NonZero").Const<int64_t>(kI64, {4}, {0, 5, 0, 7}).Out(), "int64[1, 2]");
-  EXPECT_EQ(OpTest("NonZero").In(V({0, 5, 0, 7})).Out(), "int64[1, 2]");
-  EXPECT_EQ(OpTest("NonZero").In(V({0, 5, S("X"), 7})).Out(), "int64[1, ?]");
+  EXPECT_EQ(OpTest("NonZero").In(UnknownRank(kF32)).Text(), "int64[?, ?]");
+  EXPECT_EQ(OpTest("NonZero").Const<float>(kF32, {2, 3}, {0, 1, 2, 0, 0, -3}).Text(),
+            "int64[2, 3]");
+  EXPECT_EQ(OpTest("NonZero").Const<int64_t>(kI64, {4}, {0, 5, 0, 7}).Text(), "int64[1, 2]");
+  EXPECT_EQ(OpTest("NonZero").In(V({0, 5, 0, 7})).Text(), "int64[1, 2]");
+  EXPECT_EQ(OpTest("NonZero").In(V({0, 5, S("X"), 7})).Text(), "int64[1, ?]");
 }
 
 TEST(IndexOpsTest, Unique) {
   OpTest flat("Unique", 11);
   flat.In(T(kF32, {S("N"), 4}));
-  EXPECT_EQ(flat.Out(0), "float[?]");
-  EXPECT_EQ(flat.Out(1), "int64[?]");
-  EXPECT_EQ(flat.Out(2), "int64[4*N]");
-  EXPECT_EQ(flat.Out(3), "int64[?]");
+  EXPECT_EQ(flat.Text(0), "float[?]");
+  EXPECT_EQ(flat.Text(1), "int64[?]");
+  EXPECT_EQ(flat.Text(2), "int64[4*N]");
+  EXPECT_EQ(flat.Text(3), "int64[?]");
   // One unknown count shared by Y, indices and counts.
   EXPECT_EQ((*flat.Info(0).dims)[0], (*flat.Info(3).dims)[0]);
   EXPECT_EQ((*flat.Info(1).dims)[0], (*flat.Info(3).dims)[0]);
 
   OpTest axis("Unique");
   axis.In(T(kI64, {2, S("N"), 3})).Attr(Int("axis", -2));
-  EXPECT_EQ(axis.Out(0), "int64[2, ?, 3]");
-  EXPECT_EQ(axis.Out(2), "int64[N]");
+  EXPECT_EQ(axis.Text(0), "int64[2, ?, 3]");
+  EXPECT_EQ(axis.Text(2), "int64[N]");
 
   // Constants: ONNX's unique_not_sorted_without_axis and unique_sorted_with_axis cases.
   OpTest c1("Unique");
   c1.Const<float>(kF32, {6}, {2, 1, 1, 3, 4, 3}).Attr(Int("sorted", 0));
-  EXPECT_EQ(c1.Out(0), "float[4]");
-  EXPECT_EQ(c1.Out(2), "int64[6]");
-  EXPECT_EQ(c1.Out(3), "int64[4]");
+  EXPECT_EQ(c1.Text(0), "float[4]");
+  EXPECT_EQ(c1.Text(2), "int64[6]");
+  EXPECT_EQ(c1.Text(3), "int64[4]");
   OpTest c2("Unique");
   c2.Const<float>(kF32, {3, 3}, {1, 0, 0, 1, 0, 0, 2, 3, 4}).Attr(Int("axis", 0));
-  EXPECT_EQ(c2.Out(0), "float[2, 3]");
-  EXPECT_EQ(c2.Out(2), "int64[3]");
+  EXPECT_EQ(c2.Text(0), "float[2, 3]");
+  EXPECT_EQ(c2.Text(2), "int64[3]");
   OpTest c3("Unique");
   c3.Const<float>(kF32, {2, 3}, {1, 1, 0, 2, 2, 0}).Attr(Int("axis", 1));
-  EXPECT_EQ(c3.Out(0), "float[2, 2]");
+  EXPECT_EQ(c3.Text(0), "float[2, 2]");
   // numpy.unique: -0.0 equals 0.0.
-  EXPECT_EQ(OpTest("Unique").Const<float>(kF32, {3}, {0.0f, -0.0f, 1}).Out(), "float[2]");
+  EXPECT_EQ(OpTest("Unique").Const<float>(kF32, {3}, {0.0f, -0.0f, 1}).Text(), "float[2]");
   // Only the requested outputs.
-  EXPECT_EQ(OpTest("Unique").Outputs({"y"}).In(T(kF32, {3})).Out(), "float[?]");
+  EXPECT_EQ(OpTest("Unique").Outputs({"y"}).In(T(kF32, {3})).Text(), "float[?]");
 }
 
 TEST(IndexOpsTest, NonMaxSuppression) {
@@ -949,33 +864,33 @@ TEST(IndexOpsTest, NonMaxSuppression) {
                   .In(T(kF32, {1, 6, 4}))
                   .In(T(kF32, {1, 1, 6}))
                   .Const<int64_t>(kI64, {1}, {3})
-                  .Out(),
+                  .Text(),
               "int64[?, 3]");
   }
   // Nothing is selected without max_output_boxes_per_class (default 0) or with 0.
-  EXPECT_EQ(OpTest("NonMaxSuppression").In(T(kF32, {1, 6, 4})).In(T(kF32, {1, 1, 6})).Out(),
+  EXPECT_EQ(OpTest("NonMaxSuppression").In(T(kF32, {1, 6, 4})).In(T(kF32, {1, 1, 6})).Text(),
             "int64[0, 3]");
   EXPECT_EQ(OpTest("NonMaxSuppression")
                 .In(T(kF32, {S("B"), S("S"), 4}))
                 .In(T(kF32, {S("B"), 2, S("S")}))
                 .In(Scalar(0))
                 .In(Scalar(0))
-                .Out(),
+                .Text(),
             "int64[0, 3]");
   EXPECT_EQ(OpTest("NonMaxSuppression")
                 .In(T(kF32, {1, 0, 4}))
                 .In(T(kF32, {1, 2, 0}))
                 .In(Scalar(10))
-                .Out(),
+                .Text(),
             "int64[0, 3]");
   EXPECT_THAT(OpTest("NonMaxSuppression").In(T(kF32, {1, 6, 4})).In(T(kF32, {1, 1, 5})).Error(),
               HasSubstr("disagree on num_batches or spatial_dimension"));
 }
 
 TEST(IndexOpsTest, Det) {
-  EXPECT_EQ(OpTest("Det", 11).In(T(kF32, {S("N"), 3, 3})).Out(), "float[N]");
-  EXPECT_EQ(OpTest("Det").In(T(kF32, {S("M"), S("M")})).Out(), "float[]");
-  EXPECT_EQ(OpTest("Det").In(UnknownRank(kF32)).Out(), "float[unknown rank]");
+  EXPECT_EQ(OpTest("Det", 11).In(T(kF32, {S("N"), 3, 3})).Text(), "float[N]");
+  EXPECT_EQ(OpTest("Det").In(T(kF32, {S("M"), S("M")})).Text(), "float[]");
+  EXPECT_EQ(OpTest("Det").In(UnknownRank(kF32)).Text(), "float[unknown rank]");
   EXPECT_EQ(OpTest("Det").In(T(kF32, {2, 3})).Error(),
             "node 'n' (Det): input [2, 3] is not a batch of square matrices");
 }
@@ -990,8 +905,8 @@ TEST(RecurrentTest, LayoutZero) {
         .In(T(kF32, {1, 20, 10}))
         .In(T(kF32, {1, 20, 20}))
         .Attr(Int("hidden_size", 20));
-    EXPECT_EQ(t.Out(0), "float[S, 1, B, 20]");
-    EXPECT_EQ(t.Out(1), "float[1, B, 20]");
+    EXPECT_EQ(t.Text(0), "float[S, 1, B, 20]");
+    EXPECT_EQ(t.Text(1), "float[1, B, 20]");
   }
   for (int opset : {1, 3, 7, 14}) {
     SCOPED_TRACE(opset);
@@ -1001,8 +916,8 @@ TEST(RecurrentTest, LayoutZero) {
         .In(T(kF32, {2, 60, 20}))
         .Attr(Int("hidden_size", 20))
         .Attr(Str("direction", "bidirectional"));
-    EXPECT_EQ(t.Out(0), "float[S, 2, B, 20]");
-    EXPECT_EQ(t.Out(1), "float[2, B, 20]");
+    EXPECT_EQ(t.Text(0), "float[S, 2, B, 20]");
+    EXPECT_EQ(t.Text(1), "float[2, B, 20]");
   }
   for (int opset : {1, 7, 14}) {
     SCOPED_TRACE(opset);
@@ -1010,9 +925,9 @@ TEST(RecurrentTest, LayoutZero) {
     OpTest t("LSTM", opset);
     t.In(T(kF32, {S("S"), S("B"), 3})).In(T(kF32, {1, 28, 3})).In(T(kF32, {1, 28, 7}));
     t.Attr(Str("direction", "reverse"));
-    EXPECT_EQ(t.Out(0), "float[S, 1, B, 7]");
-    EXPECT_EQ(t.Out(1), "float[1, B, 7]");
-    EXPECT_EQ(t.Out(2), "float[1, B, 7]");
+    EXPECT_EQ(t.Text(0), "float[S, 1, B, 7]");
+    EXPECT_EQ(t.Text(1), "float[1, B, 7]");
+    EXPECT_EQ(t.Text(2), "float[1, B, 7]");
   }
 }
 
@@ -1024,8 +939,8 @@ TEST(RecurrentTest, LayoutOneAndOptionalOutputs) {
       .Attr(Int("hidden_size", 20))
       .Attr(Str("direction", "bidirectional"))
       .Attr(Int("layout", 1));
-  EXPECT_EQ(gru.Out(0), "float[B, S, 2, 20]");
-  EXPECT_EQ(gru.Out(1), "float[B, 2, 20]");
+  EXPECT_EQ(gru.Text(0), "float[B, S, 2, 20]");
+  EXPECT_EQ(gru.Text(1), "float[B, 2, 20]");
 
   // Only Y_c requested; initial_h pins the batch.
   OpTest lstm("LSTM", 14);
@@ -1037,7 +952,7 @@ TEST(RecurrentTest, LayoutOneAndOptionalOutputs) {
       .NoInput()
       .In(T(kF32, {2, 1, 4}))
       .Attr(Int("layout", 1));
-  EXPECT_EQ(lstm.Out(2), "float[2, 1, 4]");
+  EXPECT_EQ(lstm.Text(2), "float[2, 1, 4]");
 
   // Only Y.
   EXPECT_EQ(OpTest("LSTM")
@@ -1045,11 +960,12 @@ TEST(RecurrentTest, LayoutOneAndOptionalOutputs) {
                 .In(T(kF32, {4, 2, 3}))
                 .In(T(kF32, {1, 16, 3}))
                 .In(T(kF32, {1, 16, 4}))
-                .Out(),
+                .Text(),
             "float[4, 1, 2, 4]");
   // Unknown X: hidden from W's gates.
-  EXPECT_EQ(OpTest("GRU").In(UnknownRank(kF32)).In(T(kF32, {1, 24, 3})).In(UnknownRank(kF32)).Out(),
-            "float[?, 1, ?, 8]");
+  EXPECT_EQ(
+      OpTest("GRU").In(UnknownRank(kF32)).In(T(kF32, {1, 24, 3})).In(UnknownRank(kF32)).Text(),
+      "float[?, 1, ?, 8]");
 }
 
 TEST(RecurrentTest, Errors) {
@@ -1088,19 +1004,19 @@ TEST(RecurrentTest, Errors) {
 
 TEST(SignalTest, Dft) {
   // ONNX's test_dft and test_dft_axis.
-  EXPECT_EQ(OpTest("DFT").In(T(kF32, {1, 10, 10, 1})).Attr(Int("axis", 1)).Out(),
+  EXPECT_EQ(OpTest("DFT").In(T(kF32, {1, 10, 10, 1})).Attr(Int("axis", 1)).Text(),
             "float[1, 10, 10, 2]");
-  EXPECT_EQ(OpTest("DFT").In(T(kF32, {1, 10, 10, 1})).Attr(Int("axis", 2)).Out(),
+  EXPECT_EQ(OpTest("DFT").In(T(kF32, {1, 10, 10, 1})).Attr(Int("axis", 2)).Text(),
             "float[1, 10, 10, 2]");
-  EXPECT_EQ(OpTest("DFT").In(T(kF32, {1, 10, 10, 2})).Attr(Int("inverse", 1)).Out(),
+  EXPECT_EQ(OpTest("DFT").In(T(kF32, {1, 10, 10, 2})).Attr(Int("inverse", 1)).Text(),
             "float[1, 10, 10, 2]");
-  EXPECT_EQ(OpTest("DFT").In(T(kF32, {1, 10, 10, 1})).Attr(Int("onesided", 1)).Out(),
+  EXPECT_EQ(OpTest("DFT").In(T(kF32, {1, 10, 10, 1})).Attr(Int("onesided", 1)).Text(),
             "float[1, 6, 10, 2]");
-  EXPECT_EQ(OpTest("DFT").In(T(kF32, {1, 10, 1})).In(Scalar(16)).Out(), "float[1, 16, 2]");
-  EXPECT_EQ(OpTest("DFT").In(T(kF32, {S("B"), S("N"), 1})).Attr(Int("onesided", 1)).Out(),
+  EXPECT_EQ(OpTest("DFT").In(T(kF32, {1, 10, 1})).In(Scalar(16)).Text(), "float[1, 16, 2]");
+  EXPECT_EQ(OpTest("DFT").In(T(kF32, {S("B"), S("N"), 1})).Attr(Int("onesided", 1)).Text(),
             "float[B, floor(N / 2) + 1, 2]");
-  EXPECT_EQ(OpTest("DFT").In(T(kF32, {S("B"), 8, 1})).In(Scalar(S("L"))).Out(), "float[B, L, 2]");
-  EXPECT_EQ(OpTest("DFT").In(T(kF32, {S("B"), 8, 1})).In(T(kI64, {})).Out(), "float[B, ?, 2]");
+  EXPECT_EQ(OpTest("DFT").In(T(kF32, {S("B"), 8, 1})).In(Scalar(S("L"))).Text(), "float[B, L, 2]");
+  EXPECT_EQ(OpTest("DFT").In(T(kF32, {S("B"), 8, 1})).In(T(kI64, {})).Text(), "float[B, ?, 2]");
   EXPECT_THAT(OpTest("DFT").In(T(kF32, {1, 10, 1})).Attr(Int("axis", -1)).Error(),
               HasSubstr("is the real/imaginary component dim"));
   EXPECT_THAT(OpTest("DFT")
@@ -1117,9 +1033,9 @@ TEST(SignalTest, Dft) {
 
 TEST(SignalTest, Stft) {
   // ONNX's test_stft and test_stft_with_window.
-  EXPECT_EQ(OpTest("STFT").In(T(kF32, {1, 128, 1})).In(Scalar(8)).NoInput().In(Scalar(16)).Out(),
+  EXPECT_EQ(OpTest("STFT").In(T(kF32, {1, 128, 1})).In(Scalar(8)).NoInput().In(Scalar(16)).Text(),
             "float[1, 15, 9, 2]");
-  EXPECT_EQ(OpTest("STFT").In(T(kF32, {1, 128, 1})).In(Scalar(8)).In(T(kF32, {16})).Out(),
+  EXPECT_EQ(OpTest("STFT").In(T(kF32, {1, 128, 1})).In(Scalar(8)).In(T(kF32, {16})).Text(),
             "float[1, 15, 9, 2]");
   EXPECT_EQ(OpTest("STFT")
                 .In(T(kF32, {1, 128, 2}))
@@ -1127,12 +1043,12 @@ TEST(SignalTest, Stft) {
                 .In(T(kF32, {16}))
                 .In(Scalar(16))
                 .Attr(Int("onesided", 0))
-                .Out(),
+                .Text(),
             "float[1, 15, 16, 2]");
   // frames: floor((L - 16) / 4) + 1 in canonical form.
-  EXPECT_EQ(OpTest("STFT").In(T(kF32, {S("B"), S("L"), 1})).In(Scalar(4)).In(T(kF32, {16})).Out(),
+  EXPECT_EQ(OpTest("STFT").In(T(kF32, {S("B"), S("L"), 1})).In(Scalar(4)).In(T(kF32, {16})).Text(),
             "float[B, floor(L / 4) - 3, 9, 2]");
-  EXPECT_EQ(OpTest("STFT").In(T(kF32, {1, 128, 1})).In(T(kI64, {})).In(T(kF32, {16})).Out(),
+  EXPECT_EQ(OpTest("STFT").In(T(kF32, {1, 128, 1})).In(T(kI64, {})).In(T(kF32, {16})).Text(),
             "float[1, ?, 9, 2]");
   EXPECT_THAT(OpTest("STFT")
                   .In(T(kF32, {1, 128, 1}))
@@ -1152,11 +1068,11 @@ TEST(SignalTest, Stft) {
 TEST(SignalTest, WindowsAndMelWeightMatrix) {
   for (const char* op : {"HannWindow", "HammingWindow", "BlackmanWindow"}) {
     SCOPED_TRACE(op);
-    EXPECT_EQ(OpTest(op).In(Scalar(10)).Out(), "float[10]");
-    EXPECT_EQ(OpTest(op).In(Scalar(S("n"))).Attr(Int("output_datatype", 11)).Out(), "double[n]");
-    EXPECT_EQ(OpTest(op).In(T(kI64, {})).Attr(Int("periodic", 0)).Out(), "float[?]");
+    EXPECT_EQ(OpTest(op).In(Scalar(10)).Text(), "float[10]");
+    EXPECT_EQ(OpTest(op).In(Scalar(S("n"))).Attr(Int("output_datatype", 11)).Text(), "double[n]");
+    EXPECT_EQ(OpTest(op).In(T(kI64, {})).Attr(Int("periodic", 0)).Text(), "float[?]");
     // An int32 constant without tracked values: read from the payload.
-    EXPECT_EQ(OpTest(op).Const<int32_t>(kI32, {}, {7}, /*values=*/false).Out(), "float[7]");
+    EXPECT_EQ(OpTest(op).Const<int32_t>(kI32, {}, {7}, /*values=*/false).Text(), "float[7]");
     EXPECT_THAT(OpTest(op).In(Scalar(-1)).Error(), HasSubstr("size -1 must be >= 0"));
     EXPECT_THAT(OpTest(op).In(Scalar(4)).Attr(Int("output_datatype", 99)).Error(),
                 HasSubstr("output_datatype 99 is not a tensor element type"));
@@ -1167,7 +1083,7 @@ TEST(SignalTest, WindowsAndMelWeightMatrix) {
                 .Const<int32_t>(kI32, {}, {8192})
                 .In(T(kF32, {}))
                 .In(T(kF32, {}))
-                .Out(),
+                .Text(),
             "float[9, 8]");
   EXPECT_EQ(OpTest("MelWeightMatrix")
                 .In(Scalar(S("M")))
@@ -1176,7 +1092,7 @@ TEST(SignalTest, WindowsAndMelWeightMatrix) {
                 .In(T(kF32, {}))
                 .In(T(kF32, {}))
                 .Attr(Int("output_datatype", 10))
-                .Out(),
+                .Text(),
             "float16[floor(L / 2) + 1, M]");
 }
 
@@ -1189,26 +1105,26 @@ TEST(LossTest, NegativeLogLikelihoodLoss) {
                   .In(T(kF32, {S("N"), 5, 2}))
                   .In(T(kI64, {S("N"), 2}))
                   .Attr(Str("reduction", "none"))
-                  .Out(),
+                  .Text(),
               "float[N, 2]");
     EXPECT_EQ(OpTest("NegativeLogLikelihoodLoss", opset)
                   .In(T(kF32, {S("N"), 5, 2}))
                   .In(T(kI64, {S("N"), 2}))
                   .In(T(kF32, {5}))
-                  .Out(),
+                  .Text(),
               "float[]");
   }
   EXPECT_EQ(OpTest("NegativeLogLikelihoodLoss")
                 .In(T(kF32, {S("N"), 5, S("D")}))
                 .In(T(kI64, {3, 7}))
                 .Attr(Str("reduction", "none"))
-                .Out(),
+                .Text(),
             "float[3, 7]");
   EXPECT_EQ(OpTest("NegativeLogLikelihoodLoss")
                 .In(T(kF32, {3, 5}))
                 .In(T(kI64, {3}))
                 .Attr(Str("reduction", "sum"))
-                .Out(),
+                .Text(),
             "float[]");
   EXPECT_THAT(OpTest("NegativeLogLikelihoodLoss").In(T(kF32, {3, 5, 2})).In(T(kI64, {3})).Error(),
               HasSubstr("target [3] must be input [3, 5, 2] without the class dim"));
@@ -1237,8 +1153,8 @@ TEST(LossTest, SoftmaxCrossEntropyLoss) {
     SCOPED_TRACE(opset);
     OpTest t("SoftmaxCrossEntropyLoss", opset);
     t.In(T(kF32, {S("N"), 5})).In(T(kI64, {S("N")}));
-    EXPECT_EQ(t.Out(0), "float[]");
-    EXPECT_EQ(t.Out(1), "float[N, 5]");
+    EXPECT_EQ(t.Text(0), "float[]");
+    EXPECT_EQ(t.Text(1), "float[N, 5]");
   }
   OpTest none("SoftmaxCrossEntropyLoss");
   none.In(T(kF32, {3, 5, 2, 7}))
@@ -1246,14 +1162,14 @@ TEST(LossTest, SoftmaxCrossEntropyLoss) {
       .In(T(kF32, {5}))
       .Attr(Str("reduction", "none"))
       .Attr(Int("ignore_index", 0));
-  EXPECT_EQ(none.Out(0), "float[3, 2, 7]");
-  EXPECT_EQ(none.Out(1), "float[3, 5, 2, 7]");
+  EXPECT_EQ(none.Text(0), "float[3, 2, 7]");
+  EXPECT_EQ(none.Text(1), "float[3, 5, 2, 7]");
   EXPECT_EQ(OpTest("SoftmaxCrossEntropyLoss")
                 .Outputs({"loss"})
                 .In(UnknownRank(kF32))
                 .In(T(kI64, {S("N")}))
                 .Attr(Str("reduction", "none"))
-                .Out(),
+                .Text(),
             "float[N]");
 }
 
