@@ -1,5 +1,6 @@
 #include "graph/elements.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace anvil {
@@ -96,23 +97,45 @@ size_t Elements::ByteSize() const {
 }
 
 double Elements::GetDouble(int64_t i) const {
-  const size_t size = ElementSize(element_type());
-  if (const uint8_t* data = ContiguousData()) {
-    return ReadAsDouble(element_type(), data + i * size);
-  }
-  std::vector<uint8_t> all(ByteSize());
-  CopyTo(all.data());
-  return ReadAsDouble(element_type(), all.data() + i * size);
+  uint8_t element[16];
+  ReadElement(i, element);
+  return ReadAsDouble(element_type(), element);
 }
 
 int64_t Elements::GetInt64(int64_t i) const {
+  uint8_t element[16];
+  ReadElement(i, element);
+  return ReadAsInt64(element_type(), element);
+}
+
+void Elements::ReadElement(int64_t i, uint8_t* dst) const {
   const size_t size = ElementSize(element_type());
   if (const uint8_t* data = ContiguousData()) {
-    return ReadAsInt64(element_type(), data + i * size);
+    std::memcpy(dst, data + i * size, size);
+    return;
   }
   std::vector<uint8_t> all(ByteSize());
   CopyTo(all.data());
-  return ReadAsInt64(element_type(), all.data() + i * size);
+  std::memcpy(dst, all.data() + i * size, size);
+}
+
+absl::Status Elements::ForEachChunk(size_t max_chunk_bytes, const ChunkFn& fn) const {
+  const size_t total = ByteSize();
+  if (total == 0) return absl::OkStatus();
+  const size_t element = ElementSize(element_type());
+  const size_t chunk = std::max(element, max_chunk_bytes / element * element);
+  std::vector<uint8_t> copy;
+  const uint8_t* data = ContiguousData();
+  if (data == nullptr) {  // storage that cannot do better: one dense copy
+    copy.resize(total);
+    CopyTo(copy.data());
+    data = copy.data();
+  }
+  for (size_t done = 0; done < total; done += chunk) {
+    absl::Status status = fn(absl::MakeConstSpan(data + done, std::min(chunk, total - done)));
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
 }
 
 bool Elements::Equals(const Elements& other) const {
@@ -167,6 +190,15 @@ const uint8_t* DenseElements::ContiguousData() const {
 void DenseElements::CopyTo(uint8_t* dst) const {
   const size_t n = ByteSize();
   if (n > 0 && buffer_ != nullptr) std::memcpy(dst, buffer_->data() + offset_, n);
+}
+
+void DenseElements::ReadElement(int64_t i, uint8_t* dst) const {
+  const size_t size = ElementSize(type_);
+  std::memcpy(dst, buffer_->data() + offset_ + i * size, size);
+}
+
+void DenseElements::DropResidentPages() const {
+  if (buffer_ != nullptr) buffer_->DropResidentPages();
 }
 
 }  // namespace anvil

@@ -9,11 +9,14 @@
 #ifndef ANVIL_GRAPH_ELEMENTS_H_
 #define ANVIL_GRAPH_ELEMENTS_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "graph/element_type.h"
 
@@ -25,6 +28,9 @@ class Buffer {
   virtual ~Buffer() = default;
   virtual const uint8_t* data() const = 0;
   virtual size_t size() const = 0;
+  // Lets the OS drop the resident pages of a file mapping (they are read from the file again on
+  // the next access); nothing for memory that is not file-backed.
+  virtual void DropResidentPages() const {}
 };
 
 // A heap-owned buffer.
@@ -55,6 +61,20 @@ class Elements {
 
   // Writes the ByteSize() dense row-major bytes to `dst`. Numeric types only.
   virtual void CopyTo(uint8_t* dst) const = 0;
+
+  // Writes the ElementSize() bytes of element `i` (row-major) to `dst`. Numeric types only. The
+  // default materializes the whole tensor; implementations whose storage is not dense override.
+  virtual void ReadElement(int64_t i, uint8_t* dst) const;
+
+  // Calls `fn` with the dense row-major bytes in order, in pieces of at most `max_chunk_bytes`
+  // (but at least one element), never holding a dense copy of the whole tensor when the storage
+  // can produce it piecewise. Stops at, and returns, the first error of `fn`. Numeric types only.
+  using ChunkFn = std::function<absl::Status(absl::Span<const uint8_t>)>;
+  virtual absl::Status ForEachChunk(size_t max_chunk_bytes, const ChunkFn& fn) const;
+
+  // Drops the resident pages of file-mapped storage this constant reads: for a one-time full
+  // read (export, a fold) of data that may not be read again.
+  virtual void DropResidentPages() const {}
 
   // The values of a string tensor; empty for other types.
   virtual absl::Span<const std::string> strings() const { return {}; }
@@ -96,6 +116,8 @@ class DenseElements final : public Elements {
   absl::Span<const int64_t> dims() const override { return dims_; }
   const uint8_t* ContiguousData() const override;
   void CopyTo(uint8_t* dst) const override;
+  void ReadElement(int64_t i, uint8_t* dst) const override;
+  void DropResidentPages() const override;
   absl::Span<const std::string> strings() const override { return strings_; }
 
  private:

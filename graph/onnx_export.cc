@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "base/status_macros.h"
+#include "graph/proto_stream.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {
@@ -35,6 +37,11 @@ absl::Status IoError(int error_number, std::string message) {
 
 // Protobuf refuses to serialize or parse messages larger than this.
 constexpr uint64_t kProtobufLimit = INT_MAX;
+
+// Tensor bytes go to the file in pieces of this size (a lazy constant is computed piecewise).
+constexpr size_t kChunkBytes = 4 << 20;
+// Inline tensors from this size are written straight from their elements (ExportModelFile).
+constexpr size_t kStreamThreshold = 64 << 10;
 
 // Appends tensor bytes to the external-data file, which is created (truncated)
 // on first use.
@@ -71,15 +78,12 @@ class ExternalDataWriter {
     }
     offset_ += padding;
 
-    // Straight from the elements when contiguous, else via one tensor copy.
-    const uint8_t* data = elements.ContiguousData();
-    std::vector<uint8_t> copy;
-    if (data == nullptr) {
-      copy.resize(size);
-      elements.CopyTo(copy.data());
-      data = copy.data();
-    }
-    if (std::fwrite(data, 1, size, file_) != size) return WriteError();
+    // Straight from the elements, piece by piece.
+    ANVIL_RETURN_IF_ERROR(elements.ForEachChunk(kChunkBytes, [&](absl::Span<const uint8_t> piece) {
+      return std::fwrite(piece.data(), 1, piece.size(), file_) == piece.size() ? absl::OkStatus()
+                                                                               : WriteError();
+    }));
+    elements.DropResidentPages();
     const uint64_t offset = offset_;
     offset_ += size;
     return offset;
@@ -163,7 +167,9 @@ absl::Status ParseOpaque(const std::string& bytes, Proto* proto) {
 
 class Exporter {
  public:
-  explicit Exporter(const ExportOptions& options) : options_(options) {
+  // With `holes`, large inline tensors are left to be written by it (ExportModelFile).
+  explicit Exporter(const ExportOptions& options, HoleyMessageWriter* holes = nullptr)
+      : options_(options), holes_(holes) {
     if (!options.external_data_path.empty()) {
       writer_.emplace(options.external_data_path);
     }
@@ -178,6 +184,7 @@ class Exporter {
   absl::Status ExportAttribute(const Attribute& attr, onnx::AttributeProto* proto);
 
   const ExportOptions& options_;
+  HoleyMessageWriter* holes_;
   std::optional<ExternalDataWriter> writer_;
 };
 
@@ -207,6 +214,17 @@ absl::Status Exporter::ExportTensor(const Elements& elements, const std::string&
     return absl::OkStatus();
   }
   std::string* raw = proto->mutable_raw_data();
+  if (holes_ != nullptr && size >= kStreamThreshold) {
+    const Elements* source = &elements;  // the model outlives the export
+    holes_->AddHole(
+        proto, proto->GetDescriptor()->FindFieldByNumber(onnx::TensorProto::kRawDataFieldNumber),
+        size, [source](const HoleyMessageWriter::Emit& emit) {
+          absl::Status status = source->ForEachChunk(kChunkBytes, emit);
+          source->DropResidentPages();
+          return status;
+        });
+    return absl::OkStatus();
+  }
   raw->resize(size);
   if (size == 0) return absl::OkStatus();
   auto* dst = reinterpret_cast<uint8_t*>(raw->data());
@@ -375,8 +393,10 @@ std::filesystem::path DirectoryOf(const std::string& path) {
 
 }  // namespace
 
-absl::Status ExportModelProto(const Model& model, onnx::ModelProto* proto,
-                              const ExportOptions& options) {
+namespace {
+
+absl::Status ExportModelProtoTo(const Model& model, onnx::ModelProto* proto,
+                                const ExportOptions& options, HoleyMessageWriter* holes) {
   proto->Clear();
   proto->set_ir_version(model.ir_version);
   for (const OpsetImport& opset : model.opset_imports) {
@@ -404,9 +424,16 @@ absl::Status ExportModelProto(const Model& model, onnx::ModelProto* proto,
   for (const std::string& bytes : model.opaque.functions) {
     ANVIL_RETURN_IF_ERROR(ParseOpaque(bytes, proto->add_functions()));
   }
-  Exporter exporter(options);
+  Exporter exporter(options, holes);
   ANVIL_RETURN_IF_ERROR(exporter.ExportGraph(model.graph(), proto->mutable_graph()));
   return exporter.Finish();
+}
+
+}  // namespace
+
+absl::Status ExportModelProto(const Model& model, onnx::ModelProto* proto,
+                              const ExportOptions& options) {
+  return ExportModelProtoTo(model, proto, options, /*holes=*/nullptr);
 }
 
 absl::Status ExportTensorProto(const Elements& elements, const std::string& name,
@@ -437,14 +464,18 @@ absl::Status ExportModelFile(const Model& model, const std::string& path,
     effective.external_data_path = path + ".data";
   }
 
+  // Large inline tensors are holes the writer fills from the elements while writing, so neither
+  // the tensors nor the serialized model are ever copied into memory.
   onnx::ModelProto proto;
-  ANVIL_RETURN_IF_ERROR(ExportModelProto(model, &proto, effective));
-  if (proto.ByteSizeLong() > kProtobufLimit && effective.external_data_path.empty()) {
+  auto holes = std::make_unique<HoleyMessageWriter>();
+  ANVIL_RETURN_IF_ERROR(ExportModelProtoTo(model, &proto, effective, holes.get()));
+  if (holes->ByteSize(proto) > kProtobufLimit && effective.external_data_path.empty()) {
     // The tensors alone fit, but not with everything else: go external.
     effective.external_data_path = path + ".data";
-    ANVIL_RETURN_IF_ERROR(ExportModelProto(model, &proto, effective));
+    holes = std::make_unique<HoleyMessageWriter>();
+    ANVIL_RETURN_IF_ERROR(ExportModelProtoTo(model, &proto, effective, holes.get()));
   }
-  if (const size_t size = proto.ByteSizeLong(); size > kProtobufLimit) {
+  if (const uint64_t size = holes->ByteSize(proto); size > kProtobufLimit) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "'", path, "' would be ", size, " bytes, over protobuf's 2 GB limit even with ",
         "tensors of ", effective.external_threshold_bytes, " bytes or more stored externally"));
@@ -455,7 +486,8 @@ absl::Status ExportModelFile(const Model& model, const std::string& path,
   if (!out) {
     return IoError(errno, absl::StrCat("cannot open '", path, "' for writing"));
   }
-  if (!proto.SerializeToOstream(&out)) {
+  if (absl::Status written = holes->Write(proto, out); !written.ok() || !out) {
+    if (!written.ok() && written.code() != absl::StatusCode::kDataLoss) return written;
     return IoError(errno, absl::StrCat("cannot write '", path, "'"));
   }
   out.close();

@@ -22,6 +22,7 @@
 #include "base/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "graph/mapped_buffer.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {
@@ -57,8 +58,10 @@ class FdCloser {
 
 // Reads the `expected` bytes of an external-data tensor from its file under
 // `base_dir`.
-absl::StatusOr<std::vector<uint8_t>> ReadExternalData(const onnx::TensorProto& t, uint64_t expected,
-                                                      const std::string& base_dir) {
+absl::StatusOr<std::shared_ptr<const Buffer>> ReadExternalData(const onnx::TensorProto& t,
+                                                               uint64_t expected,
+                                                               const ImportOptions& options) {
+  const std::string& base_dir = options.base_dir;
   const std::string label = TensorLabel(t);
   std::string location;
   uint64_t offset = 0;
@@ -119,6 +122,9 @@ absl::StatusOr<std::vector<uint8_t>> ReadExternalData(const onnx::TensorProto& t
                                               file_size, " bytes, too few for offset ", offset,
                                               " and length ", size));
   }
+  if (options.map_external_data && size >= kMapThreshold) {
+    return MapFileRange(fd, offset, size, absl::StrCat(label, ": external data file '", path, "'"));
+  }
   std::vector<uint8_t> bytes(size);
   uint64_t done = 0;
   while (done < size) {
@@ -133,8 +139,20 @@ absl::StatusOr<std::vector<uint8_t>> ReadExternalData(const onnx::TensorProto& t
     }
     done += static_cast<uint64_t>(n);
   }
-  return bytes;
+  return std::make_shared<OwnedBuffer>(std::move(bytes));
 }
+
+// A Buffer owning a string taken over from a parsed proto (its raw_data), so that importing a
+// file does not hold each inline tensor twice.
+class StringBuffer final : public Buffer {
+ public:
+  explicit StringBuffer(std::string bytes) : bytes_(std::move(bytes)) {}
+  const uint8_t* data() const override { return reinterpret_cast<const uint8_t*>(bytes_.data()); }
+  size_t size() const override { return bytes_.size(); }
+
+ private:
+  std::string bytes_;
+};
 
 // Writes each value of a typed repeated field as T (keeping the low bits: ONNX
 // stores 8- and 16-bit integers and the bit patterns of float16/bfloat16
@@ -148,7 +166,7 @@ void StoreAs(const Field& field, uint8_t* dst) {
 }
 
 absl::StatusOr<std::shared_ptr<const Elements>> ImportTensor(const onnx::TensorProto& t,
-                                                             const std::string& base_dir) {
+                                                             const ImportOptions& options) {
   const std::string label = TensorLabel(t);
   if (!IsValidElementType(t.data_type())) {
     return absl::InvalidArgumentError(
@@ -188,13 +206,20 @@ absl::StatusOr<std::shared_ptr<const Elements>> ImportTensor(const onnx::TensorP
   const uint64_t byte_size = count * element_size;
   std::vector<uint8_t> bytes;
   if (external) {
-    auto data = ReadExternalData(t, byte_size, base_dir);
-    if (!data.ok()) return data.status();
-    bytes = *std::move(data);
+    ANVIL_ASSIGN_OR_RETURN(std::shared_ptr<const Buffer> buffer,
+                           ReadExternalData(t, byte_size, options));
+    return std::make_shared<DenseElements>(type, std::move(dims), std::move(buffer));
   } else if (t.has_raw_data()) {
     if (t.raw_data().size() != byte_size) {
       return absl::InvalidArgumentError(absl::StrCat(label, ": raw_data has ", t.raw_data().size(),
                                                      " bytes, expected ", byte_size));
+    }
+    if (options.consume_raw_data) {
+      // The caller owns the proto and gives its bytes away (ImportModelFile).
+      std::string taken;
+      const_cast<onnx::TensorProto&>(t).mutable_raw_data()->swap(taken);
+      return std::make_shared<DenseElements>(type, std::move(dims),
+                                             std::make_shared<StringBuffer>(std::move(taken)));
     }
     bytes.assign(t.raw_data().begin(), t.raw_data().end());
   } else {
@@ -406,7 +431,7 @@ absl::Status Importer::ImportGraph(const onnx::GraphProto& proto, Graph* graph) 
   }
 
   for (const onnx::TensorProto& init : proto.initializer()) {
-    auto elements = ImportTensor(init, options_.base_dir);
+    auto elements = ImportTensor(init, options_);
     if (!elements.ok()) return Annotate(elements.status(), "initializer");
     Value* v = graph->FindValue(init.name());
     if (v != nullptr && v->IsGraphInput() && !v->IsInitializer()) {
@@ -497,7 +522,7 @@ absl::Status Importer::ImportGraph(const onnx::GraphProto& proto, Graph* graph) 
 }
 
 absl::StatusOr<TensorAttr> Importer::ImportTensorAttr(const onnx::TensorProto& proto) {
-  auto elements = ImportTensor(proto, options_.base_dir);
+  auto elements = ImportTensor(proto, options_);
   if (!elements.ok()) return elements.status();
   return TensorAttr{proto.name(), proto.doc_string(), *std::move(elements)};
 }
@@ -627,7 +652,9 @@ absl::StatusOr<std::unique_ptr<Model>> ImportModelProto(const onnx::ModelProto& 
 
 absl::StatusOr<std::shared_ptr<const Elements>> ImportTensorProto(const onnx::TensorProto& proto,
                                                                   const std::string& base_dir) {
-  return ImportTensor(proto, base_dir);
+  ImportOptions options;
+  options.base_dir = base_dir;
+  return ImportTensor(proto, options);
 }
 
 absl::StatusOr<std::unique_ptr<Model>> ImportModelFile(const std::string& path) {
@@ -657,6 +684,7 @@ absl::StatusOr<std::unique_ptr<Model>> ImportModelFile(const std::string& path) 
   }
   ImportOptions options;
   options.base_dir = std::filesystem::path(path).parent_path().string();
+  options.consume_raw_data = true;  // `proto` dies here: take its bytes instead of copying
   return ImportModelProto(proto, options);
 }
 

@@ -7,8 +7,9 @@
 //    value_info entries that name no value of their graph), so that
 //    ExportModelProto (onnx_export.h) gives back an equivalent proto. Tensor
 //    storage is normalized: raw_data, the typed repeated fields and external
-//    data all become dense little-endian DenseElements (external data is read
-//    eagerly into memory).
+//    data all become dense little-endian DenseElements. External tensors of
+//    1 MiB or more are mapped from their file (read on first touch, see
+//    mapped_buffer.h), smaller ones read into memory.
 //  - One limit of the IR: a value has one type and doc string, so a graph
 //    output entry that differs from the value's other declaration (a subgraph
 //    returning an outer value, a value listed twice, a graph input also listed
@@ -26,6 +27,7 @@
 #ifndef ANVIL_GRAPH_ONNX_IMPORT_H_
 #define ANVIL_GRAPH_ONNX_IMPORT_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -43,7 +45,15 @@ struct ImportOptions {
   // Directory that external-data `location`s are relative to ("" = the working
   // directory).
   std::string base_dir;
+  // Map external tensors of kMapThreshold bytes or more instead of reading them.
+  bool map_external_data = true;
+  // The proto is the caller's to spend: inline raw_data strings are taken over (the proto's
+  // tensors are left empty) instead of copied.
+  bool consume_raw_data = false;
 };
+
+// External tensors at least this big are mapped (smaller ones would waste mappings).
+inline constexpr uint64_t kMapThreshold = 1 << 20;
 
 absl::StatusOr<std::unique_ptr<Model>> ImportModelProto(const onnx::ModelProto& proto,
                                                         const ImportOptions& options = {});

@@ -26,7 +26,8 @@ TEST(OpTableTest, RowsAreSortedUniqueAndMatchOnnxSchemas) {
     // ONNX defines the op from its first version on, and at every opset up to the last.
     EXPECT_TRUE(OpSchemaExists(op.domain, op.op_type, op.since_version));
     EXPECT_TRUE(OpSchemaExists(op.domain, op.op_type, op.last_version));
-    EXPECT_FALSE(op.since_version > 1 && OpSchemaExists(op.domain, op.op_type, op.since_version - 1))
+    EXPECT_FALSE(op.since_version > 1 &&
+                 OpSchemaExists(op.domain, op.op_type, op.since_version - 1))
         << "the op exists before since_version " << op.since_version;
     // In-place reuse and aliasing are for elementwise maps and views only.
     if (op.Has(kInPlace)) {
