@@ -56,6 +56,8 @@ class Folder {
           ANVIL_ASSIGN_OR_RETURN(result, pattern->Apply(g, *node, rewriter_));
           if (result != FoldResult::kNoMatch) break;
         }
+        // The pattern's references are gone: what the fold dropped can be freed now.
+        if (result != FoldResult::kNoMatch) rewriter_.ReleaseDropped();
       }
       if (result != FoldResult::kNoMatch) changed_ = true;
       if (result == FoldResult::kErased) continue;
@@ -84,6 +86,9 @@ absl::StatusOr<bool> ConstPropPass::Run(Model& model, PassContext& ctx) {
   ConstPropOptions options;
   options.max_expansion = *max_expansion_;
   options.use_views = *views_;
+  options.lazy = *lazy_;
+  options.lazy_min_bytes = *lazy_min_bytes_;
+  options.in_place = *in_place_;
   options.collect = *collect_;
   return PropagateConstants(model, options, PoolFor(model), &ctx);
 }

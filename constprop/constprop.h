@@ -3,7 +3,11 @@
 //
 //  - A node whose inputs are all constant is evaluated with the kernel registry (kernels/), the
 //    same op semantics the runtime runs, into pool buffers. Transpose, Reshape, Squeeze,
-//    Unsqueeze, Flatten, Identity, Expand, Slice and Cast become views of their input: no copy.
+//    Unsqueeze, Flatten, Identity, Expand and Slice become views of their input: no copy.
+//    Elementwise ops (Cast, Mul/Add/... by a scalar or broadcast constant, unary math) on large
+//    constants become lazy ops: nothing is computed until the elements are read, and a later
+//    view (Slice, Transpose) makes only the elements it keeps ever be computed. An elementwise
+//    fold that is computed writes over its input's buffer when nothing else reads it.
 //  - Shape and Size fold whenever the input's shape is static, even if its data is not constant.
 //  - Algebraic identities: x+0, 0+x, x-0, x*1, 1*x, x/1 (the constant a splat that does not
 //    change x's shape or type); Where with a constant splat condition; Add/Mul chains with
@@ -17,8 +21,8 @@
 // Results become initializers named like the values they replace (graph output names never
 // change); constants a fold leaves unused (not graph inputs or outputs) are dropped at once, so
 // their memory goes too. Needs nothing; establishes "shapes-inferred" (it runs inference itself).
-// Statistics: nodes-folded, views, identities, shapes-folded, branches-inlined, skipped-expansion,
-// iterations.
+// Statistics: nodes-folded, views, lazy-ops, tiled, in-place, identities, shapes-folded,
+// branches-inlined, skipped-expansion, iterations.
 #ifndef ANVIL_CONSTPROP_CONSTPROP_H_
 #define ANVIL_CONSTPROP_CONSTPROP_H_
 
@@ -35,6 +39,16 @@ namespace anvil {
 struct ConstPropOptions {
   double max_expansion = 0;  // 0: no limit
   bool use_views = true;     // false: every fold materializes (for the memory benchmark)
+  // Elementwise folds become lazy ops (fold_deferred.h) when their result has at least
+  // `lazy_min_bytes` and their expression at most `max_lazy_ops` ops.
+  bool lazy = true;
+  int64_t lazy_min_bytes = 64 << 10;
+  int64_t max_lazy_ops = 16;
+  // An elementwise kernel writes its result over input 0 when nothing else reads that buffer.
+  bool in_place = true;
+  // Elementwise folds that are computed are computed tile by tile (false: one kernel call on the
+  // whole tensors, with dense temporaries for lazy inputs; the reference in tests).
+  bool tiled = true;
   // Release unreachable pool buffers inside the pass after folds that materialized at least
   // `collect_bytes` (the between-pass collector in gc.h does the rest); false: never.
   bool collect = true;
@@ -57,6 +71,12 @@ class ConstPropPass : public Pass {
   PassOption<double> max_expansion_{this, "max-expansion", 0.0,
                                     "skip folds whose output exceeds N x input bytes (0: off)"};
   PassOption<bool> views_{this, "views", true, "fold view ops without copying"};
+  PassOption<bool> lazy_{this, "lazy", true,
+                         "fold large elementwise ops lazily (computed when read)"};
+  PassOption<int64_t> lazy_min_bytes_{this, "lazy-min-bytes", 64 << 10,
+                                      "smallest elementwise result folded lazily"};
+  PassOption<bool> in_place_{this, "in-place", true,
+                             "compute elementwise folds over an input nothing else reads"};
   PassOption<bool> collect_{this, "collect", true,
                             "release unreachable constants after large folds inside the pass"};
 };

@@ -56,6 +56,33 @@ std::shared_ptr<PoolBuffer> DisposablePool::Allocate(size_t bytes) {
   return buffer;
 }
 
+bool DisposablePool::IsUnused(const Buffer* buffer, int64_t extra_holders) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = owned_.find(buffer);
+  return it != owned_.end() && it->second.use_count() == 1 + extra_holders;
+}
+
+int64_t DisposablePool::ReleaseIfUnused(const Buffer* buffer) {
+  std::shared_ptr<PoolBuffer> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = owned_.find(buffer);
+    if (it == owned_.end() || it->second.use_count() != 1) return 0;
+    dropped = std::move(it->second);
+    owned_.erase(it);
+  }
+  const int64_t bytes = static_cast<int64_t>(dropped->size());
+  dropped.reset();
+  CountReleased(bytes, 1);
+  return bytes;
+}
+
+void DisposablePool::CountReleased(int64_t bytes, int64_t buffers) {
+  std::lock_guard<std::mutex> lock(accounting_->mu);
+  accounting_->stats.bytes_released += bytes;
+  accounting_->stats.buffers_released += buffers;
+}
+
 int64_t DisposablePool::ReleaseUnreachable(const absl::flat_hash_set<const Buffer*>& reachable) {
   std::vector<std::shared_ptr<PoolBuffer>> dropped;
   {
@@ -78,9 +105,7 @@ int64_t DisposablePool::ReleaseUnreachable(const absl::flat_hash_set<const Buffe
     if (buffer.use_count() == 1) freed_now += static_cast<int64_t>(buffer->size());
     buffer.reset();
   }
-  std::lock_guard<std::mutex> lock(accounting_->mu);
-  accounting_->stats.bytes_released += bytes;
-  accounting_->stats.buffers_released += count;
+  CountReleased(bytes, count);
   return freed_now;
 }
 
@@ -91,16 +116,24 @@ DisposablePool::Stats DisposablePool::stats() const {
 
 // ---------------------------------------------------------------------------------------------
 
-DisposableElements::DisposableElements(std::shared_ptr<const Buffer> buffer,
-                                       ElementType stored_type, ElementType element_type,
+DisposableElements::DisposableElements(std::shared_ptr<const Buffer> buffer, ElementType type,
                                        std::vector<int64_t> dims, std::vector<int64_t> strides,
                                        int64_t offset)
-    : buffer_(std::move(buffer)),
-      stored_type_(stored_type),
-      element_type_(element_type),
+    : type_(type),
       dims_(std::move(dims)),
+      buffer_(std::move(buffer)),
       strides_(std::move(strides)),
       offset_(offset) {}
+
+DisposableElements::DisposableElements(
+    std::shared_ptr<const LazyOp> op, ElementType type, std::vector<int64_t> dims,
+    std::vector<std::shared_ptr<const DisposableElements>> operands)
+    : type_(type), dims_(std::move(dims)), op_(std::move(op)), operands_(std::move(operands)) {
+  lazy_op_count_ = 1;
+  for (const auto& operand : operands_) {
+    if (operand != nullptr) lazy_op_count_ += operand->lazy_op_count();
+  }
+}
 
 namespace {
 
@@ -117,13 +150,16 @@ std::vector<int64_t> RowMajorStrides(absl::Span<const int64_t> dims) {
 // A Buffer over an Elements' contiguous bytes; the Elements is kept alive by the view.
 class BorrowedBuffer final : public Buffer {
  public:
-  BorrowedBuffer(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  BorrowedBuffer(const uint8_t* data, size_t size, std::shared_ptr<const Elements> owner)
+      : data_(data), size_(size), owner_(std::move(owner)) {}
   const uint8_t* data() const override { return data_; }
   size_t size() const override { return size_; }
+  void DropResidentPages() const override { owner_->DropResidentPages(); }
 
  private:
   const uint8_t* data_;
   size_t size_;
+  std::shared_ptr<const Elements> owner_;
 };
 
 }  // namespace
@@ -131,7 +167,7 @@ class BorrowedBuffer final : public Buffer {
 std::shared_ptr<const DisposableElements> DisposableElements::Dense(
     std::shared_ptr<const Buffer> buffer, ElementType type, std::vector<int64_t> dims) {
   std::vector<int64_t> strides = RowMajorStrides(dims);
-  return std::make_shared<DisposableElements>(std::move(buffer), type, type, std::move(dims),
+  return std::make_shared<DisposableElements>(std::move(buffer), type, std::move(dims),
                                               std::move(strides), 0);
 }
 
@@ -140,11 +176,10 @@ std::shared_ptr<const DisposableElements> DisposableElements::Wrap(
   if (auto d = std::dynamic_pointer_cast<const DisposableElements>(elements)) return d;
   std::vector<int64_t> dims(elements->dims().begin(), elements->dims().end());
   if (const uint8_t* data = elements->ContiguousData()) {
-    auto buffer = std::make_shared<BorrowedBuffer>(data, elements->ByteSize());
-    auto view = std::const_pointer_cast<DisposableElements>(
-        Dense(std::move(buffer), elements->element_type(), std::move(dims)));
-    view->keep_alive_ = std::move(elements);
-    return view;
+    const ElementType type = elements->element_type();
+    const size_t size = elements->ByteSize();
+    auto buffer = std::make_shared<BorrowedBuffer>(data, size, std::move(elements));
+    return Dense(std::move(buffer), type, std::move(dims));
   }
   std::shared_ptr<PoolBuffer> buffer = pool.Allocate(elements->ByteSize());
   elements->CopyTo(buffer->mutable_data());
@@ -152,7 +187,7 @@ std::shared_ptr<const DisposableElements> DisposableElements::Wrap(
 }
 
 bool DisposableElements::IsDense() const {
-  if (stored_type_ != element_type_) return false;
+  if (op_ != nullptr) return false;
   int64_t s = 1;
   for (int64_t k = static_cast<int64_t>(dims_.size()) - 1; k >= 0; --k) {
     if (dims_[k] != 1 && strides_[k] != s) return false;
@@ -162,6 +197,7 @@ bool DisposableElements::IsDense() const {
 }
 
 bool DisposableElements::IsSplat() const {
+  if (op_ != nullptr) return false;
   for (size_t k = 0; k < dims_.size(); ++k) {
     if (dims_[k] != 1 && strides_[k] != 0) return false;
   }
@@ -170,133 +206,151 @@ bool DisposableElements::IsSplat() const {
 
 const uint8_t* DisposableElements::ContiguousData() const {
   if (!IsDense()) return nullptr;
-  return buffer_->data() + offset_ * ElementSize(stored_type_);
+  return buffer_->data() + offset_ * ElementSize(type_);
 }
 
-void DisposableElements::CopyTo(uint8_t* dst) const {
-  const int64_t n = NumElements();
-  if (n == 0) return;
-  if (const uint8_t* src = ContiguousData()) {
-    std::memcpy(dst, src, ByteSize());
+int64_t DisposableElements::rows() const {
+  int64_t n = 1;
+  for (size_t k = 0; k + 1 < dims_.size(); ++k) n *= dims_[k];
+  return n;
+}
+
+void DisposableElements::ForEachBuffer(
+    const std::function<void(const std::shared_ptr<const Buffer>&)>& fn) const {
+  if (op_ == nullptr) {
+    fn(buffer_);
     return;
   }
-  const uint8_t* base = buffer_->data();
-  const int64_t rank = static_cast<int64_t>(dims_.size());
-  // Odometer over all dims but the last two; the last two form a plane copied in square tiles,
-  // so a transposed view (unit stride on the second-last dim) reads and writes cache lines
-  // instead of one element per line. The element copy may convert (a lazy Cast).
-  const int64_t rows = rank >= 2 ? dims_[rank - 2] : 1;
-  const int64_t cols = rank >= 1 ? dims_[rank - 1] : 1;
-  const int64_t row_stride = rank >= 2 ? strides_[rank - 2] : 0;
-  const int64_t col_stride = rank >= 1 ? strides_[rank - 1] : 0;
-  const int64_t outer_rank = std::max<int64_t>(rank - 2, 0);
-  absl::Status status = DispatchNumeric(stored_type_, "constant", [&](auto src_tag) {
-    using S = decltype(src_tag);
-    return DispatchNumeric(element_type_, "constant", [&](auto dst_tag) {
-      using T = decltype(dst_tag);
-      const S* src = reinterpret_cast<const S*>(base) + offset_;
-      T* out = reinterpret_cast<T*>(dst);
-      constexpr int64_t kTile = 64;
-      std::vector<int64_t> index(outer_rank, 0);
-      int64_t offset = 0;
-      for (int64_t done = 0; done < n; done += rows * cols) {
-        for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
-          const int64_t r1 = std::min(rows, r0 + kTile);
-          for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-            const int64_t c1 = std::min(cols, c0 + kTile);
-            for (int64_t r = r0; r < r1; ++r) {
-              const S* row = src + offset + r * row_stride;
-              T* o = out + r * cols;
-              for (int64_t c = c0; c < c1; ++c) o[c] = ConvertElement<T>(row[c * col_stride]);
-            }
-          }
-        }
-        out += rows * cols;
-        for (int64_t k = outer_rank - 1; k >= 0; --k) {
-          if (++index[k] < dims_[k]) {
-            offset += strides_[k];
-            break;
-          }
-          offset -= strides_[k] * (dims_[k] - 1);
-          index[k] = 0;
-        }
-      }
-      return absl::OkStatus();
-    });
-  });
-  (void)status;  // Types are validated when views are created.
+  for (const auto& operand : operands_) {
+    if (operand != nullptr) operand->ForEachBuffer(fn);
+  }
 }
+
+void DisposableElements::DropResidentPages() const {
+  ForEachBuffer([](const std::shared_ptr<const Buffer>& b) { b->DropResidentPages(); });
+}
+
+// ---- Views ----
+
+std::shared_ptr<const DisposableElements> DisposableElements::MapLeaves(std::vector<int64_t> dims,
+                                                                        const LeafMap& leaf) const {
+  if (op_ == nullptr) return leaf(*this);
+  std::vector<std::shared_ptr<const DisposableElements>> operands;
+  for (const auto& operand : operands_) {
+    if (operand == nullptr) {
+      operands.push_back(nullptr);
+      continue;
+    }
+    std::shared_ptr<const DisposableElements> mapped = operand->MapLeaves(dims, leaf);
+    if (mapped == nullptr) return nullptr;
+    operands.push_back(std::move(mapped));
+  }
+  return std::make_shared<DisposableElements>(op_, type_, std::move(dims), std::move(operands));
+}
+
+namespace {
+
+std::shared_ptr<const DisposableElements> View(const DisposableElements& of,
+                                               std::vector<int64_t> dims,
+                                               std::vector<int64_t> strides, int64_t offset,
+                                               std::shared_ptr<const Buffer> buffer) {
+  return std::make_shared<DisposableElements>(std::move(buffer), of.element_type(), std::move(dims),
+                                              std::move(strides), offset);
+}
+
+}  // namespace
 
 std::shared_ptr<const DisposableElements> DisposableElements::Transpose(
     absl::Span<const int64_t> perm) const {
-  std::vector<int64_t> dims, strides;
-  for (int64_t p : perm) {
-    dims.push_back(dims_[p]);
-    strides.push_back(strides_[p]);
-  }
-  auto view = std::make_shared<DisposableElements>(buffer_, stored_type_, element_type_,
-                                                   std::move(dims), std::move(strides), offset_);
-  view->keep_alive_ = keep_alive_;
-  return view;
+  std::vector<int64_t> dims;
+  for (int64_t p : perm) dims.push_back(dims_[p]);
+  std::vector<int64_t> perm_copy(perm.begin(), perm.end());
+  return MapLeaves(dims, [&](const DisposableElements& leaf) {
+    std::vector<int64_t> strides;
+    for (int64_t p : perm_copy) strides.push_back(leaf.strides_[p]);
+    return View(leaf, dims, std::move(strides), leaf.offset_, leaf.buffer_);
+  });
 }
 
 std::shared_ptr<const DisposableElements> DisposableElements::BroadcastTo(
     absl::Span<const int64_t> target) const {
-  const size_t rank = target.size();
   std::vector<int64_t> dims(target.begin(), target.end());
-  std::vector<int64_t> strides(rank, 0);
-  const size_t lead = rank - dims_.size();
-  for (size_t k = 0; k < dims_.size(); ++k) {
-    strides[lead + k] = dims_[k] == target[lead + k] ? strides_[k] : 0;
-  }
-  auto view = std::make_shared<DisposableElements>(buffer_, stored_type_, element_type_,
-                                                   std::move(dims), std::move(strides), offset_);
-  view->keep_alive_ = keep_alive_;
-  return view;
+  return MapLeaves(dims, [&](const DisposableElements& leaf) {
+    const size_t rank = dims.size();
+    std::vector<int64_t> strides(rank, 0);
+    const size_t lead = rank - leaf.dims_.size();
+    for (size_t k = 0; k < leaf.dims_.size(); ++k) {
+      strides[lead + k] = leaf.dims_[k] == dims[lead + k] ? leaf.strides_[k] : 0;
+    }
+    return View(leaf, dims, std::move(strides), leaf.offset_, leaf.buffer_);
+  });
 }
 
 std::shared_ptr<const DisposableElements> DisposableElements::Reshape(
     absl::Span<const int64_t> target) const {
   std::vector<int64_t> dims(target.begin(), target.end());
-  if (IsSplat()) {
-    auto view = std::make_shared<DisposableElements>(buffer_, stored_type_, element_type_, dims,
-                                                     std::vector<int64_t>(dims.size(), 0), offset_);
-    view->keep_alive_ = keep_alive_;
-    return view;
-  }
-  // Dense in storage order (a lazy cast is fine: it is per element).
-  int64_t s = 1;
-  for (int64_t k = static_cast<int64_t>(dims_.size()) - 1; k >= 0; --k) {
-    if (dims_[k] != 1 && strides_[k] != s) return nullptr;
-    s *= dims_[k];
-  }
-  auto view = std::make_shared<DisposableElements>(buffer_, stored_type_, element_type_, dims,
-                                                   RowMajorStrides(dims), offset_);
-  view->keep_alive_ = keep_alive_;
-  return view;
+  return MapLeaves(
+      dims, [&](const DisposableElements& leaf) -> std::shared_ptr<const DisposableElements> {
+        std::optional<std::vector<int64_t>> strides =
+            ReshapeStrides(leaf.dims_, leaf.strides_, dims);
+        if (!strides) return nullptr;
+        return View(leaf, dims, *std::move(strides), leaf.offset_, leaf.buffer_);
+      });
 }
 
 std::shared_ptr<const DisposableElements> DisposableElements::Slice(
     absl::Span<const int64_t> starts, absl::Span<const int64_t> steps,
     absl::Span<const int64_t> dims) const {
-  int64_t offset = offset_;
-  std::vector<int64_t> strides(strides_.size());
-  for (size_t k = 0; k < strides_.size(); ++k) {
-    offset += starts[k] * strides_[k];
-    strides[k] = strides_[k] * steps[k];
-  }
-  auto view = std::make_shared<DisposableElements>(buffer_, stored_type_, element_type_,
-                                                   std::vector<int64_t>(dims.begin(), dims.end()),
-                                                   std::move(strides), offset);
-  view->keep_alive_ = keep_alive_;
-  return view;
+  std::vector<int64_t> out_dims(dims.begin(), dims.end());
+  return MapLeaves(out_dims, [&](const DisposableElements& leaf) {
+    int64_t offset = leaf.offset_;
+    std::vector<int64_t> strides(leaf.strides_.size());
+    for (size_t k = 0; k < strides.size(); ++k) {
+      offset += starts[k] * leaf.strides_[k];
+      strides[k] = leaf.strides_[k] * steps[k];
+    }
+    return View(leaf, out_dims, std::move(strides), offset, leaf.buffer_);
+  });
 }
 
-std::shared_ptr<const DisposableElements> DisposableElements::Cast(ElementType to) const {
-  auto view =
-      std::make_shared<DisposableElements>(buffer_, stored_type_, to, dims_, strides_, offset_);
-  view->keep_alive_ = keep_alive_;
-  return view;
+std::optional<std::vector<int64_t>> ReshapeStrides(absl::Span<const int64_t> dims,
+                                                   absl::Span<const int64_t> strides,
+                                                   absl::Span<const int64_t> new_dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  if (count == 0) return std::vector<int64_t>(new_dims.size(), 0);  // nothing is ever read
+  // Old dims of size 1 place nothing; drop them.
+  std::vector<int64_t> od, os;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (dims[k] != 1) {
+      od.push_back(dims[k]);
+      os.push_back(strides[k]);
+    }
+  }
+  std::vector<int64_t> result(new_dims.size(), 0);
+  // Match runs of old and new dims with equal products; within a run the old dims must be
+  // laid out as one block (each stride the next one times its dim).
+  size_t oi = 0, ni = 0;
+  while (oi < od.size() && ni < new_dims.size()) {
+    size_t oj = oi + 1, nj = ni + 1;
+    int64_t op = od[oi], np = new_dims[ni];
+    while (op != np) {
+      if (np < op) {
+        np *= new_dims[nj++];
+      } else {
+        op *= od[oj++];
+      }
+    }
+    for (size_t k = oi; k + 1 < oj; ++k) {
+      if (os[k] != os[k + 1] * od[k + 1]) return std::nullopt;
+    }
+    result[nj - 1] = os[oj - 1];
+    for (size_t k = nj - 1; k > ni; --k) result[k - 1] = result[k] * new_dims[k];
+    oi = oj;
+    ni = nj;
+  }
+  // Trailing new dims are 1 (their stride is never used).
+  return result;
 }
 
 }  // namespace anvil

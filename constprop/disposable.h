@@ -2,28 +2,38 @@
 // buffers and are seen through DisposableElements, which implement graph/elements.h so every
 // package reads them like dense constants without knowing.
 //
-// A DisposableElements is (shared buffer, element type, dims, strides, offset, lazy transform):
-//  - Transpose, Expand/broadcast (stride 0), Reshape of a dense view, Squeeze/Unsqueeze, Slice
-//    with steps are views: new dims/strides/offset over the same buffer, no copy;
-//  - Cast is a lazy transform: elements are converted when read;
-//  - a splat is one stored element with all strides 0.
-// Bytes are materialized only when someone reads them densely (CopyTo; export; lowering), one
-// constant at a time.
+// A DisposableElements is either
+//  - a view: (shared buffer, element type, dims, strides, offset). Transpose, Expand/broadcast
+//    (stride 0), Reshape wherever the strides allow it (numpy's no-copy rule), Squeeze/Unsqueeze
+//    and Slice with steps are views: new dims/strides/offset over the same buffer, no copy; a
+//    splat is one stored element with all strides 0; or
+//  - a lazy elementwise op (lazy_op.h): a folded node's kernel applied to operands that are
+//    themselves DisposableElements of the same dims (broadcast views where the node broadcast).
+//    Views of a lazy op are the op over views of its operands, so a Slice of a lazy chain keeps
+//    reading only what it keeps.
+// Bytes are computed only when someone reads them: densely (CopyTo; a kernel), piecewise
+// (ForEachChunk; export), or one element (ReadElement). A lazy op is evaluated in tiles of a few
+// thousand elements through its kernel, so no full-size temporary ever exists; results are
+// bit-identical to running the kernels eagerly.
 //
-// DisposablePool owns a strong reference to every buffer it created until the garbage collector
-// (gc.h) finds the buffer unreachable from the model's live constants and releases it; elements
-// held elsewhere keep their buffer alive as long as they live (shared ownership), so release is
-// always safe. The pool counts bytes live, released and the peak.
+// DisposablePool owns a strong reference to every buffer it created until the buffer is released:
+// at once when the last constant reading it goes (ReleaseIfUnused, called by constprop after each
+// fold), or by the garbage collector (gc.h) when it finds the buffer unreachable from the model's
+// constants. Elements held elsewhere keep their buffer alive as long as they live (shared
+// ownership), so release is always safe. The pool counts bytes live, released and the peak.
 #ifndef ANVIL_CONSTPROP_DISPOSABLE_H_
 #define ANVIL_CONSTPROP_DISPOSABLE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "graph/elements.h"
 
@@ -31,6 +41,7 @@ namespace anvil {
 
 struct PoolAccounting;
 class DisposablePool;
+class LazyOp;
 
 // A buffer the pool accounts for (the accounting outlives the pool, so buffers may too).
 class PoolBuffer final : public Buffer {
@@ -59,11 +70,12 @@ struct PoolStatsFields {
 
 class DisposableElements final : public Elements {
  public:
-  // A view of `buffer` holding elements of `stored_type` at element `offset`, read as
-  // `element_type` (a different type means a lazy Cast). Strides are in elements.
-  DisposableElements(std::shared_ptr<const Buffer> buffer, ElementType stored_type,
-                     ElementType element_type, std::vector<int64_t> dims,
-                     std::vector<int64_t> strides, int64_t offset);
+  // A view of `buffer` holding elements of `type` at element `offset`. Strides are in elements.
+  DisposableElements(std::shared_ptr<const Buffer> buffer, ElementType type,
+                     std::vector<int64_t> dims, std::vector<int64_t> strides, int64_t offset);
+  // `op` applied lazily to `operands` (all of `dims`; nullptr for an absent optional input).
+  DisposableElements(std::shared_ptr<const LazyOp> op, ElementType type, std::vector<int64_t> dims,
+                     std::vector<std::shared_ptr<const DisposableElements>> operands);
 
   // Dense row-major view of a whole buffer.
   static std::shared_ptr<const DisposableElements> Dense(std::shared_ptr<const Buffer> buffer,
@@ -74,44 +86,90 @@ class DisposableElements final : public Elements {
   static std::shared_ptr<const DisposableElements> Wrap(std::shared_ptr<const Elements> elements,
                                                         DisposablePool& pool);
 
-  ElementType element_type() const override { return element_type_; }
+  ElementType element_type() const override { return type_; }
   absl::Span<const int64_t> dims() const override { return dims_; }
   const uint8_t* ContiguousData() const override;
   void CopyTo(uint8_t* dst) const override;
+  void ReadElement(int64_t i, uint8_t* dst) const override;
+  absl::Status ForEachChunk(size_t max_chunk_bytes, const ChunkFn& fn) const override;
+  void DropResidentPages() const override;
 
-  ElementType stored_type() const { return stored_type_; }
+  // ---- Views ----
+  bool is_lazy() const { return op_ != nullptr; }
   const std::vector<int64_t>& strides() const { return strides_; }
   int64_t offset() const { return offset_; }
+  // The viewed buffer; nullptr for a lazy op.
   const std::shared_ptr<const Buffer>& buffer() const { return buffer_; }
-  bool IsSplat() const;
-  bool IsDense() const;  // row-major strides, no transform
+  bool IsSplat() const;  // a view whose strides are all 0 (or dims 1)
+  bool IsDense() const;  // a view with row-major strides
 
-  // ---- Views (no copy) ----
+  // ---- Lazy ops ----
+  const std::shared_ptr<const LazyOp>& op() const { return op_; }
+  const std::vector<std::shared_ptr<const DisposableElements>>& operands() const {
+    return operands_;
+  }
+  // Lazy ops in this expression (0 for a view): what each element costs to compute.
+  int64_t lazy_op_count() const { return lazy_op_count_; }
+  // Calls `fn` with every buffer the expression reads.
+  void ForEachBuffer(const std::function<void(const std::shared_ptr<const Buffer>&)>& fn) const;
+
+  // Computes rows [r0, r1) x columns [c0, c1) of the elements seen as a matrix (rows: all dims
+  // but the last; columns: the last) into `dst`, a row-major block with `pitch` elements per row.
+  // Errors come from a lazy op's kernel.
+  absl::Status Evaluate(int64_t r0, int64_t r1, int64_t c0, int64_t c1, uint8_t* dst,
+                        int64_t pitch) const;
+  // Every element, dense row-major, into `dst` (ByteSize() bytes).
+  absl::Status EvaluateInto(uint8_t* dst) const {
+    return Evaluate(0, rows(), 0, cols(), dst, cols());
+  }
+
+  // ---- New views (no copy) ----
   std::shared_ptr<const DisposableElements> Transpose(absl::Span<const int64_t> perm) const;
   std::shared_ptr<const DisposableElements> BroadcastTo(absl::Span<const int64_t> dims) const;
-  // nullptr when the strides do not allow a view (not dense); callers then materialize.
+  // nullptr when no view of the strides has these dims (numpy's no-copy reshape rule); callers
+  // then materialize.
   std::shared_ptr<const DisposableElements> Reshape(absl::Span<const int64_t> dims) const;
   // starts/steps per dim (already normalized and clamped by the caller), output dims.
   std::shared_ptr<const DisposableElements> Slice(absl::Span<const int64_t> starts,
                                                   absl::Span<const int64_t> steps,
                                                   absl::Span<const int64_t> dims) const;
-  std::shared_ptr<const DisposableElements> Cast(ElementType to) const;
 
  private:
+  // The same view or op with other dims and per-leaf strides/offset, built by `leaf` for views.
+  using LeafMap =
+      std::function<std::shared_ptr<const DisposableElements>(const DisposableElements& leaf)>;
+  std::shared_ptr<const DisposableElements> MapLeaves(std::vector<int64_t> dims,
+                                                      const LeafMap& leaf) const;
+  int64_t rows() const;
+  int64_t cols() const { return dims_.empty() ? 1 : dims_.back(); }
+  absl::Status EvaluateView(int64_t r0, int64_t r1, int64_t c0, int64_t c1, uint8_t* dst,
+                            int64_t pitch) const;
+  absl::Status EvaluateOp(int64_t r0, int64_t r1, int64_t c0, int64_t c1, uint8_t* dst,
+                          int64_t pitch) const;
+
+  ElementType type_;
+  std::vector<int64_t> dims_;
+  // A view:
   std::shared_ptr<const Buffer> buffer_;
   std::shared_ptr<const Elements> keep_alive_;  // a wrapped Elements owning the buffer's memory
-  ElementType stored_type_;
-  ElementType element_type_;
-  std::vector<int64_t> dims_;
   std::vector<int64_t> strides_;
-  int64_t offset_;
-  friend class DisposablePool;
+  int64_t offset_ = 0;
+  // A lazy op:
+  std::shared_ptr<const LazyOp> op_;
+  std::vector<std::shared_ptr<const DisposableElements>> operands_;
+  int64_t lazy_op_count_ = 0;
 };
+
+// Strides that show `strides` over `dims` as `new_dims` without moving elements (numpy's
+// no-copy reshape); nullopt when the layout does not allow it.
+std::optional<std::vector<int64_t>> ReshapeStrides(absl::Span<const int64_t> dims,
+                                                   absl::Span<const int64_t> strides,
+                                                   absl::Span<const int64_t> new_dims);
 
 class DisposablePool {
  public:
   // bytes_live: allocated and not yet freed; bytes_released / buffers_released: dropped by the
-  // collector; bytes_peak: the most ever live at once.
+  // pool; bytes_peak: the most ever live at once.
   using Stats = PoolStatsFields;
 
   DisposablePool();
@@ -119,8 +177,14 @@ class DisposablePool {
   DisposablePool& operator=(const DisposablePool&) = delete;
   ~DisposablePool();
 
-  // A new uninitialized buffer the pool keeps alive until the collector releases it.
+  // A new uninitialized buffer the pool keeps alive until it is released.
   std::shared_ptr<PoolBuffer> Allocate(size_t bytes);
+
+  // Drops the pool's reference to `buffer` when nothing else holds it (it is freed at once);
+  // returns the bytes freed.
+  int64_t ReleaseIfUnused(const Buffer* buffer);
+  // Whether nothing but the pool (and `extra_holders` others) holds `buffer`.
+  bool IsUnused(const Buffer* buffer, int64_t extra_holders = 0);
 
   // Drops the pool's reference to every buffer not in `reachable`; returns the bytes whose
   // memory this freed at once (buffers still held elsewhere are freed when their last holder
@@ -130,6 +194,8 @@ class DisposablePool {
   Stats stats() const;
 
  private:
+  void CountReleased(int64_t bytes, int64_t buffers);
+
   std::shared_ptr<PoolAccounting> accounting_;
   std::mutex mu_;
   absl::flat_hash_map<const Buffer*, std::shared_ptr<PoolBuffer>> owned_;

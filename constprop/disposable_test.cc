@@ -51,16 +51,25 @@ TEST(DisposableTest, BroadcastSliceReshapeAndSplat) {
   EXPECT_EQ(Read<float>(*one), std::vector<float>(16, 2.0f));
 }
 
-TEST(DisposableTest, CastIsLazy) {
+TEST(DisposableTest, ReshapeIsAViewWheneverTheStridesAllowIt) {
   DisposablePool pool;
   auto a = Iota23(pool);
-  auto as_int = a->Cast(ElementType::kInt64);
-  EXPECT_EQ(as_int->ContiguousData(), nullptr);
-  EXPECT_EQ(Read<int64_t>(*as_int), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
-  EXPECT_EQ(as_int->GetInt64(5), 5);
-  auto round_trip = a->Cast(ElementType::kFloat16)->Cast(ElementType::kFloat);
-  EXPECT_EQ(Read<float>(*round_trip), (std::vector<float>{0, 1, 2, 3, 4, 5}));
-  EXPECT_EQ(pool.stats().bytes_live, 24);  // no copies
+  auto t = a->Transpose({1, 0});  // [3, 2], strides [1, 3]
+  // Splitting a dim of a transposed view is a view; merging its two dims is not.
+  auto split = t->Reshape({3, 2, 1});
+  ASSERT_NE(split, nullptr);
+  EXPECT_EQ(split->buffer(), a->buffer());
+  EXPECT_EQ(Read<float>(*split), (std::vector<float>{0, 3, 1, 4, 2, 5}));
+  auto a6 = Iota23(pool)->Reshape({6});
+  auto t23 = a6->Reshape({2, 3})->Transpose({1, 0})->Reshape({1, 3, 1, 2});
+  ASSERT_NE(t23, nullptr);
+  EXPECT_EQ(Read<float>(*t23), (std::vector<float>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(t->Reshape({6}), nullptr);
+  EXPECT_EQ(ReshapeStrides({3, 2}, {1, 3}, {3, 2, 1}), (std::vector<int64_t>{1, 3, 0}));
+  EXPECT_EQ(ReshapeStrides({4, 6}, {1, 4}, {2, 2, 3, 2}), (std::vector<int64_t>{2, 1, 8, 4}));
+  EXPECT_EQ(ReshapeStrides({4, 6}, {1, 4}, {24}), std::nullopt);
+  // A broadcast dim (stride 0) splits into broadcast dims.
+  EXPECT_EQ(ReshapeStrides({4, 6}, {1, 0}, {4, 2, 3}), (std::vector<int64_t>{1, 0, 0}));
 }
 
 TEST(DisposableTest, CollectorReleasesUnreachableBuffers) {

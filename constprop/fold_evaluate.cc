@@ -1,13 +1,14 @@
 // The evaluation pattern: a node whose inputs are all constants becomes constants (see
-// fold_pattern.h). View ops (Transpose, Reshape, Slice, Cast, ...) become DisposableElements views
-// of their input's buffer; anything else runs its kernel (exec/node_executor.h) with the inputs'
-// memory as views and the outputs in pool buffers, within max-expansion; a Constant node becomes
-// an initializer.
+// fold_pattern.h). View ops and large elementwise ops fold without computing anything
+// (fold_deferred.h); anything else runs its kernel (exec/node_executor.h) with the inputs' memory
+// as views and the outputs in pool buffers (or over input 0's buffer, for an elementwise op whose
+// input nothing else reads), within max-expansion; a Constant node becomes an initializer.
 #include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "constprop/fold_deferred.h"
 #include "constprop/fold_pattern.h"
 #include "exec/interpreter.h"
 #include "exec/node_executor.h"
@@ -61,21 +62,42 @@ class EvaluatePattern final : public FoldPattern {
     }
     const int64_t opset = rw.model().OpsetVersion(node->domain());
 
-    if (rw.options().use_views) {
-      absl::StatusOr<std::shared_ptr<const Elements>> view = TryView(*node, opset, inputs, rw);
-      if (!view.ok()) return view.status();
-      if (*view != nullptr) {
-        if (!rw.WithinExpansion((*view)->ByteSize(), input_bytes)) return FoldResult::kNoMatch;
-        rw.Count("views", 1);
-        rw.Count("nodes-folded", 1);
-        rw.ReplaceWithConstants(g, node, {*view});
-        return FoldResult::kErased;
-      }
+    const std::optional<ConstantOutput> output = InferConstantOutput(*node, opset, inputs);
+    std::shared_ptr<const Elements> deferred;
+    if (output && rw.options().use_views) {
+      deferred = FoldAsView(*node, opset, inputs, *output, rw.pool());
+      if (deferred != nullptr) rw.Count("views", 1);
     }
+    // An elementwise op: lazy when it may stay so, else computed now tile by tile (no full-size
+    // temporary even for strided or lazy inputs), over input 0's buffer when nothing else reads it.
+    std::shared_ptr<const DisposableElements> expression;
+    if (output && deferred == nullptr) {
+      expression = ElementwiseExpression(*node, opset, inputs, *output, rw.pool());
+    }
+    if (expression != nullptr && rw.options().lazy &&
+        MayStayLazy(*node, *expression, rw.options())) {
+      deferred = expression;
+      rw.Count("lazy-ops", 1);
+    }
+    if (deferred != nullptr) {
+      if (!rw.WithinExpansion(deferred->ByteSize(), input_bytes)) {
+        rw.Count("skipped-expansion", 1);
+        return FoldResult::kNoMatch;
+      }
+      rw.Count("nodes-folded", 1);
+      rw.ReplaceWithConstants(g, node, {deferred});
+      return FoldResult::kErased;
+    }
+    if (expression != nullptr && rw.options().tiled) {
+      absl::StatusOr<FoldResult> result =
+          EvaluateTiled(g, *node, opset, inputs, input_bytes, *expression, rw);
+      if (!result.ok() || *result != FoldResult::kNoMatch) return result;
+    }
+    expression.reset();  // its views would count as other readers of input 0's buffer
 
-    // Evaluate with the kernel: inputs as views of the constants' memory (materialized only
-    // when a constant is itself a strided view), outputs into pool buffers.
-    // Strided or lazily cast inputs are materialized into temporaries that die with this fold.
+    // Evaluate with the kernel: inputs as views of the constants' memory (strided views as they
+    // are; lazy ones, or ones with negative strides, materialized into temporaries that die with
+    // this fold), outputs into pool buffers.
     std::vector<Tensor> temporaries(inputs.size());
     std::vector<TensorView> views(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -83,6 +105,8 @@ class EvaluatePattern final : public FoldPattern {
       if (const uint8_t* data = inputs[i]->ContiguousData()) {
         views[i] = TensorView::Dense(inputs[i]->element_type(), const_cast<uint8_t*>(data),
                                      inputs[i]->dims());
+      } else if (std::optional<TensorView> view = StridedView(*inputs[i])) {
+        views[i] = *view;
       } else {
         temporaries[i] = Tensor::FromElements(*inputs[i]);
         views[i] = temporaries[i].view();
@@ -91,6 +115,8 @@ class EvaluatePattern final : public FoldPattern {
     int64_t materialized = 0;
     std::vector<std::shared_ptr<const Elements>> results(node->num_outputs());
     bool too_big = false;
+    std::shared_ptr<PoolBuffer> reuse =
+        output ? InPlaceBuffer(*node, opset, inputs, *output, rw) : nullptr;
     OutputFactory make_output = [&](int i, ElementType type,
                                     absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
       int64_t n = 1;
@@ -99,6 +125,11 @@ class EvaluatePattern final : public FoldPattern {
       if (!rw.WithinExpansion(bytes, input_bytes)) {
         too_big = true;
         return absl::ResourceExhaustedError("fold exceeds max-expansion");
+      }
+      if (i == 0 && reuse != nullptr && reuse->size() == bytes) {
+        rw.Count("in-place", 1);
+        results[0] = DisposableElements::Dense(reuse, type, {dims.begin(), dims.end()});
+        return TensorView::Dense(type, reuse->mutable_data(), dims);
       }
       std::shared_ptr<PoolBuffer> buffer = rw.pool().Allocate(bytes);
       materialized += static_cast<int64_t>(bytes);
@@ -121,9 +152,63 @@ class EvaluatePattern final : public FoldPattern {
     }
     rw.Count("nodes-folded", 1);
     temporaries.clear();
+    // A one-time read of mapped weights: their pages need not stay resident.
+    for (const auto& input : inputs) {
+      if (input != nullptr) input->DropResidentPages();
+    }
     rw.ReplaceWithConstants(g, node, std::move(results));
     rw.MaybeCollect(materialized);
     return FoldResult::kErased;
+  }
+
+  // Computes an elementwise expression now into a pool buffer (or input 0's, see InPlaceBuffer).
+  // kNoMatch when it cannot be computed (the kernel path then reports why) or is too big.
+  absl::StatusOr<FoldResult> EvaluateTiled(
+      Graph& g, Node& node, int64_t opset,
+      const std::vector<std::shared_ptr<const Elements>>& inputs, int64_t input_bytes,
+      const DisposableElements& expression, FoldRewriter& rw) {
+    const size_t bytes = expression.ByteSize();
+    if (!rw.WithinExpansion(bytes, input_bytes)) return FoldResult::kNoMatch;
+    const ConstantOutput output{expression.element_type(),
+                                {expression.dims().begin(), expression.dims().end()}};
+    // Over the input only when no tile can fail half way (the first element shows the types
+    // and attributes are fine); otherwise into a new buffer, dropped on an error.
+    uint8_t first[16];
+    std::shared_ptr<PoolBuffer> buffer;
+    if (CannotFailOnData(node, output.type) && expression.NumElements() > 0 &&
+        expression.Evaluate(0, 1, 0, 1, first, 1).ok()) {
+      // The expression's view of input 0 holds its buffer too.
+      buffer = InPlaceBuffer(node, opset, inputs, output, rw, /*other_buffer_holders=*/1);
+    }
+    const bool in_place = buffer != nullptr;
+    if (!in_place) buffer = rw.pool().Allocate(bytes);
+    if (!expression.EvaluateInto(buffer->mutable_data()).ok()) return FoldResult::kNoMatch;
+    rw.Count(in_place ? "in-place" : "tiled", 1);
+    rw.Count("nodes-folded", 1);
+    for (const auto& input : inputs) {
+      if (input != nullptr) input->DropResidentPages();
+    }
+    rw.ReplaceWithConstants(g, &node,
+                            {DisposableElements::Dense(buffer, output.type, output.dims)});
+    if (!in_place) rw.MaybeCollect(static_cast<int64_t>(bytes));
+    return FoldResult::kErased;
+  }
+
+  // A constant's elements as a strided TensorView of its buffer, when it is a view with
+  // non-negative strides (kernels take strided inputs; negative strides they are not promised).
+  static std::optional<TensorView> StridedView(const Elements& e) {
+    const auto* d = dynamic_cast<const DisposableElements*>(&e);
+    if (d == nullptr || d->is_lazy()) return std::nullopt;
+    TensorView view;
+    view.type = d->element_type();
+    view.data = const_cast<uint8_t*>(d->buffer()->data()) +
+                d->offset() * static_cast<int64_t>(ElementSize(view.type));
+    for (size_t k = 0; k < d->dims().size(); ++k) {
+      if (d->strides()[k] < 0) return std::nullopt;
+      view.dims.push_back(d->dims()[k]);
+      view.strides.push_back(d->strides()[k]);
+    }
+    return view;
   }
 
   bool SubgraphsCaptureOnlyConstants(const Node& node) {
@@ -147,104 +232,30 @@ class EvaluatePattern final : public FoldPattern {
     return ok;
   }
 
-  // View ops: the result shares the input's buffer. nullptr when `node` is not one (or the view
-  // is impossible, e.g. Reshape of a strided view).
-  absl::StatusOr<std::shared_ptr<const Elements>> TryView(
-      const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& in,
-      FoldRewriter& rw) {
-    const std::string& op = node.op_type();
-    static const char* const kViewOps[] = {"Cast",      "CastLike", "Expand", "Flatten",
-                                           "Identity",  "Reshape",  "Slice",  "Squeeze",
-                                           "Transpose", "Unsqueeze"};
-    if (std::find_if(std::begin(kViewOps), std::end(kViewOps),
-                     [&](const char* v) { return op == v; }) == std::end(kViewOps)) {
+  // The buffer of input 0 when `node` may compute its result over it: an in-place elementwise
+  // op (op table trait) whose input 0 is a dense pool buffer of the output's size that nothing
+  // but this node reads (one graph use; the buffer and its elements held by no one else).
+  static std::shared_ptr<PoolBuffer> InPlaceBuffer(
+      const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& inputs,
+      const ConstantOutput& output, FoldRewriter& rw, int64_t other_buffer_holders = 0) {
+    if (!rw.options().in_place || inputs.empty() || inputs[0] == nullptr) return nullptr;
+    const OpInfo* info = FindOp(node.domain(), node.op_type(), opset);
+    if (info == nullptr || !info->Has(kInPlace) || node.num_outputs() != 1) return nullptr;
+    const Value* v = node.input(0);
+    if (v->uses().size() != 1 || v->IsGraphOutput() || v->IsGraphInput()) return nullptr;
+    // Held by the value's constant and by `inputs` only.
+    if (inputs[0].use_count() != 2) return nullptr;
+    const auto* x = dynamic_cast<const DisposableElements*>(inputs[0].get());
+    if (x == nullptr || !x->IsDense() || x->offset() != 0) return nullptr;
+    if (ElementSize(output.type) != ElementSize(x->element_type()) ||
+        !std::equal(output.dims.begin(), output.dims.end(), x->dims().begin(), x->dims().end())) {
       return nullptr;
     }
-    if (in.empty() || in[0] == nullptr || in[0]->element_type() == ElementType::kString) {
-      return nullptr;
-    }
-    // Output dims and type from the ShapeHelper (runtime builder over the constants).
-    std::vector<RuntimeOperand> operands(in.size());
-    std::vector<Tensor> temporaries(in.size());
-    for (size_t i = 0; i < in.size(); ++i) {
-      if (in[i] == nullptr) continue;
-      const void* data = in[i]->ContiguousData();
-      if (data == nullptr && i > 0) {  // shape/axes inputs must be readable (they are small)
-        temporaries[i] = Tensor::FromElements(*in[i]);
-        data = temporaries[i].data();
-      }
-      operands[i] = {in[i]->element_type(), in[i]->dims(), data};
-    }
-    RuntimeBuilder builder(operands);
-    ShapeContext shape_ctx(node, opset, builder);
-    if (!InferNodeShapes(shape_ctx).ok()) return nullptr;
-    const TensorInfo& info = shape_ctx.output(0);
-    const std::optional<std::vector<int64_t>> literal_dims = LiteralDims(info);
-    if (!literal_dims) return nullptr;
-    const std::vector<int64_t>& out_dims = *literal_dims;
-    if (info.type == ElementType::kString) return nullptr;
-
-    std::shared_ptr<const DisposableElements> x = DisposableElements::Wrap(in[0], rw.pool());
-    if (op == "Identity") return std::shared_ptr<const Elements>(x);
-    if (op == "Cast" || op == "CastLike")
-      return std::shared_ptr<const Elements>(x->Cast(info.type));
-    if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") {
-      return std::shared_ptr<const Elements>(x->Reshape(out_dims));
-    }
-    if (op == "Expand") return std::shared_ptr<const Elements>(x->BroadcastTo(out_dims));
-    if (op == "Transpose") {
-      std::vector<int64_t> perm = node.GetInts("perm");
-      if (perm.empty()) {
-        for (int64_t k = static_cast<int64_t>(x->dims().size()) - 1; k >= 0; --k) {
-          perm.push_back(k);
-        }
-      }
-      return std::shared_ptr<const Elements>(x->Transpose(perm));
-    }
-    if (op == "Slice") return SliceView(node, opset, *x, in, out_dims);
-    return nullptr;
-  }
-
-  // Slice as (start, step) per dim; the ShapeHelper already computed the output dims.
-  std::shared_ptr<const Elements> SliceView(const Node& node, int64_t opset,
-                                            const DisposableElements& x,
-                                            const std::vector<std::shared_ptr<const Elements>>& in,
-                                            const std::vector<int64_t>& out_dims) {
-    const int64_t rank = static_cast<int64_t>(x.dims().size());
-    std::vector<int64_t> starts, ends, axes, steps;
-    auto read = [&](int i) {
-      std::vector<int64_t> v;
-      if (i < static_cast<int>(in.size()) && in[i] != nullptr) {
-        for (int64_t k = 0; k < in[i]->NumElements(); ++k) v.push_back(in[i]->GetInt64(k));
-      }
-      return v;
-    };
-    if (opset < 10) {
-      starts = node.GetInts("starts");
-      ends = node.GetInts("ends");
-      axes = node.GetInts("axes");
-    } else {
-      starts = read(1);
-      ends = read(2);
-      axes = read(3);
-      steps = read(4);
-    }
-    if (axes.empty()) {
-      for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
-    }
-    if (steps.empty()) steps.assign(starts.size(), 1);
-    std::vector<int64_t> start_of(rank, 0), step_of(rank, 1);
-    for (size_t j = 0; j < axes.size(); ++j) {
-      int64_t axis = axes[j] < 0 ? axes[j] + rank : axes[j];
-      if (axis < 0 || axis >= rank || steps[j] == 0) return nullptr;
-      const int64_t n = x.dims()[axis];
-      int64_t s = starts[j];
-      if (s < 0) s += n;
-      s = steps[j] > 0 ? std::clamp<int64_t>(s, 0, n) : std::clamp<int64_t>(s, 0, n - 1);
-      start_of[axis] = s;
-      step_of[axis] = steps[j];
-    }
-    return x.Slice(start_of, step_of, out_dims);
+    // The buffer held by `x` and the pool only (and the caller's known holders).
+    if (!rw.pool().IsUnused(x->buffer().get(), 1 + other_buffer_holders)) return nullptr;
+    auto buffer = std::dynamic_pointer_cast<const PoolBuffer>(x->buffer());
+    if (buffer == nullptr || buffer->size() != x->ByteSize()) return nullptr;
+    return std::const_pointer_cast<PoolBuffer>(buffer);
   }
 };
 

@@ -63,15 +63,34 @@ void FoldRewriter::DropDeadConstants(const std::vector<Value*>& values) {
     if (std::find(dropped.begin(), dropped.end(), v) != dropped.end()) continue;
     if (v->IsInitializer()) {
       dropped.push_back(v);
+      NoteDropped(v->constant());
       Forget(v);
       v->graph()->EraseValue(v);
     } else if (Node* producer = v->producer(); producer != nullptr &&
                                                producer->op_type() == "Constant" &&
                                                producer->num_outputs() == 1) {
       dropped.push_back(v);
+      NoteDropped(ConstantOf(v));
       EraseNode(*producer->graph(), producer);
     }
   }
+}
+
+void FoldRewriter::NoteDropped(const std::shared_ptr<const Elements>& constant) {
+  if (auto d = std::dynamic_pointer_cast<const DisposableElements>(constant)) {
+    d->ForEachBuffer(
+        [&](const std::shared_ptr<const Buffer>& b) { dropped_buffers_.push_back(b.get()); });
+  }
+}
+
+void FoldRewriter::ReleaseDropped() {
+  if (!options_.collect) {
+    dropped_buffers_.clear();
+    return;
+  }
+  // A buffer the pool no longer holds is not found; one still read elsewhere is kept.
+  for (const Buffer* b : dropped_buffers_) pool_.ReleaseIfUnused(b);
+  dropped_buffers_.clear();
 }
 
 Node* FoldRewriter::InsertNodeBefore(Graph& g, Node* before, std::string op_type) {

@@ -51,6 +51,9 @@ class FoldRewriter {
                             std::vector<std::shared_ptr<const Elements>> results);
   // Constants that fed a folded node and have no other reader: their memory can go now.
   void DropDeadConstants(const std::vector<Value*>& values);
+  // Returns to the pool the buffers of constants dropped since the last call that nothing reads
+  // any more (the driver calls it after each fold, once the pattern's own references are gone).
+  void ReleaseDropped();
 
   // ---- Other edits ----
 
@@ -85,7 +88,10 @@ class FoldRewriter {
   DisposablePool& pool_;
   ShapeInference& shapes_;
   PassContext* ctx_;
+  void NoteDropped(const std::shared_ptr<const Elements>& constant);
+
   std::vector<std::pair<Value*, std::string>> pending_renames_;
+  std::vector<const Buffer*> dropped_buffers_;
   absl::flat_hash_set<const Node*> erased_;
   absl::flat_hash_map<const Value*, Tensor> outer_tensors_;
 };

@@ -8,7 +8,7 @@ namespace {
 void MarkElements(const std::shared_ptr<const Elements>& e,
                   absl::flat_hash_set<const Buffer*>* reachable) {
   if (auto d = std::dynamic_pointer_cast<const DisposableElements>(e)) {
-    reachable->insert(d->buffer().get());
+    d->ForEachBuffer([&](const std::shared_ptr<const Buffer>& b) { reachable->insert(b.get()); });
   }
 }
 

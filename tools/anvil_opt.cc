@@ -11,8 +11,10 @@
 // Contract relied on by other tools: `anvil-opt MODEL --passes=P -o OUT.onnx` writes binary
 // ONNX and exits 0 on success. Any error prints one line `anvil-opt: error: ...` and exits 1
 // (2 for command-line mistakes).
+#include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -24,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/status_macros.h"
 #include "constprop/gc.h"
@@ -218,7 +221,20 @@ absl::Status Run(const Flags& flags) {
   save.external_data_threshold = flags.external_data_threshold;
   std::vector<std::string> losses;
   save.text_losses = &losses;
-  absl::Status saved = SaveModel(*model, ResolveUserPath(flags.output), save);
+  const auto save_start = std::chrono::steady_clock::now();
+  const std::string output_path = ResolveUserPath(flags.output);
+  absl::Status saved = SaveModel(*model, output_path, save);
+  if (saved.ok() && timing) {
+    std::error_code ignored;
+    uint64_t bytes = std::filesystem::file_size(output_path, ignored);
+    if (std::filesystem::exists(output_path + ".data")) {
+      bytes += std::filesystem::file_size(output_path + ".data", ignored);
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - save_start).count();
+    std::cerr << absl::StrFormat("anvil-opt: wrote %s (%.1f MiB) in %.2f s\n", output_path,
+                                 static_cast<double>(bytes) / (1 << 20), seconds);
+  }
   // Binary output keeps everything; say what the text syntax could not.
   for (const std::string& loss : losses) {
     std::cerr << "anvil-opt: warning: text output drops " << loss << "\n";

@@ -1,39 +1,116 @@
 #!/usr/bin/env bash
-# Memory benchmark for constant propagation (issue 5): generates a model with >= 1 GiB of
-# float32 weights flowing through foldable chains (testdata/gen_constprop_memory_model.py),
-# runs `anvil-opt --passes=constprop` on it with views and garbage collection (default) and
-# without, and prints peak RSS (/usr/bin/time -v) against the bound
-# 1.25 x (bytes of input constants + bytes of output constants), plus fold time.
-#   bazel run -c opt //tools:constprop_memory_benchmark [-- --gib 1.0]
+# Memory benchmark for constant propagation (issues 5 and 10). Generates three models with 1 GiB
+# of float32 weights as external data and folds each with
+#   anvil-opt MODEL --passes=shape-inference,constprop,dce -o OUT
+# printing peak RSS (/usr/bin/time -v) against (input bytes + output bytes), the constant pool's
+# peak, fold and export time, and ONNX Runtime's peak RSS for the same fold (a session with basic
+# graph optimizations writing its optimized model; tools/ort_fold.js), measured in the same run:
+#   chain        4 weights through Transpose, Cast float16 and back, Mul/Add, Reshape, Concat,
+#                Slice, Expand (testdata/gen_constprop_memory_model.py); output as external data
+#   slice        one weight through Transpose, Cast float16 and back, Mul/Add by scalars, Reshape,
+#                and a Slice keeping half (testdata/gen_constprop_slice_model.py); output inline
+#   slice+user   the same, and the weight also feeds a MatMul, so it stays in the output
+# each with laziness on (default) and off (constprop{lazy=false}). Targets: peak <= 1.05 x
+# (in + out); with laziness on, <= 0.6 x where the Slice keeps half.
+#   bazel run -c opt //tools:constprop_memory_benchmark [-- --gib 1.0] [-- --no-ort]
 set -euo pipefail
-OPT="$(cd "$(dirname "$0")" && pwd)/anvil-opt"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+OPT="$HERE/anvil-opt"
 [[ -x "$OPT" ]] || OPT="$RUNFILES_DIR/anvil/tools/anvil-opt"
-GEN="$(dirname "$0")/../testdata/gen_constprop_memory_model.py"
-[[ -f "$GEN" ]] || GEN="${RUNFILES_DIR:-$0.runfiles}/anvil/testdata/gen_constprop_memory_model.py"
+find_file() {  # path relative to the workspace
+  for candidate in "$HERE/../$1" "${RUNFILES_DIR:-$0.runfiles}/anvil/$1"; do
+    [[ -f "$candidate" ]] && { echo "$candidate"; return; }
+  done
+  echo "constprop_memory_benchmark: cannot find $1" >&2
+  exit 1
+}
+GEN_CHAIN="$(find_file testdata/gen_constprop_memory_model.py)"
+GEN_SLICE="$(find_file testdata/gen_constprop_slice_model.py)"
+ORT_FOLD="$(find_file tools/ort_fold.js)"
 GIB=1.0
-[[ "${1:-}" == "--gib" ]] && GIB="$2"
+ORT=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --gib) GIB="$2"; shift 2 ;;
+    --no-ort) ORT=0; shift ;;
+    *) echo "usage: constprop_memory_benchmark [--gib G] [--no-ort]" >&2; exit 2 ;;
+  esac
+done
+if [[ $ORT == 1 ]] && ! command -v node >/dev/null; then
+  echo "constprop_memory_benchmark: node not found; ONNX Runtime column skipped" >&2
+  ORT=0
+fi
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-/usr/bin/python3 "$GEN" "$WORK/model.onnx" --gib "$GIB"
-input_bytes=$(stat -c %s "$WORK/model.onnx.data")
+mkdir -p "$WORK/chain" "$WORK/slice" "$WORK/slice2"
+/usr/bin/python3 "$GEN_CHAIN" "$WORK/chain/model.onnx" --gib "$GIB"
+/usr/bin/python3 "$GEN_SLICE" "$WORK/slice/model.onnx" --gib "$GIB"
+/usr/bin/python3 "$GEN_SLICE" "$WORK/slice2/model.onnx" --gib "$GIB" --second-user
 
-run() {  # name, extra args...
-  local name=$1
-  shift
-  rm -f "$WORK"/out.onnx*
-  /usr/bin/time -v "$OPT" "$WORK/model.onnx" "$@" --timing -o "$WORK/out.onnx" \
-    --external-data-threshold=1024 2>"$WORK/log" >/dev/null
-  local rss_kb fold_ms output_bytes
-  rss_kb=$(grep "Maximum resident set size" "$WORK/log" | awk '{print $NF}')
-  fold_ms=$(grep -E "^constprop" "$WORK/log" | awk '{print $2}')
-  output_bytes=$(stat -c %s "$WORK/out.onnx.data")
-  local bound=$(( (input_bytes + output_bytes) * 5 / 4 ))
-  awk -v n="$name" -v r="$rss_kb" -v b="$bound" -v i="$input_bytes" -v o="$output_bytes" \
-      -v t="$fold_ms" 'BEGIN {
-        printf "%-26s peak RSS %6.2f GiB = %.2f x (in %.2f + out %.2f GiB); bound 1.25x; fold %.1f s\n",
-               n, r / 1048576, r * 1024 / (i + o), i / 2^30, o / 2^30, t / 1000 }'
+bytes_of() {  # model.onnx plus its .data, if any
+  local total
+  total=$(stat -c %s "$1")
+  [[ -f "$1.data" ]] && total=$((total + $(stat -c %s "$1.data")))
+  echo "$total"
 }
 
-run "views + GC (default)" --passes=constprop
-run "no views, no GC" "--passes=constprop{views=false,collect=false}" --no-gc
+ort_peak() {  # model -> peak RSS in KiB of ONNX Runtime folding it, or "-"
+  [[ $ORT == 1 ]] || { echo "-"; return; }
+  rm -f "$WORK/ort.onnx"*
+  if /usr/bin/time -v node "$ORT_FOLD" "$1" "$WORK/ort.onnx" >/dev/null 2>"$WORK/ort.log"; then
+    grep "Maximum resident set size" "$WORK/ort.log" | awk '{print $NF}'
+  else
+    echo "-"
+  fi
+}
+
+printf "%-12s %-5s %9s %7s %7s %7s %8s %7s %7s %8s\n" case lazy "peak RSS" "x(i+o)" target \
+  "pool" "fold s" "write s" "ORT x" "verdict"
+failed=0
+run() {  # name, dir, target ratio, lazy (on|off), extra anvil-opt args...
+  local name=$1 dir=$2 target=$3 lazy=$4
+  shift 4
+  local passes="shape-inference,constprop,dce"
+  [[ $lazy == off ]] && passes="shape-inference,constprop{lazy=false},dce"
+  rm -f "$dir"/out.onnx*
+  if ! /usr/bin/time -v "$OPT" "$dir/model.onnx" --passes="$passes" --timing --stats \
+      -o "$dir/out.onnx" "$@" 2>"$dir/log" >/dev/null; then
+    echo "$name: anvil-opt failed:" >&2
+    tail -5 "$dir/log" >&2
+    failed=1
+    return
+  fi
+  local rss_kb fold_ms write_s pool_mib in_bytes out_bytes
+  rss_kb=$(grep "Maximum resident set size" "$dir/log" | awk '{print $NF}')
+  fold_ms=$(grep -E "^ *constprop" "$dir/log" | head -1 | awk '{print $2}')
+  write_s=$(grep -oE "in [0-9.]+ s$" "$dir/log" | awk '{print $2}')
+  pool_mib=$(grep -oE "peak [0-9.]+ MiB" "$dir/log" | awk '{print $2}')
+  in_bytes=$(bytes_of "$dir/model.onnx")
+  out_bytes=$(bytes_of "$dir/out.onnx")
+  awk -v n="$name" -v l="$lazy" -v r="$rss_kb" -v i="$in_bytes" -v o="$out_bytes" \
+      -v t="$target" -v p="${pool_mib:-0}" -v f="${fold_ms:-0}" -v w="${write_s:-0}" \
+      -v ort="$ORT_PEAK" 'BEGIN {
+        ratio = r * 1024 / (i + o)
+        ort_x = ort == "-" ? "-" : sprintf("%.2f", ort / r)
+        printf "%-12s %-5s %5.2f GiB %7.2f %7.2f %4.2f GiB %8.1f %7.1f %7s %8s\n",
+               n, l, r / 1048576, ratio, t, p / 1024, f / 1000, w, ort_x,
+               ratio <= t ? "ok" : "OVER" }'
+  if ! awk -v r="$rss_kb" -v i="$in_bytes" -v o="$out_bytes" -v t="$target" \
+      'BEGIN { exit !(r * 1024 / (i + o) <= t) }'; then
+    failed=1
+  fi
+}
+
+ORT_PEAK=$(ort_peak "$WORK/chain/model.onnx")
+run chain "$WORK/chain" 1.05 on --external-data-threshold=1024
+run chain "$WORK/chain" 1.05 off --external-data-threshold=1024
+ORT_PEAK=$(ort_peak "$WORK/slice/model.onnx")
+run slice "$WORK/slice" 0.60 on
+run slice "$WORK/slice" 1.05 off
+ORT_PEAK=$(ort_peak "$WORK/slice2/model.onnx")
+run slice+user "$WORK/slice2" 1.05 on
+run slice+user "$WORK/slice2" 1.05 off
+echo "(in + out: bytes of the model files read and written; pool: the constant pool's peak;"
+echo " ORT x: ONNX Runtime's peak RSS for the same fold / Anvil's)"
+exit $failed

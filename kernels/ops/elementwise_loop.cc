@@ -173,32 +173,6 @@ float BinaryValue(simd::BinaryOp op, float a, float b) {
   return 0.0f;
 }
 
-float UnaryValue(simd::UnaryOp op, float x) {
-  switch (op) {
-    case simd::UnaryOp::kRelu:
-      return x < 0.0f ? 0.0f : x;
-    case simd::UnaryOp::kSigmoid:
-      return SigmoidValue(x);
-    case simd::UnaryOp::kTanh:
-      return std::tanh(x);
-    case simd::UnaryOp::kExp:
-      return std::exp(x);
-    case simd::UnaryOp::kLog:
-      return std::log(x);
-    case simd::UnaryOp::kSqrt:
-      return std::sqrt(x);
-    case simd::UnaryOp::kNeg:
-      return -x;
-    case simd::UnaryOp::kAbs:
-      return std::abs(x);
-    case simd::UnaryOp::kErf:
-      return std::erf(x);
-    case simd::UnaryOp::kSoftplus:
-      return SoftplusValue(x);
-  }
-  return 0.0f;
-}
-
 }  // namespace
 
 void FloatBinary(simd::BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y) {
@@ -231,7 +205,16 @@ void FloatUnary(simd::UnaryOp op, const TensorView& x, const TensorView& y) {
     if (r.step[0] == 1) {
       simd::Unary(op, px, o, static_cast<size_t>(r.n));
     } else {
-      for (int64_t i = 0; i < r.n; ++i) o[i] = UnaryValue(op, px[i * r.step[0]]);
+      // Gathered and run through the same SIMD routine, so that an element's value does not
+      // depend on the layout it came in (the SIMD Exp, Tanh, ... differ from libm's in the last
+      // bit): a strided or repeated input gives what its dense copy would.
+      constexpr int64_t kChunk = 256;
+      float gathered[kChunk];
+      for (int64_t i0 = 0; i0 < r.n; i0 += kChunk) {
+        const int64_t n = std::min(kChunk, r.n - i0);
+        for (int64_t i = 0; i < n; ++i) gathered[i] = px[(i0 + i) * r.step[0]];
+        simd::Unary(op, gathered, o + i0, static_cast<size_t>(n));
+      }
     }
   });
 }
