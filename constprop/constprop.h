@@ -3,7 +3,8 @@
 //
 //  - A node whose inputs are all constant is evaluated with the kernel registry (kernels/), the
 //    same op semantics the runtime runs, into pool buffers. Transpose, Reshape, Squeeze,
-//    Unsqueeze, Flatten, Identity, Expand and Slice become views of their input: no copy.
+//    Unsqueeze, Flatten, Identity, Expand and Slice become views of their input: no copy; large
+//    Concats and Gathers (scalar or 1-D index) selections from their inputs.
 //    Elementwise ops (Cast, Mul/Add/... by a scalar or broadcast constant, unary math) on large
 //    constants become lazy ops: nothing is computed until the elements are read, and a later
 //    view (Slice, Transpose) makes only the elements it keeps ever be computed. An elementwise
@@ -21,8 +22,8 @@
 // Results become initializers named like the values they replace (graph output names never
 // change); constants a fold leaves unused (not graph inputs or outputs) are dropped at once, so
 // their memory goes too. Needs nothing; establishes "shapes-inferred" (it runs inference itself).
-// Statistics: nodes-folded, views, lazy-ops, tiled, in-place, identities, shapes-folded,
-// branches-inlined, skipped-expansion, iterations.
+// Statistics: nodes-folded, views, selections, lazy-ops, tiled, in-place, identities,
+// shapes-folded, branches-inlined, skipped-expansion, iterations.
 #ifndef ANVIL_CONSTPROP_CONSTPROP_H_
 #define ANVIL_CONSTPROP_CONSTPROP_H_
 

@@ -128,7 +128,11 @@ DisposableElements::DisposableElements(std::shared_ptr<const Buffer> buffer, Ele
 DisposableElements::DisposableElements(
     std::shared_ptr<const LazyOp> op, ElementType type, std::vector<int64_t> dims,
     std::vector<std::shared_ptr<const DisposableElements>> operands)
-    : type_(type), dims_(std::move(dims)), op_(std::move(op)), operands_(std::move(operands)) {
+    : kind_(Kind::kOp),
+      type_(type),
+      dims_(std::move(dims)),
+      op_(std::move(op)),
+      operands_(std::move(operands)) {
   lazy_op_count_ = 1;
   for (const auto& operand : operands_) {
     if (operand != nullptr) lazy_op_count_ += operand->lazy_op_count();
@@ -187,7 +191,7 @@ std::shared_ptr<const DisposableElements> DisposableElements::Wrap(
 }
 
 bool DisposableElements::IsDense() const {
-  if (op_ != nullptr) return false;
+  if (kind_ != Kind::kView) return false;
   int64_t s = 1;
   for (int64_t k = static_cast<int64_t>(dims_.size()) - 1; k >= 0; --k) {
     if (dims_[k] != 1 && strides_[k] != s) return false;
@@ -197,7 +201,7 @@ bool DisposableElements::IsDense() const {
 }
 
 bool DisposableElements::IsSplat() const {
-  if (op_ != nullptr) return false;
+  if (kind_ != Kind::kView) return false;
   for (size_t k = 0; k < dims_.size(); ++k) {
     if (dims_[k] != 1 && strides_[k] != 0) return false;
   }
@@ -217,7 +221,7 @@ int64_t DisposableElements::rows() const {
 
 void DisposableElements::ForEachBuffer(
     const std::function<void(const std::shared_ptr<const Buffer>&)>& fn) const {
-  if (op_ == nullptr) {
+  if (kind_ == Kind::kView) {
     fn(buffer_);
     return;
   }
@@ -232,16 +236,17 @@ void DisposableElements::DropResidentPages() const {
 
 // ---- Views ----
 
-std::shared_ptr<const DisposableElements> DisposableElements::MapLeaves(std::vector<int64_t> dims,
-                                                                        const LeafMap& leaf) const {
-  if (op_ == nullptr) return leaf(*this);
+std::shared_ptr<const DisposableElements> DisposableElements::MapLeaves(
+    std::vector<int64_t> dims, const LeafMap& leaf, const LeafMap& select) const {
+  if (kind_ == Kind::kView) return leaf(*this);
+  if (kind_ == Kind::kSelect) return select(*this);
   std::vector<std::shared_ptr<const DisposableElements>> operands;
   for (const auto& operand : operands_) {
     if (operand == nullptr) {
       operands.push_back(nullptr);
       continue;
     }
-    std::shared_ptr<const DisposableElements> mapped = operand->MapLeaves(dims, leaf);
+    std::shared_ptr<const DisposableElements> mapped = operand->MapLeaves(dims, leaf, select);
     if (mapped == nullptr) return nullptr;
     operands.push_back(std::move(mapped));
   }
@@ -262,55 +267,76 @@ std::shared_ptr<const DisposableElements> View(const DisposableElements& of,
 
 std::shared_ptr<const DisposableElements> DisposableElements::Transpose(
     absl::Span<const int64_t> perm) const {
+  if (kind_ == Kind::kSelect) return SelectTranspose(perm);
   std::vector<int64_t> dims;
   for (int64_t p : perm) dims.push_back(dims_[p]);
   std::vector<int64_t> perm_copy(perm.begin(), perm.end());
-  return MapLeaves(dims, [&](const DisposableElements& leaf) {
-    std::vector<int64_t> strides;
-    for (int64_t p : perm_copy) strides.push_back(leaf.strides_[p]);
-    return View(leaf, dims, std::move(strides), leaf.offset_, leaf.buffer_);
-  });
+  return MapLeaves(
+      dims,
+      [&](const DisposableElements& leaf) {
+        std::vector<int64_t> strides;
+        for (int64_t p : perm_copy) strides.push_back(leaf.strides_[p]);
+        return View(leaf, dims, std::move(strides), leaf.offset_, leaf.buffer_);
+      },
+      [&](const DisposableElements& select) { return select.Transpose(perm_copy); });
 }
 
 std::shared_ptr<const DisposableElements> DisposableElements::BroadcastTo(
     absl::Span<const int64_t> target) const {
+  if (kind_ == Kind::kSelect) return SelectBroadcast(target);
   std::vector<int64_t> dims(target.begin(), target.end());
-  return MapLeaves(dims, [&](const DisposableElements& leaf) {
-    const size_t rank = dims.size();
-    std::vector<int64_t> strides(rank, 0);
-    const size_t lead = rank - leaf.dims_.size();
-    for (size_t k = 0; k < leaf.dims_.size(); ++k) {
-      strides[lead + k] = leaf.dims_[k] == dims[lead + k] ? leaf.strides_[k] : 0;
-    }
-    return View(leaf, dims, std::move(strides), leaf.offset_, leaf.buffer_);
-  });
+  return MapLeaves(
+      dims,
+      [&](const DisposableElements& leaf) {
+        const size_t rank = dims.size();
+        std::vector<int64_t> strides(rank, 0);
+        const size_t lead = rank - leaf.dims_.size();
+        for (size_t k = 0; k < leaf.dims_.size(); ++k) {
+          strides[lead + k] = leaf.dims_[k] == dims[lead + k] ? leaf.strides_[k] : 0;
+        }
+        return View(leaf, dims, std::move(strides), leaf.offset_, leaf.buffer_);
+      },
+      [&](const DisposableElements& select) { return select.BroadcastTo(dims); });
 }
 
 std::shared_ptr<const DisposableElements> DisposableElements::Reshape(
     absl::Span<const int64_t> target) const {
+  if (kind_ == Kind::kSelect) {
+    // Only the identity (a general reshape would mix the axis with others).
+    if (std::equal(target.begin(), target.end(), dims_.begin(), dims_.end())) {
+      return std::static_pointer_cast<const DisposableElements>(shared_from_this());
+    }
+    return nullptr;
+  }
   std::vector<int64_t> dims(target.begin(), target.end());
   return MapLeaves(
-      dims, [&](const DisposableElements& leaf) -> std::shared_ptr<const DisposableElements> {
+      dims,
+      [&](const DisposableElements& leaf) -> std::shared_ptr<const DisposableElements> {
         std::optional<std::vector<int64_t>> strides =
             ReshapeStrides(leaf.dims_, leaf.strides_, dims);
         if (!strides) return nullptr;
         return View(leaf, dims, *std::move(strides), leaf.offset_, leaf.buffer_);
-      });
+      },
+      [&](const DisposableElements& select) { return select.Reshape(dims); });
 }
 
 std::shared_ptr<const DisposableElements> DisposableElements::Slice(
     absl::Span<const int64_t> starts, absl::Span<const int64_t> steps,
     absl::Span<const int64_t> dims) const {
+  if (kind_ == Kind::kSelect) return SelectSlice(starts, steps, dims);
   std::vector<int64_t> out_dims(dims.begin(), dims.end());
-  return MapLeaves(out_dims, [&](const DisposableElements& leaf) {
-    int64_t offset = leaf.offset_;
-    std::vector<int64_t> strides(leaf.strides_.size());
-    for (size_t k = 0; k < strides.size(); ++k) {
-      offset += starts[k] * leaf.strides_[k];
-      strides[k] = leaf.strides_[k] * steps[k];
-    }
-    return View(leaf, out_dims, std::move(strides), offset, leaf.buffer_);
-  });
+  return MapLeaves(
+      out_dims,
+      [&](const DisposableElements& leaf) {
+        int64_t offset = leaf.offset_;
+        std::vector<int64_t> strides(leaf.strides_.size());
+        for (size_t k = 0; k < strides.size(); ++k) {
+          offset += starts[k] * leaf.strides_[k];
+          strides[k] = leaf.strides_[k] * steps[k];
+        }
+        return View(leaf, out_dims, std::move(strides), offset, leaf.buffer_);
+      },
+      [&](const DisposableElements& select) { return select.Slice(starts, steps, out_dims); });
 }
 
 std::optional<std::vector<int64_t>> ReshapeStrides(absl::Span<const int64_t> dims,

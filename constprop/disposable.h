@@ -10,7 +10,10 @@
 //  - a lazy elementwise op (lazy_op.h): a folded node's kernel applied to operands that are
 //    themselves DisposableElements of the same dims (broadcast views where the node broadcast).
 //    Views of a lazy op are the op over views of its operands, so a Slice of a lazy chain keeps
-//    reading only what it keeps.
+//    reading only what it keeps; or
+//  - a selection along one axis (Concat, Gather): position p along the axis is index i of
+//    operand k, the operands having the same dims but along the axis. Transpose, Expand and
+//    Slice push into the operands; a Slice that keeps one operand's part is that operand's view.
 // Bytes are computed only when someone reads them: densely (CopyTo; a kernel), piecewise
 // (ForEachChunk; export), or one element (ReadElement). A lazy op is evaluated in tiles of a few
 // thousand elements through its kernel, so no full-size temporary ever exists; results are
@@ -29,6 +32,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -68,7 +72,8 @@ struct PoolStatsFields {
   int64_t buffers_released = 0;
 };
 
-class DisposableElements final : public Elements {
+class DisposableElements final : public Elements,
+                                 public std::enable_shared_from_this<DisposableElements> {
  public:
   // A view of `buffer` holding elements of `type` at element `offset`. Strides are in elements.
   DisposableElements(std::shared_ptr<const Buffer> buffer, ElementType type,
@@ -76,6 +81,14 @@ class DisposableElements final : public Elements {
   // `op` applied lazily to `operands` (all of `dims`; nullptr for an absent optional input).
   DisposableElements(std::shared_ptr<const LazyOp> op, ElementType type, std::vector<int64_t> dims,
                      std::vector<std::shared_ptr<const DisposableElements>> operands);
+
+  // Position p along `axis` of `dims` is index picks[p].second of operands[picks[p].first] (the
+  // operands of `dims` but along `axis`, all of one type). Simplifies to an operand's view when
+  // the picks are one operand's positions in order.
+  using Pick = std::pair<int32_t, int64_t>;
+  static std::shared_ptr<const DisposableElements> Select(
+      ElementType type, std::vector<int64_t> dims, int64_t axis,
+      std::vector<std::shared_ptr<const DisposableElements>> operands, std::vector<Pick> picks);
 
   // Dense row-major view of a whole buffer.
   static std::shared_ptr<const DisposableElements> Dense(std::shared_ptr<const Buffer> buffer,
@@ -95,7 +108,8 @@ class DisposableElements final : public Elements {
   void DropResidentPages() const override;
 
   // ---- Views ----
-  bool is_lazy() const { return op_ != nullptr; }
+  // A lazy op or a selection: elements computed when read.
+  bool is_lazy() const { return kind_ != Kind::kView; }
   const std::vector<int64_t>& strides() const { return strides_; }
   int64_t offset() const { return offset_; }
   // The viewed buffer; nullptr for a lazy op.
@@ -108,7 +122,7 @@ class DisposableElements final : public Elements {
   const std::vector<std::shared_ptr<const DisposableElements>>& operands() const {
     return operands_;
   }
-  // Lazy ops in this expression (0 for a view): what each element costs to compute.
+  // Lazy ops in this expression (0 for a view or selection of views): what each element costs.
   int64_t lazy_op_count() const { return lazy_op_count_; }
   // Calls `fn` with every buffer the expression reads.
   void ForEachBuffer(const std::function<void(const std::shared_ptr<const Buffer>&)>& fn) const;
@@ -135,18 +149,30 @@ class DisposableElements final : public Elements {
                                                   absl::Span<const int64_t> dims) const;
 
  private:
-  // The same view or op with other dims and per-leaf strides/offset, built by `leaf` for views.
+  // A view or lazy op with other dims: `leaf` makes each view's new view, `select` each
+  // selection's (for an op, both apply to its operands).
   using LeafMap =
       std::function<std::shared_ptr<const DisposableElements>(const DisposableElements& leaf)>;
   std::shared_ptr<const DisposableElements> MapLeaves(std::vector<int64_t> dims,
-                                                      const LeafMap& leaf) const;
+                                                      const LeafMap& leaf,
+                                                      const LeafMap& select) const;
   int64_t rows() const;
   int64_t cols() const { return dims_.empty() ? 1 : dims_.back(); }
   absl::Status EvaluateView(int64_t r0, int64_t r1, int64_t c0, int64_t c1, uint8_t* dst,
                             int64_t pitch) const;
   absl::Status EvaluateOp(int64_t r0, int64_t r1, int64_t c0, int64_t c1, uint8_t* dst,
                           int64_t pitch) const;
+  absl::Status EvaluateSelect(int64_t r0, int64_t r1, int64_t c0, int64_t c1, uint8_t* dst,
+                              int64_t pitch) const;
+  // The selection with other dims, picks and operands (views for selections).
+  std::shared_ptr<const DisposableElements> SelectTranspose(absl::Span<const int64_t> perm) const;
+  std::shared_ptr<const DisposableElements> SelectBroadcast(absl::Span<const int64_t> dims) const;
+  std::shared_ptr<const DisposableElements> SelectSlice(absl::Span<const int64_t> starts,
+                                                        absl::Span<const int64_t> steps,
+                                                        absl::Span<const int64_t> dims) const;
 
+  enum class Kind { kView, kOp, kSelect };
+  Kind kind_ = Kind::kView;
   ElementType type_;
   std::vector<int64_t> dims_;
   // A view:
@@ -156,8 +182,11 @@ class DisposableElements final : public Elements {
   int64_t offset_ = 0;
   // A lazy op:
   std::shared_ptr<const LazyOp> op_;
-  std::vector<std::shared_ptr<const DisposableElements>> operands_;
+  std::vector<std::shared_ptr<const DisposableElements>> operands_;  // also a selection's
   int64_t lazy_op_count_ = 0;
+  // A selection:
+  int64_t axis_ = 0;
+  std::shared_ptr<const std::vector<Pick>> picks_;
 };
 
 // Strides that show `strides` over `dims` as `new_dims` without moving elements (numpy's

@@ -74,8 +74,15 @@ struct Bytes16 {
 absl::Status DisposableElements::Evaluate(int64_t r0, int64_t r1, int64_t c0, int64_t c1,
                                           uint8_t* dst, int64_t pitch) const {
   if (r1 <= r0 || c1 <= c0) return absl::OkStatus();
-  return op_ == nullptr ? EvaluateView(r0, r1, c0, c1, dst, pitch)
-                        : EvaluateOp(r0, r1, c0, c1, dst, pitch);
+  switch (kind_) {
+    case Kind::kView:
+      return EvaluateView(r0, r1, c0, c1, dst, pitch);
+    case Kind::kOp:
+      return EvaluateOp(r0, r1, c0, c1, dst, pitch);
+    case Kind::kSelect:
+      return EvaluateSelect(r0, r1, c0, c1, dst, pitch);
+  }
+  return absl::InternalError("unknown constant kind");
 }
 
 absl::Status DisposableElements::EvaluateView(int64_t r0, int64_t r1, int64_t c0, int64_t c1,

@@ -80,6 +80,65 @@ bool BroadcastsTo(absl::Span<const int64_t> dims, absl::Span<const int64_t> targ
   return true;
 }
 
+// Concat as a selection: the operands' positions one after the other.
+std::shared_ptr<const Elements> ConcatView(const Node& node,
+                                           const std::vector<std::shared_ptr<const Elements>>& in,
+                                           const ConstantOutput& output, DisposablePool& pool) {
+  const int64_t rank = static_cast<int64_t>(output.dims.size());
+  int64_t axis = node.GetInt("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return nullptr;
+  std::vector<std::shared_ptr<const DisposableElements>> operands;
+  std::vector<DisposableElements::Pick> picks;
+  for (const auto& e : in) {
+    if (e == nullptr || e->element_type() != output.type ||
+        static_cast<int64_t>(e->dims().size()) != rank) {
+      return nullptr;
+    }
+    for (int64_t i = 0; i < e->dims()[axis]; ++i) {
+      picks.push_back({static_cast<int32_t>(operands.size()), i});
+    }
+    operands.push_back(DisposableElements::Wrap(e, pool));
+  }
+  if (static_cast<int64_t>(picks.size()) != output.dims[axis]) return nullptr;
+  return DisposableElements::Select(output.type, output.dims, axis, std::move(operands),
+                                    std::move(picks));
+}
+
+// Gather with a scalar or 1-D constant index: a slice, or a selection of the data's positions.
+std::shared_ptr<const Elements> GatherView(const Node& node, const DisposableElements& data,
+                                           const std::vector<std::shared_ptr<const Elements>>& in,
+                                           const ConstantOutput& output) {
+  if (in.size() < 2 || in[1] == nullptr || in[1]->dims().size() > 1 ||
+      in[1]->NumElements() > (1 << 20)) {
+    return nullptr;
+  }
+  const int64_t rank = static_cast<int64_t>(data.dims().size());
+  int64_t axis = node.GetInt("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return nullptr;
+  const int64_t n = data.dims()[axis];
+  std::vector<DisposableElements::Pick> picks;
+  for (int64_t k = 0; k < in[1]->NumElements(); ++k) {
+    int64_t index = in[1]->GetInt64(k);
+    if (index < 0) index += n;
+    if (index < 0 || index >= n) return nullptr;  // the kernel reports it
+    picks.push_back({0, index});
+  }
+  auto shared = std::static_pointer_cast<const DisposableElements>(data.shared_from_this());
+  if (in[1]->dims().empty()) {  // a scalar index drops the axis: a slice, then a reshape
+    std::vector<int64_t> starts(rank, 0), steps(rank, 1),
+        dims(data.dims().begin(), data.dims().end());
+    starts[axis] = picks[0].second;
+    dims[axis] = 1;
+    std::shared_ptr<const DisposableElements> slice = data.Slice(starts, steps, dims);
+    return slice->Reshape(output.dims);
+  }
+  std::vector<int64_t> dims(data.dims().begin(), data.dims().end());
+  dims[axis] = static_cast<int64_t>(picks.size());
+  return DisposableElements::Select(output.type, std::move(dims), axis, {shared}, std::move(picks));
+}
+
 }  // namespace
 
 std::optional<ConstantOutput> InferConstantOutput(
@@ -106,10 +165,11 @@ std::optional<ConstantOutput> InferConstantOutput(
 
 std::shared_ptr<const Elements> FoldAsView(const Node& node, int64_t opset,
                                            const std::vector<std::shared_ptr<const Elements>>& in,
-                                           const ConstantOutput& output, DisposablePool& pool) {
+                                           const ConstantOutput& output,
+                                           const ConstPropOptions& options, DisposablePool& pool) {
   const std::string& op = node.op_type();
-  static const char* const kViewOps[] = {"Expand", "Flatten", "Identity",  "Reshape",
-                                         "Slice",  "Squeeze", "Transpose", "Unsqueeze"};
+  static const char* const kViewOps[] = {"Concat",  "Expand", "Flatten", "Gather",    "Identity",
+                                         "Reshape", "Slice",  "Squeeze", "Transpose", "Unsqueeze"};
   if (std::none_of(std::begin(kViewOps), std::end(kViewOps),
                    [&](const char* v) { return op == v; })) {
     return nullptr;
@@ -134,6 +194,12 @@ std::shared_ptr<const Elements> FoldAsView(const Node& node, int64_t opset,
     return x->Transpose(perm);
   }
   if (op == "Slice") return SliceView(node, opset, *x, in, output.dims);
+  // Selections cost more to read than a dense copy: only for large results, with laziness on.
+  int64_t bytes = static_cast<int64_t>(ElementSize(output.type));
+  for (int64_t d : output.dims) bytes *= d;
+  if (!options.lazy || bytes < options.lazy_min_bytes) return nullptr;
+  if (op == "Concat") return ConcatView(node, in, output, pool);
+  if (op == "Gather") return GatherView(node, *x, in, output);
   return nullptr;
 }
 

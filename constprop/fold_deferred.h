@@ -28,10 +28,12 @@ struct ConstantOutput {
 std::optional<ConstantOutput> InferConstantOutput(
     const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& inputs);
 
-// `node` as a view of its input 0; nullptr when it is not a view op or the layout forbids a view.
+// `node` as a view of its input 0, or (Concat, Gather with a scalar or 1-D index; with laziness
+// on and a result of at least options.lazy_min_bytes) a selection from its inputs; nullptr when
+// it is not such an op or the layout forbids a view.
 std::shared_ptr<const Elements> FoldAsView(
     const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& inputs,
-    const ConstantOutput& output, DisposablePool& pool);
+    const ConstantOutput& output, const ConstPropOptions& options, DisposablePool& pool);
 
 // `node` as an elementwise expression (a lazy op, lazy_op.h) over its inputs; nullptr when it is
 // not an elementwise op (op table trait) of one output with numpy broadcasting over numeric

@@ -65,8 +65,11 @@ class EvaluatePattern final : public FoldPattern {
     const std::optional<ConstantOutput> output = InferConstantOutput(*node, opset, inputs);
     std::shared_ptr<const Elements> deferred;
     if (output && rw.options().use_views) {
-      deferred = FoldAsView(*node, opset, inputs, *output, rw.pool());
-      if (deferred != nullptr) rw.Count("views", 1);
+      deferred = FoldAsView(*node, opset, inputs, *output, rw.options(), rw.pool());
+      if (deferred != nullptr) {
+        const bool selection = node->op_type() == "Concat" || node->op_type() == "Gather";
+        rw.Count(selection ? "selections" : "views", 1);
+      }
     }
     // An elementwise op: lazy when it may stay so, else computed now tile by tile (no full-size
     // temporary even for strided or lazy inputs), over input 0's buffer when nothing else reads it.

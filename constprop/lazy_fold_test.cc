@@ -54,7 +54,7 @@ class ChainBuilder {
   }
 
   Value* Step(Value* x) {
-    std::uniform_int_distribution<int> pick(0, 15);
+    std::uniform_int_distribution<int> pick(0, 17);
     switch (pick(rng_)) {
       case 0:
         return Unary(x, Pick({"Neg", "Abs", "Relu", "Floor", "Round", "Sign"}));
@@ -94,6 +94,10 @@ class ChainBuilder {
         n->SetAttribute(Attribute::Float("alpha", 0.125f));
         return Out(n);
       }
+      case 16:
+        return Concat(x);
+      case 17:
+        return Gather(x);
       default: {  // CastLike against a small constant of another type
         Value* like = g_.AddInitializer(
             Name("like"), DenseElements::FromVector<double>(ElementType::kDouble, {2}, {1, 2}));
@@ -206,6 +210,45 @@ class ChainBuilder {
     dims_.insert(dims_.begin(), 1);
     return Out(Add("Unsqueeze", {x, axes}));
   }
+  Value* Concat(Value* x) {
+    if (dims_.empty()) return x;
+    // x next to its negation (lazy, like x) or a new dense constant, along a random axis.
+    const int64_t axis = static_cast<int64_t>(rng_() % dims_.size());
+    Value* other;
+    if (rng_() % 2 == 0) {
+      other = Unary(x, "Neg");
+    } else {
+      other = Cast(g_.AddInitializer(Name("other"), RandomFloats(dims_, rng_)), type_);
+    }
+    Node* n = Add("Concat",
+                  rng_() % 2 == 0 ? std::vector<Value*>{x, other} : std::vector<Value*>{other, x});
+    n->SetAttribute(Attribute::Int("axis", axis - (rng_() % 2 == 0 ? 0 : dims_.size())));
+    dims_[axis] *= 2;
+    return Out(n);
+  }
+  Value* Gather(Value* x) {
+    if (dims_.empty()) return x;
+    const int64_t axis = static_cast<int64_t>(rng_() % dims_.size());
+    const int64_t n = dims_[axis];
+    Node* g = Add("Gather", {x});
+    g->SetAttribute(Attribute::Int("axis", axis));
+    if (rng_() % 4 == 0 && dims_.size() > 1) {  // a scalar index drops the axis
+      g->AddInput(g_.AddInitializer(
+          Name("index"), DenseElements::FromVector<int64_t>(
+                             ElementType::kInt64, {}, {static_cast<int64_t>(rng_() % n) - n})));
+      dims_.erase(dims_.begin() + axis);
+      return Out(g);
+    }
+    std::vector<int64_t> indices;  // runs, repeats and negative indices
+    const int64_t count = 1 + static_cast<int64_t>(rng_() % std::max<int64_t>(1, n));
+    for (int64_t k = 0; k < count; ++k) {
+      const int64_t i = rng_() % 3 == 0 ? static_cast<int64_t>(rng_() % n) : (k % n);
+      indices.push_back(rng_() % 5 == 0 ? i - n : i);
+    }
+    g->AddInput(g_.AddInitializer(Name("indices"), Int64s(indices)));
+    dims_[axis] = count;
+    return Out(g);
+  }
   Value* Where(Value* x) {
     if (!IsFloat()) x = Cast(x, ElementType::kFloat);
     Value* zero = FloatConstant(Scalar(0.0f), x);
@@ -273,7 +316,7 @@ std::vector<uint8_t> Dense(const Elements& e) {
 }
 
 TEST(LazyFoldTest, RandomChainsMatchEagerFoldingBitForBit) {
-  int64_t lazy_ops = 0, outputs = 0;
+  int64_t lazy_ops = 0, selections = 0, outputs = 0;
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     SCOPED_TRACE(seed);
     std::unique_ptr<Model> lazy_model = ChainModel(seed);
@@ -286,6 +329,7 @@ TEST(LazyFoldTest, RandomChainsMatchEagerFoldingBitForBit) {
     eager_options.tiled = false;  // one kernel call per node on whole tensors
     std::vector<std::shared_ptr<const Elements>> eager = Fold(*eager_model, eager_options, nullptr);
     lazy_ops += ctx.GetStatistic("lazy-ops");
+    selections += ctx.GetStatistic("selections");
     ASSERT_EQ(lazy.size(), eager.size());
     for (size_t i = 0; i < lazy.size(); ++i) {
       ASSERT_NE(lazy[i], nullptr) << "output " << i << " did not fold";
@@ -313,6 +357,7 @@ TEST(LazyFoldTest, RandomChainsMatchEagerFoldingBitForBit) {
     }
   }
   EXPECT_GT(lazy_ops, 100);  // the chains did fold lazily
+  EXPECT_GT(selections, 10);
   EXPECT_EQ(outputs, 120);
 }
 
