@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "constprop/fold_deferred.h"
 #include "constprop/fold_pattern.h"
@@ -62,7 +63,11 @@ class EvaluatePattern final : public FoldPattern {
     }
     const int64_t opset = rw.model().OpsetVersion(node->domain());
 
-    const std::optional<ConstantOutput> output = InferConstantOutput(*node, opset, inputs);
+    // The output's type and dims, for the folds that need them before any kernel runs.
+    const std::optional<ConstantOutput> output =
+        MayFoldWithoutKernel(*node, opset, inputs, rw.options())
+            ? InferConstantOutput(*node, opset, inputs)
+            : std::nullopt;
     std::shared_ptr<const Elements> deferred;
     if (output && rw.options().use_views) {
       deferred = FoldAsView(*node, opset, inputs, *output, rw.options(), rw.pool());
@@ -74,7 +79,7 @@ class EvaluatePattern final : public FoldPattern {
     // An elementwise op: lazy when it may stay so, else computed now tile by tile (no full-size
     // temporary even for strided or lazy inputs), over input 0's buffer when nothing else reads it.
     std::shared_ptr<const DisposableElements> expression;
-    if (output && deferred == nullptr) {
+    if (output && deferred == nullptr && WorthTiling(*output, inputs, rw.options())) {
       expression = ElementwiseExpression(*node, opset, inputs, *output, rw.pool());
     }
     if (expression != nullptr && rw.options().lazy &&
@@ -118,8 +123,6 @@ class EvaluatePattern final : public FoldPattern {
     int64_t materialized = 0;
     std::vector<std::shared_ptr<const Elements>> results(node->num_outputs());
     bool too_big = false;
-    std::shared_ptr<PoolBuffer> reuse =
-        output ? InPlaceBuffer(*node, opset, inputs, *output, rw) : nullptr;
     OutputFactory make_output = [&](int i, ElementType type,
                                     absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
       int64_t n = 1;
@@ -129,7 +132,11 @@ class EvaluatePattern final : public FoldPattern {
         too_big = true;
         return absl::ResourceExhaustedError("fold exceeds max-expansion");
       }
-      if (i == 0 && reuse != nullptr && reuse->size() == bytes) {
+      std::shared_ptr<PoolBuffer> reuse =
+          i == 0 ? InPlaceBuffer(*node, opset, inputs,
+                                 ConstantOutput{type, {dims.begin(), dims.end()}}, rw)
+                 : nullptr;
+      if (reuse != nullptr && reuse->size() == bytes) {
         rw.Count("in-place", 1);
         results[0] = DisposableElements::Dense(reuse, type, {dims.begin(), dims.end()});
         return TensorView::Dense(type, reuse->mutable_data(), dims);
@@ -195,6 +202,45 @@ class EvaluatePattern final : public FoldPattern {
                             {DisposableElements::Dense(buffer, output.type, output.dims)});
     if (!in_place) rw.MaybeCollect(static_cast<int64_t>(bytes));
     return FoldResult::kErased;
+  }
+
+  // View ops and selections; elementwise ops that may be lazy or tiled (inputs that are lazy or
+  // large enough for a large result). Small elementwise folds go straight to the kernel.
+  static bool MayFoldWithoutKernel(const Node& node, int64_t opset,
+                                   const std::vector<std::shared_ptr<const Elements>>& inputs,
+                                   const ConstPropOptions& options) {
+    static const absl::flat_hash_set<std::string_view> kViewOps = {
+        "Concat",  "Expand", "Flatten", "Gather",    "Identity",
+        "Reshape", "Slice",  "Squeeze", "Transpose", "Unsqueeze"};
+    if (kViewOps.contains(node.op_type())) return true;
+    const OpInfo* info = FindOp(node.domain(), node.op_type(), opset);
+    if (info == nullptr || !info->Has(kElementwise)) return false;
+    for (const auto& input : inputs) {
+      if (input == nullptr) continue;
+      const auto* d = dynamic_cast<const DisposableElements*>(input.get());
+      // A result type may be 8 times wider than its input's (bool to double).
+      if ((d != nullptr && d->is_lazy()) ||
+          static_cast<int64_t>(input->ByteSize()) * 8 >= options.lazy_min_bytes) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether an elementwise fold is worth an expression (a copy of the node and its kernel): a
+  // large result, or lazy inputs (which the kernel path would copy whole). Small dense folds
+  // just run the kernel.
+  static bool WorthTiling(const ConstantOutput& output,
+                          const std::vector<std::shared_ptr<const Elements>>& inputs,
+                          const ConstPropOptions& options) {
+    int64_t bytes = static_cast<int64_t>(ElementSize(output.type));
+    for (int64_t d : output.dims) bytes *= d;
+    if (bytes >= options.lazy_min_bytes) return true;
+    for (const auto& input : inputs) {
+      const auto* d = dynamic_cast<const DisposableElements*>(input.get());
+      if (d != nullptr && d->is_lazy()) return true;
+    }
+    return false;
   }
 
   // A constant's elements as a strided TensorView of its buffer, when it is a view with
