@@ -85,6 +85,7 @@ absl::StatusOr<bool> ConstPropPass::Run(Model& model, PassContext& ctx) {
   ScopedIndexExprContext index_exprs;  // the run's symbolic dims go with it
   ConstPropOptions options;
   options.max_expansion = *max_expansion_;
+  options.max_bytes = *max_bytes_;
   options.use_views = *views_;
   options.lazy = *lazy_;
   options.lazy_min_bytes = *lazy_min_bytes_;

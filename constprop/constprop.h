@@ -17,13 +17,16 @@
 //  - Random ops (RandomNormal/Uniform(Like), Multinomial, Bernoulli, Dropout in training) never
 //    fold.
 //  - Option `max-expansion=N` (default 0 = no limit) skips a fold whose output would be more than
-//    N times its inputs' bytes.
+//    N times its inputs' bytes; option `max-bytes=N` (default 1 GiB, 0 = no limit) skips a fold
+//    whose output would be larger than N bytes and than its inputs, with a remark naming the
+//    node, op and dims in the statistics report. An output whose byte size overflows int64 is
+//    never folded (the runtime reports it).
 // Runs to a fixed point with shape inference, so shapes that become static enable more folding.
 // Results become initializers named like the values they replace (graph output names never
 // change); constants a fold leaves unused (not graph inputs or outputs) are dropped at once, so
 // their memory goes too. Needs nothing; establishes "shapes-inferred" (it runs inference itself).
 // Statistics: nodes-folded, views, selections, lazy-ops, tiled, in-place, identities,
-// shapes-folded, branches-inlined, skipped-expansion, iterations.
+// shapes-folded, branches-inlined, skipped-expansion, skipped-size, iterations.
 #ifndef ANVIL_CONSTPROP_CONSTPROP_H_
 #define ANVIL_CONSTPROP_CONSTPROP_H_
 
@@ -39,7 +42,11 @@ namespace anvil {
 
 struct ConstPropOptions {
   double max_expansion = 0;  // 0: no limit
-  bool use_views = true;     // false: every fold materializes (for the memory benchmark)
+  // A fold whose output is larger than both this and its inputs is skipped with a remark (views
+  // and selections of large weights are not larger than their inputs, so they still fold).
+  // 0: no limit.
+  int64_t max_bytes = int64_t{1} << 30;
+  bool use_views = true;  // false: every fold materializes (for the memory benchmark)
   // Elementwise folds become lazy ops (fold_deferred.h) when their result has at least
   // `lazy_min_bytes` and their expression at most `max_lazy_ops` ops.
   bool lazy = true;
@@ -69,13 +76,17 @@ class ConstPropPass : public Pass {
   absl::StatusOr<bool> Run(Model& model, PassContext& ctx) override;
 
  private:
-  PassOption<double> max_expansion_{this, "max-expansion", 0.0,
-                                    "skip folds whose output exceeds N x input bytes (0: off)"};
+  PassOption<double> max_expansion_{
+      this, "max-expansion", 0.0, "skip folds whose output exceeds N x input bytes (0: off)", 0.0};
+  PassOption<int64_t> max_bytes_{this, "max-bytes", int64_t{1} << 30,
+                                 "skip folds whose output exceeds this many bytes and its "
+                                 "inputs' (0: no limit)",
+                                 0};
   PassOption<bool> views_{this, "views", true, "fold view ops without copying"};
   PassOption<bool> lazy_{this, "lazy", true,
                          "fold large elementwise ops lazily (computed when read)"};
   PassOption<int64_t> lazy_min_bytes_{this, "lazy-min-bytes", 64 << 10,
-                                      "smallest elementwise result folded lazily"};
+                                      "smallest elementwise result folded lazily", 0};
   PassOption<bool> in_place_{this, "in-place", true,
                              "compute elementwise folds over an input nothing else reads"};
   PassOption<bool> collect_{this, "collect", true,

@@ -4,11 +4,14 @@
 // as views and the outputs in pool buffers (or over input 0's buffer, for an elementwise op whose
 // input nothing else reads), within max-expansion; a Constant node becomes an initializer.
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "base/checked_math.h"
+#include "base/status_macros.h"
 #include "constprop/fold_deferred.h"
 #include "constprop/fold_pattern.h"
 #include "exec/interpreter.h"
@@ -37,9 +40,8 @@ class EvaluatePattern final : public FoldPattern {
             *node, opset, {},
             [&](int, ElementType type,
                 absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
-              int64_t n = 1;
-              for (int64_t d : dims) n *= d;
-              std::shared_ptr<PoolBuffer> buffer = rw.pool().Allocate(n * ElementSize(type));
+              ANVIL_ASSIGN_OR_RETURN(int64_t bytes, CheckedByteSize(dims, ElementSize(type)));
+              std::shared_ptr<PoolBuffer> buffer = rw.pool().Allocate(bytes);
               results[0] = DisposableElements::Dense(buffer, type, {dims.begin(), dims.end()});
               return TensorView::Dense(type, buffer->mutable_data(), dims);
             });
@@ -68,6 +70,9 @@ class EvaluatePattern final : public FoldPattern {
         MayFoldWithoutKernel(*node, opset, inputs, rw.options())
             ? InferConstantOutput(*node, opset, inputs)
             : std::nullopt;
+    if (output && !rw.WithinLimits(*node, output->type, output->dims, input_bytes)) {
+      return FoldResult::kNoMatch;
+    }
     std::shared_ptr<const Elements> deferred;
     if (output && rw.options().use_views) {
       deferred = FoldAsView(*node, opset, inputs, *output, rw.options(), rw.pool());
@@ -88,8 +93,7 @@ class EvaluatePattern final : public FoldPattern {
       rw.Count("lazy-ops", 1);
     }
     if (deferred != nullptr) {
-      if (!rw.WithinExpansion(deferred->ByteSize(), input_bytes)) {
-        rw.Count("skipped-expansion", 1);
+      if (!rw.WithinLimits(*node, deferred->element_type(), deferred->dims(), input_bytes)) {
         return FoldResult::kNoMatch;
       }
       rw.Count("nodes-folded", 1);
@@ -125,13 +129,11 @@ class EvaluatePattern final : public FoldPattern {
     bool too_big = false;
     OutputFactory make_output = [&](int i, ElementType type,
                                     absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
-      int64_t n = 1;
-      for (int64_t d : dims) n *= d;
-      const size_t bytes = static_cast<size_t>(n) * ElementSize(type);
-      if (!rw.WithinExpansion(bytes, input_bytes)) {
+      if (!rw.WithinLimits(*node, type, dims, input_bytes)) {
         too_big = true;
-        return absl::ResourceExhaustedError("fold exceeds max-expansion");
+        return absl::ResourceExhaustedError("fold exceeds max-expansion or max-bytes");
       }
+      const size_t bytes = static_cast<size_t>(ElementSize(type)) * NumElementsOf(dims);
       std::shared_ptr<PoolBuffer> reuse =
           i == 0 ? InPlaceBuffer(*node, opset, inputs,
                                  ConstantOutput{type, {dims.begin(), dims.end()}}, rw)
@@ -150,10 +152,7 @@ class EvaluatePattern final : public FoldPattern {
     run_options.subgraph_runner =
         InterpreterSubgraphRunner(rw.model(), [&rw](const Value* v) { return rw.OuterTensor(v); });
     absl::Status status = RunNodeOnViews(*node, opset, views, make_output, run_options);
-    if (too_big) {
-      rw.Count("skipped-expansion", 1);
-      return FoldResult::kNoMatch;
-    }
+    if (too_big) return FoldResult::kNoMatch;
     if (!status.ok()) {
       // The op cannot be evaluated here (no kernel, or the data is invalid): leave it for the
       // runtime, which will report it.
@@ -177,8 +176,10 @@ class EvaluatePattern final : public FoldPattern {
       Graph& g, Node& node, int64_t opset,
       const std::vector<std::shared_ptr<const Elements>>& inputs, int64_t input_bytes,
       const DisposableElements& expression, FoldRewriter& rw) {
+    if (!rw.WithinLimits(node, expression.element_type(), expression.dims(), input_bytes)) {
+      return FoldResult::kNoMatch;
+    }
     const size_t bytes = expression.ByteSize();
-    if (!rw.WithinExpansion(bytes, input_bytes)) return FoldResult::kNoMatch;
     const ConstantOutput output{expression.element_type(),
                                 {expression.dims().begin(), expression.dims().end()}};
     // Over the input only when no tile can fail half way (the first element shows the types
@@ -202,6 +203,12 @@ class EvaluatePattern final : public FoldPattern {
                             {DisposableElements::Dense(buffer, output.type, output.dims)});
     if (!in_place) rw.MaybeCollect(static_cast<int64_t>(bytes));
     return FoldResult::kErased;
+  }
+
+  static int64_t NumElementsOf(absl::Span<const int64_t> dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;  // checked by WithinLimits first
+    return n;
   }
 
   // View ops and selections; elementwise ops that may be lazy or tiled (inputs that are lazy or

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "base/checked_math.h"
 #include "constprop/gc.h"
 #include "shape/analysis_builder.h"
 
@@ -124,10 +125,28 @@ void FoldRewriter::MaybeCollect(int64_t materialized_bytes) {
   pool_.ReleaseUnreachable(ReachableBuffers(model_));
 }
 
-bool FoldRewriter::WithinExpansion(size_t output_bytes, int64_t input_bytes) const {
-  if (options_.max_expansion <= 0) return true;
-  return static_cast<double>(output_bytes) <=
-         options_.max_expansion * static_cast<double>(std::max<int64_t>(input_bytes, 1));
+bool FoldRewriter::WithinLimits(const Node& node, ElementType type, absl::Span<const int64_t> dims,
+                                int64_t input_bytes) {
+  absl::StatusOr<int64_t> bytes = CheckedByteSize(dims, static_cast<int64_t>(ElementSize(type)));
+  const bool too_large = !bytes.ok() || (options_.max_bytes > 0 && *bytes > options_.max_bytes &&
+                                         *bytes > input_bytes);
+  if (too_large) {
+    Count("skipped-size", 1);
+    if (ctx_ != nullptr && size_remarked_.insert(&node).second) {
+      ctx_->AddRemark(absl::StrCat(
+          "kept ", node.Describe(), ": its output ", DimsToString(dims), " would take ",
+          bytes.ok() ? HumanBytes(*bytes) : std::string("more than 2^63 bytes"),
+          ", over max-bytes (", HumanBytes(options_.max_bytes), ")"));
+    }
+    return false;
+  }
+  if (options_.max_expansion > 0 &&
+      static_cast<double>(*bytes) >
+          options_.max_expansion * static_cast<double>(std::max<int64_t>(input_bytes, 1))) {
+    Count("skipped-expansion", 1);
+    return false;
+  }
+  return true;
 }
 
 const Tensor* FoldRewriter::OuterTensor(const Value* v) {

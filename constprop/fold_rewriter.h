@@ -67,7 +67,12 @@ class FoldRewriter {
 
   // Releases unreachable pool buffers after a fold that materialized enough (options.collect).
   void MaybeCollect(int64_t materialized_bytes);
-  bool WithinExpansion(size_t output_bytes, int64_t input_bytes) const;
+  // Whether `node` may fold into an output of `type` and `dims` (checked one output at a time)
+  // from inputs of `input_bytes`: a byte size that fits in int64, within max-expansion and
+  // max-bytes. A refusal is counted (skipped-expansion, skipped-size); size refusals leave a
+  // remark naming the node, op and dims, once per node.
+  bool WithinLimits(const Node& node, ElementType type, absl::Span<const int64_t> dims,
+                    int64_t input_bytes);
   // A dense copy of the constant captured value `v` (subgraphs read it), kept for the run.
   const Tensor* OuterTensor(const Value* v);
 
@@ -93,6 +98,7 @@ class FoldRewriter {
   std::vector<std::pair<Value*, std::string>> pending_renames_;
   std::vector<const Buffer*> dropped_buffers_;
   absl::flat_hash_set<const Node*> erased_;
+  absl::flat_hash_set<const Node*> size_remarked_;  // nodes with a max-bytes remark
   absl::flat_hash_map<const Value*, Tensor> outer_tensors_;
 };
 

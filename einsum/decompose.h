@@ -40,10 +40,10 @@ class EinsumDecomposePass : public Pass {
   PassOption<std::string> strategy_{this, "strategy", "auto",
                                     "contraction order: auto, optimal, greedy or left-to-right"};
   PassOption<int64_t> size_hint_{this, "size-hint", 64,
-                                 "value of a symbolic dim when comparing costs"};
+                                 "value of a symbolic dim when comparing costs", 1};
   PassOption<int64_t> optimal_limit_{this, "optimal-limit", 6,
-                                     "auto: exhaustive order search up to this many operands"};
-  PassOption<int64_t> beam_width_{this, "beam-width", 4, "operand layouts kept per step"};
+                                     "auto: exhaustive order search up to this many operands", 1};
+  PassOption<int64_t> beam_width_{this, "beam-width", 4, "operand layouts kept per step", 1};
 };
 
 }  // namespace anvil

@@ -36,18 +36,35 @@ void CollectCapturedValues(const Node& node, const Graph& graph, absl::flat_hash
 // Value
 
 void Value::SetName(std::string name) {
-  std::string old = std::move(name_);
+  // The name table's key views name_: drop it before the characters change.
+  graph_->ForgetName(this);
   name_ = std::move(name);
-  graph_->Rename(this, old);
+  graph_->AddName(this);
 }
 
 void Value::set_constant(std::shared_ptr<const Elements> elements) {
   constant_ = std::move(elements);
 }
 
+void Value::AddUse(Node* user, int index) {
+  if (user->input_use_pos_.size() < user->inputs_.size()) {
+    user->input_use_pos_.resize(user->inputs_.size(), -1);
+  }
+  user->input_use_pos_[index] = static_cast<int32_t>(uses_.size());
+  uses_.push_back({user, index});
+}
+
 void Value::RemoveUse(Node* user, int index) {
-  auto it = std::find(uses_.begin(), uses_.end(), Use{user, index});
-  if (it != uses_.end()) uses_.erase(it);
+  const int32_t pos =
+      index < static_cast<int>(user->input_use_pos_.size()) ? user->input_use_pos_[index] : -1;
+  if (pos < 0 || pos >= static_cast<int32_t>(uses_.size()) || !(uses_[pos] == Use{user, index})) {
+    return;
+  }
+  const Use last = uses_.back();
+  uses_[pos] = last;
+  last.user->input_use_pos_[last.input_index] = pos;
+  uses_.pop_back();
+  user->input_use_pos_[index] = -1;
 }
 
 void Value::ReplaceAllUsesWith(Value* other) {
@@ -86,7 +103,10 @@ void Node::TruncateInputs(int count) {
   for (int i = static_cast<int>(inputs_.size()) - 1; i >= count; --i) {
     if (inputs_[i] != nullptr) inputs_[i]->RemoveUse(this, i);
   }
-  if (count < static_cast<int>(inputs_.size())) inputs_.resize(count);
+  if (count < static_cast<int>(inputs_.size())) {
+    inputs_.resize(count);
+    input_use_pos_.resize(count);
+  }
 }
 
 Value* Node::AddOutput(std::string name) {
@@ -163,11 +183,7 @@ std::vector<Graph*> Node::Subgraphs() const {
 std::string Node::Describe() const {
   const std::string op = domain_.empty() ? op_type_ : absl::StrCat(domain_, ".", op_type_);
   if (!name_.empty()) return absl::StrCat("node '", name_, "' (", op, ")");
-  int index = 0;
-  for (Node* n : graph_->nodes()) {
-    if (n == this) break;
-    ++index;
-  }
+  const int64_t index = graph_->NodeIndex(this);
   std::string first_output;
   for (Value* v : outputs_) {
     if (v != nullptr) {
@@ -195,44 +211,49 @@ Graph::~Graph() {
   for (Value* v : outputs_) {
     if (v != nullptr && v->graph_ != this) --v->output_refs_;
   }
+  // This graph's values die with it: forget their uses first, so that subgraphs destroyed with
+  // the nodes below find nothing to unlink (their use lists would point at freed nodes).
+  for (const auto& v : values_) v->uses_.clear();
   nodes_.clear();
   for (const auto& v : values_) ForgetName(v.get());
 }
 
 Value* Graph::NewValue(std::string name) {
-  values_.push_back(std::unique_ptr<Value>(new Value(this, std::move(name))));
+  values_.push_back(
+      std::unique_ptr<Value>(new Value(this, std::move(name), model_->next_value_id_++)));
   Value* v = values_.back().get();
   v->self_ = std::prev(values_.end());
   if (!v->name_.empty()) {
-    values_by_name_.emplace(v->name_, v);
-    ++model_->name_counts_[v->name_];
+    values_by_name_.emplace(absl::string_view(v->name_), v);
+    CountName(v->name_, +1);
   }
   return v;
 }
 
-void Graph::Rename(Value* v, const std::string& old_name) {
-  auto it = values_by_name_.find(old_name);
-  if (it != values_by_name_.end() && it->second == v) values_by_name_.erase(it);
-  if (!old_name.empty()) {
-    auto count = model_->name_counts_.find(old_name);
-    if (count != model_->name_counts_.end() && --count->second == 0) {
-      model_->name_counts_.erase(count);
-    }
+void Graph::CountName(const std::string& name, int delta) {
+  // The model's own graph answers NameInUse itself; only subgraph names need counting.
+  if (parent_ == nullptr || name.empty()) return;
+  auto& counts = model_->subgraph_name_counts_;
+  if (delta > 0) {
+    ++counts[name];
+  } else if (auto it = counts.find(name); it != counts.end() && --it->second == 0) {
+    counts.erase(it);
   }
-  if (!v->name_.empty()) {
-    values_by_name_[v->name_] = v;
-    ++model_->name_counts_[v->name_];
-  }
+}
+
+void Graph::AddName(Value* v) {
+  if (v->name_.empty()) return;
+  // Re-key rather than overwrite: a key must view the characters of the value it maps to.
+  values_by_name_.erase(absl::string_view(v->name_));
+  values_by_name_.emplace(absl::string_view(v->name_), v);
+  CountName(v->name_, +1);
 }
 
 void Graph::ForgetName(const Value* v) {
   if (v->name_.empty()) return;
-  auto it = values_by_name_.find(v->name_);
+  auto it = values_by_name_.find(absl::string_view(v->name_));
   if (it != values_by_name_.end() && it->second == v) values_by_name_.erase(it);
-  auto count = model_->name_counts_.find(v->name_);
-  if (count != model_->name_counts_.end() && --count->second == 0) {
-    model_->name_counts_.erase(count);
-  }
+  CountName(v->name_, -1);
 }
 
 Value* Graph::FindValue(std::string_view name) const {
@@ -290,30 +311,59 @@ Value* Graph::AddInitializer(std::string name, std::shared_ptr<const Elements> e
   for (int64_t d : elements->dims()) dims.push_back(Dim::Literal(d));
   v->type_ = Type::Tensor(elements->element_type(), std::move(dims));
   v->constant_ = std::move(elements);
-  initializers_.push_back(v);
+  Append(initializers_, v, &Value::initializer_pos_);
   return v;
 }
 
 void Graph::MakeInitializer(Value* input, std::shared_ptr<const Elements> elements) {
   input->constant_ = std::move(elements);
-  initializers_.push_back(input);
+  Append(initializers_, input, &Value::initializer_pos_);
 }
 
 void Graph::AddValueInfo(Value* v) {
   if (v->in_value_info_) return;
   v->in_value_info_ = true;
-  value_info_.push_back(v);
+  Append(value_info_, v, &Value::value_info_pos_);
 }
 
 void Graph::RemoveValueInfo(Value* v) {
   if (!v->in_value_info_) return;
   v->in_value_info_ = false;
-  EraseFirst(value_info_, v);
+  Remove(value_info_, value_info_holes_, v, &Value::value_info_pos_);
+}
+
+const std::vector<Value*>& Graph::Compacted(std::vector<Value*>& list, int64_t& holes,
+                                            int32_t Value::*pos) {
+  if (holes == 0) return list;
+  size_t out = 0;
+  for (Value* v : list) {
+    if (v == nullptr) continue;
+    v->*pos = static_cast<int32_t>(out);
+    list[out++] = v;
+  }
+  list.resize(out);
+  holes = 0;
+  return list;
+}
+
+void Graph::Append(std::vector<Value*>& list, Value* v, int32_t Value::*pos) {
+  v->*pos = static_cast<int32_t>(list.size());
+  list.push_back(v);
+}
+
+void Graph::Remove(std::vector<Value*>& list, int64_t& holes, Value* v, int32_t Value::*pos) {
+  const int32_t at = v->*pos;
+  if (at < 0 || at >= static_cast<int32_t>(list.size()) || list[at] != v) return;
+  list[at] = nullptr;
+  v->*pos = -1;
+  ++holes;
 }
 
 void Graph::EraseValue(Value* v) {
   if (v->is_graph_input_) EraseFirst(inputs_, v);
-  if (v->constant_ != nullptr) EraseFirst(initializers_, v);
+  if (v->constant_ != nullptr) {
+    Remove(initializers_, initializer_holes_, v, &Value::initializer_pos_);
+  }
   RemoveValueInfo(v);
   if (v->producer_ != nullptr) v->producer_->outputs_[v->producer_output_] = nullptr;
   ForgetName(v);
@@ -338,12 +388,19 @@ Node* Graph::InsertNodeBefore(Node* before, std::string op_type, std::string dom
   auto it = nodes_.insert(
       pos, std::unique_ptr<Node>(new Node(this, std::move(op_type), std::move(domain))));
   (*it)->self_ = it;
+  const bool index_valid = node_index_version_ == node_order_version_ && !node_index_.empty();
+  ++node_order_version_;
+  if (index_valid && before == nullptr) {  // appending keeps every other position
+    node_index_[it->get()] = static_cast<int64_t>(nodes_.size()) - 1;
+    node_index_version_ = node_order_version_;
+  }
   return it->get();
 }
 
 void Graph::MoveNodeBefore(Node* node, Node* before) {
   auto pos = before == nullptr ? nodes_.end() : before->self_;
   nodes_.splice(pos, nodes_, node->self_);
+  ++node_order_version_;
 }
 
 void Graph::EraseNode(Node* node) {
@@ -351,6 +408,7 @@ void Graph::EraseNode(Node* node) {
     if (node->inputs_[i] != nullptr) node->inputs_[i]->RemoveUse(node, i);
   }
   node->inputs_.clear();
+  node->input_use_pos_.clear();
   for (Value* v : node->outputs_) {
     if (v == nullptr) continue;
     v->producer_ = nullptr;
@@ -360,6 +418,20 @@ void Graph::EraseNode(Node* node) {
   }
   node->outputs_.clear();
   nodes_.erase(node->self_);
+  ++node_order_version_;
+}
+
+int64_t Graph::NodeIndex(const Node* node) const {
+  // Positions are recomputed once per change of the node order, so that describing every node
+  // (errors, remarks) stays linear.
+  if (node_index_version_ != node_order_version_ || node_index_.empty()) {
+    node_index_.clear();
+    int64_t i = 0;
+    for (const auto& n : nodes_) node_index_[n.get()] = i++;
+    node_index_version_ = node_order_version_;
+  }
+  auto it = node_index_.find(node);
+  return it == node_index_.end() ? -1 : it->second;
 }
 
 Node* Graph::CloneNode(const Node& node, absl::flat_hash_map<const Value*, Value*>* value_map) {
@@ -478,7 +550,7 @@ std::unique_ptr<Graph> Graph::Clone(
     copy_value_fields(*in, v);
     map[in] = v;
   }
-  for (Value* init : initializers_) {
+  for (Value* init : initializers()) {
     if (init->is_graph_input_) {
       copy->MakeInitializer(map[init], init->constant_);
       continue;
@@ -488,7 +560,7 @@ std::unique_ptr<Graph> Graph::Clone(
     map[init] = v;
   }
   for (const auto& node : nodes_) copy->CloneNode(*node, &map);
-  for (Value* v : value_info_) {
+  for (Value* v : value_info()) {
     auto it = map.find(v);
     if (it != map.end()) copy->AddValueInfo(it->second);
   }
@@ -514,7 +586,10 @@ int64_t Model::OpsetVersion(std::string_view domain) const {
   return -1;
 }
 
-bool Model::NameInUse(std::string_view name) const { return name_counts_.contains(AsAbsl(name)); }
+bool Model::NameInUse(std::string_view name) const {
+  return (graph_ != nullptr && graph_->FindValue(name) != nullptr) ||
+         subgraph_name_counts_.contains(AsAbsl(name));
+}
 
 std::unique_ptr<Model> Model::Clone() const {
   auto copy = std::make_unique<Model>();

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "graph/attribute.h"
 #include "graph/elements.h"
 #include "graph/type.h"
@@ -81,20 +82,31 @@ class Value {
   // Whether the value has an entry in the graph's value_info (intermediate values only).
   bool in_value_info() const { return in_value_info_; }
 
+  // A number unique among the model's values (never reused), dense enough to index vectors by:
+  // analyses keep per-value state in arrays instead of hash maps (see Model::value_id_bound).
+  uint32_t id() const { return id_; }
+
  private:
   friend class Graph;
   friend class Node;
-  Value(Graph* graph, std::string name) : graph_(graph), name_(std::move(name)) {}
-  void AddUse(Node* user, int index) { uses_.push_back({user, index}); }
+  Value(Graph* graph, std::string name, uint32_t id)
+      : graph_(graph), name_(std::move(name)), id_(id) {}
+  // Uses are kept in no particular order: removal swaps the last use into the hole, so that
+  // dropping any use is O(1) (each input slot records where its use sits).
+  void AddUse(Node* user, int index);
   void RemoveUse(Node* user, int index);
 
   Graph* graph_;
   std::string name_;
+  uint32_t id_;
   Type type_;
   Node* producer_ = nullptr;
   int producer_output_ = -1;
   bool is_graph_input_ = false;
   bool in_value_info_ = false;
+  // Positions in the graph's initializer and value_info lists (-1: not in it).
+  int32_t initializer_pos_ = -1;
+  int32_t value_info_pos_ = -1;
   int output_refs_ = 0;
   std::shared_ptr<const Elements> constant_;
   std::vector<Use> uses_;
@@ -161,6 +173,7 @@ class Node {
   std::string name_;
   std::string doc_string_;
   std::vector<Value*> inputs_;
+  std::vector<int32_t> input_use_pos_;  // where slot i's use sits in inputs_[i]->uses_
   std::vector<Value*> outputs_;
   std::vector<Attribute> attributes_;
   std::list<std::unique_ptr<Node>>::iterator self_;
@@ -209,12 +222,16 @@ class Graph {
 
   // Initializers in their original order. AddInitializer defines a new constant value;
   // MakeInitializer turns an existing graph input into one (old-style input+initializer).
-  const std::vector<Value*>& initializers() const { return initializers_; }
+  const std::vector<Value*>& initializers() const {
+    return Compacted(initializers_, initializer_holes_, &Value::initializer_pos_);
+  }
   Value* AddInitializer(std::string name, std::shared_ptr<const Elements> elements);
   void MakeInitializer(Value* input, std::shared_ptr<const Elements> elements);
 
   // Values listed in value_info, in order.
-  const std::vector<Value*>& value_info() const { return value_info_; }
+  const std::vector<Value*>& value_info() const {
+    return Compacted(value_info_, value_info_holes_, &Value::value_info_pos_);
+  }
   void AddValueInfo(Value* v);
   void RemoveValueInfo(Value* v);
 
@@ -229,6 +246,8 @@ class Graph {
   NodeRange nodes() const;
   std::vector<Node*> NodesSnapshot() const;
   size_t num_nodes() const { return nodes_.size(); }
+  // The position of `node` in nodes() (-1 if it is not this graph's); amortized O(1).
+  int64_t NodeIndex(const Node* node) const;
 
   // Creates a node at the end (or before `before`). Outputs are added with Node::AddOutput.
   Node* AddNode(std::string op_type, std::string domain = "");
@@ -263,9 +282,11 @@ class Graph {
   friend class Value;
   friend class Node;
   Value* NewValue(std::string name);
-  void Rename(Value* v, const std::string& old_name);
+  // Enters `v` in the name tables under its current name (after ForgetName, for a rename).
+  void AddName(Value* v);
   // Drops `v` from the name tables (its graph's and the model's count).
   void ForgetName(const Value* v);
+  void CountName(const std::string& name, int delta);
 
   Model* model_;
   Graph* parent_;
@@ -273,12 +294,24 @@ class Graph {
   std::string name_;
   std::string doc_string_;
   std::list<std::unique_ptr<Node>> nodes_;
+  uint64_t node_order_version_ = 0;  // changes whenever nodes_ is reordered
+  mutable uint64_t node_index_version_ = 0;
+  mutable absl::flat_hash_map<const Node*, int64_t> node_index_;
   std::list<std::unique_ptr<Value>> values_;
-  absl::flat_hash_map<std::string, Value*> values_by_name_;
+  // Keys view the values' own names (values never move; renaming re-keys).
+  absl::flat_hash_map<absl::string_view, Value*> values_by_name_;
   std::vector<Value*> inputs_;
   std::vector<Value*> outputs_;
-  std::vector<Value*> initializers_;
-  std::vector<Value*> value_info_;
+  // Removing from these lists leaves a hole (nullptr), squeezed out when the list is next read,
+  // so that erasing values one by one stays linear overall.
+  mutable std::vector<Value*> initializers_;
+  mutable int64_t initializer_holes_ = 0;
+  mutable std::vector<Value*> value_info_;
+  mutable int64_t value_info_holes_ = 0;
+  static const std::vector<Value*>& Compacted(std::vector<Value*>& list, int64_t& holes,
+                                              int32_t Value::*pos);
+  static void Append(std::vector<Value*>& list, Value* v, int32_t Value::*pos);
+  static void Remove(std::vector<Value*>& list, int64_t& holes, Value* v, int32_t Value::*pos);
   GraphOpaqueParts opaque_;
 };
 
@@ -342,8 +375,11 @@ class Model {
   // Opset version imported for `domain` ("" and "ai.onnx" are the same), or -1.
   int64_t OpsetVersion(std::string_view domain) const;
 
+  // Every Value::id() of the model is below this.
+  uint32_t value_id_bound() const { return next_value_id_; }
+
   // Whether any graph of the model defines a value named `name` (for unique-name generation).
-  // O(1): the graphs keep a model-wide count of their value names.
+  // O(1): the main graph's name table, and a count of subgraph value names.
   bool NameInUse(std::string_view name) const;
 
   // A clone without attachments.
@@ -371,8 +407,10 @@ class Model {
     return &tag;
   }
   absl::flat_hash_map<const void*, std::shared_ptr<void>> attachments_;
-  // Values per name over all graphs; declared before graph_ so that it outlives the graphs.
-  absl::flat_hash_map<std::string, int> name_counts_;
+  // Values per name over all subgraphs (the main graph's own table answers for it); declared
+  // before graph_ so that it outlives the graphs.
+  absl::flat_hash_map<std::string, int> subgraph_name_counts_;
+  uint32_t next_value_id_ = 0;
   std::unique_ptr<Graph> graph_;
 };
 

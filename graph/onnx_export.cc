@@ -176,15 +176,31 @@ class Exporter {
   }
 
   absl::Status ExportGraph(const Graph& graph, onnx::GraphProto* proto);
+  absl::Status ExportNode(const Node& node, onnx::NodeProto* proto);
+  // The root message being filled (holes mark it).
+  void OpenRoot(const google::protobuf::Message* root) { open_.push_back(root); }
   absl::Status Finish() { return writer_ ? writer_->Close() : absl::OkStatus(); }
   absl::Status ExportTensor(const Elements& elements, const std::string& name,
                             const std::string& doc_string, onnx::TensorProto* proto);
 
  private:
   absl::Status ExportAttribute(const Attribute& attr, onnx::AttributeProto* proto);
+  absl::Status AddLazyNodes(const Graph& graph, onnx::GraphProto* proto);
+  void AddLazyValueInfo(const Graph& graph, onnx::GraphProto* proto);
+
+  // Keeps `message` on the stack of messages being filled while alive (holes mark them all).
+  class Open {
+   public:
+    Open(Exporter& e, const google::protobuf::Message* m) : e_(e) { e_.open_.push_back(m); }
+    ~Open() { e_.open_.pop_back(); }
+
+   private:
+    Exporter& e_;
+  };
 
   const ExportOptions& options_;
   HoleyMessageWriter* holes_;
+  std::vector<const google::protobuf::Message*> open_;
   std::optional<ExternalDataWriter> writer_;
 };
 
@@ -216,6 +232,7 @@ absl::Status Exporter::ExportTensor(const Elements& elements, const std::string&
   std::string* raw = proto->mutable_raw_data();
   if (holes_ != nullptr && size >= kStreamThreshold) {
     const Elements* source = &elements;  // the model outlives the export
+    for (const google::protobuf::Message* ancestor : open_) holes_->MarkContainsHoles(ancestor);
     holes_->AddHole(
         proto, proto->GetDescriptor()->FindFieldByNumber(onnx::TensorProto::kRawDataFieldNumber),
         size, [source](const HoleyMessageWriter::Emit& emit) {
@@ -310,7 +327,88 @@ absl::Status Exporter::ExportAttribute(const Attribute& attr, onnx::AttributePro
   return absl::OkStatus();
 }
 
+absl::Status Exporter::ExportNode(const Node& node, onnx::NodeProto* node_proto) {
+  for (const Value* v : node.inputs()) {
+    node_proto->add_input(v != nullptr ? v->name() : "");
+  }
+  for (const Value* v : node.outputs()) {
+    node_proto->add_output(v != nullptr ? v->name() : "");
+  }
+  if (!node.name().empty()) node_proto->set_name(node.name());
+  node_proto->set_op_type(node.op_type());
+  if (!node.domain().empty()) node_proto->set_domain(node.domain());
+  if (!node.doc_string().empty()) node_proto->set_doc_string(node.doc_string());
+  Open open_node(*this, node_proto);
+  for (const Attribute& attr : node.attributes()) {
+    onnx::AttributeProto* attr_proto = node_proto->add_attribute();
+    Open open_attr(*this, attr_proto);
+    if (absl::Status s = ExportAttribute(attr, attr_proto); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(node.Describe(), ": ", s.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Nodes with tensor or graph attributes (which may hold holes or write external data) are
+// exported now and kept; the others are made again each time the writer needs them.
+absl::Status Exporter::AddLazyNodes(const Graph& graph, onnx::GraphProto* proto) {
+  auto nodes = std::make_shared<std::vector<const Node*>>();
+  auto kept = std::make_shared<std::vector<std::unique_ptr<onnx::NodeProto>>>();
+  for (const Node* node : graph.nodes()) {
+    nodes->push_back(node);
+    bool heavy = false;
+    for (const Attribute& attr : node->attributes()) {
+      heavy = heavy || !attr.tensors.empty() || !attr.graphs.empty();
+    }
+    kept->emplace_back();
+    if (heavy) {
+      kept->back() = std::make_unique<onnx::NodeProto>();
+      ANVIL_RETURN_IF_ERROR(ExportNode(*node, kept->back().get()));
+    }
+  }
+  const ExportOptions options = options_;
+  holes_->AddLazyRepeated(
+      proto, proto->GetDescriptor()->FindFieldByNumber(onnx::GraphProto::kNodeFieldNumber),
+      static_cast<int64_t>(nodes->size()),
+      [nodes, kept, options](int64_t i, std::unique_ptr<google::protobuf::Message>& storage)
+          -> absl::StatusOr<const google::protobuf::Message*> {
+        if ((*kept)[i] != nullptr) return (*kept)[i].get();
+        auto node_proto = std::make_unique<onnx::NodeProto>();
+        Exporter light(options);  // no tensors: nothing for holes or external data
+        ANVIL_RETURN_IF_ERROR(light.ExportNode(*(*nodes)[i], node_proto.get()));
+        storage = std::move(node_proto);
+        return storage.get();
+      });
+  for (const google::protobuf::Message* ancestor : open_) holes_->MarkContainsHoles(ancestor);
+  return absl::OkStatus();
+}
+
+void Exporter::AddLazyValueInfo(const Graph& graph, onnx::GraphProto* proto) {
+  const std::vector<Value*> values = graph.value_info();
+  const std::vector<std::string>& orphans = graph.opaque().orphan_value_infos;
+  const Graph* g = &graph;
+  holes_->AddLazyRepeated(
+      proto, proto->GetDescriptor()->FindFieldByNumber(onnx::GraphProto::kValueInfoFieldNumber),
+      static_cast<int64_t>(values.size() + orphans.size()),
+      [g, values](int64_t i, std::unique_ptr<google::protobuf::Message>& storage)
+          -> absl::StatusOr<const google::protobuf::Message*> {
+        auto info = std::make_unique<onnx::ValueInfoProto>();
+        if (i < static_cast<int64_t>(values.size())) {
+          ANVIL_RETURN_IF_ERROR(ExportValueInfo(*values[i], info.get()));
+        } else {
+          ANVIL_RETURN_IF_ERROR(
+              ParseOpaque(g->opaque().orphan_value_infos[i - values.size()], info.get()));
+        }
+        storage = std::move(info);
+        return storage.get();
+      });
+  for (const google::protobuf::Message* ancestor : open_) holes_->MarkContainsHoles(ancestor);
+}
+
 absl::Status Exporter::ExportGraph(const Graph& graph, onnx::GraphProto* proto) {
+  Open open_graph(*this, proto);
+  // The model's own graph, written by ExportModelFile: its long lists are made while written.
+  const bool lazy_lists = holes_ != nullptr && graph.parent() == nullptr;
   if (!graph.name().empty()) proto->set_name(graph.name());
   if (!graph.doc_string().empty()) proto->set_doc_string(graph.doc_string());
   for (const Value* v : graph.inputs()) {
@@ -324,24 +422,11 @@ absl::Status Exporter::ExportGraph(const Graph& graph, onnx::GraphProto* proto) 
   for (const std::string& bytes : graph.opaque().sparse_initializers) {
     ANVIL_RETURN_IF_ERROR(ParseOpaque(bytes, proto->add_sparse_initializer()));
   }
-  for (const Node* node : graph.nodes()) {
-    onnx::NodeProto* node_proto = proto->add_node();
-    for (const Value* v : node->inputs()) {
-      node_proto->add_input(v != nullptr ? v->name() : "");
-    }
-    for (const Value* v : node->outputs()) {
-      node_proto->add_output(v != nullptr ? v->name() : "");
-    }
-    if (!node->name().empty()) node_proto->set_name(node->name());
-    node_proto->set_op_type(node->op_type());
-    if (!node->domain().empty()) node_proto->set_domain(node->domain());
-    if (!node->doc_string().empty()) {
-      node_proto->set_doc_string(node->doc_string());
-    }
-    for (const Attribute& attr : node->attributes()) {
-      if (absl::Status s = ExportAttribute(attr, node_proto->add_attribute()); !s.ok()) {
-        return absl::Status(s.code(), absl::StrCat(node->Describe(), ": ", s.message()));
-      }
+  if (lazy_lists) {
+    ANVIL_RETURN_IF_ERROR(AddLazyNodes(graph, proto));
+  } else {
+    for (const Node* node : graph.nodes()) {
+      ANVIL_RETURN_IF_ERROR(ExportNode(*node, proto->add_node()));
     }
   }
   for (const Value* v : graph.outputs()) {
@@ -350,11 +435,15 @@ absl::Status Exporter::ExportGraph(const Graph& graph, onnx::GraphProto* proto) 
     }
     ANVIL_RETURN_IF_ERROR(ExportValueInfo(*v, proto->add_output()));
   }
-  for (const Value* v : graph.value_info()) {
-    ANVIL_RETURN_IF_ERROR(ExportValueInfo(*v, proto->add_value_info()));
-  }
-  for (const std::string& bytes : graph.opaque().orphan_value_infos) {
-    ANVIL_RETURN_IF_ERROR(ParseOpaque(bytes, proto->add_value_info()));
+  if (lazy_lists) {
+    AddLazyValueInfo(graph, proto);
+  } else {
+    for (const Value* v : graph.value_info()) {
+      ANVIL_RETURN_IF_ERROR(ExportValueInfo(*v, proto->add_value_info()));
+    }
+    for (const std::string& bytes : graph.opaque().orphan_value_infos) {
+      ANVIL_RETURN_IF_ERROR(ParseOpaque(bytes, proto->add_value_info()));
+    }
   }
   for (const std::string& bytes : graph.opaque().quantization_annotations) {
     absl::Status s = ParseOpaque(bytes, proto->add_quantization_annotation());
@@ -425,6 +514,7 @@ absl::Status ExportModelProtoTo(const Model& model, onnx::ModelProto* proto,
     ANVIL_RETURN_IF_ERROR(ParseOpaque(bytes, proto->add_functions()));
   }
   Exporter exporter(options, holes);
+  exporter.OpenRoot(proto);
   ANVIL_RETURN_IF_ERROR(exporter.ExportGraph(model.graph(), proto->mutable_graph()));
   return exporter.Finish();
 }
@@ -469,7 +559,9 @@ absl::Status ExportModelFile(const Model& model, const std::string& path,
   onnx::ModelProto proto;
   auto holes = std::make_unique<HoleyMessageWriter>();
   ANVIL_RETURN_IF_ERROR(ExportModelProtoTo(model, &proto, effective, holes.get()));
-  if (holes->ByteSize(proto) > kProtobufLimit && effective.external_data_path.empty()) {
+  const uint64_t first_size = holes->ByteSize(proto);
+  ANVIL_RETURN_IF_ERROR(holes->status());
+  if (first_size > kProtobufLimit && effective.external_data_path.empty()) {
     // The tensors alone fit, but not with everything else: go external.
     effective.external_data_path = path + ".data";
     holes = std::make_unique<HoleyMessageWriter>();

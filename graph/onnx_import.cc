@@ -458,9 +458,8 @@ absl::Status Importer::ImportGraph(const onnx::GraphProto& proto, Graph* graph) 
     node->set_name(node_proto.name());
     node->set_doc_string(node_proto.doc_string());
     for (const std::string& output : node_proto.output()) {
-      if (!output.empty()) {
-        absl::Status s = CheckNewName(*graph, output, node->Describe());
-        if (!s.ok()) return s;
+      if (!output.empty() && graph->FindValue(output) != nullptr) {
+        return CheckNewName(*graph, output, node->Describe());
       }
       node->AddOutput(output);
     }
@@ -536,9 +535,10 @@ absl::StatusOr<std::unique_ptr<Graph>> Importer::ImportSubgraph(const onnx::Grap
 }
 
 absl::StatusOr<Attribute> Importer::ImportAttribute(const onnx::AttributeProto& p, Node* node) {
-  const std::string context = absl::StrCat(node->Describe(), ": attribute '", p.name(), "'");
+  // Built only for an error: describing every node eagerly would cost a string per attribute.
+  auto context = [&] { return absl::StrCat(node->Describe(), ": attribute '", p.name(), "'"); };
   if (p.has_type() && (p.type() < 0 || p.type() > static_cast<int>(AttributeType::kTypeProtos))) {
-    return absl::InvalidArgumentError(absl::StrCat(context, ": unknown type ", p.type()));
+    return absl::InvalidArgumentError(absl::StrCat(context(), ": unknown type ", p.type()));
   }
   const AttributeType type =
       p.has_type() ? static_cast<AttributeType>(p.type()) : InferAttributeType(p);
@@ -571,33 +571,33 @@ absl::StatusOr<Attribute> Importer::ImportAttribute(const onnx::AttributeProto& 
       break;
     case AttributeType::kTensor: {
       if (!p.has_t()) {
-        return absl::InvalidArgumentError(absl::StrCat(context, ": no tensor"));
+        return absl::InvalidArgumentError(absl::StrCat(context(), ": no tensor"));
       }
       auto tensor = ImportTensorAttr(p.t());
-      if (!tensor.ok()) return Annotate(tensor.status(), context);
+      if (!tensor.ok()) return Annotate(tensor.status(), context());
       attr.tensors.push_back(*std::move(tensor));
       break;
     }
     case AttributeType::kTensors:
       for (const onnx::TensorProto& t : p.tensors()) {
         auto tensor = ImportTensorAttr(t);
-        if (!tensor.ok()) return Annotate(tensor.status(), context);
+        if (!tensor.ok()) return Annotate(tensor.status(), context());
         attr.tensors.push_back(*std::move(tensor));
       }
       break;
     case AttributeType::kGraph: {
       if (!p.has_g()) {
-        return absl::InvalidArgumentError(absl::StrCat(context, ": no graph"));
+        return absl::InvalidArgumentError(absl::StrCat(context(), ": no graph"));
       }
       auto graph = ImportSubgraph(p.g(), node);
-      if (!graph.ok()) return Annotate(graph.status(), context);
+      if (!graph.ok()) return Annotate(graph.status(), context());
       attr.graphs.push_back(*std::move(graph));
       break;
     }
     case AttributeType::kGraphs:
       for (const onnx::GraphProto& g : p.graphs()) {
         auto graph = ImportSubgraph(g, node);
-        if (!graph.ok()) return Annotate(graph.status(), context);
+        if (!graph.ok()) return Annotate(graph.status(), context());
         attr.graphs.push_back(*std::move(graph));
       }
       break;

@@ -95,8 +95,10 @@ absl::Status ParseOptionValue(std::string_view text, bool* out) {
 }
 
 absl::Status ParseOptionValue(std::string_view text, double* out) {
-  if (!absl::SimpleAtod(AsAbsl(text), out)) {
-    return absl::InvalidArgumentError(absl::StrCat("expected a double, got '", AsAbsl(text), "'"));
+  // nan and inf parse as doubles but mean nothing as limits or weights of a pass.
+  if (!absl::SimpleAtod(AsAbsl(text), out) || !std::isfinite(*out)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected a finite double, got '", AsAbsl(text), "'"));
   }
   return absl::OkStatus();
 }
@@ -123,6 +125,11 @@ std::string OptionValueText(double v) {
 std::string OptionValueText(const std::string& v) { return v; }
 
 void RegisterOption(Pass* pass, PassOptionBase* option) { pass->options_.push_back(option); }
+
+absl::Status BelowMinimum(std::string_view text, std::string_view minimum) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("expected at least ", AsAbsl(minimum), ", got '", AsAbsl(text), "'"));
+}
 
 std::string QuoteOptionValueIfNeeded(std::string_view text) {
   return NeedsQuoting(text) ? Quote(text) : std::string(text);

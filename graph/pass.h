@@ -27,9 +27,11 @@
 #define ANVIL_GRAPH_PASS_H_
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -119,6 +121,8 @@ std::string OptionValueText(bool v);
 std::string OptionValueText(double v);
 std::string OptionValueText(const std::string& v);
 void RegisterOption(Pass* pass, PassOptionBase* option);
+// InvalidArgument "expected at least MINIMUM, got 'TEXT'".
+absl::Status BelowMinimum(std::string_view text, std::string_view minimum);
 // `text` as a pipeline option value: verbatim when it is a bare word, else in
 // double quotes with `"` and `\` backslash-escaped (the pipeline parser undoes
 // this).
@@ -155,6 +159,12 @@ class PassOption final : public PassOptionBase {
         value_(std::move(default_value)) {
     pass_internal::RegisterOption(owner, this);
   }
+  // A numeric option whose values below `minimum` are refused when set from text.
+  PassOption(Pass* owner, std::string name, T default_value, std::string help,
+             T minimum) requires(std::is_same_v<T, int64_t> || std::is_same_v<T, double>)
+      : PassOption(owner, std::move(name), std::move(default_value), std::move(help)) {
+    minimum_ = minimum;
+  }
 
   const T& value() const { return value_; }
   const T& operator*() const { return value_; }
@@ -166,6 +176,9 @@ class PassOption final : public PassOptionBase {
   absl::Status SetFromText(std::string_view text) override {
     T parsed{};
     absl::Status status = pass_internal::ParseOptionValue(text, &parsed);
+    if (status.ok() && minimum_.has_value() && parsed < *minimum_) {
+      status = pass_internal::BelowMinimum(text, pass_internal::OptionValueText(*minimum_));
+    }
     if (status.ok()) value_ = std::move(parsed);
     return status;
   }
@@ -179,6 +192,7 @@ class PassOption final : public PassOptionBase {
  private:
   T default_;
   T value_;
+  std::optional<T> minimum_;
 };
 
 class Pass {

@@ -284,7 +284,7 @@ TEST(PassOptionsTest, BadValuesNameTheType) {
               HasSubstr("pass 'test-options' option 'limit' (int64): expected an int64"));
   EXPECT_THAT(Message(pass.SetOption("limit", "1.5")), HasSubstr("expected an int64"));
   EXPECT_THAT(Message(pass.SetOption("aggressive", "yes")), HasSubstr("expected a bool"));
-  EXPECT_THAT(Message(pass.SetOption("ratio", "half")), HasSubstr("expected a double"));
+  EXPECT_THAT(Message(pass.SetOption("ratio", "half")), HasSubstr("expected a finite double"));
   EXPECT_EQ(*pass.limit_, 4);  // a failed set leaves the value alone
 }
 

@@ -1,5 +1,6 @@
 #include "graph/proto_stream.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,20 +57,48 @@ std::vector<const FieldDescriptor*> SetFields(const Message& m) {
 void HoleyMessageWriter::AddHole(const Message* message, const FieldDescriptor* field,
                                  uint64_t size, Producer producer) {
   holes_[message] = Hole{field, size, std::move(producer)};
-  contains_.clear();
   sizes_.clear();
 }
 
-bool HoleyMessageWriter::ContainsHoles(const Message& m) {
-  if (holes_.contains(&m)) return true;
-  if (auto it = contains_.find(&m); it != contains_.end()) return it->second;
-  bool any = false;
-  for (const FieldDescriptor* field : SetFields(m)) {
-    if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) continue;
-    for (const Message* sub : SubMessages(m, field)) any = ContainsHoles(*sub) || any;
+void HoleyMessageWriter::AddLazyRepeated(const Message* message, const FieldDescriptor* field,
+                                         int64_t count, MakeElement make) {
+  lazy_[message].push_back(LazyField{field, count, std::move(make)});
+  ancestors_.insert(message);
+  sizes_.clear();
+}
+
+std::vector<const FieldDescriptor*> HoleyMessageWriter::FieldsOf(const Message& m) const {
+  std::vector<const FieldDescriptor*> fields = SetFields(m);
+  if (auto it = lazy_.find(&m); it != lazy_.end()) {
+    for (const LazyField& lazy : it->second) fields.push_back(lazy.field);
+    std::sort(fields.begin(), fields.end(), [](const FieldDescriptor* a, const FieldDescriptor* b) {
+      return a->number() < b->number();
+    });
   }
-  contains_[&m] = any;
-  return any;
+  return fields;
+}
+
+const HoleyMessageWriter::LazyField* HoleyMessageWriter::FindLazy(
+    const Message& m, const FieldDescriptor* field) const {
+  auto it = lazy_.find(&m);
+  if (it == lazy_.end()) return nullptr;
+  for (const LazyField& lazy : it->second) {
+    if (lazy.field == field) return &lazy;
+  }
+  return nullptr;
+}
+
+void HoleyMessageWriter::ForEachElement(const LazyField& lazy,
+                                        const std::function<void(const Message&)>& fn) {
+  std::unique_ptr<Message> storage;
+  for (int64_t i = 0; i < lazy.count && status_.ok(); ++i) {
+    absl::StatusOr<const Message*> element = lazy.make(i, storage);
+    if (!element.ok()) {
+      status_ = element.status();
+      return;
+    }
+    fn(**element);
+  }
 }
 
 uint64_t HoleyMessageWriter::ByteSize(const Message& m) {
@@ -78,9 +107,14 @@ uint64_t HoleyMessageWriter::ByteSize(const Message& m) {
   m.ByteSizeLong();  // caches the sizes WireFormat's field serialization relies on
   const auto hole = holes_.find(&m);
   uint64_t size = 0;
-  for (const FieldDescriptor* field : SetFields(m)) {
+  for (const FieldDescriptor* field : FieldsOf(m)) {
     if (hole != holes_.end() && field == hole->second.field) {
       size += TagSize(field) + VarintSize(hole->second.size) + hole->second.size;
+    } else if (const LazyField* lazy = FindLazy(m, field)) {
+      ForEachElement(*lazy, [&](const Message& element) {
+        const uint64_t sub_size = ByteSize(element);
+        size += TagSize(field) + VarintSize(sub_size) + sub_size;
+      });
     } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       for (const Message* sub : SubMessages(m, field)) {
         const uint64_t sub_size = ByteSize(*sub);
@@ -96,6 +130,8 @@ uint64_t HoleyMessageWriter::ByteSize(const Message& m) {
 }
 
 absl::Status HoleyMessageWriter::Write(const Message& root, std::ostream& os) {
+  ByteSize(root);
+  if (!status_.ok()) return status_;
   google::protobuf::io::OstreamOutputStream stream(&os);
   absl::Status status;
   {
@@ -109,7 +145,7 @@ absl::Status HoleyMessageWriter::Write(const Message& root, std::ostream& os) {
       }
       ByteSize(m);  // sizes cached for m and below
       const auto hole = holes_.find(&m);
-      for (const FieldDescriptor* field : SetFields(m)) {
+      for (const FieldDescriptor* field : FieldsOf(m)) {
         if (hole != holes_.end() && field == hole->second.field) {
           WriteLengthDelimitedTag(field, hole->second.size, out);
           uint64_t written = 0;
@@ -121,6 +157,18 @@ absl::Status HoleyMessageWriter::Write(const Message& root, std::ostream& os) {
           if (status.ok() && written != hole->second.size) {
             status = absl::InternalError("a tensor produced a different number of bytes");
           }
+          if (!status.ok()) return;
+        } else if (const LazyField* lazy = FindLazy(m, field)) {
+          ForEachElement(*lazy, [&](const Message& element) {
+            if (!status.ok()) return;
+            WriteLengthDelimitedTag(field, ByteSize(element), out);
+            if (!ContainsHoles(element)) {
+              element.SerializeWithCachedSizes(&out);
+            } else {
+              write(element);
+            }
+          });
+          if (!status_.ok()) status = status_;
           if (!status.ok()) return;
         } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
           for (const Message* sub : SubMessages(m, field)) {

@@ -7,40 +7,78 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "graph/schema_check.h"
 
 namespace anvil {
 namespace {
 
+// How a value is defined: a kind of graph-level value, or the output of `node`.
+struct Definition {
+  const char* kind = nullptr;
+  const Node* node = nullptr;
+  std::string Describe() const {
+    return node != nullptr ? absl::StrCat("output of ", node->Describe()) : std::string(kind);
+  }
+};
+
 class Verifier {
  public:
-  explicit Verifier(const Model& model) : model_(model) {}
+  explicit Verifier(const Model& model)
+      : model_(model),
+        visible_(model.value_id_bound(), false),
+        input_slots_(model.value_id_bound(), 0),
+        schema_checker_(model) {}
 
-  absl::Status VerifyGraph(const Graph& graph, const absl::flat_hash_set<const Value*>& outer) {
+  // Values of enclosing graphs defined before the node owning `graph` are in visible_; this
+  // graph's values are added while it is checked and removed after, so nesting costs nothing.
+  absl::Status VerifyGraph(const Graph& graph) {
     const std::string where = absl::StrCat("graph '", graph.name(), "'");
-    absl::flat_hash_set<const Value*> visible = outer;
+    std::vector<const Value*> defined_here;
+    absl::Status status = VerifyGraphBody(graph, where, defined_here);
+    for (const Value* v : defined_here) visible_[v->id()] = false;
+    return status;
+  }
 
-    auto define = [&](const Value* v, const std::string& how) -> absl::Status {
+ private:
+  absl::Status VerifyGraphBody(const Graph& graph, const std::string& where,
+                               std::vector<const Value*>& defined_here) {
+    auto visible = [&](const Value* v) { return v->id() < visible_.size() && visible_[v->id()]; };
+
+    // What defines a value: a kind ("graph input", "initializer") or a node's output, described
+    // only for an error.
+    auto define = [&](const Value* v, Definition how) -> absl::Status {
       if (v->graph() != &graph) {
-        return Error(where,
-                     absl::StrCat("value '", v->name(), "' (", how, ") belongs to another graph"));
+        return Error(where, absl::StrCat("value '", v->name(), "' (", how.Describe(),
+                                         ") belongs to another graph"));
       }
       if (!v->name().empty()) {
-        auto [it, inserted] = defined_names_.emplace(v->name(), how);
-        if (!inserted) {
-          return Error(where, absl::StrCat("value '", v->name(), "' is defined twice: as ",
-                                           it->second, " and as ", how));
+        // The graph's name table holds one value per name: two values of this graph with one
+        // name cannot both be found. Enclosing graphs must not define the name either.
+        if (const Value* found = graph.FindValue(v->name()); found != v) {
+          if (found == nullptr) {
+            return Error(where, absl::StrCat("value '", v->name(), "' (", how.Describe(),
+                                             ") is missing from the graph's name table"));
+          }
+          return Error(where,
+                       absl::StrCat("value '", v->name(), "' is defined twice: as ",
+                                    DefinitionOf(*found).Describe(), " and as ", how.Describe()));
         }
-        if (graph.FindValue(v->name()) != v) {
-          return Error(where, absl::StrCat("value '", v->name(), "' (", how,
-                                           ") is missing from the graph's name table"));
+        if (graph.parent() != nullptr) {
+          if (const Value* outer = graph.parent()->LookupInScope(v->name())) {
+            return Error(where, absl::StrCat("value '", v->name(), "' (", how.Describe(),
+                                             ") is also defined in an enclosing graph (",
+                                             outer->graph()->name(), ")"));
+          }
         }
       }
-      visible.insert(v);
+      if (v->id() >= visible_.size()) return Error(where, "a value of another model");
+      visible_[v->id()] = true;
+      defined_here.push_back(v);
       return absl::OkStatus();
     };
 
     for (const Value* v : graph.inputs()) {
-      ANVIL_RETURN_IF_ERROR(define(v, "graph input"));
+      ANVIL_RETURN_IF_ERROR(define(v, Definition{"graph input"}));
     }
     for (const Value* v : graph.initializers()) {
       if (v->constant() == nullptr) {
@@ -48,62 +86,76 @@ class Verifier {
       }
       ANVIL_RETURN_IF_ERROR(CheckInitializerType(where, *v));
       if (v->IsGraphInput()) continue;  // Defined as an input already.
-      ANVIL_RETURN_IF_ERROR(define(v, "initializer"));
+      ANVIL_RETURN_IF_ERROR(define(v, Definition{"initializer"}));
     }
 
     for (const Node* node : graph.nodes()) {
-      const std::string at = absl::StrCat(where, ": ", node->Describe());
-      if (node->graph() != &graph) return Error(at, "node belongs to another graph");
+      auto at = [&] { return absl::StrCat(where, ": ", node->Describe()); };
+      if (node->graph() != &graph) return Error(at(), "node belongs to another graph");
       if (model_.OpsetVersion(node->domain()) < 0) {
         std::string imported;
         for (const OpsetImport& op : model_.opset_imports) {
           absl::StrAppend(&imported, imported.empty() ? "" : ", ", "'", op.domain, "'");
         }
-        return Error(at, absl::StrCat("op domain '", node->domain(),
-                                      "' is not in the model's opset imports (",
-                                      imported.empty() ? "none" : imported, ")"));
+        return Error(at(), absl::StrCat("op domain '", node->domain(),
+                                        "' is not in the model's opset imports (",
+                                        imported.empty() ? "none" : imported, ")"));
+      }
+      if (absl::Status s = schema_checker_.CheckNode(*node); !s.ok()) {
+        return Error(at(), std::string(s.message()));
       }
       for (int i = 0; i < node->num_inputs(); ++i) {
         const Value* v = node->input(i);
         if (v == nullptr) continue;
-        if (!visible.contains(v)) {
-          return Error(at, absl::StrCat("input ", i, " '", v->name(),
-                                        "' is used before it is defined or is out of scope"));
+        if (!visible(v)) {
+          return Error(at(), absl::StrCat("input ", i, " '", v->name(),
+                                          "' is used before it is defined or is out of scope"));
         }
-        const auto& uses = v->uses();
-        if (std::count(uses.begin(), uses.end(), Use{const_cast<Node*>(node), i}) != 1) {
-          return Error(at, absl::StrCat("input ", i, " '", v->name(),
-                                        "' is missing from (or repeated in) its use list"));
-        }
+        ++input_slots_[v->id()];  // checked against the use list below, once per value
       }
       // Subgraphs see everything visible before this node.
       for (const Graph* sub : node->Subgraphs()) {
         if (sub->parent() != &graph || sub->owner_node() != node) {
-          return Error(at, absl::StrCat("subgraph '", sub->name(),
-                                        "' does not name this node's graph as its parent"));
+          return Error(at(), absl::StrCat("subgraph '", sub->name(),
+                                          "' does not name this node's graph as its parent"));
         }
-        ANVIL_RETURN_IF_ERROR(VerifyGraph(*sub, visible));
+        ANVIL_RETURN_IF_ERROR(VerifyGraph(*sub));
       }
       for (int i = 0; i < node->num_outputs(); ++i) {
         const Value* v = node->output(i);
         if (v == nullptr) continue;
         if (v->producer() != node || v->producer_output() != i) {
-          return Error(at, absl::StrCat("output ", i, " '", v->name(),
-                                        "' does not point back at its producer"));
+          return Error(at(), absl::StrCat("output ", i, " '", v->name(),
+                                          "' does not point back at its producer"));
         }
-        ANVIL_RETURN_IF_ERROR(define(v, absl::StrCat("output of ", node->Describe())));
+        ANVIL_RETURN_IF_ERROR(define(v, Definition{nullptr, node}));
       }
     }
 
-    // Every use entry must point at a slot that reads the value.
-    for (const Value* v : visible) {
-      if (v->graph() != &graph) continue;
-      for (const Use& use : v->uses()) {
+    // Every use entry must point at a slot that reads the value, once; and every slot that
+    // reads it (in this graph or its subgraphs, all verified by now) must be listed.
+    for (const Value* v : defined_here) {
+      const std::vector<Use>& uses = v->uses();
+      for (size_t k = 0; k < uses.size(); ++k) {
+        const Use& use = uses[k];
         if (use.user == nullptr || use.input_index < 0 ||
             use.input_index >= use.user->num_inputs() || use.user->input(use.input_index) != v) {
           return Error(where, absl::StrCat("value '", v->name(),
                                            "' has a stale use entry (erased or rewired node)"));
         }
+      }
+      if (HasDuplicate(uses)) {
+        return Error(where, absl::StrCat("value '", v->name(), "' lists a use twice"));
+      }
+      const int64_t slots = input_slots_[v->id()];
+      if (static_cast<int64_t>(v->uses().size()) != slots) {
+        return Error(where, absl::StrCat("value '", v->name(), "' is read by ", slots,
+                                         " input slots but its use list has ", v->uses().size(),
+                                         " entries"));
+      }
+      if (absl::Status s = CheckDeclaredType(v->type(), absl::StrCat("value '", v->name(), "'"));
+          !s.ok()) {
+        return Error(where, std::string(s.message()));
       }
       if (const Type& t = v->type(); t.is_tensor() && t.element_type() != ElementType::kUndefined &&
                                      !IsValidElementType(static_cast<int32_t>(t.element_type()))) {
@@ -115,14 +167,34 @@ class Verifier {
     for (size_t i = 0; i < graph.outputs().size(); ++i) {
       const Value* v = graph.outputs()[i];
       if (v == nullptr) return Error(where, absl::StrCat("output ", i, " is empty"));
-      if (!visible.contains(v)) {
+      if (!visible(v)) {
         return Error(where, absl::StrCat("output ", i, " '", v->name(), "' is not defined"));
       }
     }
     return absl::OkStatus();
   }
 
- private:
+  static Definition DefinitionOf(const Value& v) {
+    if (v.producer() != nullptr) return Definition{nullptr, v.producer()};
+    return Definition{v.IsGraphInput() ? "graph input" : "initializer"};
+  }
+
+  static bool HasDuplicate(const std::vector<Use>& uses) {
+    if (uses.size() <= 16) {
+      for (size_t a = 0; a < uses.size(); ++a) {
+        for (size_t b = a + 1; b < uses.size(); ++b) {
+          if (uses[a] == uses[b]) return true;
+        }
+      }
+      return false;
+    }
+    absl::flat_hash_set<std::pair<const Node*, int>> seen;
+    for (const Use& use : uses) {
+      if (!seen.insert({use.user, use.input_index}).second) return true;
+    }
+    return false;
+  }
+
   static absl::Status Error(const std::string& where, const std::string& what) {
     return absl::FailedPreconditionError(absl::StrCat(where, ": ", what));
   }
@@ -154,14 +226,17 @@ class Verifier {
   }
 
   const Model& model_;
-  absl::flat_hash_map<std::string, std::string> defined_names_;
+  std::vector<bool> visible_;         // by Value::id()
+  std::vector<int64_t> input_slots_;  // by Value::id()
+  SchemaChecker schema_checker_;
 };
 
 }  // namespace
 
 absl::Status VerifyModel(const Model& model) {
+  ANVIL_RETURN_IF_ERROR(CheckModelVersions(model));
   Verifier verifier(model);
-  return verifier.VerifyGraph(model.graph(), {});
+  return verifier.VerifyGraph(model.graph());
 }
 
 }  // namespace anvil

@@ -12,6 +12,8 @@
 //    dims); declared element types are valid.
 //  - Scoping: each subgraph's parent is the graph of the node that owns it.
 //  - Domains: every node's domain is among the model's opset imports.
+//  - Schemas (graph/schema_check.h): supported ir_version and opsets; each node of an ONNX domain
+//    against its op's schema (arity, attributes); declared dims not negative, sizes within int64.
 // Errors are FailedPrecondition and name the graph, the node (op and name or index) and what is
 // wrong, e.g. "graph 'main': node 'mm' (MatMul): input 1 'w' is used before it is defined".
 #ifndef ANVIL_GRAPH_VERIFIER_H_

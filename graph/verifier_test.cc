@@ -82,6 +82,14 @@ TEST_F(VerifierTest, RejectsSubgraphUsingValueDefinedAfterOwner) {
   Attribute attr("then_branch", AttributeType::kGraph);
   attr.graphs.push_back(std::move(body));
   iff->SetAttribute(std::move(attr));
+  auto else_body = std::make_unique<Graph>(&model_, &g);
+  else_body->set_name("else");
+  Node* else_inner = else_body->AddNode("Identity");
+  else_inner->AddInput(x_);
+  else_body->AddOutput(else_inner->AddOutput("e"));
+  Attribute else_attr("else_branch", AttributeType::kGraph);
+  else_attr.graphs.push_back(std::move(else_body));
+  iff->SetAttribute(std::move(else_attr));
   absl::Status s = VerifyModel(model_);
   EXPECT_THAT(std::string(s.message()), HasSubstr("graph 'then'"));
   EXPECT_THAT(std::string(s.message()), HasSubstr("input 0 'a' is used before it is defined"));

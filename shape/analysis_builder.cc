@@ -4,16 +4,28 @@
 
 namespace anvil {
 
+void ShapeState::Set(const Value* v, TensorInfo info) {
+  if (const int64_t slot = Slot(v); slot >= 0) {
+    infos_[slot] = std::move(info);
+    return;
+  }
+  if (v->id() >= slot_by_id_.size()) slot_by_id_.resize(v->id() + 1, -1);
+  slot_by_id_[v->id()] = static_cast<int64_t>(infos_.size());
+  infos_.push_back(std::move(info));
+}
+
 const TensorInfo& ShapeState::Get(const Value* v) {
-  auto it = info_.find(v);
-  if (it != info_.end()) return it->second;
+  if (const int64_t slot = Slot(v); slot >= 0) return infos_[slot];
   TensorInfo info;
   if (std::shared_ptr<const Elements> c = ConstantOf(v)) {
     info = InfoFromElements(*c);
   } else {
     info = InfoFromType(v->type());
   }
-  return info_.emplace(v, std::move(info)).first->second;
+  if (v->id() >= slot_by_id_.size()) slot_by_id_.resize(v->id() + 1, -1);
+  slot_by_id_[v->id()] = static_cast<int64_t>(infos_.size());
+  infos_.push_back(std::move(info));
+  return infos_.back();
 }
 
 std::shared_ptr<const Elements> ShapeState::ConstantOf(const Value* v) {

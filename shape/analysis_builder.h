@@ -5,6 +5,7 @@
 #ifndef ANVIL_SHAPE_ANALYSIS_BUILDER_H_
 #define ANVIL_SHAPE_ANALYSIS_BUILDER_H_
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -21,16 +22,27 @@ class ShapeState {
   // The info of `v`, created on first use from its constant payload or declared type (so an
   // unknown declared dim becomes one questionmark, the same on every read).
   const TensorInfo& Get(const Value* v);
-  void Set(const Value* v, TensorInfo info) { info_[v] = std::move(info); }
-  bool Has(const Value* v) const { return info_.contains(v); }
-  // Drops what is known of `v` (before it is erased: its address may be reused).
-  void Erase(const Value* v) { info_.erase(v); }
+  void Set(const Value* v, TensorInfo info);
+  bool Has(const Value* v) const { return Slot(v) >= 0; }
+  // Drops what is known of `v` (before it is erased).
+  void Erase(const Value* v) {
+    if (v->id() < slot_by_id_.size()) slot_by_id_[v->id()] = -1;
+  }
+  // Room for values with ids below `n` (a whole-graph inference knows the model's bound).
+  void Reserve(size_t n) { slot_by_id_.reserve(n); }
 
   // The compile-time constant behind `v`: an initializer, or a Constant node's `value`.
   static std::shared_ptr<const Elements> ConstantOf(const Value* v);
 
  private:
-  absl::flat_hash_map<const Value*, TensorInfo> info_;
+  int64_t Slot(const Value* v) const {
+    return v->id() < slot_by_id_.size() ? slot_by_id_[v->id()] : -1;
+  }
+
+  // Infos live in a deque (stable addresses: Get's references survive later Sets) indexed by
+  // value id: no hashing, and no empty slots the size of a TensorInfo.
+  std::deque<TensorInfo> infos_;
+  std::vector<int64_t> slot_by_id_;
 };
 
 // Infers a subgraph's outputs from its inputs' infos (the pass supplies it).

@@ -139,6 +139,7 @@ class ShapeInference::Impl {
     IndexExprContext::Scope scope(index_exprs_);
     inferencer_.ResetChanged();
     inferencer_.ResetState();  // everything is read afresh from the model
+    inferencer_.state().Reserve(model_.value_id_bound());
     dirty_.clear();
     ANVIL_RETURN_IF_ERROR(inferencer_.InferGraph(model_.graph()));
     return inferencer_.changed();

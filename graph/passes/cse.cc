@@ -331,9 +331,6 @@ class Eliminator {
 }  // namespace
 
 absl::StatusOr<bool> CsePass::Run(Model& model, PassContext& ctx) {
-  if (*max_initializer_bytes_ < -1) {
-    return absl::InvalidArgumentError("max-initializer-bytes must be -1, 0 or positive");
-  }
   Eliminator eliminator(model, *max_initializer_bytes_);
   eliminator.Run(model.graph());
   ctx.AddStatistic("nodes-erased", eliminator.nodes_erased());

@@ -60,7 +60,7 @@ class CsePass : public Pass {
  private:
   PassOption<int64_t> max_initializer_bytes_{
       this, "max-initializer-bytes", 4096,
-      "Merge identical initializers up to this size (0: never, -1: no limit)."};
+      "Merge identical initializers up to this size (0: never, -1: no limit).", -1};
 };
 
 }  // namespace anvil

@@ -1,0 +1,236 @@
+#include "graph/schema_check.h"
+
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "base/absl_compat.h"
+#include "base/checked_math.h"
+#include "onnx/defs/schema.h"
+
+namespace anvil {
+namespace {
+
+absl::Status Fail(std::string message) { return absl::FailedPreconditionError(std::move(message)); }
+
+// The registry's name of a domain of ONNX's own, or nullptr for a custom domain.
+const char* OnnxDomain(std::string_view domain) {
+  if (domain.empty() || domain == "ai.onnx") return "";
+  if (domain == "ai.onnx.ml") return "ai.onnx.ml";
+  if (domain == "ai.onnx.preview.training") return "ai.onnx.preview.training";
+  return nullptr;
+}
+
+std::string Plural(int64_t n, const char* word) {
+  return absl::StrCat(n, " ", word, n == 1 ? "" : "s");
+}
+
+// "1 input", "2 to 3 inputs", "at least 1 input".
+std::string ArityRange(int min, int max, const char* word) {
+  if (min == max) return Plural(min, word);
+  if (max == std::numeric_limits<int>::max()) return absl::StrCat("at least ", Plural(min, word));
+  return absl::StrCat(min, " to ", max, " ", word, "s");
+}
+
+const char* AttributeTypeName(int type) {
+  switch (type) {
+    case 1:
+      return "float";
+    case 2:
+      return "int";
+    case 3:
+      return "string";
+    case 4:
+      return "tensor";
+    case 5:
+      return "graph";
+    case 6:
+      return "floats";
+    case 7:
+      return "ints";
+    case 8:
+      return "strings";
+    case 9:
+      return "tensors";
+    case 10:
+      return "graphs";
+    case 11:
+      return "sparse_tensor";
+    case 12:
+      return "sparse_tensors";
+    case 13:
+      return "type_proto";
+    case 14:
+      return "type_protos";
+    default:
+      return "undefined";
+  }
+}
+
+// What a node is checked against: the schema and the names of its required attributes.
+struct Rules {
+  const onnx::OpSchema* schema = nullptr;
+  std::vector<const std::string*> required;
+};
+
+}  // namespace
+
+struct SchemaChecker::Cache {
+  // Keyed by views of node strings, which outlive one verification.
+  absl::flat_hash_map<std::pair<std::string_view, std::string_view>, Rules> rules;
+};
+
+SchemaChecker::SchemaChecker(const Model& model) : model_(model), cache_(new Cache) {}
+SchemaChecker::~SchemaChecker() = default;
+
+absl::Status CheckModelVersions(const Model& model) {
+  if (model.ir_version < kMinIrVersion || model.ir_version > kMaxIrVersion) {
+    return Fail(absl::StrCat("model: ir_version ", model.ir_version,
+                             " is not supported (Anvil reads ONNX IR versions ", kMinIrVersion,
+                             " to ", kMaxIrVersion, ")"));
+  }
+  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  for (const OpsetImport& opset : model.opset_imports) {
+    const char* domain = OnnxDomain(opset.domain);
+    if (domain == nullptr) {
+      if (opset.version < 1) {
+        return Fail(absl::StrCat("model: opset import of domain '", opset.domain, "' has version ",
+                                 opset.version, " (versions start at 1)"));
+      }
+      continue;
+    }
+    auto range = ranges.find(domain);
+    if (range == ranges.end()) continue;
+    if (opset.version < range->second.first || opset.version > range->second.second) {
+      return Fail(absl::StrCat("model: opset ", opset.version, " of domain '",
+                               opset.domain.empty() ? "ai.onnx" : opset.domain,
+                               "' is not supported (ONNX defines versions ", range->second.first,
+                               " to ", range->second.second, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckDeclaredType(const Type& type, const std::string& what) {
+  if (!type.is_tensor() || !type.has_shape()) return absl::OkStatus();
+  std::vector<int64_t> literal;
+  literal.reserve(type.rank());
+  for (int64_t axis = 0; axis < type.rank(); ++axis) {
+    const Dim& d = type.shape()[axis];
+    if (!d.is_literal()) continue;
+    if (*d.value < 0) {
+      return Fail(absl::StrCat(what, " is declared ", type.ToString(), ": dim ", axis, " is ",
+                               *d.value, " (dims are at least 0)"));
+    }
+    literal.push_back(*d.value);
+  }
+  const int64_t element_size =
+      type.element_type() == ElementType::kUndefined || type.element_type() == ElementType::kString
+          ? 1
+          : static_cast<int64_t>(ElementSize(type.element_type()));
+  if (absl::StatusOr<int64_t> bytes = CheckedByteSize(literal, element_size); !bytes.ok()) {
+    return Fail(
+        absl::StrCat(what, " is declared ", type.ToString(), ": ", bytes.status().message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SchemaChecker::CheckNode(const Node& node) {
+  const char* domain = OnnxDomain(node.domain());
+  if (domain == nullptr) return absl::OkStatus();
+  const int64_t opset = model_.OpsetVersion(node.domain());
+  if (opset < 0) return absl::OkStatus();  // the verifier reports the missing import
+
+  auto [it, inserted] = cache_->rules.try_emplace({node.domain(), node.op_type()});
+  Rules& rules = it->second;
+  if (inserted) {
+    rules.schema = onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), domain);
+    if (rules.schema != nullptr) {
+      for (const auto& [name, attr] : rules.schema->attributes()) {
+        if (attr.required) rules.required.push_back(&name);
+      }
+    }
+  }
+  const onnx::OpSchema* schema = rules.schema;
+  const std::string& op = node.op_type();
+  if (schema == nullptr) {
+    const onnx::OpSchema* later =
+        onnx::OpSchemaRegistry::Schema(op, std::numeric_limits<int>::max(), domain);
+    if (later != nullptr) {
+      return Fail(absl::StrCat(op, " is not defined at opset ", opset, " (it exists from opset ",
+                               later->since_version(), ")"));
+    }
+    return Fail(absl::StrCat("'", op, "' is not an operator of domain '",
+                             node.domain().empty() ? "ai.onnx" : node.domain(), "'"));
+  }
+
+  // Arity: the schema counts trailing omitted optionals as absent, so do the same.
+  int inputs = node.num_inputs();
+  while (inputs > 0 && node.input(inputs - 1) == nullptr) --inputs;
+  int outputs = node.num_outputs();
+  while (outputs > 0 && node.output(outputs - 1) == nullptr) --outputs;
+  if (inputs < schema->min_input() || inputs > schema->max_input()) {
+    return Fail(absl::StrCat(op, "-", schema->since_version(), " takes ",
+                             ArityRange(schema->min_input(), schema->max_input(), "input"),
+                             ", has ", inputs));
+  }
+  if (outputs < schema->min_output() || outputs > schema->max_output()) {
+    return Fail(absl::StrCat(op, "-", schema->since_version(), " has ",
+                             ArityRange(schema->min_output(), schema->max_output(), "output"),
+                             ", the node declares ", outputs));
+  }
+  const auto& formal_inputs = schema->inputs();
+  for (int i = 0; i < inputs && i < static_cast<int>(formal_inputs.size()); ++i) {
+    if (node.input(i) == nullptr && formal_inputs[i].GetOption() == onnx::OpSchema::Single) {
+      return Fail(absl::StrCat(op, " input ", i, " '", formal_inputs[i].GetName(),
+                               "' is required but empty"));
+    }
+  }
+  const auto& formal_outputs = schema->outputs();
+  for (int i = 0; i < outputs && i < static_cast<int>(formal_outputs.size()); ++i) {
+    if (node.output(i) == nullptr && formal_outputs[i].GetOption() == onnx::OpSchema::Single) {
+      return Fail(absl::StrCat(op, " output ", i, " '", formal_outputs[i].GetName(),
+                               "' is required but empty"));
+    }
+  }
+
+  // Attributes: known names of the right type; the required ones present.
+  const auto& known = schema->attributes();
+  for (const Attribute& attr : node.attributes()) {
+    if (!attr.ref_attr_name.empty()) continue;  // bound by a function's caller
+    auto found = known.find(attr.name());
+    if (found == known.end()) {
+      return Fail(
+          absl::StrCat(op, "-", schema->since_version(), " has no attribute '", attr.name(), "'"));
+    }
+    const int expected = static_cast<int>(found->second.type);
+    if (static_cast<int>(attr.type()) != expected) {
+      return Fail(absl::StrCat(op, " attribute '", attr.name(), "' must be ",
+                               AttributeTypeName(expected), ", is ",
+                               AttributeTypeName(static_cast<int>(attr.type()))));
+    }
+  }
+  for (const std::string* name : rules.required) {
+    if (node.FindAttribute(*name) == nullptr) {
+      return Fail(absl::StrCat(op, " requires attribute '", *name, "'"));
+    }
+  }
+  if (op == "Constant" && domain[0] == '\0') {
+    int values = 0;
+    for (const Attribute& attr : node.attributes()) {
+      values += attr.name() == "value" || attr.name().rfind("value_", 0) == 0 ||
+                attr.name() == "sparse_value";
+    }
+    if (values != 1) {
+      return Fail(
+          absl::StrCat("Constant needs exactly one of value, value_float(s), "
+                       "value_int(s), value_string(s), sparse_value; has ",
+                       values));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace anvil
