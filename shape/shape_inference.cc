@@ -1,11 +1,13 @@
 #include "shape/shape_inference.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
+#include "base/checked_math.h"
 #include "base/status_macros.h"
 #include "graph/pass_registry.h"
 #include "shape/analysis_builder.h"
@@ -66,6 +68,7 @@ class Inferencer {
                        inferred.dims ? DimsToString(*inferred.dims) : "[unknown rank]",
                        " but declared ", v->type().ToString(), " (", merged.conflict_detail, ")"));
     }
+    ANVIL_RETURN_IF_ERROR(CheckSize(node, v, inferred));
     if (!(merged.type == v->type())) {
       v->set_type(merged.type);
       changed_ = true;
@@ -78,6 +81,23 @@ class Inferencer {
     CountDims(refined);
     state_.Set(v, refined);
     return absl::OkStatus();
+  }
+
+  // A tensor whose byte size does not fit in int64 can never exist: the model is wrong, and
+  // saying so here names the node instead of letting a later size computation wrap around.
+  static absl::Status CheckSize(const Node& node, const Value* v, const TensorInfo& inferred) {
+    if (!inferred.dims) return absl::OkStatus();
+    std::vector<int64_t> dims;
+    dims.reserve(inferred.dims->size());
+    for (const IndexExpr& d : *inferred.dims) {
+      if (!d.IsLiteral()) return absl::OkStatus();
+      dims.push_back(d.literal());
+    }
+    const int64_t element_size = std::max<int64_t>(1, ElementSize(inferred.type));
+    absl::StatusOr<int64_t> bytes = CheckedByteSize(dims, element_size);
+    if (bytes.ok()) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": output '", v->name(),
+                                                   "' cannot exist: ", bytes.status().message()));
   }
 
   absl::StatusOr<std::vector<TensorInfo>> InferSubgraph(const Graph& body,

@@ -1,0 +1,136 @@
+#include "graph/schema_check.h"
+
+#include <memory>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "graph/text_format.h"
+#include "graph/verifier.h"
+#include "gtest/gtest.h"
+
+namespace anvil {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Parses `text` and returns what the verifier says about it ("" when it is valid).
+std::string Verify(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
+  if (!model.ok()) return "parse: " + std::string(model.status().message());
+  absl::Status s = VerifyModel(**model);
+  return s.ok() ? "" : std::string(s.message());
+}
+
+std::string Opset17(const std::string& signature, const std::string& body) {
+  return "<ir_version: 8, opset_import: [\"\" : 17]>\nmain " + signature + " {\n" + body + "\n}\n";
+}
+
+TEST(SchemaCheckTest, AcceptsWellFormedNodes) {
+  EXPECT_EQ(Verify(Opset17("(float[2] x) => (float[2] y)", "y = Relu(x)")), "");
+  EXPECT_EQ(Verify(Opset17("(float[2,3] x) => (float[3,2] y)", "y = Transpose<perm = [1, 0]>(x)")),
+            "");
+  // Optional inputs may be left empty or omitted.
+  EXPECT_EQ(Verify(Opset17("(float[2] x) => (float[2] y)", "y = Clip(x, , )")), "");
+  EXPECT_EQ(Verify(Opset17("(float[2] x) => (float[2] y)", "y = Clip(x)")), "");
+}
+
+TEST(SchemaCheckTest, RejectsWrongInputArity) {
+  std::string m = Verify(Opset17("(float[2] x) => (float[2] y)", "y = Relu(x, x, x)"));
+  EXPECT_THAT(m, HasSubstr("Relu"));
+  EXPECT_THAT(m, HasSubstr("takes 1 input, has 3"));
+  m = Verify(Opset17("(float[2] x) => (float[2] y)", "y = Add(x)"));
+  EXPECT_THAT(m, HasSubstr("Add-14 takes 2 inputs, has 1"));
+}
+
+TEST(SchemaCheckTest, RejectsWrongOutputArity) {
+  std::string m = Verify(Opset17("(float[2] x) => (float[2] y)", "y, z = Relu(x)"));
+  EXPECT_THAT(m, HasSubstr("Relu-14 has 1 output, the node declares 2"));
+}
+
+TEST(SchemaCheckTest, RejectsEmptyRequiredInput) {
+  absl::StatusOr<std::unique_ptr<Model>> model =
+      ParseModelText(Opset17("(float[2] x) => (float[2] y)", "y = Add(x, x)"));
+  ASSERT_TRUE(model.ok());
+  (*(*model)->graph().nodes().begin())->SetInput(0, nullptr);
+  std::string m(VerifyModel(**model).message());
+  EXPECT_THAT(m, HasSubstr("input 0"));
+  EXPECT_THAT(m, HasSubstr("required"));
+}
+
+TEST(SchemaCheckTest, RejectsUnknownAttribute) {
+  std::string m = Verify(Opset17("(float[2] x) => (float[2] y)", "y = Relu<alpha = 1.0>(x)"));
+  EXPECT_THAT(m, HasSubstr("has no attribute 'alpha'"));
+}
+
+TEST(SchemaCheckTest, RejectsAttributeOfTheWrongType) {
+  std::string m =
+      Verify(Opset17("(float[2,3] x) => (float[3,2] y)", "y = Transpose<perm = 1.5>(x)"));
+  EXPECT_THAT(m, HasSubstr("perm"));
+  EXPECT_THAT(m, HasSubstr("ints"));
+}
+
+TEST(SchemaCheckTest, RejectsMissingRequiredAttribute) {
+  std::string m = Verify(Opset17("(float[2] x) => (float[2] y)", "y = Cast(x)"));
+  EXPECT_THAT(m, HasSubstr("requires attribute 'to'"));
+}
+
+TEST(SchemaCheckTest, ConstantNeedsExactlyOneValue) {
+  EXPECT_EQ(Verify(Opset17("() => (float y)", "y = Constant<value_float = 1.0>()")), "");
+  std::string m =
+      Verify(Opset17("() => (float y)", "y = Constant<value_float = 1.0, value_int = 2>()"));
+  EXPECT_THAT(m, HasSubstr("Constant"));
+  EXPECT_THAT(m, HasSubstr("exactly one"));
+  m = Verify(Opset17("() => (float y)", "y = Constant()"));
+  EXPECT_THAT(m, HasSubstr("exactly one"));
+}
+
+TEST(SchemaCheckTest, RejectsOpsUnknownAtTheOpset) {
+  std::string m = Verify(Opset17("(float[2] x) => (float[2] y)", "y = NoSuchOp(x)"));
+  EXPECT_THAT(m, HasSubstr("NoSuchOp"));
+  // Trilu exists from opset 14: a model importing opset 13 cannot use it.
+  m = Verify(
+      "<ir_version: 8, opset_import: [\"\" : 13]>\nmain (float[2,2] x) => (float[2,2] y) {\n"
+      "  y = Trilu(x)\n}\n");
+  EXPECT_THAT(m, HasSubstr("Trilu is not defined at opset 13 (it exists from opset 14)"));
+}
+
+TEST(SchemaCheckTest, CustomDomainsAreNotChecked) {
+  EXPECT_EQ(Verify("<ir_version: 8, opset_import: [\"\" : 17, \"com.example\" : 1]>\n"
+                   "main (float[2] x) => (float[2] y) {\n"
+                   "  y = com.example.Anything<whatever = 3>(x, x, x)\n}\n"),
+            "");
+}
+
+TEST(SchemaCheckTest, RejectsUnsupportedVersions) {
+  std::string m = Verify(
+      "<ir_version: 999, opset_import: [\"\" : 17]>\nmain (float[2] x) => (float[2] y) {\n"
+      "  y = Relu(x)\n}\n");
+  EXPECT_THAT(m, HasSubstr("ir_version 999 is not supported"));
+  // The text format reads a missing (0) ir_version as its default; a binary model keeps it.
+  absl::StatusOr<std::unique_ptr<Model>> model =
+      ParseModelText(Opset17("(float[2] x) => (float[2] y)", "y = Relu(x)"));
+  ASSERT_TRUE(model.ok());
+  (*model)->ir_version = 0;
+  EXPECT_THAT(std::string(VerifyModel(**model).message()),
+              HasSubstr("ir_version 0 is not supported"));
+  m = Verify(
+      "<ir_version: 8, opset_import: [\"\" : 999]>\nmain (float[2] x) => (float[2] y) {\n"
+      "  y = Relu(x)\n}\n");
+  EXPECT_THAT(m, HasSubstr("999"));
+}
+
+TEST(SchemaCheckTest, RejectsBadDeclaredDims) {
+  Type negative = Type::Tensor(ElementType::kFloat, {Dim::Literal(-5)});
+  absl::Status s = CheckDeclaredType(negative, "value 'x'");
+  EXPECT_THAT(std::string(s.message()), HasSubstr("dim 0 is -5"));
+  Type huge = Type::Tensor(ElementType::kFloat,
+                           {Dim::Literal(int64_t{1} << 40), Dim::Literal(int64_t{1} << 40)});
+  s = CheckDeclaredType(huge, "value 'x'");
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr("value 'x'"));
+  Type fine = Type::Tensor(ElementType::kFloat, {Dim::Literal(0), Dim::Literal(int64_t{1} << 62)});
+  EXPECT_TRUE(CheckDeclaredType(fine, "value 'x'").ok());
+}
+
+}  // namespace
+}  // namespace anvil
