@@ -98,7 +98,12 @@ absl::StatusOr<std::vector<Tensor>> RunNode(const Node& node, int64_t opset,
   ANVIL_RETURN_IF_ERROR(RunNodeOnViews(
       node, opset, std::move(views),
       [&](int i, ElementType type, absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
-        outputs[i] = Tensor(type, dims);
+        absl::StatusOr<Tensor> t = Tensor::Allocate(type, dims, kNoAllocationLimit);
+        if (!t.ok()) {
+          return absl::Status(t.status().code(), absl::StrCat(node.Describe(), ": output ", i, " ",
+                                                              t.status().message()));
+        }
+        outputs[i] = *std::move(t);
         return outputs[i].view();
       },
       options));

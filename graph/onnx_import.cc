@@ -16,6 +16,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -73,7 +74,8 @@ absl::StatusOr<std::shared_ptr<const Buffer>> ReadExternalData(const onnx::Tenso
       uint64_t number;
       if (!absl::SimpleAtoi(entry.value(), &number)) {
         return absl::InvalidArgumentError(absl::StrCat(label, ": external data ", entry.key(), " '",
-                                                       entry.value(), "' is not a number"));
+                                                       entry.value(),
+                                                       "' is not a non-negative integer"));
       }
       if (entry.key() == "offset") {
         offset = number;
@@ -85,6 +87,11 @@ absl::StatusOr<std::shared_ptr<const Buffer>> ReadExternalData(const onnx::Tenso
   }
   if (location.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(label, ": external data has no 'location'"));
+  }
+  // The C library would silently cut the path at the NUL and open another file.
+  if (location.find('\0') != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        label, ": external data location '", absl::CEscape(location), "' contains a NUL byte"));
   }
   // A model must not make its reader open arbitrary files: locations stay
   // inside base_dir.
@@ -99,7 +106,9 @@ absl::StatusOr<std::shared_ptr<const Buffer>> ReadExternalData(const onnx::Tenso
   const std::string path =
       base_dir.empty() ? location : (std::filesystem::path(base_dir) / relative).string();
 
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking: opening a FIFO for reading would otherwise wait forever for a writer. Only
+  // regular files are read (reads of regular files never block, with or without the flag).
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     return absl::ErrnoToStatus(
         errno, absl::StrCat(label, ": cannot open external data file '", path, "'"));
@@ -108,6 +117,10 @@ absl::StatusOr<std::shared_ptr<const Buffer>> ReadExternalData(const onnx::Tenso
   struct stat st;
   if (fstat(fd, &st) != 0) {
     return absl::ErrnoToStatus(errno, absl::StrCat(label, ": cannot stat '", path, "'"));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(label, ": external data location '", path, "' is not a regular file"));
   }
   const uint64_t file_size = static_cast<uint64_t>(st.st_size);
   // Without a length the data runs to the end of the file.

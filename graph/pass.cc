@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
+#include "base/excerpt.h"
 
 namespace anvil {
 namespace {
@@ -75,7 +76,7 @@ namespace pass_internal {
 
 absl::Status ParseOptionValue(std::string_view text, int64_t* out) {
   if (!absl::SimpleAtoi(AsAbsl(text), out)) {
-    return absl::InvalidArgumentError(absl::StrCat("expected an int64, got '", AsAbsl(text), "'"));
+    return absl::InvalidArgumentError(absl::StrCat("expected an int64, got '", Excerpt(text), "'"));
   }
   return absl::OkStatus();
 }
@@ -89,7 +90,7 @@ absl::Status ParseOptionValue(std::string_view text, bool* out) {
     *out = false;
   } else {
     return absl::InvalidArgumentError(
-        absl::StrCat("expected a bool (true/false), got '", AsAbsl(text), "'"));
+        absl::StrCat("expected a bool (true/false), got '", Excerpt(text), "'"));
   }
   return absl::OkStatus();
 }
@@ -98,7 +99,7 @@ absl::Status ParseOptionValue(std::string_view text, double* out) {
   // nan and inf parse as doubles but mean nothing as limits or weights of a pass.
   if (!absl::SimpleAtod(AsAbsl(text), out) || !std::isfinite(*out)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("expected a finite double, got '", AsAbsl(text), "'"));
+        absl::StrCat("expected a finite double, got '", Excerpt(text), "'"));
   }
   return absl::OkStatus();
 }
@@ -128,7 +129,7 @@ void RegisterOption(Pass* pass, PassOptionBase* option) { pass->options_.push_ba
 
 absl::Status BelowMinimum(std::string_view text, std::string_view minimum) {
   return absl::InvalidArgumentError(
-      absl::StrCat("expected at least ", AsAbsl(minimum), ", got '", AsAbsl(text), "'"));
+      absl::StrCat("expected at least ", AsAbsl(minimum), ", got '", Excerpt(text), "'"));
 }
 
 std::string QuoteOptionValueIfNeeded(std::string_view text) {
@@ -149,7 +150,7 @@ absl::Status Pass::SetOption(std::string_view key, std::string_view value_text) 
   if (option == nullptr) {
     if (options_.empty()) {
       return absl::InvalidArgumentError(absl::StrCat("pass '", AsAbsl(name()), "' has no option '",
-                                                     AsAbsl(key), "'; it takes no options"));
+                                                     Excerpt(key), "'; it takes no options"));
     }
     std::string options;
     for (const PassOptionBase* o : options_) {
@@ -157,7 +158,7 @@ absl::Status Pass::SetOption(std::string_view key, std::string_view value_text) 
                       AsAbsl(PassOptionTypeName(o->type())), ", default ", o->DefaultText(), ")");
     }
     return absl::InvalidArgumentError(absl::StrCat("pass '", AsAbsl(name()), "' has no option '",
-                                                   AsAbsl(key), "'; its options are: ", options));
+                                                   Excerpt(key), "'; its options are: ", options));
   }
   absl::Status status = option->SetFromText(value_text);
   if (!status.ok()) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
+#include "base/excerpt.h"
 #include "base/status_macros.h"
 #include "graph/pass_registry.h"
 
@@ -77,12 +78,12 @@ class PipelineParser {
       for (const OptionSpec& earlier : spec->options) {
         if (earlier.key == option.key) {
           pos_ = option.column - 1;
-          return Error(absl::StrCat("option '", option.key, "' given twice"));
+          return Error(absl::StrCat("option '", Excerpt(option.key), "' given twice"));
         }
       }
       SkipBlanks();
       if (AtEnd() || Peek() != '=') {
-        return Error(absl::StrCat("expected '=' after option '", option.key, "'"));
+        return Error(absl::StrCat("expected '=' after option '", Excerpt(option.key), "'"));
       }
       ++pos_;
       SkipBlanks();
@@ -143,7 +144,8 @@ class PipelineParser {
   // One line (tools print errors as one line): the column, the problem, and the text with
   // blanks folded so that the column counts visibly.
   absl::Status Error(std::string_view what) const {
-    std::string line(text_);
+    size_t unused;
+    std::string line = ExcerptAround(text_, pos_, &unused);
     for (char& c : line) {
       if (absl::ascii_isspace(static_cast<unsigned char>(c))) c = ' ';
     }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
+#include "base/excerpt.h"
 
 namespace anvil {
 namespace {
@@ -50,7 +51,7 @@ absl::StatusOr<std::unique_ptr<Pass>> CreatePass(std::string_view name) {
     if (it != registry.factories.end()) factory = it->second;
   }
   if (!factory) {
-    return absl::NotFoundError(absl::StrCat("unknown pass '", AsAbsl(name),
+    return absl::NotFoundError(absl::StrCat("unknown pass '", Excerpt(name),
                                             "'; available passes: ", AvailablePassNames()));
   }
   return factory();

@@ -69,6 +69,15 @@ TEST(SchemaCheckTest, RejectsAttributeOfTheWrongType) {
   EXPECT_THAT(m, HasSubstr("ints"));
 }
 
+TEST(SchemaCheckTest, RejectsTypesOutsideTheConstraints) {
+  std::string m = Verify(Opset17("(int64[2] x) => (int64[2] y)", "y = Sqrt(x)"));
+  EXPECT_THAT(m, HasSubstr("Sqrt-13 input 0 'x' is tensor(int64), but T allows"));
+  m = Verify(Opset17("(float[2] x, int64[2] z) => (float[2] y)", "y = Add(x, z)"));
+  EXPECT_THAT(m, HasSubstr("input 0 'x' is tensor(float) and input 1 'z' is tensor(int64)"));
+  // Untyped intermediates are not judged; Shape's output is int64 whatever its input.
+  EXPECT_EQ(Verify(Opset17("(float[2] x) => (int64[1] y)", "s = Relu(x)\n  y = Shape(s)")), "");
+}
+
 TEST(SchemaCheckTest, RejectsMissingRequiredAttribute) {
   std::string m = Verify(Opset17("(float[2] x) => (float[2] y)", "y = Cast(x)"));
   EXPECT_THAT(m, HasSubstr("requires attribute 'to'"));

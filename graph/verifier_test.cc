@@ -72,7 +72,7 @@ TEST_F(VerifierTest, RejectsInitializerTypeMismatch) {
 TEST_F(VerifierTest, RejectsSubgraphUsingValueDefinedAfterOwner) {
   Graph& g = model_.graph();
   Node* iff = g.InsertNodeBefore(relu_, "If");
-  iff->AddInput(x_);
+  iff->AddInput(g.AddInput("c", Type::Tensor(ElementType::kBool, {})));
   iff->AddOutput("r_out");
   auto body = std::make_unique<Graph>(&model_, &g);
   body->set_name("then");

@@ -2,24 +2,43 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
+#include "absl/strings/str_cat.h"
+#include "base/absl_compat.h"
+#include "base/checked_math.h"
+
 namespace anvil {
 namespace {
 
-std::shared_ptr<uint8_t> AllocateAligned(size_t bytes, bool zero) {
+// nullptr when the system refuses. `bytes` must be at most 2^62 (rounding cannot overflow).
+std::shared_ptr<uint8_t> TryAllocateAligned(size_t bytes, bool zero) {
   // At least one byte so that empty tensors still have a distinct, valid pointer. Large tensors
   // are 2 MiB aligned and advised into transparent huge pages (far fewer page faults).
   constexpr size_t kHuge = 2 << 20;
   const size_t align = bytes >= 64 * kHuge ? kHuge : 64;
   const size_t size = ((bytes == 0 ? 1 : bytes) + align - 1) / align * align;
   void* p = std::aligned_alloc(align, size);
-  if (p == nullptr) throw std::bad_alloc();
+  if (p == nullptr) return nullptr;
   if (align == kHuge) madvise(p, size, MADV_HUGEPAGE);
   if (zero) std::memset(p, 0, size);
   return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+}
+
+constexpr int64_t kMaxBytes = int64_t{1} << 62;
+
+// For the unchecked constructors: a size that overflows, or memory the system refuses, is
+// std::bad_alloc rather than a wrapped-around small buffer.
+std::shared_ptr<uint8_t> AllocateAligned(ElementType type, absl::Span<const int64_t> dims,
+                                         bool zero) {
+  absl::StatusOr<int64_t> bytes = CheckedByteSize(dims, ElementSize(type));
+  if (!bytes.ok() || *bytes > kMaxBytes) throw std::bad_alloc();
+  std::shared_ptr<uint8_t> buffer = TryAllocateAligned(static_cast<size_t>(*bytes), zero);
+  if (buffer == nullptr) throw std::bad_alloc();
+  return buffer;
 }
 
 // Elements over a Tensor's buffer, keeping it alive.
@@ -42,14 +61,38 @@ class TensorElements final : public Elements {
 
 Tensor::Tensor(ElementType type, absl::Span<const int64_t> dims)
     : type_(type), dims_(dims.begin(), dims.end()) {
-  buffer_ = AllocateAligned(ByteSize(), /*zero=*/true);
+  buffer_ = AllocateAligned(type, dims, /*zero=*/true);
 }
 
 Tensor Tensor::Uninitialized(ElementType type, absl::Span<const int64_t> dims) {
   Tensor t;
   t.type_ = type;
   t.dims_.assign(dims.begin(), dims.end());
-  t.buffer_ = AllocateAligned(t.ByteSize(), /*zero=*/false);
+  t.buffer_ = AllocateAligned(type, dims, /*zero=*/false);
+  return t;
+}
+
+absl::StatusOr<Tensor> Tensor::Allocate(ElementType type, absl::Span<const int64_t> dims,
+                                        int64_t max_bytes, bool zero) {
+  absl::StatusOr<int64_t> bytes = CheckedByteSize(dims, ElementSize(type));
+  auto described = [&] { return absl::StrCat(AsAbsl(ElementTypeName(type)), DimsToString(dims)); };
+  if (!bytes.ok()) {
+    return absl::Status(bytes.status().code(),
+                        absl::StrCat(described(), ": ", bytes.status().message()));
+  }
+  if (*bytes > kMaxBytes || (max_bytes != kNoAllocationLimit && *bytes > max_bytes)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        described(), " (", HumanBytes(*bytes), ") is over the allocation limit of ",
+        HumanBytes(std::min(max_bytes == kNoAllocationLimit ? kMaxBytes : max_bytes, kMaxBytes))));
+  }
+  Tensor t;
+  t.buffer_ = TryAllocateAligned(static_cast<size_t>(*bytes), zero);
+  if (t.buffer_ == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(described(), " (", HumanBytes(*bytes), "): out of memory"));
+  }
+  t.type_ = type;
+  t.dims_.assign(dims.begin(), dims.end());
   return t;
 }
 

@@ -7,18 +7,32 @@
 #include <cstdint>
 #include <memory>
 
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "graph/elements.h"
 #include "kernels/tensor_view.h"
 
 namespace anvil {
 
+// No limit on one allocation (Tensor::Allocate).
+inline constexpr int64_t kNoAllocationLimit = -1;
+
 class Tensor {
  public:
   Tensor() = default;
+  // Zeroed. Sizes that overflow or memory the system refuses throw std::bad_alloc: for
+  // temporaries whose size is bounded by tensors that already exist. Sizes that come from the
+  // model or its inputs go through Allocate.
   Tensor(ElementType type, absl::Span<const int64_t> dims);
   // Memory not zeroed: for producers that overwrite every element.
   static Tensor Uninitialized(ElementType type, absl::Span<const int64_t> dims);
+
+  // The checked allocation: InvalidArgument for a negative dim, OutOfRange when the byte size
+  // overflows int64, ResourceExhausted when it is over `max_bytes` (unless kNoAllocationLimit)
+  // or the system has no memory for it. Messages name the type, dims and size
+  // ("float[1000000000] (3.7 GiB) is over the allocation limit of 1.0 GiB"), not the caller.
+  static absl::StatusOr<Tensor> Allocate(ElementType type, absl::Span<const int64_t> dims,
+                                         int64_t max_bytes, bool zero = true);
 
   // A dense copy of `elements` (views and lazy transforms are materialized).
   static Tensor FromElements(const Elements& elements);

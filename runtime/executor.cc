@@ -78,9 +78,17 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
               absl::StrCat(node.Describe(), ": input '", node.input(i)->name(), "' has no value"));
         }
       }
-      auto heap = [&](int i, ElementType type, absl::Span<const int64_t> dims) {
+      auto heap = [&](int i, ElementType type,
+                      absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
+        absl::StatusOr<Tensor> tensor = Tensor::Allocate(type, dims, options.max_allocation_bytes);
+        if (!tensor.ok()) {
+          return absl::Status(
+              tensor.status().code(),
+              absl::StrCat(node.Describe(), ": output ", i, " '", node.output(i)->name(), "' ",
+                           tensor.status().message()));
+        }
         SlotValue& out = values[step.outputs[i]];
-        out.owner = Tensor(type, dims);
+        out.owner = *std::move(tensor);
         out.view = out.owner.view();
         if (options.heap_tensors != nullptr) ++*options.heap_tensors;
         return out.view;
@@ -99,7 +107,7 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
           values[slot].view = arena;
           planned[i] = arena;
         } else {
-          planned[i] = heap(i, shape.type, shape.dims);
+          ANVIL_ASSIGN_OR_RETURN(planned[i], heap(i, shape.type, shape.dims));
         }
       }
       NodeExecOptions exec;

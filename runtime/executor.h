@@ -60,6 +60,8 @@ struct ExecutionOptions {
   // Per step of the frame's plan: nanoseconds spent, accumulated, when set (main graph only;
   // a subgraph's time counts toward the node running it).
   std::vector<int64_t>* step_nanos = nullptr;
+  // No tensor allocated on the heap may be larger (kNoAllocationLimit: no limit).
+  int64_t max_allocation_bytes = kNoAllocationLimit;
 };
 
 // Runs every step of `frame.plan()`; inputs, constants and captures must be bound.

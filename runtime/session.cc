@@ -1,5 +1,7 @@
 #include "runtime/session.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 #include <utility>
@@ -7,9 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
+#include "base/checked_math.h"
 #include "base/status_macros.h"
 #include "graph/model_io.h"
 #include "graph/pass_manager.h"
+#include "graph/verifier.h"
 #include "runtime/executor.h"
 #include "shape/index_expr.h"
 
@@ -20,9 +24,27 @@ std::string DimsString(absl::Span<const int64_t> dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
 }
 
+absl::Status SortTopologically(Model& model) {
+  absl::Status sorted = absl::OkStatus();
+  model.graph().ForEachGraph([&sorted](Graph& g) {
+    std::string cycle;
+    if (sorted.ok() && !g.TopologicalSort(&cycle)) {
+      sorted = absl::InvalidArgumentError(absl::StrCat("the graph has a cycle through ", cycle));
+    }
+  });
+  return sorted;
+}
+
 }  // namespace
 
 Session::~Session() = default;
+
+int64_t DefaultMaxAllocationBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return int64_t{1} << 30;
+  return static_cast<int64_t>(pages) * page_size / 2;
+}
 
 absl::StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& path,
                                                        const SessionOptions& options) {
@@ -42,20 +64,20 @@ absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& o
   ScopedIndexExprContext index_exprs;  // what planning infers is gone with it
   options_ = options;
   model_ = std::move(model);
+  // The plan follows node order; imported models need not be in topological order. Sorting
+  // first lets the verifier judge the model, not its node order.
+  ANVIL_RETURN_IF_ERROR(SortTopologically(*model_));
+  // Kernels trust the verifier: arity, attributes and types are checked against the op schemas
+  // before any of them sees a node.
+  if (absl::Status valid = VerifyModel(*model_); !valid.ok()) {
+    return absl::Status(valid.code(), absl::StrCat("invalid model: ", valid.message()));
+  }
   if (!options.pipeline.empty()) {
     absl::StatusOr<PassManager> pm = PassManager::Parse(options.pipeline);
     if (!pm.ok()) return pm.status();
     ANVIL_RETURN_IF_ERROR(pm->Run(*model_));
+    ANVIL_RETURN_IF_ERROR(SortTopologically(*model_));
   }
-  // The plan follows node order; imported models need not be in topological order.
-  absl::Status sorted = absl::OkStatus();
-  model_->graph().ForEachGraph([&sorted](Graph& g) {
-    std::string cycle;
-    if (sorted.ok() && !g.TopologicalSort(&cycle)) {
-      sorted = absl::InvalidArgumentError(absl::StrCat("the graph has a cycle through ", cycle));
-    }
-  });
-  if (!sorted.ok()) return sorted;
 
   absl::StatusOr<std::unique_ptr<GraphPlan>> plan = GraphPlan::Build(*model_, model_->graph());
   if (!plan.ok()) return plan.status();
@@ -181,11 +203,30 @@ absl::Status Session::PrepareMemory() {
         external_alias[s.producer]) {
       continue;
     }
+    if (options_.max_allocation_bytes != kNoAllocationLimit &&
+        shape.bytes > options_.max_allocation_bytes) {
+      const Node& producer = *steps[s.producer].node;
+      return absl::ResourceExhaustedError(
+          absl::StrCat(producer.Describe(), ": output '", s.value->name(), "' ",
+                       AsAbsl(ElementTypeName(shape.type)), DimsToString(shape.dims), " (",
+                       HumanBytes(shape.bytes), ") is over the allocation limit of ",
+                       HumanBytes(options_.max_allocation_bytes)));
+    }
     sizes[slot] = shape.bytes;
   }
   planner_->Plan(sizes);  // no-op when no size changed
   if (planner_->arena_bytes() > static_cast<int64_t>(arena_.ByteSize())) {
-    arena_ = Tensor(ElementType::kUint8, {planner_->arena_bytes()});
+    arena_ = Tensor();  // the old arena goes first: both need not fit at once
+    absl::StatusOr<Tensor> arena = Tensor::Allocate(ElementType::kUint8, {planner_->arena_bytes()},
+                                                    options_.max_allocation_bytes);
+    if (!arena.ok()) {
+      return absl::Status(
+          arena.status().code(),
+          absl::StrCat("memory plan: the arena of intermediates (peak ",
+                       HumanBytes(planner_->arena_bytes()),
+                       " live at once) cannot be allocated: ", arena.status().message()));
+    }
+    arena_ = *std::move(arena);
   }
   // Views are rebuilt whenever shapes were re-inferred: equal sizes may hold other dims.
   auto* base = static_cast<uint8_t*>(arena_.data());
@@ -235,7 +276,8 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
   ++runs_;
   if (options_.profile) step_nanos_.resize(plan_->steps().size(), 0);
   ExecutionOptions exec_options{options_.seed, &heap_tensors_,
-                                options_.profile ? &step_nanos_ : nullptr};
+                                options_.profile ? &step_nanos_ : nullptr,
+                                options_.max_allocation_bytes};
   ANVIL_RETURN_IF_ERROR(ExecuteFrame(frame, &layout, exec_options));
 
   std::vector<Tensor> outputs;

@@ -37,6 +37,9 @@
 
 namespace anvil {
 
+// Half the physical memory of this machine (1 GiB if it cannot be read).
+int64_t DefaultMaxAllocationBytes();
+
 struct SessionOptions {
   // Passes run on the model at load (pass_manager.h syntax); "" runs none.
   std::string pipeline = "shape-inference,einsum-decompose,dce";
@@ -48,6 +51,10 @@ struct SessionOptions {
   uint64_t seed = 0x5eed;
   // Time every step of every run (Profile()); costs two clock reads per node.
   bool profile = false;
+  // The largest single allocation a run may make: one tensor, or the planned arena of the
+  // intermediates. Larger is a ResourceExhausted error naming the node, op and dims, instead of
+  // the OOM killer. kNoAllocationLimit: none. Default: half the machine's physical memory.
+  int64_t max_allocation_bytes = DefaultMaxAllocationBytes();
 };
 
 // Where the time went, per op type, over the runs since the last ResetProfile().

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
+#include "base/checked_math.h"
 #include "base/status_macros.h"
 #include "shape/index_expr.h"
 #include "shape/runtime_builder.h"
@@ -155,6 +157,14 @@ absl::Status ShapeInferenceEngine::Propagate(absl::Span<const TensorView> inputs
         SetUnknown(out);
         all_known = false;
         continue;
+      }
+      // Dims from the model's arithmetic can describe a tensor that cannot exist.
+      absl::StatusOr<int64_t> size = CheckedByteSize(*literal, ElementSize(info.type));
+      if (!size.ok()) {
+        return absl::Status(size.status().code(),
+                            absl::StrCat(step.node->Describe(), ": output ", i, " '",
+                                         step.node->output(static_cast<int>(i))->name(),
+                                         "' cannot exist: ", size.status().message()));
       }
       const Shape dims(literal->begin(), literal->end());
       SetKnown(out, info.type, dims, nullptr);

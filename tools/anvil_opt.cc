@@ -28,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/excerpt.h"
 #include "base/status_macros.h"
 #include "constprop/gc.h"
 #include "graph/instrumentation.h"
@@ -154,7 +155,7 @@ absl::Status Run(const Flags& flags) {
     model = *std::move(parsed);
     pipeline = flags.passes.value_or(kDefaultPipeline);
     timing = true;
-    std::cerr << "anvil-opt: no model given; running '" << pipeline
+    std::cerr << "anvil-opt: no model given; running '" << Excerpt(pipeline)
               << "' on the embedded default model (see --help)\n";
   } else {
     absl::StatusOr<std::unique_ptr<Model>> loaded = LoadModel(ResolveUserPath(flags.model));
@@ -175,8 +176,9 @@ absl::Status Run(const Flags& flags) {
   if (!manager.ok()) return manager.status();
   for (const std::string& name : flags.print_ir_after) {
     if (!IsPassRegistered(name)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--print-ir-after: unknown pass '", name, "'; available passes: ", AvailablePassNames()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--print-ir-after: unknown pass '", Excerpt(name),
+                       "'; available passes: ", AvailablePassNames()));
     }
   }
   // Order matters (see pass_manager.h): printing and verification wrap outside timing, so the

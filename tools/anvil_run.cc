@@ -3,7 +3,7 @@
 //
 //   anvil-run MODEL [--input-dir DIR] [--input NAME=FILE.pb]... [--shape NAME=D0,D1,...]...
 //             [--seed N] [--iters N] [--warmup N] [--threads N] [--out DIR] [--memory]
-//             [--pipeline=P] [--no-arena] [--profile] [--help]
+//             [--pipeline=P] [--no-arena] [--profile] [--max-allocation-bytes N] [--help]
 //
 // Inputs are the graph inputs that are not initializers, in order: input_K.pb from --input-dir
 // (or --input NAME=FILE), else seeded random tensors with the --shape dims (symbolic dims not
@@ -63,6 +63,9 @@ options:
   --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,dce")
   --no-arena             every tensor on the heap (no memory plan)
   --profile              print the time per op type over the timed runs (stderr)
+  --max-allocation-bytes N
+                         refuse any single allocation (a tensor, the arena) over N bytes with
+                         an error naming the node (default: half the physical memory; 0: none)
   --help                 show this text
 )";
 
@@ -80,6 +83,7 @@ struct Flags {
   std::optional<std::string> pipeline;
   bool arena = true;
   bool profile = false;
+  std::optional<int64_t> max_allocation_bytes;
 };
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -132,6 +136,8 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     } else if (key == "--profile") {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.profile = true;
+    } else if (key == "--max-allocation-bytes") {
+      ANVIL_ASSIGN_OR_RETURN(flags.max_allocation_bytes, args.Count(0));
     } else if (args.IsOption()) {
       return args.Unknown();
     } else if (flags.model.empty()) {
@@ -163,8 +169,15 @@ class Mulberry32 {
 // A random tensor as ort_run.js makes it: floats uniform in [-1, 1), integers in [0, 4),
 // bools half true.
 absl::StatusOr<Tensor> RandomTensor(const Value& input, ElementType type,
-                                    const std::vector<int64_t>& dims, Mulberry32& rng) {
-  Tensor t(type, dims);
+                                    const std::vector<int64_t>& dims, int64_t max_bytes,
+                                    Mulberry32& rng) {
+  absl::StatusOr<Tensor> allocated = Tensor::Allocate(type, dims, max_bytes, /*zero=*/false);
+  if (!allocated.ok()) {
+    return absl::Status(
+        allocated.status().code(),
+        absl::StrCat("random input '", input.name(), "': ", allocated.status().message()));
+  }
+  Tensor t = *std::move(allocated);
   const int64_t n = t.NumElements();
   for (int64_t i = 0; i < n; ++i) {
     const double u = rng.Next();
@@ -227,6 +240,10 @@ absl::Status Run(const Flags& flags) {
   if (flags.pipeline) options.pipeline = *flags.pipeline;
   options.plan_memory = flags.arena;
   options.profile = flags.profile;
+  if (flags.max_allocation_bytes) {
+    options.max_allocation_bytes =
+        *flags.max_allocation_bytes == 0 ? kNoAllocationLimit : *flags.max_allocation_bytes;
+  }
   absl::StatusOr<std::unique_ptr<Session>> loaded = Session::Load(flags.model, options);
   if (!loaded.ok()) return loaded.status();
   Session& session = **loaded;
@@ -263,7 +280,8 @@ absl::Status Run(const Flags& flags) {
           dims.push_back(d.is_literal() && *d.value > 0 ? *d.value : 1);
         }
       }
-      absl::StatusOr<Tensor> random = RandomTensor(in, in.type().element_type(), dims, rng);
+      absl::StatusOr<Tensor> random =
+          RandomTensor(in, in.type().element_type(), dims, options.max_allocation_bytes, rng);
       if (!random.ok()) return random.status();
       tensor = *std::move(random);
     }

@@ -4,6 +4,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/excerpt.h"
 
 namespace anvil {
 
@@ -51,7 +52,7 @@ absl::StatusOr<int64_t> CommandLine::Count(int64_t min) {
   int64_t n;
   if (!absl::SimpleAtoi(*value, &n) || n < min) {
     return absl::InvalidArgumentError(
-        absl::StrCat(key_, " needs a whole number >= ", min, ", got '", *value, "'"));
+        absl::StrCat(key_, " needs a whole number >= ", min, ", got '", Excerpt(*value), "'"));
   }
   return n;
 }
@@ -62,7 +63,8 @@ absl::Status CommandLine::NoValue() const {
 }
 
 absl::Status CommandLine::Unknown() const {
-  return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg_, "' (see --help)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown option '", Excerpt(arg_), "' (see --help)"));
 }
 
 }  // namespace anvil

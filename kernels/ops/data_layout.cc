@@ -251,7 +251,8 @@ class SliceKernel final : public OpKernel {
                                       " leaves dim ", *axis, " of ", in.DebugString()));
       }
       offset += start * in.strides[*axis];
-      view.strides[*axis] = in.strides[*axis] * step;
+      // One element: the step is never taken (and |step| may be 2^63, whose product overflows).
+      view.strides[*axis] = n == 1 ? in.strides[*axis] : in.strides[*axis] * step;
     }
     for (int64_t k = 0; k < in.rank(); ++k) {
       if (!sliced[k] && view.dims[k] != in.dims[k]) {

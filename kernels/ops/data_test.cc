@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -220,6 +221,16 @@ TEST(DataKernels, SliceNegativeStepsAndOpset1) {
                 {x});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{5, 6, 7, 9, 10, 11}));
+  // A step of INT64_MIN from the end takes exactly the last element.
+  Tensor v = Iota<float>(ElementType::kFloat, {10});
+  out = RunText(
+      ModelText(13,
+                "g (float[10] x, int64[1] s, int64[1] e, int64[1] a, int64[1] st) => (float[1] y)",
+                "y = Slice (x, s, e, a, st)"),
+      {v, Int64s({1}, {-1}), Int64s({1}, {std::numeric_limits<int64_t>::min()}), Int64s({1}, {0}),
+       Int64s({1}, {std::numeric_limits<int64_t>::min()})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{9}));
 }
 
 // ---- Gather family ----

@@ -44,7 +44,7 @@ absl::Status IfShape(ShapeContext& ctx) {
   auto else_out = ctx.builder().InferSubgraph(*else_branch, {});
   if (!else_out.ok()) return else_out.status();
   if (then_out->size() != else_out->size() ||
-      static_cast<int>(then_out->size()) < ctx.num_outputs()) {
+      static_cast<int>(then_out->size()) != ctx.num_outputs()) {
     return ctx.Error(absl::StrCat("branches return ", then_out->size(), " and ", else_out->size(),
                                   " values for ", ctx.num_outputs(), " outputs"));
   }

@@ -56,6 +56,8 @@ IndexExpr SliceCount(const IndexExpr& dim, const IndexExpr& start, const IndexEx
   };
   IndexExpr s = FromBack(cut(start), dim);
   IndexExpr e = FromBack(cut(end), dim);
+  // Likewise a step beyond 2^62 takes one element of any dim, and -INT64_MIN would overflow.
+  step = std::clamp(step, -kHuge, kHuge);
   if (step > 0) {
     if (IsTrue(Gt(s, dim))) s = dim;
     e = Min(e, dim);

@@ -196,6 +196,9 @@ absl::Status InferReshape(ShapeContext& ctx) {
       target = IndexExprList(shape.begin(), shape.end());
     }
   } else {
+    if (const int64_t rank = ctx.InputRank(1); rank >= 0 && rank != 1) {
+      return ctx.Error(absl::StrCat("the shape input must be 1-D, is rank ", rank));
+    }
     target = IntValues(ctx, 1);
     if (!target) {
       if (std::optional<int64_t> length = InputLength(ctx, 1)) out.dims = UnknownDims(*length);

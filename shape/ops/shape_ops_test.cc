@@ -476,14 +476,15 @@ int64_t SpecSliceLength(int64_t dim, int64_t start, int64_t end, int64_t step) {
     start = std::min(std::max<int64_t>(start, 0), dim - 1);
     end = std::min(std::max<int64_t>(end, -1), dim - 1);
   }
-  const int64_t diff = end - start;
-  const int64_t count = step > 0 ? (diff + step - 1) / step : (-diff + -step - 1) / -step;
-  return diff == 0 || (diff > 0) != (step > 0) ? 0 : count;
+  // In 128 bits: steps of +-2^63 must not overflow the reference.
+  const __int128 diff = end - start, st = step;
+  const __int128 count = st > 0 ? (diff + st - 1) / st : (-diff + -st - 1) / -st;
+  return diff == 0 || (diff > 0) != (st > 0) ? 0 : static_cast<int64_t>(count);
 }
 
 TEST_F(ShapeOpTest, SliceAgreesWithTheSpecLiteralAndSymbolic) {
   const std::vector<int64_t> bounds = {kIntMin, -8, -3, -1, 0, 1, 2, 5, 8, kIntMax};
-  for (int64_t step : {-3, -1, 1, 2}) {
+  for (int64_t step : {kIntMin, int64_t{-3}, int64_t{-1}, int64_t{1}, int64_t{2}, kIntMax}) {
     for (int64_t start : bounds) {
       for (int64_t end : bounds) {
         // The same slice on a symbolic dim, then evaluated at each literal.
