@@ -54,7 +54,8 @@ std::string HumanBytes(int64_t bytes) {
     ++unit;
   }
   if (unit == 0) return absl::StrCat(bytes, " B");
-  return absl::StrFormat(v < 10 ? "%.1f %s" : "%.0f %s", v, kUnits[unit]);
+  if (v < 10) return absl::StrFormat("%.1f %s", v, kUnits[unit]);
+  return absl::StrFormat("%.0f %s", v, kUnits[unit]);
 }
 
 }  // namespace anvil

@@ -147,9 +147,12 @@ absl::Status StatisticsInstrumentation::RunAfterPass(const Pass& pass, Model& mo
     statistics_.push_back({std::string(pass.name()), {}});
     it = statistics_.end() - 1;
   }
-  for (const auto& [name, delta] : ctx.statistics()) {
+  for (const auto& statistic : ctx.statistics()) {
+    const auto& [name, delta] = statistic;
+    // A named reference, not the binding: clang 15 cannot capture structured bindings.
+    const auto& key = statistic.first;
     auto value = std::find_if(it->values.begin(), it->values.end(),
-                              [&](const auto& v) { return v.first == name; });
+                              [&](const auto& v) { return v.first == key; });
     if (value == it->values.end()) {
       it->values.emplace_back(name, delta);
     } else {

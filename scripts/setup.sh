@@ -18,6 +18,8 @@ PACKAGES=(
   libbenchmark-dev
   python3-onnx          # model generators and checks in testdata/
   python3-numpy
+  clang-15              # fuzzing: --config=fuzz (scripts/fuzz.sh)
+  libfuzzer-15-dev
 )
 
 missing=()

@@ -1,21 +1,48 @@
 #!/usr/bin/env bash
 # Quick start, command 2: install what is missing, run every test, build the consumer example,
-# and end with one line "N passed, N failed" (test cases from each test's XML report; a test
-# target that fails to build or crashes without a report counts as one failure). Exits non-zero
-# if anything failed.
+# fuzz each fuzz/ target with libFuzzer for 30 s, and end with one line "N passed, N failed"
+# (test cases from each test's XML report; a test target that fails to build or crashes without
+# a report counts as one failure). Exits non-zero if anything failed.
+#   scripts/test.sh              the above
+#   scripts/test.sh --sanitize   the whole suite under --config=asan, then --config=ubsan
+#   scripts/test.sh --no-fuzz    without the libFuzzer runs (the seeds are still replayed)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh || exit 1
 
-log=$(mktemp)
-bazel test --test_summary=short //... 2>&1 | tee "$log"
-bazel_status=${PIPESTATUS[0]}
+sanitize=0
+fuzz=1
+for arg in "$@"; do
+  case $arg in
+    --sanitize) sanitize=1 ;;
+    --no-fuzz) fuzz=0 ;;
+    *) echo "usage: scripts/test.sh [--sanitize] [--no-fuzz]" >&2; exit 2 ;;
+  esac
+done
 
-# The consumer workspace imports one Anvil library alone, as another project would.
+log=$(mktemp)
 consumer_failed=0
-echo "== examples/consumer: building against @anvil//graph:ir"
-if ! (cd examples/consumer && bazel build //... && bazel-bin/consumer); then
-  consumer_failed=1
+if ((sanitize)); then
+  # Each config has its own output tree (platform_suffix); testlogs are read per config below.
+  for config in asan ubsan; do
+    echo "== bazel test --config=$config //..."
+    bazel test --config=$config --test_summary=short //... 2>&1 | sed "s|^//|$config://|" | tee -a "$log"
+  done
+  bazel_status=${PIPESTATUS[0]}
+else
+  bazel test --test_summary=short //... 2>&1 | tee "$log"
+  bazel_status=${PIPESTATUS[0]}
+
+  # The consumer workspace imports one Anvil library alone, as another project would.
+  echo "== examples/consumer: building against @anvil//graph:ir"
+  if ! (cd examples/consumer && bazel build //... && bazel-bin/consumer); then
+    consumer_failed=1
+  fi
+
+  if ((fuzz)); then
+    echo "== scripts/fuzz.sh 30: libFuzzer, 30 s per target"
+    scripts/fuzz.sh 30 --test_summary=short 2>&1 | sed "s|^//|fuzz://|" | tee -a "$log"
+  fi
 fi
 
 /usr/bin/python3 - "$log" "$consumer_failed" "$bazel_status" <<'PY'
@@ -26,14 +53,22 @@ log, consumer_failed, bazel_status = sys.argv[1], int(sys.argv[2]), int(sys.argv
 passed = failed = 0
 targets = {}
 for line in open(log, errors="replace"):
-    m = re.match(r"^(//\S+)\s+(?:\(cached\)\s+)?(PASSED|FAILED TO BUILD|FAILED|NO STATUS|TIMEOUT|FLAKY)\b",
-                 line.strip())
+    m = re.match(r"^((?:asan:|ubsan:|fuzz:)?//\S+)\s+(?:\(cached\)\s+)?"
+                 r"(PASSED|FAILED TO BUILD|FAILED|NO STATUS|TIMEOUT|FLAKY)\b", line.strip())
     if m:
         targets[m.group(1)] = m.group(2)
-testlogs = os.path.realpath("bazel-testlogs")
+out = os.path.realpath("bazel-out")
+fuzz_base = os.environ.get("ANVIL_FUZZ_OUTPUT_BASE", os.path.expanduser("~/.cache/anvil-fuzz"))
+testlogs_of = {
+    "": os.path.realpath("bazel-testlogs"),
+    "asan": os.path.join(out, "k8-fastbuildasan", "testlogs"),
+    "ubsan": os.path.join(out, "k8-fastbuildubsan", "testlogs"),
+    "fuzz": os.path.join(fuzz_base, "execroot/anvil/bazel-out/k8-fastbuildfuzz/testlogs"),
+}
 for target, status in sorted(targets.items()):
-    pkg, name = target[2:].split(":")
-    xml = os.path.join(testlogs, pkg, name, "test.xml")
+    config, _, label = target.rpartition("//")
+    pkg, name = label.split(":")
+    xml = os.path.join(testlogs_of[config.rstrip(":")], pkg, name, "test.xml")
     cases_ok = cases_bad = 0
     if status in ("PASSED", "FAILED", "FLAKY") and os.path.exists(xml):
         for case in ET.parse(xml).iter("testcase"):
@@ -49,11 +84,11 @@ for target, status in sorted(targets.items()):
     failed += cases_bad
 if consumer_failed:
     failed += 1
-else:
+elif not any(t.startswith(("asan:", "ubsan:")) for t in targets):
     passed += 1
 if not targets and bazel_status != 0:
     failed += 1  # bazel itself failed before running anything
-print(f"{len(targets)} test targets, consumer example {'FAILED' if consumer_failed else 'built'}")
+print(f"{len(targets)} test targets, consumer example {'FAILED' if consumer_failed else 'built or not run'}")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
 PY

@@ -264,6 +264,16 @@ TEST(IndexExprTest, FromDimParam) {
   Check(IndexExpr::FromDimParam("3"), "3");
   Check(IndexExpr::FromDimParam("floor(H / 2)"), "floor(H / 2)");
   Check(IndexExpr::FromDimParam("seq-len"), "-len + seq");  // the printed form wins
+  // A symbol whose name parses as an expression (only backquotes make one) prints backquoted,
+  // so that its printed form reads back as the symbol (found by //fuzz:dim_expr_fuzzer).
+  {
+    absl::StatusOr<IndexExpr> product_symbol = IndexExpr::Parse("`a*b`*1");
+    ++checks;
+    ASSERT_TRUE(product_symbol.ok());
+    Check(*product_symbol, "`a*b`");
+    ++checks;
+    EXPECT_TRUE(IndexExpr::FromDimParam(product_symbol->ToString()) == *product_symbol);
+  }
   ++checks;
   EXPECT_TRUE(IndexExpr::FromDimParam("").IsQuestionmark());
   ++checks;

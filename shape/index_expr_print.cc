@@ -7,7 +7,8 @@
 //   min/max arguments in canonical order:         min(N, 5)
 //
 // A symbol name that is not an identifier is written `between backquotes` inside a larger
-// expression, so it re-parses; a bare symbol prints its name as is (what a dim_param holds).
+// expression, so it re-parses; a bare symbol prints its name as is (what a dim_param holds),
+// unless the name would parse as another expression (`a*b`).
 // INT64_MIN, whose magnitude has no int64 literal, prints as `- 9223372036854775807 - 1`.
 #include <cstdint>
 #include <string>
@@ -132,8 +133,13 @@ std::string IndexExpr::ToString() const {
     }
     case Kind::kQuestionmark:
       return "?";
-    case Kind::kSymbol:
-      return poly_->terms[0].mono->atoms[0]->name;
+    case Kind::kSymbol: {
+      const std::string& name = poly_->terms[0].mono->atoms[0]->name;
+      // A bare name must read back as this symbol: one that parses as an expression of its own
+      // (a symbol named `a*b`, from backquotes) keeps its backquotes.
+      if (index_expr_internal::IsIdentifier(name) || !Parse(name).ok()) return name;
+      return absl::StrCat("`", name, "`");
+    }
     case Kind::kAffine:
     case Kind::kNonAffine:
       break;

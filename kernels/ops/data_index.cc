@@ -83,14 +83,23 @@ class GatherKernel final : public OpKernel {
 // ---- GatherElements, ScatterElements ----
 
 // Calls f(position, offset) for every element of a tensor of `dims` (row-major position), with
-// `offset` the element offset in a tensor of strides `strides` where the coordinate along
-// `axis` is replaced by the normalized index values[position] (a dim of `n`). Returns the first
-// out-of-range index error.
+// `offset` the element offset in a tensor of `data_dims` and `strides` where the coordinate along
+// `axis` is replaced by the normalized index values[position]. Every other dim of `dims` must be
+// at most that of `data_dims` (else the offsets would leave the data). Returns the first
+// out-of-range error.
 template <typename F>
 absl::Status ForEachAxisIndex(const KernelContext& ctx, absl::Span<const int64_t> dims,
-                              absl::Span<const int64_t> strides, int64_t axis, int64_t n,
+                              absl::Span<const int64_t> data_dims,
+                              absl::Span<const int64_t> strides, int64_t axis,
                               const std::vector<int64_t>& values, F&& f) {
   const int64_t rank = static_cast<int64_t>(dims.size());
+  for (int64_t k = 0; k < rank; ++k) {
+    if (k != axis && dims[k] > data_dims[k]) {
+      return ctx.Error(absl::StrCat("indices dim ", k, " is ", dims[k], ", more than the data's ",
+                                    data_dims[k], " (only the axis ", axis, " may differ)"));
+    }
+  }
+  const int64_t n = data_dims[axis];
   const int64_t total = Product(dims, 0, dims.size());
   if (total == 0) return absl::OkStatus();
   const int64_t width = dims[rank - 1];
@@ -141,7 +150,7 @@ class GatherElementsKernel final : public OpKernel {
       using T = decltype(tag);
       const T* src = data.As<T>();
       T* dst = (*out)->As<T>();
-      return ForEachAxisIndex(ctx, idx.dims, data.strides, *axis, data.dims[*axis], *indices,
+      return ForEachAxisIndex(ctx, idx.dims, data.dims, data.strides, *axis, *indices,
                               [&](int64_t pos, int64_t offset) { dst[pos] = src[offset]; });
     });
   }
@@ -224,7 +233,7 @@ class ScatterElementsKernel final : public OpKernel {
       const T* src = updates.As<T>();
       T* dst = (*out)->As<T>();
       return ForEachAxisIndex(
-          ctx, idx.dims, (*out)->strides, *axis, data.dims[*axis], *indices,
+          ctx, idx.dims, data.dims, (*out)->strides, *axis, *indices,
           [&](int64_t pos, int64_t offset) {
             if constexpr (std::is_arithmetic_v<T> || kIsHalfLike<T>) {
               dst[offset] = r == Reduction::kNone ? src[pos] : Reduce(r, dst[offset], src[pos]);

@@ -235,6 +235,20 @@ TEST(DataKernels, SliceNegativeStepsAndOpset1) {
 
 // ---- Gather family ----
 
+TEST(DataKernels, GatherElementsRefusesIndicesWiderThanData) {
+  // Only the axis dim may differ; a wider dim 0 would read past the data (found by
+  // //fuzz:model_fuzzer).
+  Tensor x = Iota<float>(ElementType::kFloat, {2, 3});
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunText(ModelText(13, "g (float[2,3] x, int64[4,1] i) => (float[4,1] y)",
+                        "y = GatherElements <axis = 1> (x, i)"),
+              {x, Int64s({4, 1}, {0, 1, 2, 0})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("indices dim 0 is 4, more than the data's 2"),
+            std::string::npos)
+      << out.status();
+}
+
 TEST(DataKernels, GatherInnerBlocksAndErrors) {
   Tensor x = Iota<float>(ElementType::kFloat, {3, 2, 2});
   absl::StatusOr<std::vector<Tensor>> out =
