@@ -46,10 +46,17 @@ absl::StatusOr<std::vector<int64_t>> ReadInts(const ShapeContext& ctx, std::stri
     return ctx.Error(absl::StrCat("attribute '", AsAbsl(name), "' has ", values.size(),
                                   " values, expected ", n));
   }
+  // Window sizes beyond the int32 range are never meant, and products of them with dims could
+  // overflow the kernels' index arithmetic (found by //fuzz:model_fuzzer: pads of INT64_MAX).
+  constexpr int64_t kLimit = std::numeric_limits<int32_t>::max();
   for (int64_t v : values) {
     if (v < min_value) {
       return ctx.Error(absl::StrCat("attribute '", AsAbsl(name), "' [", absl::StrJoin(values, ", "),
                                     "] must be >= ", min_value));
+    }
+    if (v > kLimit || v < -kLimit) {
+      return ctx.Error(absl::StrCat("attribute '", AsAbsl(name), "' [", absl::StrJoin(values, ", "),
+                                    "] must be within the int32 range"));
     }
   }
   return values;
@@ -328,7 +335,8 @@ absl::Status InferMaxUnpool(ShapeContext& ctx) {
     if (const std::optional<IndexExprList>& values = ctx.InputValues(2)) {
       out = DimsExpr(values->begin(), values->end());
     } else if (std::optional<DimsExpr> shape_dims = ctx.InputDims(2);
-               shape_dims && shape_dims->size() == 1 && (*shape_dims)[0].IsLiteral()) {
+               shape_dims && shape_dims->size() == 1 && (*shape_dims)[0].IsLiteral() &&
+               (*shape_dims)[0].literal() <= kMaxDerivedRank) {
       out = UnknownDims((*shape_dims)[0].literal());
     } else {
       out = UnknownDims(static_cast<int64_t>(spatial) + 2);

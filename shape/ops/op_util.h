@@ -44,7 +44,12 @@ struct IntList {
 };
 IntList ReadIntList(const ShapeContext& ctx, std::string_view attr_name, int input_index);
 
-// `n` fresh questionmarks.
+// The largest rank a rule derives from the length of a shape-like input (Reshape's shape,
+// MaxUnpool's output_shape): a declared length beyond it leaves the rank unknown rather than
+// building millions of questionmarks for a hostile [2^40] input.
+inline constexpr int64_t kMaxDerivedRank = 1024;
+
+// `n` fresh questionmarks (n at most kMaxDerivedRank, or a rank of existing dims).
 DimsExpr UnknownDims(int64_t rank);
 
 }  // namespace anvil::shape_ops

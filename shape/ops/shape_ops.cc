@@ -45,7 +45,9 @@ std::optional<int64_t> InputLength(const ShapeContext& ctx, int i) {
   std::optional<DimsExpr> dims = ctx.InputDims(i);
   if (!dims) return std::nullopt;
   if (dims->empty()) return 1;
-  if (dims->size() == 1 && (*dims)[0].IsLiteral()) return (*dims)[0].literal();
+  if (dims->size() == 1 && (*dims)[0].IsLiteral() && (*dims)[0].literal() <= kMaxDerivedRank) {
+    return (*dims)[0].literal();
+  }
   return std::nullopt;
 }
 

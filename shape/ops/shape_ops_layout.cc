@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +67,10 @@ absl::Status CheckDivisible(const ShapeContext& ctx, const IndexExpr& dim, int64
 absl::Status InferDepthToSpace(ShapeContext& ctx) {
   const int64_t b = ctx.node().GetInt("blocksize", 0);
   if (b <= 0) return ctx.Error(absl::StrCat("blocksize ", b, " is not positive"));
+  // b*b must not overflow (a blocksize of 2^40 divided by zero, found by //fuzz:model_fuzzer).
+  if (b > std::numeric_limits<int32_t>::max()) {
+    return ctx.Error(absl::StrCat("blocksize ", b, " is beyond the int32 range"));
+  }
   std::optional<DimsExpr> dims = ctx.InputDims(0);
   std::optional<DimsExpr> out;
   if (dims) {
@@ -318,6 +323,10 @@ absl::Status InferResize(ShapeContext& ctx) {
 absl::Status InferSpaceToDepth(ShapeContext& ctx) {
   const int64_t b = ctx.node().GetInt("blocksize", 0);
   if (b <= 0) return ctx.Error(absl::StrCat("blocksize ", b, " is not positive"));
+  // b*b must not overflow (a blocksize of 2^40 divided by zero, found by //fuzz:model_fuzzer).
+  if (b > std::numeric_limits<int32_t>::max()) {
+    return ctx.Error(absl::StrCat("blocksize ", b, " is beyond the int32 range"));
+  }
   std::optional<DimsExpr> dims = ctx.InputDims(0);
   std::optional<DimsExpr> out;
   if (dims) {
