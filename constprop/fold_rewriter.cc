@@ -60,8 +60,10 @@ void FoldRewriter::ReplaceWithConstants(Graph& g, Node* node,
 void FoldRewriter::DropDeadConstants(const std::vector<Value*>& values) {
   std::vector<Value*> dropped;
   for (Value* v : values) {
-    if (v == nullptr || v->HasUses() || v->IsGraphOutput() || v->IsGraphInput()) continue;
-    if (std::find(dropped.begin(), dropped.end(), v) != dropped.end()) continue;
+    // A value listed twice (Add(c, c)) may already be erased: compare the pointer before
+    // reading through it (use-after-free found by --config=asan).
+    if (v == nullptr || std::find(dropped.begin(), dropped.end(), v) != dropped.end()) continue;
+    if (v->HasUses() || v->IsGraphOutput() || v->IsGraphInput()) continue;
     if (v->IsInitializer()) {
       dropped.push_back(v);
       NoteDropped(v->constant());
