@@ -20,10 +20,6 @@
 namespace anvil {
 namespace {
 
-std::string DimsString(absl::Span<const int64_t> dims) {
-  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
-}
-
 absl::Status SortTopologically(Model& model) {
   absl::Status sorted = absl::OkStatus();
   model.graph().ForEachGraph([&sorted](Graph& g) {
@@ -154,7 +150,7 @@ absl::Status Session::BindInputs(const absl::flat_hash_map<std::string, Tensor>&
     if (declared.has_shape()) {
       if (declared.rank() != static_cast<int64_t>(t.dims().size())) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "input '", v->name(), "': rank ", t.dims().size(), " ", DimsString(t.dims()),
+            "input '", v->name(), "': rank ", t.dims().size(), " ", DimsToString(t.dims()),
             ", expected rank ", declared.rank(), " (", declared.ToString(), ")"));
       }
       for (size_t k = 0; k < t.dims().size(); ++k) {
@@ -162,7 +158,7 @@ absl::Status Session::BindInputs(const absl::flat_hash_map<std::string, Tensor>&
         if (d.is_literal() && *d.value != t.dims()[k]) {
           return absl::InvalidArgumentError(absl::StrCat(
               "input '", v->name(), "': dim ", k, " is ", t.dims()[k], ", the model declares ",
-              *d.value, " (", declared.ToString(), "; got ", DimsString(t.dims()), ")"));
+              *d.value, " (", declared.ToString(), "; got ", DimsToString(t.dims()), ")"));
         }
       }
     }
