@@ -7,6 +7,10 @@
 #  - ANVIL_FUZZ_SECONDS=S (--config=fuzz): libFuzzer mutates for S seconds with a fixed seed,
 #    5 s per input and 2 GiB of RSS at most; a crash leaves its input in the test's outputs
 #    (bazel-testlogs/fuzz/TARGET_test/test.outputs/) to be added to fuzz/regressions/TARGET.
+#  - ANVIL_FUZZ_RUNS=N instead: N executions with the fixed seed, whatever the machine's speed
+#    (what scripts/test.sh runs). Not bit-identical between runs: absl's hash seed changes per
+#    process, so coverage and with it the grown corpus differ slightly, but the budget does not
+#    shrink on a slow or loaded CI machine as a timed run's does.
 set -euo pipefail
 binary=$1
 target=$2
@@ -29,12 +33,17 @@ for seeds in "$@" "fuzz/regressions/$target"; do
   fi
 done
 echo "$target: $n seed inputs"
-if [[ -z "${ANVIL_FUZZ_SECONDS:-}" ]]; then
+if [[ -z "${ANVIL_FUZZ_SECONDS:-}" && -z "${ANVIL_FUZZ_RUNS:-}" ]]; then
   exec "$binary" "$work"
+fi
+if [[ -n "${ANVIL_FUZZ_RUNS:-}" ]]; then
+  budget=(-runs="$ANVIL_FUZZ_RUNS")
+else
+  budget=(-max_total_time="$ANVIL_FUZZ_SECONDS")
 fi
 artifacts="${TEST_UNDECLARED_OUTPUTS_DIR:-$work}/"
 # The corpus grows in its own directory; the seeds stay read-only.
 grown="${TEST_TMPDIR:-$work}/grown"
 mkdir -p "$grown"
-exec "$binary" -seed=1 -max_total_time="$ANVIL_FUZZ_SECONDS" -timeout=5 -rss_limit_mb=2048 \
+exec "$binary" -seed=1 "${budget[@]}" -timeout=5 -rss_limit_mb=2048 \
   -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts" "$grown" "$work"

@@ -236,10 +236,43 @@ absl::StatusOr<std::shared_ptr<const Elements>> ImportTensor(const onnx::TensorP
     }
     bytes.assign(t.raw_data().begin(), t.raw_data().end());
   } else {
-    bytes.resize(byte_size);
     // Complex numbers take two values, (real, imaginary), in the typed field.
     const uint64_t per_element =
         type == ElementType::kComplex64 || type == ElementType::kComplex128 ? 2 : 1;
+    // The typed field must hold every element before anything is allocated: dims alone (with no
+    // data) may claim terabytes.
+    uint64_t available = 0;
+    const char* typed_field = "int32_data";
+    switch (type) {
+      case ElementType::kFloat:
+      case ElementType::kComplex64:
+        available = t.float_data_size();
+        typed_field = "float_data";
+        break;
+      case ElementType::kDouble:
+      case ElementType::kComplex128:
+        available = t.double_data_size();
+        typed_field = "double_data";
+        break;
+      case ElementType::kInt64:
+        available = t.int64_data_size();
+        typed_field = "int64_data";
+        break;
+      case ElementType::kUint32:
+      case ElementType::kUint64:
+        available = t.uint64_data_size();
+        typed_field = "uint64_data";
+        break;
+      default:
+        available = t.int32_data_size();
+        break;
+    }
+    if (available / per_element < count) {
+      return absl::InvalidArgumentError(absl::StrCat(label, ": has ", available, " values in ",
+                                                     typed_field, ", expected ",
+                                                     count * per_element));
+    }
+    bytes.resize(byte_size);
     auto check = [&](int size, const char* field) -> absl::Status {
       if (static_cast<uint64_t>(size) == count * per_element) {
         return absl::OkStatus();

@@ -35,6 +35,24 @@ absl::Status SortTopologically(Model& model) {
 
 Session::~Session() = default;
 
+absl::Status PrepareModelForRun(Model& model, const std::string& pipeline) {
+  // Imported models need not be in topological order. Sorting first lets the verifier judge the
+  // model, not its node order.
+  ANVIL_RETURN_IF_ERROR(SortTopologically(model));
+  // Kernels trust the verifier: arity, attributes and types are checked against the op schemas
+  // before any of them sees a node.
+  if (absl::Status valid = VerifyModel(model); !valid.ok()) {
+    return absl::Status(valid.code(), absl::StrCat("invalid model: ", valid.message()));
+  }
+  if (!pipeline.empty()) {
+    absl::StatusOr<PassManager> pm = PassManager::Parse(pipeline);
+    if (!pm.ok()) return pm.status();
+    ANVIL_RETURN_IF_ERROR(pm->Run(model));
+    ANVIL_RETURN_IF_ERROR(SortTopologically(model));
+  }
+  return absl::OkStatus();
+}
+
 int64_t DefaultMaxAllocationBytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGESIZE);
@@ -60,20 +78,8 @@ absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& o
   ScopedIndexExprContext index_exprs;  // what planning infers is gone with it
   options_ = options;
   model_ = std::move(model);
-  // The plan follows node order; imported models need not be in topological order. Sorting
-  // first lets the verifier judge the model, not its node order.
-  ANVIL_RETURN_IF_ERROR(SortTopologically(*model_));
-  // Kernels trust the verifier: arity, attributes and types are checked against the op schemas
-  // before any of them sees a node.
-  if (absl::Status valid = VerifyModel(*model_); !valid.ok()) {
-    return absl::Status(valid.code(), absl::StrCat("invalid model: ", valid.message()));
-  }
-  if (!options.pipeline.empty()) {
-    absl::StatusOr<PassManager> pm = PassManager::Parse(options.pipeline);
-    if (!pm.ok()) return pm.status();
-    ANVIL_RETURN_IF_ERROR(pm->Run(*model_));
-    ANVIL_RETURN_IF_ERROR(SortTopologically(*model_));
-  }
+  // The plan follows node order.
+  ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model_, options.pipeline));
 
   absl::StatusOr<std::unique_ptr<GraphPlan>> plan = GraphPlan::Build(*model_, model_->graph());
   if (!plan.ok()) return plan.status();

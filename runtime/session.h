@@ -40,6 +40,11 @@ namespace anvil {
 // Half the physical memory of this machine (1 GiB if it cannot be read).
 int64_t DefaultMaxAllocationBytes();
 
+// What Load does to a model before planning it: topological order, verification against the op
+// schemas (kernels trust it), the pipeline, topological order again. Shared with the other
+// engines that run models (lower/'s TirSession).
+absl::Status PrepareModelForRun(Model& model, const std::string& pipeline);
+
 struct SessionOptions {
   // Passes run on the model at load (pass_manager.h syntax); "" runs none.
   std::string pipeline = "shape-inference,einsum-decompose,dce";

@@ -58,6 +58,10 @@ struct ExprNode {
 
 IndexExpr MakeExpr(Poly p) {
   if (p.IsLiteral()) return IndexExpr(p.constant);
+  if (PolySize(p) > kMaxExprSize) {
+    return IndexExpr::Undefined(
+        absl::StrCat("expression too large (over ", kMaxExprSize, " nodes)"));
+  }
   if (const Atom* a = p.AsSingleAtom()) return IndexExprAccess::FromPoly(AtomPoly(a));
   std::shared_ptr<ContextImpl> context = ContextOf(p);
   CheckOneContext(p, context.get());

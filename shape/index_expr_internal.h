@@ -49,6 +49,12 @@ struct Interval {
   int64_t hi = kPosInf;
 };
 
+// The largest expression an operation may build, in printed nodes (symbols, terms, floor/min/max
+// and their arguments counted as a tree). Atoms are shared, so memory stays small even past it,
+// but printing, error messages and translations walk the tree: `a % b % c % ...` doubles per
+// step. Real dims stay in the tens; a bigger result is undefined ("expression too large").
+inline constexpr int64_t kMaxExprSize = 4096;
+
 // ---- Canonical structures ----
 
 enum class AtomKind : uint8_t { kSymbol, kQuestionmark, kFloor, kMin, kMax };
@@ -92,6 +98,7 @@ struct Atom {
   std::vector<Poly> args;  // kFloor: {numerator, divisor}; kMin/kMax: sorted, distinct, >= 2
   bool has_questionmark = false;
   Interval interval;
+  int64_t size = 1;  // printed nodes as a tree, saturating at kMaxExprSize + 1
   size_t hash = 0;
   const Monomial* mono = nullptr;  // the degree-1 monomial {this}
   Poly self;                       // 1*this, what every IndexExpr that is this atom points at
@@ -101,6 +108,7 @@ struct Monomial {
   std::vector<const Atom*> atoms;  // sorted by CompareAtoms, with repetition
   bool has_questionmark = false;
   Interval interval;
+  int64_t size = 0;  // sum of the atoms' sizes, saturating at kMaxExprSize + 1
   size_t hash = 0;
   // A single symbol atom (what affine expressions are made of).
   bool IsSymbol() const { return atoms.size() == 1 && atoms[0]->kind == AtomKind::kSymbol; }
@@ -161,6 +169,9 @@ bool AddScaled(const Poly& a, const Poly& b, int64_t k, Poly* out);
 // out = k*a.
 bool Scale(const Poly& a, int64_t k, Poly* out);
 bool Multiply(const Poly& a, const Poly& b, Poly* out);
+
+// Printed nodes of `p` as a tree (see kMaxExprSize), saturating at kMaxExprSize + 1.
+int64_t PolySize(const Poly& p);
 
 // Atoms and monomials alive over all contexts.
 int64_t LiveNodes();

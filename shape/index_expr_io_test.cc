@@ -224,6 +224,8 @@ TEST(IndexExprTest, Parsing) {
   CheckParseError("min(N,)", 7, "expected an expression");
   CheckParseError("`abc", 1, "unterminated");
   CheckParseError("``", 1, "empty");
+  CheckParseError("`  `", 1, "empty");  // blank: a dim_param reads it as unknown
+  CheckParseError("N + `\t`", 5, "empty");
   CheckParseError("99999999999999999999", 1, "out of the int64 range");
   CheckParseError("9223372036854775808", 1, "out of the int64 range");
   CheckParseError("N - 9223372036854775808", 5, "out of the int64 range");

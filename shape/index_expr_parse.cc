@@ -165,8 +165,13 @@ class Parser {
     if (c == '`') {
       size_t end = text_.find('`', pos_ + 1);
       if (end == std::string_view::npos) return Fail("unterminated `quoted name`");
-      if (end == pos_ + 1) return Fail("empty `quoted name`");
-      *out = IndexExpr::Symbol(text_.substr(pos_ + 1, end - pos_ - 1));
+      const std::string_view quoted = text_.substr(pos_ + 1, end - pos_ - 1);
+      // A blank name is no name: as a dim_param it means "unknown" (FromDimParam), so it cannot
+      // be a symbol either, or its printed form would read back as a questionmark.
+      if (quoted.find_first_not_of(" \t") == std::string_view::npos) {
+        return Fail("empty `quoted name`");
+      }
+      *out = IndexExpr::Symbol(quoted);
       pos_ = end + 1;
       return true;
     }

@@ -198,6 +198,7 @@ const Monomial* InternMonomialLocked(ContextImpl& t, absl::Span<const Atom* cons
   for (const Atom* a : atoms) {
     m->has_questionmark |= a->has_questionmark;
     m->interval = MulIntervals(m->interval, a->interval);
+    m->size = std::min(m->size + a->size, kMaxExprSize + 1);
   }
   t.monomials.insert(m);
   return m;
@@ -231,7 +232,10 @@ const Atom* InternContentAtom(AtomKind kind, absl::Span<Poly> args) {
   Atom* a = t.NewAtom(kind);
   a->args.assign(std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
   a->hash = key.hash;
-  for (const Poly& p : a->args) a->has_questionmark |= p.HasQuestionmark();
+  for (const Poly& p : a->args) {
+    a->has_questionmark |= p.HasQuestionmark();
+    a->size = std::min(a->size + PolySize(p), kMaxExprSize + 1);
+  }
   a->interval = a->kind == AtomKind::kFloor
                     ? FloorInterval(PolyInterval(a->args[0]), PolyInterval(a->args[1]))
                     : MinMaxInterval(a->kind, a->args);
@@ -255,6 +259,12 @@ size_t HashMix(size_t h, uint64_t v) {
   x *= 0x94D049BB133111EBull;
   x ^= x >> 31;
   return static_cast<size_t>(x);
+}
+
+int64_t PolySize(const Poly& p) {
+  int64_t size = 1;
+  for (const Term& t : p.terms) size = std::min(size + 1 + t.mono->size, kMaxExprSize + 1);
+  return size;
 }
 
 size_t HashPoly(const Poly& p) {

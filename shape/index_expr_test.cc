@@ -481,6 +481,20 @@ TEST(IndexExprTest, Overflow) {
                  "9223372036854775807) * 2");
 }
 
+// Each % doubles the tree (a % b == a - b*floor(a / b)): past kMaxExprSize nodes the result is
+// undefined instead of taking exponential time to print, compare or translate.
+TEST(IndexExprTest, ExpressionSizeIsBounded) {
+  IndexExpr e = Sym("a");
+  for (char c = 'b'; c <= 'z'; ++c) e = Mod(e, Sym(std::string(1, c)));
+  CheckUndefined(e, "expression too large (over 4096 nodes)");
+  // Small nests are unaffected.
+  Check(Mod(Mod(Sym("a"), Sym("b")), Sym("c")).IsUndefined() ? IndexExpr(0) : IndexExpr(1), "1");
+  absl::StatusOr<IndexExpr> parsed = IndexExpr::Parse("a % b % c % d % e % f % g % h % i % j % "
+                                                      "k % l % m % n % o % p % q % r % s % t % u");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.status().message().find("expression too large"), std::string::npos);
+}
+
 TEST(IndexExprTest, DivisionByZeroAndUndefined) {
   IndexExpr n = Sym("N"), m = Sym("M");
   CheckUndefined(FloorDiv(n, 0), "division by zero in floor(N / 0)");

@@ -50,6 +50,22 @@ struct TensorInfo {
   int64_t rank() const { return dims ? static_cast<int64_t>(dims->size()) : -1; }
 };
 
+// What a ShapeFn derives on the way to the output dims that lowering needs to index the data, so
+// that no rule exists twice (lower/ reads these instead of re-deriving them). Filled only when
+// the builder asks (IndexExprBuilder::WantsFacts), so analysis and the runtime pay nothing.
+struct ShapeFacts {
+  // Reductions (ReduceX, ArgMax, ArgMin): the reduced axes, sorted, without repeats.
+  // Transpose: the permutation. Ops with one axis (Concat, Gather, Softmax, LogSoftmax, Hardmax,
+  // LayerNormalization): {the axis, normalized} (Softmax before opset 13: the axis the input is
+  // coerced to 2-D at).
+  std::vector<int64_t> axes;
+  // Slice: per input axis, the first index taken (0 where not sliced). Pad: per axis, the
+  // leading pad (negative: elements removed).
+  IndexExprList starts;
+  // Slice: per input axis, the step (1 where not sliced).
+  std::vector<int64_t> steps;
+};
+
 // How a ShapeHelper sees the operands of the node it is computing. Implementations: the
 // analysis builder (shape-inference pass), the runtime builder (runtime), the IR builder
 // (lowering).
@@ -73,6 +89,9 @@ class IndexExprBuilder {
       const Graph& body, const std::vector<TensorInfo>& inputs) const {
     return absl::UnimplementedError("this builder does not infer subgraphs");
   }
+
+  // Whether ShapeFns should record ShapeFacts (lowering's builder does).
+  virtual bool WantsFacts() const { return false; }
 };
 
 class ShapeContext {
@@ -109,6 +128,11 @@ class ShapeContext {
   // Convenience: type and dims of output i.
   void SetOutput(int i, ElementType type, std::optional<DimsExpr> dims);
 
+  // ---- Facts for lowering ----
+  // Where a ShapeFn records ShapeFacts, or nullptr when the builder does not want them.
+  ShapeFacts* facts() { return builder_.WantsFacts() ? &facts_ : nullptr; }
+  const ShapeFacts& recorded_facts() const { return facts_; }
+
   // ---- Errors ----
   // InvalidArgument "node 'n' (Op): <what>" (see Node::Describe()).
   absl::Status Error(std::string_view what) const;
@@ -120,6 +144,7 @@ class ShapeContext {
   int64_t opset_;
   const IndexExprBuilder& builder_;
   absl::InlinedVector<TensorInfo, 2> outputs_;
+  ShapeFacts facts_;
   const TensorInfo& ReadInput(int i) const;
 
   // Inputs read so far (lazily, see Input()).

@@ -221,6 +221,8 @@ class ShapeInference::Impl {
   }
 
   int64_t reinferred() const { return reinferred_; }
+  ShapeState& state() { return inferencer_.state(); }
+  IndexExprContext& context() { return index_exprs_; }
 
  private:
   Model& model_;
@@ -240,6 +242,8 @@ void ShapeInference::MarkUsersDirty(const Value& value) { impl_->MarkUsersDirty(
 void ShapeInference::Forget(const Value& value) { impl_->Forget(value); }
 void ShapeInference::ForgetNode(const Node& node) { impl_->ForgetNode(node); }
 int64_t ShapeInference::nodes_reinferred() const { return impl_->reinferred(); }
+ShapeState& ShapeInference::state() { return impl_->state(); }
+IndexExprContext& ShapeInference::context() { return impl_->context(); }
 
 absl::StatusOr<bool> InferShapes(Model& model, const ShapeInferenceOptions& options,
                                  PassContext* ctx) {

@@ -26,6 +26,8 @@
 #include "absl/status/statusor.h"
 #include "graph/ir.h"
 #include "graph/pass.h"
+#include "shape/analysis_builder.h"
+#include "shape/index_expr.h"
 
 namespace anvil {
 
@@ -65,6 +67,13 @@ class ShapeInference {
 
   // Nodes InferDirty() re-inferred so far (statistics, tests).
   int64_t nodes_reinferred() const;
+
+  // What inference knows of every value (dims with their symbols and questionmark identities,
+  // values of shape computations), for code that runs ShapeHelpers over the same knowledge with
+  // its own builder (lowering). Its IndexExprs live in context(): install it (a Scope) while
+  // using them.
+  ShapeState& state();
+  IndexExprContext& context();
 
  private:
   class Impl;

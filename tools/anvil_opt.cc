@@ -1,6 +1,6 @@
 // anvil-opt: runs a pass pipeline on an ONNX model, like mlir-opt.
 //
-//   anvil-opt [MODEL] [--passes=PIPELINE] [-o OUT] [--timing] [--stats]
+//   anvil-opt [MODEL] [--passes=PIPELINE] [-o OUT] [--emit=onnx|tir] [--timing] [--stats]
 //             [--print-ir-after-all] [--print-ir-after=NAME[,NAME...]] [--no-verify]
 //             [--external-data-threshold=BYTES] [--list-passes] [--help]
 //
@@ -11,10 +11,13 @@
 // Contract relied on by other tools: `anvil-opt MODEL --passes=P -o OUT.onnx` writes binary
 // ONNX and exits 0 on success. Any error prints one line `anvil-opt: error: ...` and exits 1
 // (2 for command-line mistakes).
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -38,6 +41,8 @@
 #include "graph/pass_registry.h"
 #include "graph/text_format.h"
 #include "graph/verifier.h"
+#include "lower/ir/printer.h"
+#include "lower/lowering/lower_to_tir.h"
 #include "tools/command_line.h"
 #include "tools/default_model.h"
 
@@ -56,6 +61,9 @@ options:
   -o OUT, --output=OUT       write the result to OUT (.onnx or .onnxtxt)
   --timing                   print a per-pass timing table (stderr)
   --stats                    print pass statistics (stderr)
+  --emit=onnx|tir            what to write: the model (default), or its Tensor IR (the module
+                             of a lower-to-tir pass ending the pipeline, else lowered with
+                             lower-to-tir's defaults), as text on stdout or to -o
   --print-ir-after-all       print the model after every pass (stderr)
   --print-ir-after=NAMES     print the model after the named passes (comma-separated)
   --no-verify                do not verify the model after passes that changed it
@@ -70,6 +78,7 @@ struct Flags {
   std::string model;
   std::optional<std::string> passes;
   std::string output;
+  bool emit_tir = false;
   bool timing = false;
   bool stats = false;
   bool print_ir_after_all = false;
@@ -101,6 +110,14 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       }
     } else if (key == "--external-data-threshold") {
       ANVIL_ASSIGN_OR_RETURN(flags.external_data_threshold, args.Count(0));
+    } else if (key == "--emit") {
+      ANVIL_ASSIGN_OR_RETURN(std::string emit, args.Value());
+      if (emit == "tir") {
+        flags.emit_tir = true;
+      } else if (emit != "onnx") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--emit: unknown '", Excerpt(emit), "'; expected onnx or tir"));
+      }
     } else if (key == "--timing") {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.timing = true;
@@ -142,6 +159,48 @@ void ListPassesTo(std::ostream& os) {
   }
 }
 
+absl::Status WriteTextFile(const std::string& path, const std::string& text) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': a directory"));
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot write '", path, "': ", std::strerror(errno)));
+  }
+  out << text;
+  if (!out.flush()) return absl::DataLossError(absl::StrCat("error writing '", path, "'"));
+  return absl::OkStatus();
+}
+
+// --emit=tir: the module a lower-to-tir pass left with the model, or a fresh lowering.
+absl::Status EmitTir(const Model& model, const std::string& output, bool timing) {
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<tir::Module> lowered;
+  const tir::Module* module = lower::LoweredModule(model);
+  if (module == nullptr) {
+    lower::LoweringStats stats;
+    absl::StatusOr<tir::Module> m = lower::LowerToTir(model, {}, &stats);
+    if (!m.ok()) return m.status();
+    lowered = *std::move(m);
+    module = &*lowered;
+  }
+  const std::string text = tir::PrintModule(*module);
+  if (timing) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << absl::StrFormat("anvil-opt: Tensor IR %s in %.3f s\n",
+                                 lowered ? "lowered and printed" : "printed", seconds);
+  }
+  if (output.empty()) {
+    std::cout << text;
+    std::cout.flush();
+    return absl::OkStatus();
+  }
+  return WriteTextFile(ResolveUserPath(output), text);
+}
+
 absl::Status Run(const Flags& flags) {
   std::unique_ptr<Model> model;
   std::string pipeline;
@@ -166,7 +225,7 @@ absl::Status Run(const Flags& flags) {
   if (absl::Status valid = VerifyModel(*model); !valid.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("invalid model: ", valid.message()));
   }
-  if (!flags.output.empty()) {
+  if (!flags.output.empty() && !flags.emit_tir) {
     // Fail on a bad output name before spending time on passes.
     absl::StatusOr<ModelFormat> format = ModelFormatFromPath(flags.output);
     if (!format.ok()) return format.status();
@@ -209,6 +268,7 @@ absl::Status Run(const Flags& flags) {
   }
   if (!status.ok()) return status;
 
+  if (flags.emit_tir) return EmitTir(*model, flags.output, timing);
   if (flags.output.empty()) {
     std::cout << PrintModel(*model);
     std::cout.flush();

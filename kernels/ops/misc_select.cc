@@ -261,9 +261,17 @@ absl::Status TfIdfCompute(KernelContext& ctx, const TfIdfAttrs& attrs) {
     const int64_t* tokens = x->data() + row * row_size;
     std::fill(counts.begin(), counts.end(), 0);
     int64_t start_n = attrs.min_gram;
-    for (int64_t distance = 1; distance <= attrs.max_skip + 1; ++distance) {
+    // A skip past the row fits no n-gram of two or more tokens: the work is bounded by the row,
+    // not by the attribute (a hostile max_skip of 2^62 must not loop for years).
+    const int64_t max_distance = std::min(attrs.max_skip, row_size) + 1;
+    for (int64_t distance = 1; distance <= max_distance; ++distance) {
+      int64_t span;
+      if (start_n > 1 && (__builtin_mul_overflow(distance, start_n - 1, &span) || span >= row_size)) {
+        break;
+      }
       for (int64_t start = 0; start < row_size; ++start) {
-        if (start + distance * (start_n - 1) >= row_size) break;
+        int64_t last;
+        if (__builtin_mul_overflow(distance, start_n - 1, &last) || start + last >= row_size) break;
         key.clear();
         for (int64_t n = 1; n <= attrs.max_gram; ++n) {
           const int64_t pos = start + (n - 1) * distance;

@@ -96,6 +96,9 @@ absl::Status InferReduce(ShapeContext& ctx) {
   }
 
   if (axes.values.empty()) {
+    if (ShapeFacts* facts = ctx.facts(); facts != nullptr && x && !noop_when_empty) {
+      for (int64_t k = 0; k < static_cast<int64_t>(x->size()); ++k) facts->axes.push_back(k);
+    }
     if (noop_when_empty) {
       ctx.SetOutput(0, type, x);
     } else if (!keepdims) {
@@ -125,6 +128,9 @@ absl::Status InferReduce(ShapeContext& ctx) {
     } else if (keepdims) {
       out.push_back(1);
     }
+    if (reduced[k]) {
+      if (ShapeFacts* facts = ctx.facts()) facts->axes.push_back(k);
+    }
   }
   ctx.SetOutput(0, type, std::move(out));
   return absl::OkStatus();
@@ -141,6 +147,7 @@ absl::Status InferArgMinMax(ShapeContext& ctx) {
   absl::StatusOr<int64_t> axis =
       ctx.NormalizeAxis(node.GetInt("axis", 0), static_cast<int64_t>(x->size()), "axis");
   if (!axis.ok()) return axis.status();
+  if (ShapeFacts* facts = ctx.facts()) facts->axes = {*axis};
   DimsExpr out = *x;
   if (node.GetInt("keepdims", 1) != 0) {
     out[*axis] = 1;

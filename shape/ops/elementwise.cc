@@ -365,6 +365,13 @@ absl::Status AxisSoftmax(ShapeContext& ctx) {
         ctx.NormalizeAxis(axis->i, ctx.opset() < 11 ? rank + 1 : rank, "axis");
     if (!normalized.ok()) return normalized.status();
   }
+  if (ShapeFacts* facts = ctx.facts(); facts != nullptr && rank >= 0) {
+    // The default axis: 1 (the 2-D split) before opset 13, the last dim from 13.
+    const int64_t axis = ctx.node().GetInt("axis", ctx.opset() < 13 ? 1 : -1);
+    absl::StatusOr<int64_t> normalized =
+        ctx.NormalizeAxis(axis, ctx.opset() < 13 ? rank + 1 : rank, "axis");
+    if (normalized.ok()) facts->axes = {*normalized};
+  }
   return SameAsInput(ctx);
 }
 

@@ -79,6 +79,7 @@ absl::Status LayerNormalizationShape(ShapeContext& ctx) {
     const absl::StatusOr<int64_t> axis = ctx.NormalizeAxis(
         ctx.node().GetInt("axis", -1), static_cast<int64_t>(x.dims->size()), "axis");
     if (!axis.ok()) return axis.status();
+    if (ShapeFacts* facts = ctx.facts()) facts->axes = {*axis};
     stats = *x.dims;
     for (size_t k = *axis; k < stats->size(); ++k) (*stats)[k] = 1;
   }

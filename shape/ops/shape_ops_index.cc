@@ -178,6 +178,7 @@ absl::Status InferConcat(ShapeContext& ctx) {
   if (rank < 0) return absl::OkStatus();
   absl::StatusOr<int64_t> axis = ctx.NormalizeAxis(axis_value, rank, "axis");
   if (!axis.ok()) return axis.status();
+  if (ShapeFacts* facts = ctx.facts()) facts->axes = {*axis};
 
   DimsExpr dims(rank);  // every non-axis dim is set from the first input with dims
   IndexExpr sum = 0;
@@ -226,6 +227,7 @@ absl::Status InferGather(ShapeContext& ctx) {
   absl::StatusOr<int64_t> axis =
       ctx.NormalizeAxis(ctx.node().GetInt("axis", 0), data.rank(), "axis");
   if (!axis.ok()) return axis.status();
+  if (ShapeFacts* facts = ctx.facts()) facts->axes = {*axis};
   DimsExpr dims(data.dims->begin(), data.dims->begin() + *axis);
   dims.insert(dims.end(), indices.dims->begin(), indices.dims->end());
   dims.insert(dims.end(), data.dims->begin() + *axis + 1, data.dims->end());
@@ -394,6 +396,13 @@ absl::Status InferSlice(ShapeContext& ctx) {
         SliceCount((*in.dims)[axis], (*args.starts)[k], (*args.ends)[k], step, &firsts[axis]);
   }
   out.dims = dims;
+  if (ShapeFacts* facts = ctx.facts()) {
+    facts->starts = firsts;
+    facts->steps.assign(rank, 1);
+    for (size_t k = 0; k < axes.size(); ++k) {
+      if (args.steps) facts->steps[axes[k]] = (*args.steps)[k];
+    }
+  }
   // A slice of a shape vector.
   if (rank == 1 && in.values && dims[0].IsLiteral() && firsts[0].IsLiteral()) {
     const int64_t step = axes.empty() ? 1 : (*args.steps)[0];

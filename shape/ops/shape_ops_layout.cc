@@ -173,6 +173,7 @@ absl::Status InferPad(ShapeContext& ctx) {
     out.dims = UnknownDims(rank);
     return absl::OkStatus();
   }
+  if (ShapeFacts* facts = ctx.facts()) facts->starts.assign(pads->begin(), pads->begin() + rank);
   DimsExpr dims;
   for (int64_t k = 0; k < rank; ++k) {
     IndexExpr d = (*in.dims)[k] + (*pads)[k] + (*pads)[k + rank];
@@ -468,6 +469,7 @@ absl::Status InferTranspose(ShapeContext& ctx) {
   DimsExpr dims;
   for (int64_t p : perm) dims.push_back((*in.dims)[p]);
   out.dims = std::move(dims);
+  if (ShapeFacts* facts = ctx.facts()) facts->axes.assign(perm.begin(), perm.end());
   // Values of small tensors with literal dims move with their elements.
   std::optional<std::vector<int64_t>> literal = LiteralDims(*in.dims);
   if (in.values && literal) {

@@ -23,6 +23,7 @@
 #include "graph/onnx_import.h"
 #include "graph/pass_manager.h"
 #include "exec/interpreter.h"
+#include "lower/evaluator/tir_session.h"
 #include "runtime/session.h"
 #include "kernels/tensor_file.h"
 
@@ -103,10 +104,12 @@ absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& fla
   RunModeOptions options;
   for (const std::string& flag : flags) {
     std::string_view value;
-    if (flag == "--engine=session") {
+    if (flag == "--engine=session" || flag == "--backend=session") {
       options.engine = RunModeOptions::Engine::kSession;
-    } else if (flag == "--engine=reference") {
+    } else if (flag == "--engine=reference" || flag == "--backend=reference") {
       options.engine = RunModeOptions::Engine::kReference;
+    } else if (flag == "--engine=tir-eval" || flag == "--backend=tir-eval") {
+      options.engine = RunModeOptions::Engine::kTirEval;
     } else if (flag.rfind("--exclusions=", 0) == 0 && flag.size() > 13) {
       options.exclusions_path = flag.substr(13);
     } else if (flag == "--no-exclusions") {
@@ -122,15 +125,23 @@ absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& fla
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown option '", flag,
-          "' for mode run (--engine=session|reference, --exclusions=FILE, --no-exclusions, "
-          "--rtol=X, --atol=X)"));
+          "' for mode run (--backend=session|reference|tir-eval, --exclusions=FILE, "
+          "--no-exclusions, --rtol=X, --atol=X)"));
     }
   }
   return options;
 }
 
 std::string RunTitle(const RunModeOptions& options) {
-  return options.engine == RunModeOptions::Engine::kSession ? "run (session)" : "run (reference)";
+  switch (options.engine) {
+    case RunModeOptions::Engine::kSession:
+      return "run (session)";
+    case RunModeOptions::Engine::kReference:
+      return "run (reference)";
+    case RunModeOptions::Engine::kTirEval:
+      return "run (tir-eval)";
+  }
+  return "run";
 }
 
 absl::StatusOr<std::map<std::string, std::string>> ParseExclusions(const std::string& text) {
@@ -282,7 +293,25 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
   // Output values, for blaming wrong outputs; the Session owns its (optimized) copy of the model.
   std::vector<const Value*> output_values;
   std::unique_ptr<Session> session;  // outlives the output values it owns
-  if (options.engine == RunModeOptions::Engine::kReference) {
+  std::unique_ptr<lower::TirSession> tir_session;
+  std::string tag;
+  std::string tag_detail;  // which ops called their kernels (reported for passing tests too)
+  if (options.engine == RunModeOptions::Engine::kTirEval) {
+    absl::StatusOr<std::unique_ptr<lower::TirSession>> loaded =
+        lower::TirSession::Load(*std::move(model));
+    if (!loaded.ok()) return runtime_error(loaded.status());
+    tir_session = *std::move(loaded);
+    const lower::LoweringStats& stats = tir_session->lowering_stats();
+    tag = stats.fallback > 0 ? "fallback" : (stats.intrinsic > 0 ? "intrinsic" : "native");
+    for (const auto& [op, n] : stats.fallback_ops) {
+      absl::StrAppend(&tag_detail, tag_detail.empty() ? "kernel calls: " : ", ", op);
+      if (auto it = stats.fallback_reasons.find(op); it != stats.fallback_reasons.end()) {
+        absl::StrAppend(&tag_detail, " (", it->second, ")");
+      }
+    }
+    actual = tir_session->Run(inputs);
+    for (const Value* v : tir_session->model().graph().outputs()) output_values.push_back(v);
+  } else if (options.engine == RunModeOptions::Engine::kReference) {
     // Shape inference gives If/Loop/Scan outputs the element types their kernels allocate
     // (models need not declare them); the reference runs the model even when it fails.
     if (absl::StatusOr<PassManager> pm = PassManager::Parse("shape-inference"); pm.ok()) {
@@ -312,6 +341,7 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
   }
 
   TestResult result;
+  result.tag = tag;
   std::vector<std::string> details;
   for (size_t k = 0; k < expected.size(); ++k) {
     const Value* out = k < output_values.size() ? output_values[k] : nullptr;
@@ -324,6 +354,7 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
     }
   }
   result.detail = absl::StrJoin(details, "; ");
+  if (result.verdict == Verdict::kPass) result.detail = tag_detail;
   return result;
 }
 

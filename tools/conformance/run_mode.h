@@ -13,7 +13,10 @@
 // Tests listed in tools/conformance/run_exclusions.txt (`<test> <reason>`, embedded in the binary;
 // --exclusions=FILE reads another list) are not run and are reported apart from the verdicts.
 // --engine=reference runs the reference interpreter (exec/interpreter.h) instead of the Session,
-// to tell a kernel bug from a runtime one.
+// to tell a kernel bug from a runtime one; --backend=tir-eval (also --engine=tir-eval) lowers the
+// model to the Tensor IR and runs it with the reference evaluator (lower/evaluator/tir_session.h),
+// tagging each test by how its nodes were lowered: "native" (loops only), "intrinsic" (loops and
+// compute intrinsics), "fallback" (some node called its kernel).
 #ifndef ANVIL_TOOLS_CONFORMANCE_RUN_MODE_H_
 #define ANVIL_TOOLS_CONFORMANCE_RUN_MODE_H_
 
@@ -30,7 +33,7 @@
 namespace anvil::conformance {
 
 struct RunModeOptions {
-  enum class Engine { kSession, kReference };
+  enum class Engine { kSession, kReference, kTirEval };
   Engine engine = Engine::kSession;
   // "" = the embedded tools/conformance/run_exclusions.txt.
   std::string exclusions_path;
@@ -39,11 +42,11 @@ struct RunModeOptions {
   double atol = 1e-7;
 };
 
-// Reads the mode's own flags (--engine=session|reference, --exclusions=FILE, --no-exclusions,
-// --rtol=X, --atol=X); anything else is InvalidArgument.
+// Reads the mode's own flags (--engine=session|reference|tir-eval, --backend= the same,
+// --exclusions=FILE, --no-exclusions, --rtol=X, --atol=X); anything else is InvalidArgument.
 absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& flags);
 
-// "run (session)", "run (reference)".
+// "run (session)", "run (reference)", "run (tir-eval)".
 std::string RunTitle(const RunModeOptions& options);
 
 // Parses an exclusion list: one `<test> <reason>` per line (the test as `folder/name` or just

@@ -123,9 +123,10 @@ TestResult RunIsolated(const std::function<TestResult()>& fn, int timeout_second
     // SIGALRM's default action ends the child; the parent reports it as a timeout.
     if (timeout_seconds > 0) alarm(static_cast<unsigned>(timeout_seconds));
     TestResult result = fn();
-    // The verdict as one digit, the ops (names hold no newline) and a newline, then the detail.
+    // The verdict as one digit, the ops (names hold no newline) and a newline, the tag and a
+    // newline, then the detail.
     WriteAll(fds[1], absl::StrCat(static_cast<int>(result.verdict), absl::StrJoin(result.ops, ","),
-                                  "\n", result.detail));
+                                  "\n", result.tag, "\n", result.detail));
     close(fds[1]);
     _exit(0);  // no atexit handlers or static destructors of the parent's state
   }
@@ -148,7 +149,12 @@ TestResult RunIsolated(const std::function<TestResult()>& fn, int timeout_second
     return {Verdict::kError, absl::StrCat("the test process exited with status ",
                                           WEXITSTATUS(status), " without a result")};
   }
-  TestResult result{static_cast<Verdict>(message[0] - '0'), message.substr(newline + 1)};
+  const size_t tag_end = message.find('\n', newline + 1);
+  if (tag_end == std::string::npos) {
+    return {Verdict::kError, "the test process sent a malformed result"};
+  }
+  TestResult result{static_cast<Verdict>(message[0] - '0'), message.substr(tag_end + 1)};
+  result.tag = message.substr(newline + 1, tag_end - newline - 1);
   if (newline > 1) {
     result.ops = absl::StrSplit(absl::string_view(message).substr(1, newline - 1), ',');
   }
@@ -288,6 +294,15 @@ int RunSuite(std::string_view title, const RunnerOptions& options, const TestFn&
   out << absl::StrFormat("time: %.1f s\n", seconds);
   if (!excluded_tests.empty()) {
     out << "excluded: " << excluded_tests.size() << " tests (not run, not counted)\n";
+  }
+  std::map<std::string, int64_t> tags;
+  for (const auto& o : outcomes) {
+    if (o.result.verdict == Verdict::kPass && !o.result.tag.empty()) ++tags[o.result.tag];
+  }
+  if (!tags.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [tag, n] : tags) parts.push_back(absl::StrCat(n, " ", tag));
+    out << "passing tests by kind: " << absl::StrJoin(parts, ", ") << "\n";
   }
   out << title << ": " << CountsLine(total) << "\n";
   out.flush();

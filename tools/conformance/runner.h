@@ -43,6 +43,9 @@ struct TestResult {
   // The ops to blame for a verdict other than pass, when the mode can tell (the node an error
   // names, the node where inference lost information); empty means every op of the model.
   std::vector<std::string> ops;
+  // A one-word class of how the test ran (run --backend=tir-eval: "native", "intrinsic",
+  // "fallback"); the summary counts the passing tests per tag. Empty: none.
+  std::string tag;
 };
 
 struct RunnerOptions {

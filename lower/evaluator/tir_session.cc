@@ -1,0 +1,65 @@
+#include "lower/evaluator/tir_session.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "graph/model_io.h"
+#include "runtime/session.h"
+
+namespace anvil::lower {
+
+absl::StatusOr<std::unique_ptr<TirSession>> TirSession::Load(const std::string& path,
+                                                             const TirSessionOptions& options) {
+  ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(path));
+  return Load(std::move(model), options);
+}
+
+absl::StatusOr<std::unique_ptr<TirSession>> TirSession::Load(std::unique_ptr<Model> model,
+                                                             const TirSessionOptions& options) {
+  std::unique_ptr<TirSession> s(new TirSession());
+  ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model, options.pipeline));
+  s->model_ = std::move(model);
+  ANVIL_ASSIGN_OR_RETURN(s->module_, LowerToTir(*s->model_, options.lowering, &s->stats_));
+  for (const Value* in : s->model_->graph().inputs()) {
+    if (!in->IsInitializer()) s->inputs_.push_back(in);
+  }
+  for (const Value* out : s->model_->graph().outputs()) s->outputs_.push_back(out);
+  s->evaluator_ = std::make_unique<Evaluator>(s->module_, options.evaluator);
+  return s;
+}
+
+absl::StatusOr<std::vector<Tensor>> TirSession::Run(
+    const absl::flat_hash_map<std::string, Tensor>& inputs) {
+  const tir::EntryBinding& binding = module_.binding;
+  std::vector<Tensor> ordered(binding.inputs.size());
+  size_t used = 0;
+  for (size_t k = 0; k < binding.inputs.size(); ++k) {
+    auto it = inputs.find(binding.inputs[k].name);
+    if (it != inputs.end()) {
+      ordered[k] = it->second;
+      ++used;
+    } else if (binding.inputs[k].default_value == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", binding.inputs[k].name, "' is missing"));
+    }
+  }
+  if (used != inputs.size()) {
+    std::vector<std::string> names;
+    for (const tir::EntryBinding::Tensor& t : binding.inputs) names.push_back(t.name);
+    for (const auto& [name, tensor] : inputs) {
+      bool known = false;
+      for (const std::string& n : names) known |= n == name;
+      if (!known) {
+        return absl::InvalidArgumentError(absl::StrCat("the model has no input '", name,
+                                                       "' (inputs: ", absl::StrJoin(names, ", "),
+                                                       ")"));
+      }
+    }
+  }
+  return evaluator_->Run(ordered);
+}
+
+}  // namespace anvil::lower

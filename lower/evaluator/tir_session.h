@@ -1,0 +1,63 @@
+// TirSession: a model run through lowering and the reference evaluator, with the interface of
+// runtime::Session (load once, Run many times), so tools and tests can swap engines:
+// `anvil-run --backend=tir-eval`, `conformance run --backend=tir-eval`.
+//
+// Load prepares the model as Session does (order, verification, the same default pipeline),
+// lowers it (lower_to_tir.h) and keeps the module; Run binds the named inputs and evaluates the
+// module's entry. Slow by design: it is the oracle for compiled code, not a fast path.
+#ifndef ANVIL_LOWER_EVALUATOR_TIR_SESSION_H_
+#define ANVIL_LOWER_EVALUATOR_TIR_SESSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "graph/ir.h"
+#include "kernels/tensor.h"
+#include "lower/evaluator/evaluator.h"
+#include "lower/ir/module.h"
+#include "lower/lowering/lower_to_tir.h"
+
+namespace anvil::lower {
+
+struct TirSessionOptions {
+  // Passes run on the model before lowering (Session's default).
+  std::string pipeline = "shape-inference,einsum-decompose,dce";
+  LoweringOptions lowering;
+  EvaluatorOptions evaluator;
+};
+
+class TirSession {
+ public:
+  static absl::StatusOr<std::unique_ptr<TirSession>> Load(const std::string& path,
+                                                          const TirSessionOptions& options = {});
+  static absl::StatusOr<std::unique_ptr<TirSession>> Load(std::unique_ptr<Model> model,
+                                                          const TirSessionOptions& options = {});
+
+  // As Session: the graph inputs a caller must provide and the outputs Run returns, in order.
+  const std::vector<const Value*>& inputs() const { return inputs_; }
+  const std::vector<const Value*>& outputs() const { return outputs_; }
+  const Model& model() const { return *model_; }
+  const tir::Module& module() const { return module_; }
+  const LoweringStats& lowering_stats() const { return stats_; }
+  const EvaluatorStats& evaluator_stats() const { return evaluator_->stats(); }
+
+  absl::StatusOr<std::vector<Tensor>> Run(const absl::flat_hash_map<std::string, Tensor>& inputs);
+
+ private:
+  TirSession() = default;
+
+  std::unique_ptr<Model> model_;
+  tir::Module module_;
+  LoweringStats stats_;
+  std::unique_ptr<Evaluator> evaluator_;
+  std::vector<const Value*> inputs_;
+  std::vector<const Value*> outputs_;
+};
+
+}  // namespace anvil::lower
+
+#endif  // ANVIL_LOWER_EVALUATOR_TIR_SESSION_H_

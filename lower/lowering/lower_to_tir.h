@@ -1,0 +1,80 @@
+// Lowering: a shape-inferred ONNX graph becomes one Tensor IR Module.
+//
+// The entry function `main` takes the graph's dynamic dims as index parameters (exactly the
+// symbols shape inference found on the inputs, and unnamed dynamic input dims), then the graph
+// inputs and outputs as tensors. Weights and Constant nodes are module globals. Each node, in
+// graph order, becomes statements over its output tensors, through its lowering rule:
+//  - natively: element-wise ops (unary, binary, variadic, with numpy broadcasting; Where, Cast,
+//    Clip, activations), reductions (ReduceX, ArgMax/Min), Softmax/LogSoftmax,
+//    LayerNormalization, and data movement (Transpose, Concat, Slice, Gather, Pad, Expand, Tile)
+//    become loops over the output; Reshape, Flatten, Squeeze, Unsqueeze and Identity become views
+//    with no loop; MatMul and Gemm on f32/f64 become loops around the `gemm` intrinsic;
+//  - as compute intrinsics: Conv, ConvTranspose, pooling call their runtime kernels;
+//  - any other node (or a covered op on a type its rule does not take) calls its kernel through
+//    the module's kernel table — so every model the runtime runs also lowers.
+// Loop bounds and output dims come from each op's ShapeHelper, run with the lowering's
+// IndexExprBuilder (tir_builder.h). Outputs whose size only data decides (NonZero, ...) are
+// allocated by their kernel call, which binds their dims to index variables later nodes use.
+//
+// Then, as options say, the passes on the IR (lower/passes/): simplify, fuse, plan buffers,
+// mark loops.
+#ifndef ANVIL_LOWER_LOWERING_LOWER_TO_TIR_H_
+#define ANVIL_LOWER_LOWERING_LOWER_TO_TIR_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "graph/ir.h"
+#include "graph/pass.h"
+#include "lower/ir/module.h"
+#include "lower/passes/passes.h"
+
+namespace anvil::lower {
+
+struct LoweringOptions : ModulePassOptions {
+  bool simplify = true;
+};
+
+// What lowering did, by op.
+struct LoweringStats {
+  int64_t nodes = 0;
+  int64_t native = 0;      // lowered to loops (views included)
+  int64_t views = 0;       // of which views with no loop
+  int64_t intrinsic = 0;   // compute intrinsics (gemm, convolution and pooling kernels)
+  int64_t fallback = 0;    // kernel calls of ops no rule covers
+  std::map<std::string, int64_t> native_ops, intrinsic_ops, fallback_ops;
+  // For ops with a rule that still called their kernel: why (the first node's reason).
+  std::map<std::string, std::string> fallback_reasons;
+};
+
+// Lowers `model` (a copy of it: the module keeps the copy alive for its kernel calls).
+absl::StatusOr<tir::Module> LowerToTir(const Model& model, const LoweringOptions& options = {},
+                                       LoweringStats* stats = nullptr);
+
+// The lowered module a `lower-to-tir` pass run left with the model (null before).
+const tir::Module* LoweredModule(const Model& model);
+
+// Pass `lower-to-tir`: lowers the model and keeps the module with it (LoweredModule); the graph
+// is unchanged. Options fuse, plan-buffers, mark-loops (all true). Statistics: nodes-native,
+// nodes-intrinsic, nodes-fallback, loops, stored-intermediates.
+class LowerToTirPass : public Pass {
+ public:
+  std::string_view name() const override { return "lower-to-tir"; }
+  std::string_view description() const override {
+    return "lowers the graph to a Tensor IR module (anvil-opt --emit=tir prints it)";
+  }
+  std::vector<std::string> Requires() const override { return {"shapes-inferred"}; }
+  absl::StatusOr<bool> Run(Model& model, PassContext& ctx) override;
+
+ private:
+  PassOption<bool> fuse_{this, "fuse", true, "producer-consumer fusion of loops"};
+  PassOption<bool> plan_buffers_{this, "plan-buffers", true,
+                                 "place intermediates in one workspace"};
+  PassOption<bool> mark_loops_{this, "mark-loops", true, "mark parallel and vectorizable loops"};
+};
+
+}  // namespace anvil::lower
+
+#endif  // ANVIL_LOWER_LOWERING_LOWER_TO_TIR_H_
