@@ -2,8 +2,10 @@
 
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/checked_math.h"
 #include "base/status_macros.h"
 #include "shape/runtime_builder.h"
 #include "shape/tensor_info.h"
@@ -31,7 +33,7 @@ absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, Shap
   // Shapes of the outputs nobody planned, from the op's ShapeHelper over the concrete inputs.
   std::optional<RuntimeBuilder> builder;
   std::optional<ShapeContext> shape_ctx;
-  if (!all_planned && shape_fn != nullptr) {
+  if ((!all_planned || options.check_planned_dims) && shape_fn != nullptr) {
     std::vector<RuntimeOperand> operands(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i].type == ElementType::kUndefined) continue;
@@ -42,8 +44,18 @@ absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, Shap
     shape_ctx.emplace(node, opset, *builder);
     ANVIL_RETURN_IF_ERROR(shape_fn(*shape_ctx));
     for (int i = 0; i < n; ++i) {
-      if (!requested[i] || allocated[i]) continue;
+      if (!requested[i]) continue;
       const TensorInfo& info = shape_ctx->output(i);
+      if (allocated[i]) {
+        std::optional<std::vector<int64_t>> dims = LiteralDims(info);
+        const std::vector<int64_t> planned_dims(views[i].dims.begin(), views[i].dims.end());
+        if (options.check_planned_dims && dims && *dims != planned_dims) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(node.Describe(), ": output ", i, " is ", DimsToString(*dims),
+                           " for these inputs, ", "not the planned ", DimsToString(planned_dims)));
+        }
+        continue;
+      }
       if (std::optional<std::vector<int64_t>> dims = LiteralDims(info)) {
         ANVIL_ASSIGN_OR_RETURN(views[i], make_output(i, info.type, *dims));
         allocated[i] = true;

@@ -29,6 +29,10 @@ struct NodeExecOptions {
   KernelContext::SubgraphRunner subgraph_runner;
   // Seed of random ops without a `seed` attribute.
   uint64_t default_seed = 0x5eed;
+  // Runs the ShapeHelper even when every output is planned, and fails (naming the node) when it
+  // finds a contradiction or dims other than a planned output's: for callers whose plan was made
+  // over symbolic dims that this run's inputs may not satisfy (the Tensor IR evaluator).
+  bool check_planned_dims = false;
 };
 
 // Makes output `i` (dense, `dims`) wherever the caller keeps its memory.

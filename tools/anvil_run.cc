@@ -3,7 +3,8 @@
 //
 //   anvil-run MODEL [--input-dir DIR] [--input NAME=FILE.pb]... [--shape NAME=D0,D1,...]...
 //             [--seed N] [--iters N] [--warmup N] [--threads N] [--out DIR] [--memory]
-//             [--pipeline=P] [--no-arena] [--profile] [--max-allocation-bytes N] [--help]
+//             [--pipeline=P] [--no-arena] [--profile] [--max-allocation-bytes N]
+//             [--backend=interpreter|tir-eval] [--help]
 //
 // Inputs are the graph inputs that are not initializers, in order: input_K.pb from --input-dir
 // (or --input NAME=FILE), else seeded random tensors with the --shape dims (symbolic dims not
@@ -39,6 +40,7 @@
 #include "graph/model_io.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_file.h"
+#include "lower/evaluator/tir_session.h"
 #include "runtime/session.h"
 #include "tools/command_line.h"
 
@@ -63,6 +65,8 @@ options:
   --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,dce")
   --no-arena             every tensor on the heap (no memory plan)
   --profile              print the time per op type over the timed runs (stderr)
+  --backend=B            interpreter (default: the runtime's Session) or tir-eval (lowered to
+                         the Tensor IR with lower-to-tir and run by its reference evaluator)
   --max-allocation-bytes N
                          refuse any single allocation (a tensor, the arena) over N bytes with
                          an error naming the node (default: half the physical memory; 0: none)
@@ -84,6 +88,7 @@ struct Flags {
   bool arena = true;
   bool profile = false;
   std::optional<int64_t> max_allocation_bytes;
+  bool tir_eval = false;  // --backend=tir-eval
 };
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -127,6 +132,14 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       ANVIL_ASSIGN_OR_RETURN(flags.out, args.Path());
     } else if (key == "--pipeline") {
       ANVIL_ASSIGN_OR_RETURN(flags.pipeline, args.Value());
+    } else if (key == "--backend") {
+      ANVIL_ASSIGN_OR_RETURN(std::string backend, args.Value());
+      if (backend == "tir-eval") {
+        flags.tir_eval = true;
+      } else if (backend != "interpreter") {
+        return usage(
+            absl::StrCat("--backend: unknown '", backend, "'; expected interpreter or tir-eval"));
+      }
     } else if (key == "--memory") {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.memory = true;
@@ -147,6 +160,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     }
   }
   if (flags.model.empty()) return usage("no model given; see --help");
+  if (flags.tir_eval && (flags.profile || !flags.arena)) {
+    return usage("--profile and --no-arena are options of the interpreter backend");
+  }
   return flags;
 }
 
@@ -235,6 +251,21 @@ std::string JsonString(const std::string& s) {
   return out + "\"";
 }
 
+// The engine a run uses: the runtime's Session, or lowering plus the Tensor IR evaluator.
+struct Engine {
+  std::unique_ptr<Session> session;
+  std::unique_ptr<lower::TirSession> tir;
+  const std::vector<const Value*>& inputs() const {
+    return session ? session->inputs() : tir->inputs();
+  }
+  const std::vector<const Value*>& outputs() const {
+    return session ? session->outputs() : tir->outputs();
+  }
+  absl::StatusOr<std::vector<Tensor>> Run(const absl::flat_hash_map<std::string, Tensor>& in) {
+    return session ? session->Run(in) : tir->Run(in);
+  }
+};
+
 absl::Status Run(const Flags& flags) {
   SessionOptions options;
   if (flags.pipeline) options.pipeline = *flags.pipeline;
@@ -244,9 +275,20 @@ absl::Status Run(const Flags& flags) {
     options.max_allocation_bytes =
         *flags.max_allocation_bytes == 0 ? kNoAllocationLimit : *flags.max_allocation_bytes;
   }
-  absl::StatusOr<std::unique_ptr<Session>> loaded = Session::Load(flags.model, options);
-  if (!loaded.ok()) return loaded.status();
-  Session& session = **loaded;
+  Engine session;
+  if (flags.tir_eval) {
+    lower::TirSessionOptions tir_options;
+    tir_options.pipeline = options.pipeline;
+    tir_options.evaluator.max_allocation_bytes = options.max_allocation_bytes;
+    absl::StatusOr<std::unique_ptr<lower::TirSession>> loaded =
+        lower::TirSession::Load(flags.model, tir_options);
+    if (!loaded.ok()) return loaded.status();
+    session.tir = *std::move(loaded);
+  } else {
+    absl::StatusOr<std::unique_ptr<Session>> loaded = Session::Load(flags.model, options);
+    if (!loaded.ok()) return loaded.status();
+    session.session = *std::move(loaded);
+  }
 
   for (const auto& [name, dims] : flags.shapes) {
     bool found = false;
@@ -294,7 +336,7 @@ absl::Status Run(const Flags& flags) {
     outputs = session.Run(inputs);
     if (!outputs.ok()) return outputs.status();
   }
-  session.ResetProfile();  // the timed runs only
+  if (session.session) session.session->ResetProfile();  // the timed runs only
   std::vector<double> times;
   for (int64_t i = 0; i < flags.iters; ++i) {
     const auto start = std::chrono::steady_clock::now();
@@ -338,12 +380,15 @@ absl::Status Run(const Flags& flags) {
   }
   const std::string base = std::filesystem::path(flags.model).filename().string();
   std::string line = absl::StrFormat(
-      "{\"model\":%s,\"runtime\":\"anvil\",\"threads\":%d,\"iters\":%d,\"median_ms\":%.6f,"
+      "{\"model\":%s,\"runtime\":\"%s\",\"threads\":%d,\"iters\":%d,\"median_ms\":%.6f,"
       "\"min_ms\":%.6f,\"max_ms\":%.6f",
-      JsonString(base), flags.threads, times.size(), times[times.size() / 2], times.front(),
-      times.back());
-  if (flags.memory) {
-    const MemoryStats m = session.memory_stats();
+      JsonString(base), flags.tir_eval ? "anvil-tir-eval" : "anvil", flags.threads, times.size(),
+      times[times.size() / 2], times.front(), times.back());
+  if (flags.memory && session.tir) {
+    absl::StrAppendFormat(&line, ",\"workspace_bytes\":%d",
+                          session.tir->evaluator_stats().workspace_bytes);
+  } else if (flags.memory) {
+    const MemoryStats m = session.session->memory_stats();
     absl::StrAppendFormat(&line,
                           ",\"arena_bytes\":%d,\"lower_bound_bytes\":%d,\"unshared_bytes\":%d,"
                           "\"in_place_reuses\":%d,\"aliases\":%d,\"heap_tensors\":%d",
@@ -352,8 +397,8 @@ absl::Status Run(const Flags& flags) {
   }
   absl::StrAppend(&line, ",\"outputs\":[", absl::StrJoin(out_json, ","), "]}");
   std::cout << line << std::endl;
-  if (flags.memory) {
-    const MemoryStats m = session.memory_stats();
+  if (flags.memory && session.session) {
+    const MemoryStats m = session.session->memory_stats();
     std::cerr << absl::StrFormat(
         "anvil-run: memory: arena %d bytes, lower bound %d bytes (%.3fx), %d bytes without "
         "sharing; %d in-place, %d aliased, %d heap tensors per run\n",
@@ -363,12 +408,14 @@ absl::Status Run(const Flags& flags) {
   }
   if (flags.profile) {
     int64_t total = 0;
-    for (const OpProfile& p : session.Profile()) total += p.total_nanos;
-    std::cerr << absl::StrFormat("anvil-run: profile over %d runs (ms per run):\n", session.runs());
-    for (const OpProfile& p : session.Profile()) {
-      std::cerr << absl::StrFormat("  %-24s %4d nodes %10.4f ms %6.1f%%\n", p.op_type, p.nodes,
-                                   p.total_nanos / 1e6 / std::max<int64_t>(1, session.runs()),
-                                   total > 0 ? 100.0 * p.total_nanos / total : 0.0);
+    for (const OpProfile& p : session.session->Profile()) total += p.total_nanos;
+    std::cerr << absl::StrFormat("anvil-run: profile over %d runs (ms per run):\n",
+                                 session.session->runs());
+    for (const OpProfile& p : session.session->Profile()) {
+      std::cerr << absl::StrFormat(
+          "  %-24s %4d nodes %10.4f ms %6.1f%%\n", p.op_type, p.nodes,
+          p.total_nanos / 1e6 / std::max<int64_t>(1, session.session->runs()),
+          total > 0 ? 100.0 * p.total_nanos / total : 0.0);
     }
   }
   if (flags.threads > 1) {

@@ -70,7 +70,9 @@ struct Buffer {
   }
 };
 
-std::string Dims(const std::vector<int64_t>& d) { return absl::StrCat("[", absl::StrJoin(d, ", "), "]"); }
+std::string Dims(const std::vector<int64_t>& d) {
+  return absl::StrCat("[", absl::StrJoin(d, ", "), "]");
+}
 
 }  // namespace
 
@@ -289,8 +291,8 @@ Val Evaluator::Impl::Eval(const Expr& e) {
       set_lanes([&](int k) {
         absl::StatusOr<Scalar> r = tir::ApplyBinary(e.kind(), operand, x.lane(k), y.lane(k));
         if (!r.ok()) {
-          Fail(absl::InvalidArgumentError(absl::StrCat("tensor IR: ", r.status().message(),
-                                                       " in ", e.ToString())));
+          Fail(absl::InvalidArgumentError(
+              absl::StrCat("tensor IR: ", r.status().message(), " in ", e.ToString())));
           return Scalar{};
         }
         return *r;
@@ -413,8 +415,7 @@ void Evaluator::Impl::Exec(const Stmt& s) {
     }
     case StmtKind::kFor: {
       const auto* n = s.as<tir::ForNode>();
-      const int64_t begin = EvalIndex(n->begin), end = EvalIndex(n->end),
-                    step = EvalIndex(n->step);
+      const int64_t begin = EvalIndex(n->begin), end = EvalIndex(n->end), step = EvalIndex(n->step);
       if (!status_.ok()) return;
       if (step <= 0) return Fail(absl::StrCat("loop step ", step, " <= 0 in ", s.ToString()));
       Val& slot = frame_->vars[n->var.get()];  // node_hash_map: stable across inserts
@@ -429,7 +430,8 @@ void Evaluator::Impl::Exec(const Stmt& s) {
     }
     case StmtKind::kEvaluate: {
       const Expr& v = s.as<tir::EvaluateNode>()->value;
-      if (const auto* c = v.as<tir::IntrinsicNode>(); c != nullptr && tir::IsKernelIntrinsic(c->op)) {
+      if (const auto* c = v.as<tir::IntrinsicNode>();
+          c != nullptr && tir::IsKernelIntrinsic(c->op)) {
         if (c->op == IntrinsicOp::kGemm) return RunGemm(*c);
         return RunKernel(*c);
       }
@@ -516,8 +518,8 @@ void Evaluator::Impl::RunGemm(const tir::IntrinsicNode& n) {
   if (n.args[6].type().kind() == ScalarKind::kF32) {
     simd::Sgemm(ta, tb, m, nn, k, static_cast<float>(a[5].s.f),
                 reinterpret_cast<const float*>(a[6].s.i), a[7].s.i,
-                reinterpret_cast<const float*>(a[8].s.i), a[9].s.i,
-                static_cast<float>(a[10].s.f), reinterpret_cast<float*>(a[11].s.i), a[12].s.i);
+                reinterpret_cast<const float*>(a[8].s.i), a[9].s.i, static_cast<float>(a[10].s.f),
+                reinterpret_cast<float*>(a[11].s.i), a[12].s.i);
   } else {
     simd::Dgemm(ta, tb, m, nn, k, a[5].s.f, reinterpret_cast<const double*>(a[6].s.i), a[7].s.i,
                 reinterpret_cast<const double*>(a[8].s.i), a[9].s.i, a[10].s.f,
@@ -531,9 +533,9 @@ void Evaluator::Impl::RunKernel(const tir::IntrinsicNode& n) {
   tir::AsIntConstant(n.args[0], &id);
   const tir::KernelBinding& binding = module_.kernels[id];
   if (binding.node == nullptr) {
-    return Fail(absl::FailedPreconditionError(
-        absl::StrCat("kernel ", id, " (", binding.op_type, ") has no node to run (a parsed "
-                     "module runs only its own loops)")));
+    return Fail(absl::FailedPreconditionError(absl::StrCat("kernel ", id, " (", binding.op_type,
+                                                           ") has no node to run (a parsed "
+                                                           "module runs only its own loops)")));
   }
   const Node& node = *binding.node;
   if (kernels_.size() < module_.kernels.size()) kernels_.resize(module_.kernels.size());
@@ -570,9 +572,12 @@ void Evaluator::Impl::RunKernel(const tir::IntrinsicNode& n) {
   }
   NodeExecOptions exec;
   exec.default_seed = options_.seed;
+  // The module was lowered over symbolic dims: this run's inputs must satisfy the op's rule
+  // (not checkable for If/Loop/Scan, whose outputs come from running their bodies).
+  exec.check_planned_dims = node.Subgraphs().empty();
   if (module_.source != nullptr) {
-    exec.subgraph_runner = InterpreterSubgraphRunner(
-        *module_.source, [&captured](const Value* v) -> const Tensor* {
+    exec.subgraph_runner =
+        InterpreterSubgraphRunner(*module_.source, [&captured](const Value* v) -> const Tensor* {
           auto it = captured.find(v);
           return it == captured.end() ? nullptr : &it->second;
         });
@@ -582,9 +587,9 @@ void Evaluator::Impl::RunKernel(const tir::IntrinsicNode& n) {
                          absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
     Buffer* b = outputs[i];
     std::vector<int64_t> d(dims.begin(), dims.end());
-    absl::StatusOr<Tensor> t = Allocate(
-        output_nodes[i] != nullptr ? output_nodes[i]->name : node.output(i)->name(),
-        b != nullptr ? b->element : DataType(*tir::ScalarKindOf(type)), d);
+    absl::StatusOr<Tensor> t =
+        Allocate(output_nodes[i] != nullptr ? output_nodes[i]->name : node.output(i)->name(),
+                 b != nullptr ? b->element : DataType(*tir::ScalarKindOf(type)), d);
     if (!t.ok()) return t.status();
     if (b == nullptr) return t->view();  // an output nobody reads
     b->owner = *t;
@@ -614,8 +619,8 @@ void Evaluator::Impl::RunKernel(const tir::IntrinsicNode& n) {
       } else {
         int64_t c;
         if (tir::AsIntConstant(dims[k], &c) && c != outputs[o]->dims[k]) {
-          return Fail(absl::StrCat(node.Describe(), ": output ", o, " is ",
-                                   Dims(outputs[o]->dims), ", the IR expects dim ", k, " = ", c));
+          return Fail(absl::StrCat(node.Describe(), ": output ", o, " is ", Dims(outputs[o]->dims),
+                                   ", the IR expects dim ", k, " = ", c));
         }
       }
     }
@@ -635,8 +640,8 @@ absl::Status Evaluator::Impl::PrepareWorkspace(Frame& frame) {
     if (planner_ == nullptr) {
       std::vector<Lifetime> lifetimes;
       for (const tir::WorkspaceBuffer& b : ws.buffers) lifetimes.push_back({b.first, b.last});
-      planner_ = std::make_unique<MemoryPlanner>(std::move(lifetimes),
-                                                 std::vector<ReuseCandidate>{});
+      planner_ =
+          std::make_unique<MemoryPlanner>(std::move(lifetimes), std::vector<ReuseCandidate>{});
     }
     planner_->Plan(sizes);
     bytes = planner_->arena_bytes();
@@ -648,9 +653,9 @@ absl::Status Evaluator::Impl::PrepareWorkspace(Frame& frame) {
   }
   ANVIL_RETURN_IF_ERROR(status_);
   if (workspace_.ByteSize() < static_cast<size_t>(bytes)) {
-    ANVIL_ASSIGN_OR_RETURN(workspace_, Tensor::Allocate(ElementType::kUint8, {bytes},
-                                                        options_.max_allocation_bytes,
-                                                        /*zero=*/false));
+    ANVIL_ASSIGN_OR_RETURN(
+        workspace_, Tensor::Allocate(ElementType::kUint8, {bytes}, options_.max_allocation_bytes,
+                                     /*zero=*/false));
   }
   stats_.workspace_bytes = bytes;
   frame.workspace = static_cast<uint8_t*>(workspace_.data());
@@ -716,7 +721,8 @@ absl::StatusOr<std::vector<Tensor>> Evaluator::Impl::Run(const std::vector<Tenso
   for (size_t k = 0; k < binding.inputs.size(); ++k) {
     const Tensor& in = input_at(k);
     if (!in.defined()) {
-      return absl::InvalidArgumentError(absl::StrCat("input ", binding.inputs[k].name, " is missing"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input ", binding.inputs[k].name, " is missing"));
     }
     const auto* t = binding.inputs[k].tensor.as<tir::TensorNode>();
     std::vector<int64_t> dims;
@@ -774,8 +780,7 @@ absl::StatusOr<std::vector<Tensor>> Evaluator::Impl::Run(const std::vector<Tenso
     }
     const Buffer& b = it->second;
     // Outputs own their memory: a view of something else (a workspace) is copied.
-    if (b.owner.defined() && b.owner.data() == b.data &&
-        b.owner.NumElements() == b.NumElements()) {
+    if (b.owner.defined() && b.owner.data() == b.data && b.owner.NumElements() == b.NumElements()) {
       Tensor t = b.owner;
       if (std::vector<int64_t>(t.dims().begin(), t.dims().end()) != b.dims) {
         t = Tensor::CopyOf(b.View());

@@ -197,8 +197,8 @@ class Comparer {
         const BlockNode* x = a.as<BlockNode>();
         const BlockNode* y = b.as<BlockNode>();
         if (x->stmts.size() != y->stmts.size()) {
-          return Fail(absl::StrCat("blocks of ", x->stmts.size(), " and ", y->stmts.size(),
-                                   " statements"));
+          return Fail(
+              absl::StrCat("blocks of ", x->stmts.size(), " and ", y->stmts.size(), " statements"));
         }
         for (size_t k = 0; k < x->stmts.size(); ++k) {
           if (!S(x->stmts[k], y->stmts[k])) return false;
@@ -302,6 +302,20 @@ class Comparer {
             !E((*xs)[k].tensor, (*ys)[k].tensor)) {
           return Fail(absl::StrCat("entry tensor ", (*xs)[k].name, " differs"));
         }
+      }
+    }
+    const Workspace& u = a.workspace;
+    const Workspace& v = b.workspace;
+    if (u.bytes.defined() != v.bytes.defined() || u.offsets.defined() != v.offsets.defined() ||
+        u.buffers.size() != v.buffers.size() || (u.bytes.defined() && !E(u.bytes, v.bytes)) ||
+        (u.offsets.defined() && !E(u.offsets, v.offsets))) {
+      return Fail("workspaces differ");
+    }
+    for (size_t k = 0; k < u.buffers.size(); ++k) {
+      if (u.buffers[k].first != v.buffers[k].first || u.buffers[k].last != v.buffers[k].last ||
+          !E(u.buffers[k].tensor, v.buffers[k].tensor) ||
+          !E(u.buffers[k].bytes, v.buffers[k].bytes)) {
+        return Fail(absl::StrCat("workspace buffer ", k, " differs"));
       }
     }
     return true;

@@ -31,15 +31,18 @@ namespace {
 // Walks one function with a stack of scopes of defined variables and tensors.
 class Verifier final : public IRVisitor {
  public:
-  Verifier(const Module& module, const Function& function)
-      : module_(module), function_(function) {}
+  Verifier(const Module& module, const Function& function) : module_(module), function_(function) {}
 
   absl::Status Run() {
     scopes_.emplace_back();
     for (const Global& g : module_.globals) Declare(g.tensor);
+    if (function_.name == module_.entry && module_.workspace.offsets.defined()) {
+      Declare(module_.workspace.offsets);
+    }
     for (const Expr& p : function_.params) {
       if (p.as<VarNode>() == nullptr && p.as<TensorNode>() == nullptr) {
-        return Error(absl::StrCat("parameter ", p.ToString(), " is neither a variable nor a tensor"));
+        return Error(
+            absl::StrCat("parameter ", p.ToString(), " is neither a variable nor a tensor"));
       }
       if (const TensorNode* t = p.as<TensorNode>()) {
         for (const Expr& d : t->dims) Visit(d);
@@ -80,7 +83,8 @@ class Verifier final : public IRVisitor {
   void VisitCall(const CallNode& n, const Expr& e) override {
     IRVisitor::VisitCall(n, e);
     const Function* f = module_.FindFunction(n.callee);
-    if (f == nullptr) return Fail(absl::StrCat("call of unknown function ", n.callee), e.ToString());
+    if (f == nullptr)
+      return Fail(absl::StrCat("call of unknown function ", n.callee), e.ToString());
     if (f->ret != n.type() || f->params.size() != n.args.size()) {
       return Fail(absl::StrCat("call does not match ", n.callee, "'s signature"), e.ToString());
     }
@@ -89,7 +93,9 @@ class Verifier final : public IRVisitor {
       const bool ok = p.as<TensorNode>()
                           ? n.args[k].as<TensorNode>() != nullptr && n.args[k].type() == p.type()
                           : n.args[k].type() == p.type();
-      if (!ok) return Fail(absl::StrCat("argument ", k, " of ", n.callee, " has the wrong type"), e.ToString());
+      if (!ok)
+        return Fail(absl::StrCat("argument ", k, " of ", n.callee, " has the wrong type"),
+                    e.ToString());
     }
   }
   void VisitIntrinsic(const IntrinsicNode& n, const Expr& e) override {

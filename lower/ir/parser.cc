@@ -149,8 +149,10 @@ class Parser {
         Function f = ParseFunctionDef();
         if (ok() && f.name == m.entry) entry_names_ = function_names_;
         if (ok()) m.functions.push_back(std::move(f));
+      } else if (PeekWord("workspace")) {
+        ParseWorkspace(m);
       } else {
-        Fail("expected kernel, global, entry or func");
+        Fail("expected kernel, global, entry, func or workspace");
       }
     }
     Expect("}");
@@ -390,8 +392,16 @@ class Parser {
         if (!Expect("=")) return;
         b.name = TakeName();
         b.dynamic = AcceptWord("dynamic");
+      } else if (AcceptWord("offsets")) {
+        const std::string name = TakeName();
+        if (!Expect(":")) return;
+        Expr t = ParseTensorType(name);
+        if (!ok()) return;
+        Declare(name, t);
+        m.workspace.offsets = t;
+        continue;
       } else {
-        Fail("expected dim, input or output");
+        Fail("expected dim, input, output or offsets");
         return;
       }
       bindings->push_back(std::move(b));
@@ -400,6 +410,34 @@ class Parser {
   }
 
   // `[f32 x d0, d1]`, declaring nothing.
+  // `workspace { [bytes E] (buffer T bytes E live FIRST LAST)* }`, after the entry function,
+  // whose declarations it names.
+  void ParseWorkspace(Module& m) {
+    Advance();
+    if (!Expect("{")) return;
+    scopes_.emplace_back();
+    for (const auto& [name, e] : entry_names_) scopes_.back()[name] = e;
+    while (ok() && !Peek("}")) {
+      if (AcceptWord("bytes")) {
+        m.workspace.bytes = ParseExpr();
+      } else if (AcceptWord("buffer")) {
+        WorkspaceBuffer b;
+        b.tensor = TakeReference();
+        int64_t first = 0, last = 0;
+        if (!ExpectWord("bytes")) break;
+        b.bytes = ParseExpr();
+        if (!ExpectWord("live") || !TakeInt(&first) || !TakeInt(&last)) break;
+        b.first = static_cast<int>(first);
+        b.last = static_cast<int>(last);
+        m.workspace.buffers.push_back(std::move(b));
+      } else {
+        Fail("expected bytes or buffer");
+      }
+    }
+    scopes_.pop_back();
+    Expect("}");
+  }
+
   Expr ParseTensorType(const std::string& name) {
     if (!Expect("[")) return Expr();
     DataType element = TakeType();
@@ -615,8 +653,7 @@ class Parser {
   Expr ParseUnary() {
     if (Peek("-")) {
       // A negative literal is a constant, not a negation.
-      if (At(1).kind == Tok::kNumber ||
-          (At(1).kind == Tok::kIdent && At(1).text == "inf")) {
+      if (At(1).kind == Tok::kNumber || (At(1).kind == Tok::kIdent && At(1).text == "inf")) {
         Advance();
         return ParseNumber(/*negative=*/true);
       }

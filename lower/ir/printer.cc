@@ -378,7 +378,8 @@ class Printer {
     if (!f.attrs.empty()) {
       out.append(" attrs(");
       for (size_t k = 0; k < f.attrs.size(); ++k) {
-        absl::StrAppend(&out, k > 0 ? ", " : "", f.attrs[k].first, " = ", Quoted(f.attrs[k].second));
+        absl::StrAppend(&out, k > 0 ? ", " : "", f.attrs[k].first, " = ",
+                        Quoted(f.attrs[k].second));
       }
       out.push_back(')');
     }
@@ -398,9 +399,9 @@ bool IsReservedWord(std::string_view name) {
   // Words that start a statement, are literals, or are builtins written like calls. Words the
   // syntax uses only at one place (`x` in tensor types, `in`, `view`, `at`, ...) are free.
   static const auto* kWords = new absl::flat_hash_set<std::string_view>{
-      "module", "kernel",    "global", "entry", "func",     "var",    "tensor", "if",
-      "else",   "for",       "evaluate", "return", "assert", "cast", "broadcast", "min",
-      "max",    "floordiv",  "select", "call",  "true",     "false",  "nan",    "inf"};
+      "module",   "kernel", "global",   "entry",  "func",   "var",  "tensor",    "if",  "workspace",
+      "else",     "for",    "evaluate", "return", "assert", "cast", "broadcast", "min", "max",
+      "floordiv", "select", "call",     "true",   "false",  "nan",  "inf"};
   if (kWords->contains(name)) return true;
   IntrinsicOp op;
   return IntrinsicFromName(name, &op);
@@ -474,8 +475,8 @@ std::string PrintModule(const Module& m) {
   // The entry binding names parameters, which the entry function's header names first.
   const Function* entry = m.FindFunction(m.entry);
   std::string binding;
-  if (entry != nullptr && (!m.binding.inputs.empty() || !m.binding.outputs.empty() ||
-                           !m.binding.dims.empty())) {
+  if (entry != nullptr &&
+      (!m.binding.inputs.empty() || !m.binding.outputs.empty() || !m.binding.dims.empty())) {
     for (const Expr& param : entry->params) p.Name(param);
     binding = absl::StrCat("  entry ", m.entry, " {\n");
     for (const EntryBinding::DimSource& d : m.binding.dims) {
@@ -485,15 +486,34 @@ std::string PrintModule(const Module& m) {
     for (const auto* list : {&m.binding.inputs, &m.binding.outputs}) {
       for (const EntryBinding::Tensor& t : *list) {
         absl::StrAppend(&binding, "    ", list == &m.binding.inputs ? "input " : "output ",
-                        Quoted(t.name), " = ", p.Name(t.tensor), t.dynamic ? " dynamic" : "",
-                        "\n");
+                        Quoted(t.name), " = ", p.Name(t.tensor), t.dynamic ? " dynamic" : "", "\n");
       }
+    }
+    if (m.workspace.offsets.defined()) {
+      const TensorNode* t = m.workspace.offsets.as<TensorNode>();
+      const std::string type = p.TensorType(*t);
+      absl::StrAppend(&binding, "    offsets ", p.Name(m.workspace.offsets), ": ", type, "\n");
     }
     binding.append("  }\n");
   }
   for (const Function& f : m.functions) {
     if (&f == entry) p.out.append(binding);
     p.PrintF(f, 1);
+  }
+  // The workspace plan, after the entry function that declares what it names.
+  if (!m.workspace.empty()) {
+    p.out.append("  workspace {\n");
+    if (m.workspace.bytes.defined()) {
+      p.out.append("    bytes ");
+      p.PrintE(m.workspace.bytes);
+      p.out.append("\n");
+    }
+    for (const WorkspaceBuffer& b : m.workspace.buffers) {
+      absl::StrAppend(&p.out, "    buffer ", p.Name(b.tensor), " bytes ");
+      p.PrintE(b.bytes);
+      absl::StrAppend(&p.out, " live ", b.first, " ", b.last, "\n");
+    }
+    p.out.append("  }\n");
   }
   p.out.append("}\n");
   return p.out;

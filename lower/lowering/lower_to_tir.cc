@@ -1,5 +1,6 @@
 #include "lower/lowering/lower_to_tir.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -196,9 +197,8 @@ absl::Status Lowerer::DeclareInputs() {
       if (d.IsLiteral()) continue;
       std::optional<IndexAtom> atom = DimTranslator::SingleAtom(d);
       if (!atom || dims_.IsBound(*atom)) continue;
-      const std::string name = atom->kind == IndexAtom::Kind::kSymbol
-                                   ? atom->name
-                                   : absl::StrCat(v->name(), "_d", axis);
+      const std::string name =
+          atom->kind == IndexAtom::Kind::kSymbol ? atom->name : absl::StrCat(v->name(), "_d", axis);
       Expr var = b_.Var(name, DataType::Index());
       if (atom->kind == IndexAtom::Kind::kSymbol) {
         dims_.BindSymbol(atom->name, var);
@@ -215,9 +215,9 @@ absl::Status Lowerer::DeclareInputs() {
     for (const IndexExpr& d : *info.dims) {
       absl::StatusOr<Expr> x = dims_.Translate(d);
       if (!x.ok()) {
-        return absl::UnimplementedError(absl::StrCat(
-            "input '", v->name(), "' has dims ", DimsToString(*info.dims),
-            " whose symbols are not plain dims of an input: ", x.status().message()));
+        return absl::UnimplementedError(
+            absl::StrCat("input '", v->name(), "' has dims ", DimsToString(*info.dims),
+                         " whose symbols are not plain dims of an input: ", x.status().message()));
       }
       dims.push_back(*x);
     }
@@ -285,9 +285,8 @@ absl::StatusOr<bool> Lowerer::DeclareStatic(const Value* v, std::vector<Stmt>* o
 
 void Lowerer::EmitCopy(const Expr& src, const Expr& dst, std::vector<Stmt>* out) {
   const std::vector<Expr>& dims = dst.as<tir::TensorNode>()->dims;
-  out->push_back(b_.Nest(dims, "c", [&](const std::vector<Expr>& i) {
-    return b_.Store(dst, i, b_.Load(src, i));
-  }));
+  out->push_back(b_.Nest(
+      dims, "c", [&](const std::vector<Expr>& i) { return b_.Store(dst, i, b_.Load(src, i)); }));
 }
 
 absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std::string& category,
@@ -305,8 +304,8 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
     const Value* v = node.input(i);
     if (v == nullptr) continue;
     if (!tensors_.contains(v)) {
-      return absl::InternalError(absl::StrCat(node.Describe(), ": input '", v->name(),
-                                              "' has no tensor"));
+      return absl::InternalError(
+          absl::StrCat(node.Describe(), ": input '", v->name(), "' has no tensor"));
     }
     binding.slots.push_back(i);
     operands.push_back(tensors_[v]);
@@ -322,9 +321,9 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
         std::optional<tir::ScalarKind> kind = tir::ScalarKindOf(info.type);
         if (!kind) kind = tir::ScalarKindOf(v->type().element_type());
         if (!kind || !info.dims) {
-          return absl::UnimplementedError(absl::StrCat(
-              node.Describe(), ": output '", v->name(),
-              "' has an unknown element type or rank; lowering needs both"));
+          return absl::UnimplementedError(
+              absl::StrCat(node.Describe(), ": output '", v->name(),
+                           "' has an unknown element type or rank; lowering needs both"));
         }
         std::vector<Expr> dims;
         for (size_t k = 0; k < info.dims->size(); ++k) {
@@ -380,8 +379,8 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
 
 absl::Status Lowerer::LowerNode(const Node& node) {
   if (stats_) ++stats_->nodes;
-  const std::string op = node.domain().empty() ? node.op_type()
-                                               : absl::StrCat(node.domain(), ".", node.op_type());
+  const std::string op =
+      node.domain().empty() ? node.op_type() : absl::StrCat(node.domain(), ".", node.op_type());
   // Constants are globals already.
   if (node.op_type() == "Constant" && node.domain().empty() && node.num_outputs() == 1 &&
       tensors_.contains(node.output(0))) {
@@ -405,6 +404,9 @@ absl::Status Lowerer::LowerNode(const Node& node) {
     // every output dim (an axes or starts input known only at run time, and a declared output
     // type filling in for it), its facts are incomplete and the kernel runs the node.
     bool determined = true;
+    // Where inference knows more than the rule (a declared output type fixing a dim the rule
+    // leaves symbolic), the run must agree: an Assert before the node's loops.
+    std::vector<Stmt> declared_checks;
     for (int o = 0; o < node.num_outputs(); ++o) {
       if (node.output(o) == nullptr) continue;
       const std::optional<DimsExpr>& dims = ctx.output(o).dims;
@@ -419,9 +421,16 @@ absl::Status Lowerer::LowerNode(const Node& node) {
         const IndexExpr& a = (*known.dims)[k];
         const IndexExpr& c = (*dims)[k];
         if (!a.IsQuestionmark() && !c.IsQuestionmark() && a != c) {
-          return absl::InternalError(absl::StrCat(
-              node.Describe(), ": lowering's ShapeHelper run gives output ", o, " ",
-              DimsToString(*dims), ", inference ", DimsToString(*known.dims)));
+          absl::StatusOr<Expr> derived = dims_.Translate(c);
+          absl::StatusOr<Expr> declared = dims_.Translate(a);
+          if (!derived.ok() || !declared.ok()) {
+            determined = false;
+            continue;
+          }
+          declared_checks.push_back(b_.Assert(
+              b_.Eq(*derived, *declared),
+              absl::StrCat(node.Describe(), ": output ", o, " dim ", k, " is ", c.ToString(),
+                           " by the op's rule but ", a.ToString(), " as declared")));
         }
       }
     }
@@ -462,6 +471,8 @@ absl::Status Lowerer::LowerNode(const Node& node) {
           }
         }
         ANVIL_RETURN_IF_ERROR(b_.status());
+        for (Stmt& st : declared_checks) body_.push_back(std::move(st));
+        for (Stmt& st : lowering.checks()) body_.push_back(std::move(st));
         for (Stmt& st : stmts) body_.push_back(std::move(st));
         for (Stmt& st : lowering.stmts()) body_.push_back(std::move(st));
         if (stats_) {
@@ -568,6 +579,16 @@ std::vector<Expr> NodeLowering::BroadcastIndex(int input, const std::vector<Expr
       index.push_back(i);
     } else {
       index.push_back(b().Min(i, b().Sub(tensor_dims[k], tir::IndexConst(1))));
+      const std::pair<int, size_t> key(input, k);
+      if (std::find(checked_.begin(), checked_.end(), key) == checked_.end()) {
+        checked_.push_back(key);
+        const Expr& out_dim = TensorDims(this->output(output))[offset + k];
+        checks_.push_back(b().Assert(
+            b().Or(b().Eq(tensor_dims[k], tir::IndexConst(1)), b().Eq(tensor_dims[k], out_dim)),
+            absl::StrCat(node().Describe(), ": cannot broadcast input ", input, " dim ", k, " (",
+                         d.ToString(), ") to the output's (", out_dims[offset + k].ToString(),
+                         ")")));
+      }
     }
   }
   return index;
@@ -595,7 +616,8 @@ absl::StatusOr<tir::Module> LowerToTir(const Model& model, const LoweringOptions
   Lowerer lowerer(copy, stats);
   ANVIL_ASSIGN_OR_RETURN(tir::Module module, lowerer.Run());
   if (options.simplify) module = tir::Simplify(module);
-  return RunModulePasses(std::move(module), options);
+  if (stats) stats->before_passes = CountLoops(module);
+  return RunModulePasses(std::move(module), options, stats ? &stats->passes : nullptr);
 }
 
 const tir::Module* LoweredModule(const Model& model) {
@@ -614,9 +636,23 @@ absl::StatusOr<bool> LowerToTirPass::Run(Model& model, PassContext& ctx) {
   ctx.AddStatistic("nodes-intrinsic", stats.intrinsic);
   ctx.AddStatistic("nodes-fallback", stats.fallback);
   const ModuleCounts counts = CountLoops(module);
+  ctx.AddStatistic("loop-nests-before-fusion", stats.before_passes.nests);
   ctx.AddStatistic("loop-nests", counts.nests);
+  ctx.AddStatistic("loops-before-fusion", stats.before_passes.loops);
   ctx.AddStatistic("loops", counts.loops);
+  ctx.AddStatistic("stored-intermediates-before-fusion", stats.before_passes.stored_intermediates);
   ctx.AddStatistic("stored-intermediates", counts.stored_intermediates);
+  ctx.AddStatistic("local-buffers", counts.local_buffers);
+  ctx.AddStatistic("inlined-producers", stats.passes.fuse.inlined);
+  ctx.AddStatistic("fused-loops", stats.passes.fuse.fused);
+  ctx.AddStatistic("contracted-intermediates", stats.passes.fuse.contracted);
+  ctx.AddStatistic("workspace-buffers", stats.passes.plan.buffers);
+  if (!stats.passes.plan.dynamic) {
+    ctx.AddStatistic("workspace-bytes", stats.passes.plan.workspace_bytes);
+    ctx.AddStatistic("workspace-bytes-unshared", stats.passes.plan.unshared_bytes);
+  }
+  ctx.AddStatistic("parallel-loops", stats.passes.mark.parallel);
+  ctx.AddStatistic("vectorized-loops", stats.passes.mark.vectorized);
   for (const auto& [op, n] : stats.fallback_ops) {
     ctx.AddRemark(absl::StrCat(op, ": ", n, " node(s) call their kernel (no lowering rule)"));
   }

@@ -47,6 +47,9 @@ struct LoweringStats {
   std::map<std::string, int64_t> native_ops, intrinsic_ops, fallback_ops;
   // For ops with a rule that still called their kernel: why (the first node's reason).
   std::map<std::string, std::string> fallback_reasons;
+  // The module as lowered (simplified), before fusion; and what the passes did.
+  ModuleCounts before_passes;
+  ModulePassStats passes;
 };
 
 // Lowers `model` (a copy of it: the module keeps the copy alive for its kernel calls).
@@ -58,7 +61,8 @@ const tir::Module* LoweredModule(const Model& model);
 
 // Pass `lower-to-tir`: lowers the model and keeps the module with it (LoweredModule); the graph
 // is unchanged. Options fuse, plan-buffers, mark-loops (all true). Statistics: nodes-native,
-// nodes-intrinsic, nodes-fallback, loops, stored-intermediates.
+// nodes-intrinsic, nodes-fallback; loop nests, loops and stored intermediates before fusion and
+// after; what fusion, planning and marking did.
 class LowerToTirPass : public Pass {
  public:
   std::string_view name() const override { return "lower-to-tir"; }

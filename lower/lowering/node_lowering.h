@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -86,7 +87,8 @@ class NodeLowering {
   // The subscripts of input `input` (numpy-broadcast against output `output`'s dims) for the
   // output subscripts `out`: leading output dims the input lacks are dropped, a literal 1
   // becomes 0, a dim equal to the output's takes its subscript, and a dim that is neither
-  // (symbolic; at run time either 1 or the output's) becomes min(i, d - 1).
+  // (symbolic; at run time either 1 or the output's) becomes min(i, d - 1) — with an Assert,
+  // emitted once before the node's loops, that the run's dim is indeed 1 or the output's.
   std::vector<tir::Expr> BroadcastIndex(int input, const std::vector<tir::Expr>& out,
                                         int output = 0);
 
@@ -96,6 +98,8 @@ class NodeLowering {
   absl::Status Error(std::string_view what) const;
 
   std::vector<tir::Stmt>& stmts() { return stmts_; }
+  // Run-time checks of what lowering assumed about symbolic dims (the driver emits them first).
+  std::vector<tir::Stmt>& checks() { return checks_; }
 
   // The node's work is a compute intrinsic (gemm, a convolution kernel): counted apart from
   // the natively lowered ops.
@@ -106,6 +110,8 @@ class NodeLowering {
   bool intrinsic_ = false;
   tir::Builder builder_;
   std::vector<tir::Stmt> stmts_;
+  std::vector<tir::Stmt> checks_;
+  std::vector<std::pair<int, size_t>> checked_;  // (input, axis) pairs asserted
 };
 
 using LowerFn = absl::Status (*)(NodeLowering& n);

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "lower/ir/functor.h"
 
 namespace anvil::lower {
@@ -21,7 +23,7 @@ class Counter final : public tir::IRVisitor {
   }
   void VisitDefine(const tir::DefineNode& n, const tir::Stmt& s) override {
     if (n.target.as<tir::TensorNode>() && !n.tensor.view_of.defined() && !n.tensor.dynamic) {
-      ++counts.stored_intermediates;
+      ++(depth_ == 0 ? counts.stored_intermediates : counts.local_buffers);
     }
     IRVisitor::VisitDefine(n, s);
   }
@@ -36,8 +38,30 @@ class Counter final : public tir::IRVisitor {
 
 }  // namespace
 
-absl::StatusOr<tir::Module> RunModulePasses(tir::Module module, const ModulePassOptions& options) {
-  (void)options;
+absl::StatusOr<tir::Module> RunModulePasses(tir::Module module, const ModulePassOptions& options,
+                                            ModulePassStats* stats) {
+  ModulePassStats ignored;
+  if (stats == nullptr) stats = &ignored;
+  auto verified = [](const tir::Module& m, const char* pass) -> absl::Status {
+    absl::Status s = tir::VerifyModule(m);
+    if (s.ok()) return s;
+    return absl::InternalError(absl::StrCat("tensor IR after ", pass, ": ", s.message()));
+  };
+  tir::Function* entry = module.FindFunction(module.entry);
+  if (entry == nullptr) return std::move(module);
+  if (options.fuse) {
+    *entry = Fuse(*entry, &stats->fuse);
+    ANVIL_RETURN_IF_ERROR(verified(module, "fuse"));
+  }
+  if (options.plan_buffers) {
+    ANVIL_ASSIGN_OR_RETURN(module, PlanBuffers(std::move(module), &stats->plan));
+    ANVIL_RETURN_IF_ERROR(verified(module, "plan-buffers"));
+  }
+  if (options.mark_loops) {
+    entry = module.FindFunction(module.entry);
+    *entry = MarkLoops(*entry, &stats->mark);
+    ANVIL_RETURN_IF_ERROR(verified(module, "mark-loops"));
+  }
   return std::move(module);
 }
 

@@ -10,6 +10,9 @@
 
 #include "absl/status/statusor.h"
 #include "lower/ir/module.h"
+#include "lower/passes/fuse.h"
+#include "lower/passes/mark_loops.h"
+#include "lower/passes/plan_buffers.h"
 
 namespace anvil::lower {
 
@@ -19,14 +22,23 @@ struct ModulePassOptions {
   bool mark_loops = true;
 };
 
-absl::StatusOr<tir::Module> RunModulePasses(tir::Module module, const ModulePassOptions& options);
+struct ModulePassStats {
+  FuseStats fuse;
+  PlanStats plan;
+  MarkStats mark;
+};
+
+// Runs the passes `options` enables on the entry function; the module is verified after each.
+absl::StatusOr<tir::Module> RunModulePasses(tir::Module module, const ModulePassOptions& options,
+                                            ModulePassStats* stats = nullptr);
 
 // Loop structure of a module's entry function.
 struct ModuleCounts {
   int64_t nests = 0;                 // top-level loops (a loop nest each)
   int64_t loops = 0;                 // every loop
-  int64_t stored_intermediates = 0;  // tensors defined in the body and stored to (not views,
-                                     // not kernel-allocated)
+  int64_t stored_intermediates = 0;  // tensors defined at the top level of the entry (buffers
+                                     // of their own; not views, not kernel-allocated)
+  int64_t local_buffers = 0;         // tensors defined inside loops (rows fusion left)
   int64_t kernel_calls = 0;
 };
 ModuleCounts CountLoops(const tir::Module& module);

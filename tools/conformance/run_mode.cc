@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -18,14 +19,15 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/absl_compat.h"
+#include "exec/interpreter.h"
 #include "graph/element_type.h"
 #include "graph/elements.h"
 #include "graph/onnx_import.h"
 #include "graph/pass_manager.h"
-#include "exec/interpreter.h"
+#include "kernels/tensor_file.h"
 #include "lower/evaluator/tir_session.h"
 #include "runtime/session.h"
-#include "kernels/tensor_file.h"
+#include "tools/conformance/shapes_mode.h"
 
 namespace anvil::conformance {
 
@@ -110,6 +112,8 @@ absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& fla
       options.engine = RunModeOptions::Engine::kReference;
     } else if (flag == "--engine=tir-eval" || flag == "--backend=tir-eval") {
       options.engine = RunModeOptions::Engine::kTirEval;
+    } else if (flag == "--dynamic") {
+      options.dynamic = true;
     } else if (flag.rfind("--exclusions=", 0) == 0 && flag.size() > 13) {
       options.exclusions_path = flag.substr(13);
     } else if (flag == "--no-exclusions") {
@@ -125,7 +129,7 @@ absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& fla
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown option '", flag,
-          "' for mode run (--backend=session|reference|tir-eval, --exclusions=FILE, "
+          "' for mode run (--backend=session|reference|tir-eval, --dynamic, --exclusions=FILE, "
           "--no-exclusions, --rtol=X, --atol=X)"));
     }
   }
@@ -133,13 +137,14 @@ absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& fla
 }
 
 std::string RunTitle(const RunModeOptions& options) {
+  const char* suffix = options.dynamic ? ", dynamic)" : ")";
   switch (options.engine) {
     case RunModeOptions::Engine::kSession:
-      return "run (session)";
+      return absl::StrCat("run (session", suffix);
     case RunModeOptions::Engine::kReference:
-      return "run (reference)";
+      return absl::StrCat("run (reference", suffix);
     case RunModeOptions::Engine::kTirEval:
-      return "run (tir-eval)";
+      return absl::StrCat("run (tir-eval", suffix);
   }
   return "run";
 }
@@ -253,6 +258,7 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
   absl::StatusOr<std::vector<Value*>> bound = BindTestInputs((*model)->graph(), input_protos);
   if (!bound.ok()) return error("test data", bound.status());
   absl::flat_hash_map<std::string, Tensor> inputs;
+  absl::flat_hash_set<std::string> symbols_taken;
   for (size_t k = 0; k < input_protos.size(); ++k) {
     absl::StatusOr<Tensor> t = TensorFromProto(input_protos[k], test.dir);
     if (!t.ok()) return error("test data", t.status());
@@ -262,7 +268,17 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
     // data has (test_castlike_*'s `like`), which the Session would rightly reject.
     if (input->type().is_tensor()) {
       std::vector<Dim> dims;
-      for (int64_t d : tensor.dims()) dims.push_back(Dim::Literal(d));
+      for (size_t d = 0; d < tensor.dims().size(); ++d) {
+        if (!options.dynamic) {
+          dims.push_back(Dim::Literal(tensor.dims()[d]));
+          continue;
+        }
+        std::string symbol = InputSymbolName(input->name(), static_cast<int>(d));
+        for (int n = 2; !symbols_taken.insert(symbol).second; ++n) {
+          symbol = absl::StrCat(InputSymbolName(input->name(), static_cast<int>(d)), "_", n);
+        }
+        dims.push_back(Dim::Param(symbol));
+      }
       input->mutable_type()->set_shape(std::move(dims));
     }
     inputs[input->name()] = std::move(tensor);

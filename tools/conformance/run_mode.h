@@ -38,15 +38,19 @@ struct RunModeOptions {
   // "" = the embedded tools/conformance/run_exclusions.txt.
   std::string exclusions_path;
   bool use_exclusions = true;
+  // Every input dim a fresh symbol `<input>_d<k>` instead of the test's literal dims: the
+  // engine runs code made for any dims (lowering's dim parameters, the runtime's re-inference).
+  bool dynamic = false;
   double rtol = 1e-3;
   double atol = 1e-7;
 };
 
 // Reads the mode's own flags (--engine=session|reference|tir-eval, --backend= the same,
-// --exclusions=FILE, --no-exclusions, --rtol=X, --atol=X); anything else is InvalidArgument.
+// --dynamic, --exclusions=FILE, --no-exclusions, --rtol=X, --atol=X); anything else is
+// InvalidArgument.
 absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& flags);
 
-// "run (session)", "run (reference)", "run (tir-eval)".
+// "run (session)", "run (reference)", "run (tir-eval)", "run (tir-eval, dynamic)".
 std::string RunTitle(const RunModeOptions& options);
 
 // Parses an exclusion list: one `<test> <reason>` per line (the test as `folder/name` or just
