@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "graph/element_type.h"
 #include "shape/tensor_info.h"
 
 namespace anvil {
@@ -57,6 +58,9 @@ void RuntimeBuilder::FillInput(int i, TensorInfo* info) const {
 std::shared_ptr<const Elements> RuntimeBuilder::InputConstant(int i) const {
   if (!HasInput(i) || operands_[i].data == nullptr) return nullptr;
   const RuntimeOperand& op = operands_[i];
+  // Only fixed-size elements are borrowed as bytes: a string tensor's contents are not bytes
+  // (Elements::strings() would be empty for all its elements).
+  if (ElementSize(op.type) == 0) return nullptr;
   return std::make_shared<BorrowedElements>(op.type, op.dims, op.data);
 }
 

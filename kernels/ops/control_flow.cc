@@ -493,6 +493,11 @@ absl::StatusOr<std::unique_ptr<OpKernel>> MakeScan(const Node& node, int64_t ops
     return absl::InvalidArgumentError(
         absl::StrCat(node.Describe(), ": needs attribute num_scan_inputs"));
   }
+  if (num_scan_inputs > node.num_inputs()) {
+    return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": num_scan_inputs ",
+                                                   num_scan_inputs, " exceeds the ",
+                                                   node.num_inputs(), " inputs"));
+  }
   const bool v8 = opset < 9;
   for (const char* name : {"scan_input_directions", "scan_output_directions", "directions"}) {
     for (int64_t d : node.GetInts(name)) {
