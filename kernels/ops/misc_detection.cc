@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/checked_math.h"
 #include "kernels/ops/misc_internal.h"
 
 namespace anvil::misc {
@@ -189,6 +190,13 @@ Sample<T> BilinearSample(T y, T x, int64_t height, int64_t width) {
   return s;
 }
 
+// Work bounds of RoiAlign, whose sampling grid data decides: samples per ROI (each kept with its
+// four corners and weights, ~48 bytes) and sample reads per run. Detection models use a few
+// hundred samples per ROI (7x7 bins of 2x2); adaptive sampling of a whole 1000-pixel image in
+// 7x7 bins is ~20,000.
+constexpr int64_t kMaxRoiAlignSamples = int64_t{1} << 22;
+constexpr int64_t kMaxRoiAlignSampleReads = int64_t{1} << 32;
+
 template <typename T>
 absl::Status RoiAlignRun(KernelContext& ctx, const RoiAlignAttrs& attrs) {
   const TensorView& xv = ctx.input(0);
@@ -230,28 +238,54 @@ absl::Status RoiAlignRun(KernelContext& ctx, const RoiAlignAttrs& attrs) {
     }
     const T bin_h = roi_h / static_cast<T>(ph_count);
     const T bin_w = roi_w / static_cast<T>(pw_count);
-    const int64_t grid_h = attrs.sampling_ratio > 0
-                               ? attrs.sampling_ratio
-                               : static_cast<int64_t>(std::ceil(roi_h / ph_count));
-    const int64_t grid_w = attrs.sampling_ratio > 0
-                               ? attrs.sampling_ratio
-                               : static_cast<int64_t>(std::ceil(roi_w / pw_count));
-    const T count = static_cast<T>(std::max<int64_t>(grid_h * grid_w, 1));
+    // The sampling grid per bin: the attribute, or adaptive (about one sample per pixel). Its
+    // size is data (ROI coordinates) or a hostile attribute: bounded before anything is sized by
+    // it, the float converted only once known to be in range.
+    auto grid = [&](T extent, int64_t bins) -> std::optional<int64_t> {
+      if (attrs.sampling_ratio > 0) return attrs.sampling_ratio;
+      const double g = std::ceil(static_cast<double>(extent) / static_cast<double>(bins));
+      if (!(g >= 0 && g <= static_cast<double>(kMaxRoiAlignSamples))) return std::nullopt;
+      return static_cast<int64_t>(g);
+    };
+    const std::optional<int64_t> grid_h = grid(roi_h, ph_count);
+    const std::optional<int64_t> grid_w = grid(roi_w, pw_count);
+    std::optional<int64_t> per_roi;
+    if (grid_h && grid_w) {
+      per_roi = CheckedMul(ph_count, pw_count);
+      if (per_roi) per_roi = CheckedMul(*per_roi, *grid_h);
+      if (per_roi) per_roi = CheckedMul(*per_roi, *grid_w);
+    }
+    if (!per_roi || *per_roi > kMaxRoiAlignSamples) {
+      return ctx.Error(absl::StrCat(
+          "roi ", r, " needs more than ", kMaxRoiAlignSamples, " samples (output ", ph_count, "x",
+          pw_count, ", sampling_ratio ", attrs.sampling_ratio, ", roi ", roi_h, "x", roi_w,
+          "); refusing the work"));
+    }
+    std::optional<int64_t> reads = CheckedMul(*per_roi, channels);
+    if (reads) reads = CheckedMul(*reads, num_rois);
+    if (!reads || *reads > kMaxRoiAlignSampleReads) {
+      return ctx.Error(absl::StrCat("roi ", r, ": ", num_rois, " rois x ", channels,
+                                    " channels x ", *per_roi,
+                                    " samples is over the work limit of ",
+                                    kMaxRoiAlignSampleReads, " sample reads"));
+    }
+    const int64_t grid_area = *grid_h * *grid_w;
+    const T count = static_cast<T>(std::max<int64_t>(grid_area, 1));
 
     // Sample positions are the same for every channel.
     samples.clear();
     for (int64_t ph = 0; ph < ph_count; ++ph) {
       for (int64_t pw = 0; pw < pw_count; ++pw) {
-        for (int64_t iy = 0; iy < grid_h; ++iy) {
-          const T yy = start_h + ph * bin_h + (iy + T(0.5)) * bin_h / static_cast<T>(grid_h);
-          for (int64_t ix = 0; ix < grid_w; ++ix) {
-            const T xx = start_w + pw * bin_w + (ix + T(0.5)) * bin_w / static_cast<T>(grid_w);
+        for (int64_t iy = 0; iy < *grid_h; ++iy) {
+          const T yy = start_h + ph * bin_h + (iy + T(0.5)) * bin_h / static_cast<T>(*grid_h);
+          for (int64_t ix = 0; ix < *grid_w; ++ix) {
+            const T xx = start_w + pw * bin_w + (ix + T(0.5)) * bin_w / static_cast<T>(*grid_w);
             samples.push_back(BilinearSample(yy, xx, height, width));
           }
         }
       }
     }
-    const int64_t per_bin = grid_h * grid_w;
+    const int64_t per_bin = grid_area;
     for (int64_t c = 0; c < channels; ++c) {
       const T* plane = x->data() + (b * channels + c) * height * width;
       T* out = y.data() + (r * channels + c) * ph_count * pw_count;
