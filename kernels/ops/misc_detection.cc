@@ -256,17 +256,16 @@ absl::Status RoiAlignRun(KernelContext& ctx, const RoiAlignAttrs& attrs) {
       if (per_roi) per_roi = CheckedMul(*per_roi, *grid_w);
     }
     if (!per_roi || *per_roi > kMaxRoiAlignSamples) {
-      return ctx.Error(absl::StrCat(
-          "roi ", r, " needs more than ", kMaxRoiAlignSamples, " samples (output ", ph_count, "x",
-          pw_count, ", sampling_ratio ", attrs.sampling_ratio, ", roi ", roi_h, "x", roi_w,
-          "); refusing the work"));
+      return ctx.Error(absl::StrCat("roi ", r, " needs more than ", kMaxRoiAlignSamples,
+                                    " samples (output ", ph_count, "x", pw_count,
+                                    ", sampling_ratio ", attrs.sampling_ratio, ", roi ", roi_h, "x",
+                                    roi_w, "); refusing the work"));
     }
     std::optional<int64_t> reads = CheckedMul(*per_roi, channels);
     if (reads) reads = CheckedMul(*reads, num_rois);
     if (!reads || *reads > kMaxRoiAlignSampleReads) {
-      return ctx.Error(absl::StrCat("roi ", r, ": ", num_rois, " rois x ", channels,
-                                    " channels x ", *per_roi,
-                                    " samples is over the work limit of ",
+      return ctx.Error(absl::StrCat("roi ", r, ": ", num_rois, " rois x ", channels, " channels x ",
+                                    *per_roi, " samples is over the work limit of ",
                                     kMaxRoiAlignSampleReads, " sample reads"));
     }
     const int64_t grid_area = *grid_h * *grid_w;

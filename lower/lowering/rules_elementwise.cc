@@ -29,8 +29,6 @@ DataType ComputeType(DataType t) {
   return t;
 }
 
-bool IsHalf(DataType t) { return t.kind() == ScalarKind::kF16 || t.kind() == ScalarKind::kBF16; }
-
 // Legacy broadcasting (before opset 7, `broadcast` with an `axis`) aligns B at `axis`: not numpy.
 bool LegacyAxisBroadcast(const NodeLowering& n) {
   return n.opset() < 7 && n.node().GetInt("broadcast", 0) != 0 &&
@@ -274,8 +272,9 @@ absl::Status Clip(NodeLowering& n) {
         elements *= d.literal();
       }
       if (elements != 1 || bound.type() != n.input_type(0)) {
-        return n.Error(absl::StrCat(i == 1 ? "min" : "max", " must be a single element of the "
-                                                            "input's type"));
+        return n.Error(absl::StrCat(i == 1 ? "min" : "max",
+                                    " must be a single element of the "
+                                    "input's type"));
       }
       Expr v = b.Cast(t, b.Load(bound, std::vector<Expr>(dims.size(), tir::IndexConst(0))));
       (i == 1 ? lo : hi) = v;

@@ -141,8 +141,8 @@ absl::Status ScanShape(ShapeContext& ctx) {
   const int64_t num_scan_inputs = ctx.node().GetInt("num_scan_inputs", 0);
   // Checked as int64 before narrowing: 2^40 would wrap to 0 and loop 2^40 times.
   if (num_scan_inputs < 0 || num_scan_inputs > ctx.num_inputs() - first) {
-    return ctx.Error(absl::StrCat("num_scan_inputs ", num_scan_inputs,
-                                  " exceeds the number of inputs"));
+    return ctx.Error(
+        absl::StrCat("num_scan_inputs ", num_scan_inputs, " exceeds the number of inputs"));
   }
   const int num_state = ctx.num_inputs() - first - static_cast<int>(num_scan_inputs);
   std::vector<int64_t> in_axes = ctx.node().GetInts("scan_input_axes");
