@@ -4,7 +4,7 @@
 //   anvil-run MODEL [--input-dir DIR] [--input NAME=FILE.pb]... [--shape NAME=D0,D1,...]...
 //             [--seed N] [--iters N] [--warmup N] [--threads N] [--out DIR] [--memory]
 //             [--pipeline=P] [--no-arena] [--profile] [--max-allocation-bytes N]
-//             [--backend=interpreter|tir-eval] [--help]
+//             [--backend=interpreter|tir-eval|compiled] [--help]
 //
 // Inputs are the graph inputs that are not initializers, in order: input_K.pb from --input-dir
 // (or --input NAME=FILE), else seeded random tensors with the --shape dims (symbolic dims not
@@ -65,8 +65,9 @@ options:
   --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,dce")
   --no-arena             every tensor on the heap (no memory plan)
   --profile              print the time per op type over the timed runs (stderr)
-  --backend=B            interpreter (default: the runtime's Session) or tir-eval (lowered to
-                         the Tensor IR with lower-to-tir and run by its reference evaluator)
+  --backend=B            interpreter (default: the runtime's Session), tir-eval (lowered to
+                         the Tensor IR with lower-to-tir and run by its reference evaluator) or
+                         compiled (that IR emitted as C++, compiled with $CXX and cached)
   --max-allocation-bytes N
                          refuse any single allocation (a tensor, the arena) over N bytes with
                          an error naming the node (default: half the physical memory; 0: none)
@@ -88,7 +89,8 @@ struct Flags {
   bool arena = true;
   bool profile = false;
   std::optional<int64_t> max_allocation_bytes;
-  bool tir_eval = false;  // --backend=tir-eval
+  bool tir_eval = false;  // --backend=tir-eval or compiled
+  bool compiled = false;  // --backend=compiled
 };
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -134,11 +136,12 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       ANVIL_ASSIGN_OR_RETURN(flags.pipeline, args.Value());
     } else if (key == "--backend") {
       ANVIL_ASSIGN_OR_RETURN(std::string backend, args.Value());
-      if (backend == "tir-eval") {
+      if (backend == "tir-eval" || backend == "compiled") {
         flags.tir_eval = true;
+        flags.compiled = backend == "compiled";
       } else if (backend != "interpreter") {
-        return usage(
-            absl::StrCat("--backend: unknown '", backend, "'; expected interpreter or tir-eval"));
+        return usage(absl::StrCat("--backend: unknown '", backend,
+                                  "'; expected interpreter, tir-eval or compiled"));
       }
     } else if (key == "--memory") {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
@@ -280,10 +283,19 @@ absl::Status Run(const Flags& flags) {
     lower::TirSessionOptions tir_options;
     tir_options.pipeline = options.pipeline;
     tir_options.evaluator.max_allocation_bytes = options.max_allocation_bytes;
+    tir_options.compile = flags.compiled;
+    tir_options.jit.max_allocation_bytes = options.max_allocation_bytes;
     absl::StatusOr<std::unique_ptr<lower::TirSession>> loaded =
         lower::TirSession::Load(flags.model, tir_options);
     if (!loaded.ok()) return loaded.status();
     session.tir = *std::move(loaded);
+    if (const lower::CompiledModule* c = session.tir->compiled()) {
+      const lower::JitStats& js = c->stats();
+      std::cerr << absl::StrFormat(
+          "anvil-run: compiled: emit %.3f s, %s, dlopen %.3f s (%s)\n", js.emit_seconds,
+          js.cached ? std::string("cached") : absl::StrFormat("compile %.2f s", js.compile_seconds),
+          js.load_seconds, js.library_path);
+    }
   } else {
     absl::StatusOr<std::unique_ptr<Session>> loaded = Session::Load(flags.model, options);
     if (!loaded.ok()) return loaded.status();
@@ -382,8 +394,9 @@ absl::Status Run(const Flags& flags) {
   std::string line = absl::StrFormat(
       "{\"model\":%s,\"runtime\":\"%s\",\"threads\":%d,\"iters\":%d,\"median_ms\":%.6f,"
       "\"min_ms\":%.6f,\"max_ms\":%.6f",
-      JsonString(base), flags.tir_eval ? "anvil-tir-eval" : "anvil", flags.threads, times.size(),
-      times[times.size() / 2], times.front(), times.back());
+      JsonString(base),
+      flags.compiled ? "anvil-compiled" : (flags.tir_eval ? "anvil-tir-eval" : "anvil"),
+      flags.threads, times.size(), times[times.size() / 2], times.front(), times.back());
   if (flags.memory && session.tir) {
     absl::StrAppendFormat(&line, ",\"workspace_bytes\":%d",
                           session.tir->evaluator_stats().workspace_bytes);

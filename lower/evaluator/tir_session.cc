@@ -27,7 +27,11 @@ absl::StatusOr<std::unique_ptr<TirSession>> TirSession::Load(std::unique_ptr<Mod
     if (!in->IsInitializer()) s->inputs_.push_back(in);
   }
   for (const Value* out : s->model_->graph().outputs()) s->outputs_.push_back(out);
-  s->evaluator_ = std::make_unique<Evaluator>(s->module_, options.evaluator);
+  if (options.compile) {
+    ANVIL_ASSIGN_OR_RETURN(s->compiled_, CompiledModule::Compile(s->module_, options.jit));
+  } else {
+    s->evaluator_ = std::make_unique<Evaluator>(s->module_, options.evaluator);
+  }
   return s;
 }
 
@@ -53,13 +57,18 @@ absl::StatusOr<std::vector<Tensor>> TirSession::Run(
       bool known = false;
       for (const std::string& n : names) known |= n == name;
       if (!known) {
-        return absl::InvalidArgumentError(absl::StrCat("the model has no input '", name,
-                                                       "' (inputs: ", absl::StrJoin(names, ", "),
-                                                       ")"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the model has no input '", name, "' (inputs: ", absl::StrJoin(names, ", "), ")"));
       }
     }
   }
+  if (compiled_ != nullptr) return compiled_->Run(ordered);
   return evaluator_->Run(ordered);
+}
+
+const EvaluatorStats& TirSession::evaluator_stats() const {
+  static const EvaluatorStats kNone;
+  return evaluator_ != nullptr ? evaluator_->stats() : kNone;
 }
 
 }  // namespace anvil::lower

@@ -1,6 +1,7 @@
-// TirSession: a model run through lowering and the reference evaluator, with the interface of
+// TirSession: a model run through lowering and then the reference evaluator or native code
+// compiled from the module (lower/jit/compiled_module.h), with the interface of
 // runtime::Session (load once, Run many times), so tools and tests can swap engines:
-// `anvil-run --backend=tir-eval`, `conformance run --backend=tir-eval`.
+// `anvil-run --backend=tir-eval|compiled`, `conformance run --backend=tir-eval|compiled`.
 //
 // Load prepares the model as Session does (order, verification, the same default pipeline),
 // lowers it (lower_to_tir.h) and keeps the module; Run binds the named inputs and evaluates the
@@ -19,6 +20,7 @@
 #include "kernels/tensor.h"
 #include "lower/evaluator/evaluator.h"
 #include "lower/ir/module.h"
+#include "lower/jit/compiled_module.h"
 #include "lower/lowering/lower_to_tir.h"
 
 namespace anvil::lower {
@@ -28,6 +30,9 @@ struct TirSessionOptions {
   std::string pipeline = "shape-inference,einsum-decompose,dce";
   LoweringOptions lowering;
   EvaluatorOptions evaluator;
+  // Run compiled code instead of the evaluator.
+  bool compile = false;
+  JitOptions jit;
 };
 
 class TirSession {
@@ -43,7 +48,10 @@ class TirSession {
   const Model& model() const { return *model_; }
   const tir::Module& module() const { return module_; }
   const LoweringStats& lowering_stats() const { return stats_; }
-  const EvaluatorStats& evaluator_stats() const { return evaluator_->stats(); }
+  // The evaluator's statistics (compiled sessions: all zero).
+  const EvaluatorStats& evaluator_stats() const;
+  // The compiled module (null unless compiled).
+  const CompiledModule* compiled() const { return compiled_.get(); }
 
   absl::StatusOr<std::vector<Tensor>> Run(const absl::flat_hash_map<std::string, Tensor>& inputs);
 
@@ -54,6 +62,7 @@ class TirSession {
   tir::Module module_;
   LoweringStats stats_;
   std::unique_ptr<Evaluator> evaluator_;
+  std::unique_ptr<CompiledModule> compiled_;
   std::vector<const Value*> inputs_;
   std::vector<const Value*> outputs_;
 };

@@ -112,6 +112,8 @@ absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& fla
       options.engine = RunModeOptions::Engine::kReference;
     } else if (flag == "--engine=tir-eval" || flag == "--backend=tir-eval") {
       options.engine = RunModeOptions::Engine::kTirEval;
+    } else if (flag == "--engine=compiled" || flag == "--backend=compiled") {
+      options.engine = RunModeOptions::Engine::kCompiled;
     } else if (flag == "--dynamic") {
       options.dynamic = true;
     } else if (flag.rfind("--exclusions=", 0) == 0 && flag.size() > 13) {
@@ -127,10 +129,11 @@ absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& fla
         return absl::InvalidArgumentError("--atol needs a non-negative number: --atol=1e-7");
       }
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown option '", flag,
-          "' for mode run (--backend=session|reference|tir-eval, --dynamic, --exclusions=FILE, "
-          "--no-exclusions, --rtol=X, --atol=X)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown option '", flag,
+                       "' for mode run (--backend=session|reference|tir-eval|compiled, --dynamic, "
+                       "--exclusions=FILE, "
+                       "--no-exclusions, --rtol=X, --atol=X)"));
     }
   }
   return options;
@@ -145,6 +148,8 @@ std::string RunTitle(const RunModeOptions& options) {
       return absl::StrCat("run (reference", suffix);
     case RunModeOptions::Engine::kTirEval:
       return absl::StrCat("run (tir-eval", suffix);
+    case RunModeOptions::Engine::kCompiled:
+      return absl::StrCat("run (compiled", suffix);
   }
   return "run";
 }
@@ -312,9 +317,14 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
   std::unique_ptr<lower::TirSession> tir_session;
   std::string tag;
   std::string tag_detail;  // which ops called their kernels (reported for passing tests too)
-  if (options.engine == RunModeOptions::Engine::kTirEval) {
+  if (options.engine == RunModeOptions::Engine::kTirEval ||
+      options.engine == RunModeOptions::Engine::kCompiled) {
+    lower::TirSessionOptions tir_options;
+    tir_options.compile = options.engine == RunModeOptions::Engine::kCompiled;
+    // Hundreds of small modules: compile time dominates, not the code's speed.
+    tir_options.jit.opt_level = "-O1";
     absl::StatusOr<std::unique_ptr<lower::TirSession>> loaded =
-        lower::TirSession::Load(*std::move(model));
+        lower::TirSession::Load(*std::move(model), tir_options);
     if (!loaded.ok()) return runtime_error(loaded.status());
     tir_session = *std::move(loaded);
     const lower::LoweringStats& stats = tir_session->lowering_stats();

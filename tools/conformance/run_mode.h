@@ -33,7 +33,7 @@
 namespace anvil::conformance {
 
 struct RunModeOptions {
-  enum class Engine { kSession, kReference, kTirEval };
+  enum class Engine { kSession, kReference, kTirEval, kCompiled };
   Engine engine = Engine::kSession;
   // "" = the embedded tools/conformance/run_exclusions.txt.
   std::string exclusions_path;
@@ -45,12 +45,12 @@ struct RunModeOptions {
   double atol = 1e-7;
 };
 
-// Reads the mode's own flags (--engine=session|reference|tir-eval, --backend= the same,
+// Reads the mode's own flags (--engine=session|reference|tir-eval|compiled, --backend= the same,
 // --dynamic, --exclusions=FILE, --no-exclusions, --rtol=X, --atol=X); anything else is
 // InvalidArgument.
 absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& flags);
 
-// "run (session)", "run (reference)", "run (tir-eval)", "run (tir-eval, dynamic)".
+// "run (session)", "run (reference)", "run (tir-eval)", "run (compiled, dynamic)", ...
 std::string RunTitle(const RunModeOptions& options);
 
 // Parses an exclusion list: one `<test> <reason>` per line (the test as `folder/name` or just

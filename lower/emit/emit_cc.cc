@@ -1,0 +1,978 @@
+#include "lower/emit/emit_cc.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "base/absl_compat.h"
+#include "lower/ir/functor.h"
+#include "lower/ir/printer.h"
+
+namespace anvil::lower {
+
+#define ANVIL_CC_ABI(...) #__VA_ARGS__
+const char kAnvilCcAbi[] =
+#include "lower/emit/abi.inc"
+    ;
+#undef ANVIL_CC_ABI
+
+namespace {
+
+using tir::DataType;
+using tir::Expr;
+using tir::ExprKind;
+using tir::IntrinsicOp;
+using tir::ScalarKind;
+using tir::Stmt;
+
+// Helpers of every emitted unit: the evaluator's scalar semantics (lower/ir/scalar.cc) in plain
+// C++. The f16/bf16 conversions are those of kernels/dispatch.cc and graph/element_type.cc.
+constexpr char kPrelude[] = R"cc(
+  namespace {
+
+  template <class T>
+  inline T anvil_add(T a, T b) {
+    using U = std::make_unsigned_t<T>;
+    return (T)((U)a + (U)b);
+  }
+  template <class T>
+  inline T anvil_sub(T a, T b) {
+    using U = std::make_unsigned_t<T>;
+    return (T)((U)a - (U)b);
+  }
+  template <class T>
+  inline T anvil_mul(T a, T b) {
+    using U = std::make_unsigned_t<T>;
+    return (T)((U)a * (U)b);
+  }
+  template <class T>
+  inline T anvil_neg(T a) {
+    using U = std::make_unsigned_t<T>;
+    return (T)((U)0 - (U)a);
+  }
+  template <class T>
+  inline T anvil_min(T a, T b) {
+    return b < a ? b : a;
+  }
+  template <class T>
+  inline T anvil_max(T a, T b) {
+    return a < b ? b : a;
+  }
+  template <class T>
+  inline T anvil_fmin(T a, T b) {
+    if (a != a || b != b) return std::numeric_limits<T>::quiet_NaN();
+    return b < a ? b : a;
+  }
+  template <class T>
+  inline T anvil_fmax(T a, T b) {
+    if (a != a || b != b) return std::numeric_limits<T>::quiet_NaN();
+    return a < b ? b : a;
+  }
+  template <class T>
+  inline T anvil_iabs(T a) {
+    return a < 0 ? anvil_neg(a) : a;
+  }
+
+  // op: 0 division (toward zero), 1 floor division, 2 floor modulo, 3 C remainder (fmod).
+  inline int64_t anvil_idiv(const AnvilHost* h, int32_t* err, int64_t x, int64_t y, int op,
+                            bool is_unsigned) {
+    if (y == 0) {
+      if (!*err) h->fail(h->ctx, "integer division by zero");
+      *err = 1;
+      return 0;
+    }
+    if (is_unsigned) {
+      const uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
+      return (int64_t)(op >= 2 ? ux % uy : ux / uy);
+    }
+    if (op == 3) return y == -1 ? 0 : x % y;
+    if (x == std::numeric_limits<int64_t>::min() && y == -1) return op == 2 ? 0 : x;
+    int64_t q = x / y, r = x % y;
+    if (op == 0) return q;
+    if (r != 0 && ((r < 0) != (y < 0))) {
+      --q;
+      r += y;
+    }
+    return op == 1 ? q : r;
+  }
+
+  // Float to integer: NaN is 0, out of range saturates, then truncation toward zero.
+  inline int64_t anvil_f2i(double v, double lo, double hi) {
+    if (v != v) return 0;
+    return (int64_t)std::trunc(v < lo ? lo : (v > hi ? hi : v));
+  }
+  inline int64_t anvil_f2s64(double v) {
+    if (v != v) return 0;
+    if (v <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+    if (v >= 9223372036854775808.0) return std::numeric_limits<int64_t>::max();
+    return (int64_t)v;
+  }
+  inline uint64_t anvil_f2u64(double v) {
+    if (v != v || v <= 0) return 0;
+    if (v >= 18446744073709551616.0) return ~(uint64_t)0;
+    return (uint64_t)v;
+  }
+
+  inline uint16_t anvil_f2h(float f) {
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    const uint32_t abs = x & 0x7fffffffu;
+    if (abs >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+    if (abs >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
+    if (abs < 0x38800000u) {
+      float magnitude;
+      std::memcpy(&magnitude, &abs, 4);
+      return (uint16_t)(sign | (uint32_t)std::nearbyint(magnitude * 16777216.0f));
+    }
+    uint32_t h = ((abs >> 13) - ((127 - 15) << 10));
+    const uint32_t rest = abs & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+    return (uint16_t)(sign | h);
+  }
+  inline float anvil_h2f(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu, bits;
+    if (exp == 0) {
+      if (mant == 0) {
+        bits = sign;
+      } else {
+        exp = 127 - 15 + 1;
+        while ((mant & 0x400u) == 0) {
+          mant <<= 1;
+          --exp;
+        }
+        bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
+      }
+    } else if (exp == 0x1f) {
+      bits = sign | 0x7f800000u | (mant << 13);
+    } else {
+      bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+    }
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  inline uint16_t anvil_f2bf(float f) {
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+  }
+  inline float anvil_bf2f(uint16_t h) {
+    const uint32_t bits = (uint32_t)h << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  inline float anvil_rnd_f16(float v) { return anvil_h2f(anvil_f2h(v)); }
+  inline float anvil_rnd_bf16(float v) { return anvil_bf2f(anvil_f2bf(v)); }
+
+  // The host of the dims and sizes functions: they divide by constants (a zero gives 0).
+  inline void anvil_ignore_failure(void*, const char*) {}
+  const AnvilHost anvil_quiet_host = {nullptr, nullptr, nullptr, nullptr, anvil_ignore_failure};
+
+  // A local tensor's memory: bytes computed with overflow checks.
+  inline uint8_t* anvil_alloc(const AnvilHost* h, int64_t element_size, int rank,
+                              const int64_t* dims) {
+    int64_t bytes = element_size;
+    for (int k = 0; k < rank; ++k) {
+      if (dims[k] < 0 || __builtin_mul_overflow(bytes, dims[k], &bytes)) {
+        h->fail(h->ctx, "a local tensor's byte size overflows");
+        return nullptr;
+      }
+    }
+    return (uint8_t*)h->alloc(h->ctx, bytes);
+  }
+
+  }  // namespace
+)cc";
+
+bool IsHalf(DataType t) { return t.kind() == ScalarKind::kF16; }
+bool IsBf16(DataType t) { return t.kind() == ScalarKind::kBF16; }
+
+// The C++ type of values of scalar kind `t` in expressions.
+absl::StatusOr<std::string> ValueType(DataType t) {
+  switch (t.kind()) {
+    case ScalarKind::kBool:
+      return std::string("bool");
+    case ScalarKind::kS8:
+      return std::string("int8_t");
+    case ScalarKind::kS16:
+      return std::string("int16_t");
+    case ScalarKind::kS32:
+      return std::string("int32_t");
+    case ScalarKind::kS64:
+    case ScalarKind::kIndex:
+      return std::string("int64_t");
+    case ScalarKind::kU8:
+      return std::string("uint8_t");
+    case ScalarKind::kU16:
+      return std::string("uint16_t");
+    case ScalarKind::kU32:
+      return std::string("uint32_t");
+    case ScalarKind::kU64:
+      return std::string("uint64_t");
+    case ScalarKind::kF16:
+    case ScalarKind::kBF16:
+    case ScalarKind::kF32:
+      return std::string("float");
+    case ScalarKind::kF64:
+      return std::string("double");
+    default:
+      return absl::UnimplementedError(absl::StrCat("emit_cc: no C++ type for ", t.ToString()));
+  }
+}
+
+// The C++ type elements of `t` are stored as.
+absl::StatusOr<std::string> StorageType(DataType t) {
+  if (t.is_bool()) return std::string("uint8_t");
+  if (IsHalf(t) || IsBf16(t)) return std::string("uint16_t");
+  return ValueType(t);
+}
+
+int64_t StorageSize(DataType t) {
+  switch (t.kind()) {
+    case ScalarKind::kBool:
+    case ScalarKind::kS8:
+    case ScalarKind::kU8:
+      return 1;
+    case ScalarKind::kS16:
+    case ScalarKind::kU16:
+    case ScalarKind::kF16:
+    case ScalarKind::kBF16:
+      return 2;
+    case ScalarKind::kS32:
+    case ScalarKind::kU32:
+    case ScalarKind::kF32:
+      return 4;
+    case ScalarKind::kS64:
+    case ScalarKind::kU64:
+    case ScalarKind::kF64:
+    case ScalarKind::kIndex:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+std::string FloatLiteral(double v, bool f64) {
+  if (std::isnan(v)) {
+    return f64 ? "std::numeric_limits<double>::quiet_NaN()"
+               : "std::numeric_limits<float>::quiet_NaN()";
+  }
+  if (std::isinf(v)) {
+    return absl::StrCat(v < 0 ? "-" : "", f64 ? "std::numeric_limits<double>::infinity()"
+                                              : "std::numeric_limits<float>::infinity()");
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%a", v);
+  return f64 ? absl::StrCat("(", buf, ")") : absl::StrCat("((float)", buf, ")");
+}
+
+std::string CString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\%03o", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out + "\"";
+}
+
+class Emitter {
+ public:
+  explicit Emitter(const tir::Module& m) : m_(m) {}
+
+  absl::StatusOr<EmittedModule> Run(const EmitOptions& options);
+
+ private:
+  // ---- Names ----
+  std::string Name(const Expr& e) {
+    auto it = names_.find(e.get());
+    if (it != names_.end()) return it->second;
+    std::string base;
+    const std::string& raw =
+        e.as<tir::VarNode>() ? e.as<tir::VarNode>()->name : e.as<tir::TensorNode>()->name;
+    // Identifier characters, no "__" (the suffixes of a tensor's locals use it), no leading digit.
+    for (char c : raw) {
+      const char x = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      if (x == '_' && !base.empty() && base.back() == '_') continue;
+      base.push_back(x);
+    }
+    if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v_" + base;
+    std::string name = base;
+    for (int n = 1; !used_.insert(name).second; ++n) name = absl::StrCat(base, "_", n);
+    names_[e.get()] = name;
+    return name;
+  }
+  std::string Dim(const Expr& t, size_t k) { return absl::StrCat(Name(t), "__d", k); }
+  std::string Data(const Expr& t) { return absl::StrCat(Name(t), "__p"); }
+
+  void Fail(absl::Status s) {
+    if (status_.ok()) status_ = std::move(s);
+  }
+  void Line(const std::string& text) {
+    out_.append(static_cast<size_t>(indent_) * 2, ' ');
+    out_ += text;
+    out_.push_back('\n');
+  }
+
+  // Declares a tensor's dims (and data pointer) as locals.
+  void DeclareTensor(const Expr& t, const std::string& data) {
+    const auto* node = t.as<tir::TensorNode>();
+    Line(absl::StrCat("uint8_t* ", Data(t), " = ", data, ";"));
+    for (size_t k = 0; k < node->dims.size(); ++k) {
+      Line(absl::StrCat("int64_t ", Dim(t, k), " = ", E(node->dims[k]), ";"));
+    }
+    Line(absl::StrCat("(void)", Data(t), ";"));
+  }
+
+  // Row-major element offset.
+  std::string Offset(const Expr& t, const std::vector<Expr>& indices) {
+    if (indices.empty()) return "0";
+    std::string off = absl::StrCat("(", E(indices[0]), ")");
+    for (size_t k = 1; k < indices.size(); ++k) {
+      off = absl::StrCat("(", off, " * ", Dim(t, k), " + (", E(indices[k]), "))");
+    }
+    return off;
+  }
+
+  std::string E(const Expr& e);
+  std::string Binary(const tir::BinaryNode& n);
+  std::string Cast(DataType to, const Expr& value);
+  std::string Intrinsic(const tir::IntrinsicNode& n);
+  // Rounds a float result to the type's precision (f16/bf16).
+  std::string Round(DataType t, std::string v) {
+    if (IsHalf(t)) return absl::StrCat("anvil_rnd_f16(", v, ")");
+    if (IsBf16(t)) return absl::StrCat("anvil_rnd_bf16(", v, ")");
+    return v;
+  }
+
+  void S(const Stmt& s);
+  void EmitEvaluate(const tir::EvaluateNode& n);
+
+  const tir::Module& m_;
+  std::string out_;
+  int indent_ = 0;
+  absl::Status status_;
+  absl::flat_hash_map<const tir::ExprNode*, std::string> names_;
+  absl::flat_hash_set<std::string> used_;
+  absl::flat_hash_set<const tir::ExprNode*> dynamic_;
+  int next_temp_ = 0;
+};
+
+std::string Emitter::E(const Expr& e) {
+  if (!e.defined()) return "0";
+  const DataType t = e.type();
+  if (t.lanes() > 1) {
+    Fail(absl::UnimplementedError(
+        absl::StrCat("emit_cc: vector expressions are not emitted yet: ", tir::PrintExpr(e))));
+    return "0";
+  }
+  switch (e.kind()) {
+    case ExprKind::kConstant: {
+      const auto* c = e.as<tir::ConstantNode>();
+      if (t.is_float()) return FloatLiteral(c->float_value, t.kind() == ScalarKind::kF64);
+      if (t.is_bool()) return c->int_value != 0 ? "true" : "false";
+      absl::StatusOr<std::string> type = ValueType(t);
+      if (!type.ok()) {
+        Fail(type.status());
+        return "0";
+      }
+      if (c->int_value == std::numeric_limits<int64_t>::min()) {
+        return absl::StrCat("(", *type, ")std::numeric_limits<int64_t>::min()");
+      }
+      if (t.kind() == ScalarKind::kU64) {
+        return absl::StrCat("(uint64_t)", static_cast<uint64_t>(c->int_value), "ull");
+      }
+      return absl::StrCat("(", *type, ")", c->int_value, "ll");
+    }
+    case ExprKind::kVar:
+      return Name(e);
+    case ExprKind::kCast: {
+      const auto* c = e.as<tir::CastNode>();
+      return Cast(t, c->value);
+    }
+    case ExprKind::kSelect: {
+      const auto* s = e.as<tir::SelectNode>();
+      return absl::StrCat("(", E(s->cond), " ? ", E(s->if_true), " : ", E(s->if_false), ")");
+    }
+    case ExprKind::kNeg: {
+      const auto* u = e.as<tir::UnaryNode>();
+      if (t.is_float()) return absl::StrCat("(-", E(u->a), ")");
+      return absl::StrCat("anvil_neg(", E(u->a), ")");
+    }
+    case ExprKind::kNot:
+      return absl::StrCat("(!", E(e.as<tir::UnaryNode>()->a), ")");
+    case ExprKind::kIndexing: {
+      const auto* n = e.as<tir::IndexingNode>();
+      const DataType elem = n->tensor.type();
+      absl::StatusOr<std::string> storage = StorageType(elem);
+      if (!storage.ok()) {
+        Fail(storage.status());
+        return "0";
+      }
+      const std::string at = absl::StrCat("((const ", *storage, "*)", Data(n->tensor), ")[",
+                                          Offset(n->tensor, n->indices), "]");
+      if (elem.is_bool()) return absl::StrCat("(", at, " != 0)");
+      if (IsHalf(elem)) return absl::StrCat("anvil_h2f(", at, ")");
+      if (IsBf16(elem)) return absl::StrCat("anvil_bf2f(", at, ")");
+      return at;
+    }
+    case ExprKind::kTensorPtr: {
+      const auto* n = e.as<tir::TensorPtrNode>();
+      return absl::StrCat("(void*)(", Data(n->tensor), " + ", StorageSize(n->tensor.type()), " * ",
+                          Offset(n->tensor, n->indices), ")");
+    }
+    case ExprKind::kIntrinsic:
+      return Intrinsic(*e.as<tir::IntrinsicNode>());
+    case ExprKind::kTensor:
+      return Data(e);
+    case ExprKind::kCall:
+    case ExprKind::kBroadcast:
+      Fail(absl::UnimplementedError(absl::StrCat("emit_cc: not emitted yet: ", tir::PrintExpr(e))));
+      return "0";
+    default:
+      if (const auto* b = e.as<tir::BinaryNode>()) return Binary(*b);
+  }
+  Fail(absl::InternalError(absl::StrCat("emit_cc: unknown expression ", tir::PrintExpr(e))));
+  return "0";
+}
+
+std::string Emitter::Binary(const tir::BinaryNode& n) {
+  const DataType t = n.a.type();
+  const std::string a = E(n.a), b = E(n.b);
+  auto infix = [&](const char* op) { return absl::StrCat("(", a, " ", op, " ", b, ")"); };
+  switch (n.kind()) {
+    case ExprKind::kCmpEq:
+      return infix("==");
+    case ExprKind::kCmpNe:
+      return infix("!=");
+    case ExprKind::kCmpLt:
+      return infix("<");
+    case ExprKind::kCmpLe:
+      return infix("<=");
+    case ExprKind::kCmpGt:
+      return infix(">");
+    case ExprKind::kCmpGe:
+      return infix(">=");
+    case ExprKind::kAnd:
+      return infix("&&");
+    case ExprKind::kOr:
+      return infix("||");
+    default:
+      break;
+  }
+  if (t.is_float()) {
+    switch (n.kind()) {
+      case ExprKind::kAdd:
+        return Round(t, infix("+"));
+      case ExprKind::kSub:
+        return Round(t, infix("-"));
+      case ExprKind::kMul:
+        return Round(t, infix("*"));
+      case ExprKind::kDiv:
+        return Round(t, infix("/"));
+      case ExprKind::kMin:
+        return absl::StrCat("anvil_fmin(", a, ", ", b, ")");
+      case ExprKind::kMax:
+        return absl::StrCat("anvil_fmax(", a, ", ", b, ")");
+      default:
+        break;
+    }
+  } else {
+    absl::StatusOr<std::string> type = ValueType(t);
+    if (!type.ok()) {
+      Fail(type.status());
+      return "0";
+    }
+    const bool is_unsigned = t.is_unsigned_int() || t.kind() == ScalarKind::kU64;
+    auto div = [&](int op) {
+      return absl::StrCat("((", *type, ")anvil_idiv(host, &err, (int64_t)(", a, "), (int64_t)(", b,
+                          "), ", op, ", ", is_unsigned ? "true" : "false", "))");
+    };
+    switch (n.kind()) {
+      case ExprKind::kAdd:
+        return absl::StrCat("anvil_add<", *type, ">(", a, ", ", b, ")");
+      case ExprKind::kSub:
+        return absl::StrCat("anvil_sub<", *type, ">(", a, ", ", b, ")");
+      case ExprKind::kMul:
+        return absl::StrCat("anvil_mul<", *type, ">(", a, ", ", b, ")");
+      case ExprKind::kDiv:
+        return div(0);
+      case ExprKind::kFloorDiv:
+        return div(1);
+      case ExprKind::kMod:
+        return div(2);
+      case ExprKind::kMin:
+        return absl::StrCat("anvil_min<", *type, ">(", a, ", ", b, ")");
+      case ExprKind::kMax:
+        return absl::StrCat("anvil_max<", *type, ">(", a, ", ", b, ")");
+      default:
+        break;
+    }
+  }
+  Fail(absl::InternalError(
+      absl::StrCat("emit_cc: no ", AsAbsl(tir::ExprKindName(n.kind())), " on ", t.ToString())));
+  return "0";
+}
+
+std::string Emitter::Cast(DataType to, const Expr& value) {
+  const DataType from = value.type();
+  const std::string v = E(value);
+  if (to.is_bool()) return absl::StrCat("((", v, ") != 0)");
+  if (to.is_float()) {
+    const bool f64 = to.kind() == ScalarKind::kF64;
+    const char* type = f64 ? "double" : "float";
+    if (from.is_float()) return Round(to, absl::StrCat("(", type, ")(", v, ")"));
+    if (from.kind() == ScalarKind::kU64) {
+      return Round(to, absl::StrCat("(", type, ")(double)(uint64_t)(", v, ")"));
+    }
+    return Round(to, absl::StrCat("(", type, ")(int64_t)(", v, ")"));
+  }
+  absl::StatusOr<std::string> type = ValueType(to);
+  if (!type.ok()) {
+    Fail(type.status());
+    return "0";
+  }
+  if (!from.is_float()) return absl::StrCat("((", *type, ")(", v, "))");
+  const std::string d = absl::StrCat("(double)(", v, ")");
+  switch (to.kind()) {
+    case ScalarKind::kS8:
+      return absl::StrCat("((int8_t)anvil_f2i(", d, ", -128.0, 127.0))");
+    case ScalarKind::kS16:
+      return absl::StrCat("((int16_t)anvil_f2i(", d, ", -32768.0, 32767.0))");
+    case ScalarKind::kS32:
+      return absl::StrCat("((int32_t)anvil_f2i(", d, ", -2147483648.0, 2147483647.0))");
+    case ScalarKind::kU8:
+      return absl::StrCat("((uint8_t)anvil_f2i(", d, ", 0.0, 255.0))");
+    case ScalarKind::kU16:
+      return absl::StrCat("((uint16_t)anvil_f2i(", d, ", 0.0, 65535.0))");
+    case ScalarKind::kU32:
+      return absl::StrCat("((uint32_t)anvil_f2i(", d, ", 0.0, 4294967295.0))");
+    case ScalarKind::kU64:
+      return absl::StrCat("anvil_f2u64(", d, ")");
+    default:
+      return absl::StrCat("((", *type, ")anvil_f2s64(", d, "))");
+  }
+}
+
+std::string Emitter::Intrinsic(const tir::IntrinsicNode& n) {
+  const DataType t = n.type();
+  const DataType arg = n.args.empty() ? t : n.args[0].type();
+  std::vector<std::string> a;
+  for (const Expr& x : n.args) a.push_back(E(x));
+  // f32 and f16/bf16 call the float overloads, f64 the double ones, as the evaluator does.
+  const char* cast = arg.kind() == ScalarKind::kF64 ? "(double)" : "(float)";
+  auto math = [&](const char* fn) {
+    return Round(t, absl::StrCat("std::", fn, "(", cast, "(", a[0], "))"));
+  };
+  switch (n.op) {
+    case IntrinsicOp::kAbs:
+      if (arg.is_float()) return absl::StrCat("std::fabs(", a[0], ")");
+      if (arg.is_unsigned_int() || arg.kind() == ScalarKind::kU64) return a[0];
+      return absl::StrCat("anvil_iabs(", a[0], ")");
+    case IntrinsicOp::kAcos:
+      return math("acos");
+    case IntrinsicOp::kAcosh:
+      return math("acosh");
+    case IntrinsicOp::kAsin:
+      return math("asin");
+    case IntrinsicOp::kAsinh:
+      return math("asinh");
+    case IntrinsicOp::kAtan:
+      return math("atan");
+    case IntrinsicOp::kAtanh:
+      return math("atanh");
+    case IntrinsicOp::kCeil:
+      return math("ceil");
+    case IntrinsicOp::kCos:
+      return math("cos");
+    case IntrinsicOp::kCosh:
+      return math("cosh");
+    case IntrinsicOp::kErf:
+      return math("erf");
+    case IntrinsicOp::kExp:
+      return math("exp");
+    case IntrinsicOp::kFloor:
+      return math("floor");
+    case IntrinsicOp::kLog:
+      return math("log");
+    case IntrinsicOp::kRound:
+      return math("nearbyint");
+    case IntrinsicOp::kSin:
+      return math("sin");
+    case IntrinsicOp::kSinh:
+      return math("sinh");
+    case IntrinsicOp::kSqrt:
+      return math("sqrt");
+    case IntrinsicOp::kTan:
+      return math("tan");
+    case IntrinsicOp::kTanh:
+      return math("tanh");
+    case IntrinsicOp::kIsInf:
+      return absl::StrCat("std::isinf(", a[0], ")");
+    case IntrinsicOp::kIsNaN:
+      return absl::StrCat("std::isnan(", a[0], ")");
+    case IntrinsicOp::kPow:
+      return Round(t, absl::StrCat("std::pow(", cast, "(", a[0], "), ", cast, "(", a[1], "))"));
+    case IntrinsicOp::kFma:
+      return Round(t, absl::StrCat("std::fma(", cast, "(", a[0], "), ", cast, "(", a[1], "), ",
+                                   cast, "(", a[2], "))"));
+    case IntrinsicOp::kFmod: {
+      if (arg.is_float()) {
+        return Round(t, absl::StrCat("std::fmod(", cast, "(", a[0], "), ", cast, "(", a[1], "))"));
+      }
+      absl::StatusOr<std::string> type = ValueType(t);
+      if (!type.ok()) {
+        Fail(type.status());
+        return "0";
+      }
+      const bool is_unsigned = t.is_unsigned_int() || t.kind() == ScalarKind::kU64;
+      return absl::StrCat("((", *type, ")anvil_idiv(host, &err, (int64_t)(", a[0], "), (int64_t)(",
+                          a[1], "), 3, ", is_unsigned ? "true" : "false", "))");
+    }
+    default:
+      break;
+  }
+  Fail(absl::UnimplementedError(absl::StrCat(
+      "emit_cc: intrinsic ", AsAbsl(tir::IntrinsicName(n.op)), " outside an evaluate statement")));
+  return "0";
+}
+
+void Emitter::EmitEvaluate(const tir::EvaluateNode& n) {
+  const auto* call = n.value.as<tir::IntrinsicNode>();
+  if (call == nullptr || !tir::IsKernelIntrinsic(call->op)) {
+    Line(absl::StrCat("(void)(", E(n.value), ");"));
+    return;
+  }
+  if (call->op == IntrinsicOp::kGemm) {
+    const auto& a = call->args;
+    const bool f64 = a[6].type().element().kind() == ScalarKind::kF64 ||
+                     (a[6].as<tir::TensorPtrNode>() &&
+                      a[6].as<tir::TensorPtrNode>()->tensor.type().kind() == ScalarKind::kF64);
+    Line(absl::StrCat("if (host->gemm(host->ctx, ", f64 ? 1 : 0, ", ", E(a[0]), ", ", E(a[1]), ", ",
+                      E(a[2]), ", ", E(a[3]), ", ", E(a[4]), ", (double)(", E(a[5]), "), ", E(a[6]),
+                      ", ", E(a[7]), ", ", E(a[8]), ", ", E(a[9]), ", (double)(", E(a[10]), "), ",
+                      E(a[11]), ", ", E(a[12]), ")) return 1;"));
+    return;
+  }
+  // kernel(id, operands...): each operand as a buffer; outputs without data come back filled.
+  int64_t id = 0;
+  tir::AsIntConstant(call->args[0], &id);
+  const std::string ops = absl::StrCat("k", next_temp_++);
+  Line("{");
+  ++indent_;
+  std::vector<std::string> names;
+  for (size_t k = 1; k < call->args.size(); ++k) {
+    const Expr& t = call->args[k];
+    const auto* node = t.as<tir::TensorNode>();
+    if (node == nullptr) {
+      Fail(absl::InternalError("emit_cc: a kernel operand that is not a tensor"));
+      return;
+    }
+    const std::string b = absl::StrCat(ops, "_", k);
+    std::string dims;
+    for (size_t d = 0; d < node->dims.size(); ++d) {
+      absl::StrAppend(&dims, d ? ", " : "", dynamic_.contains(t.get()) ? "0" : Dim(t, d));
+    }
+    Line(absl::StrCat("AnvilBuffer ", b, " = {", dynamic_.contains(t.get()) ? "nullptr" : Data(t),
+                      ", {", dims, "}, ", node->dims.size(), "};"));
+    names.push_back(absl::StrCat("&", b));
+  }
+  std::string list;
+  for (size_t k = 0; k < names.size(); ++k) absl::StrAppend(&list, k ? ", " : "", names[k]);
+  Line(absl::StrCat("AnvilBuffer* const ", ops, "[] = {", list, "};"));
+  Line(absl::StrCat("if (host->kernel(host->ctx, ", id, ", ", ops, ", ", names.size(),
+                    ")) return 1;"));
+  // Dynamic outputs: their data, dims and the dim variables the call binds.
+  for (size_t k = 1; k < call->args.size(); ++k) {
+    const Expr& t = call->args[k];
+    if (!dynamic_.contains(t.get())) continue;
+    const std::string b = absl::StrCat(ops, "_", k);
+    Line(absl::StrCat(Data(t), " = ", b, ".data;"));
+    const auto* node = t.as<tir::TensorNode>();
+    for (size_t d = 0; d < node->dims.size(); ++d) {
+      Line(absl::StrCat(Dim(t, d), " = ", b, ".dims[", d, "];"));
+      if (node->dims[d].as<tir::VarNode>()) {
+        Line(absl::StrCat(Name(node->dims[d]), " = ", b, ".dims[", d, "];"));
+      }
+    }
+    dynamic_.erase(t.get());
+  }
+  --indent_;
+  Line("}");
+}
+
+void Emitter::S(const Stmt& s) {
+  if (!s.defined() || !status_.ok()) return;
+  switch (s.kind()) {
+    case tir::StmtKind::kBlock:
+      for (const Stmt& x : s.as<tir::BlockNode>()->stmts) S(x);
+      return;
+    case tir::StmtKind::kAssign: {
+      const auto* n = s.as<tir::AssignNode>();
+      Line(absl::StrCat(Name(n->var), " = ", E(n->value), ";"));
+      return;
+    }
+    case tir::StmtKind::kStore: {
+      const auto* n = s.as<tir::StoreNode>();
+      const DataType elem = n->tensor.type();
+      absl::StatusOr<std::string> storage = StorageType(elem);
+      if (!storage.ok()) return Fail(storage.status());
+      std::string v = E(n->value);
+      if (elem.is_bool()) v = absl::StrCat("(uint8_t)(", v, ")");
+      if (IsHalf(elem)) v = absl::StrCat("anvil_f2h(", v, ")");
+      if (IsBf16(elem)) v = absl::StrCat("anvil_f2bf(", v, ")");
+      Line(absl::StrCat("((", *storage, "*)", Data(n->tensor), ")[", Offset(n->tensor, n->indices),
+                        "] = ", v, ";"));
+      return;
+    }
+    case tir::StmtKind::kIfElse: {
+      const auto* n = s.as<tir::IfElseNode>();
+      Line(absl::StrCat("if (", E(n->cond), ") {"));
+      ++indent_;
+      S(n->then_body);
+      --indent_;
+      if (n->else_body.defined()) {
+        Line("} else {");
+        ++indent_;
+        S(n->else_body);
+        --indent_;
+      }
+      Line("}");
+      return;
+    }
+    case tir::StmtKind::kFor: {
+      const auto* n = s.as<tir::ForNode>();
+      const std::string v = Name(n->var);
+      std::string marks;
+      if (n->attrs.parallel) marks += " parallel";
+      if (n->attrs.vectorize) absl::StrAppend(&marks, " vectorize(", n->attrs.vectorize, ")");
+      Line(absl::StrCat("{  // for ", v, marks));
+      ++indent_;
+      Line(absl::StrCat("const int64_t ", v, "__end = ", E(n->end), ", ", v,
+                        "__step = ", E(n->step), ";"));
+      Line(absl::StrCat("if (", v,
+                        "__step <= 0) { host->fail(host->ctx, \"a loop step is not "
+                        "positive\"); return 1; }"));
+      if (n->attrs.vectorize) Line("#pragma GCC ivdep");
+      Line(absl::StrCat("for (int64_t ", v, " = ", E(n->begin), "; ", v, " < ", v, "__end; ", v,
+                        " += ", v, "__step) {"));
+      ++indent_;
+      S(n->body);
+      --indent_;
+      Line("}");
+      --indent_;
+      Line("}");
+      return;
+    }
+    case tir::StmtKind::kEvaluate:
+      return EmitEvaluate(*s.as<tir::EvaluateNode>());
+    case tir::StmtKind::kReturn:
+      Line("return 0;");
+      return;
+    case tir::StmtKind::kAssert: {
+      const auto* n = s.as<tir::AssertNode>();
+      Line(absl::StrCat("if (!(", E(n->cond), ")) { host->fail(host->ctx, ", CString(n->message),
+                        "); return 1; }"));
+      return;
+    }
+    case tir::StmtKind::kDefine: {
+      const auto* n = s.as<tir::DefineNode>();
+      if (n->target.as<tir::VarNode>()) {
+        absl::StatusOr<std::string> type = ValueType(n->target.type());
+        if (!type.ok()) return Fail(type.status());
+        Line(absl::StrCat(*type, " ", Name(n->target), " = ",
+                          n->init.defined() ? E(n->init) : std::string("{}"), ";"));
+        return;
+      }
+      const Expr& t = n->target;
+      const auto* node = t.as<tir::TensorNode>();
+      if (n->tensor.dynamic) {
+        dynamic_.insert(t.get());
+        Line(absl::StrCat("uint8_t* ", Data(t), " = nullptr;"));
+        for (size_t k = 0; k < node->dims.size(); ++k) {
+          Line(absl::StrCat("int64_t ", Dim(t, k), " = 0;"));
+        }
+        return;
+      }
+      if (n->tensor.view_of.defined()) return DeclareTensor(t, Data(n->tensor.view_of));
+      if (n->tensor.offset.defined()) {
+        return DeclareTensor(t, absl::StrCat("workspace + (", E(n->tensor.offset), ")"));
+      }
+      // A local buffer: on the stack when small and of constant size, else from the host.
+      int64_t bytes = StorageSize(t.type());
+      bool constant = true;
+      for (const Expr& d : node->dims) {
+        int64_t c = 0;
+        constant &= tir::AsIntConstant(d, &c) && c >= 0 && c < (int64_t{1} << 20);
+        if (constant) bytes *= c;
+      }
+      if (constant && bytes <= 65536) {
+        Line(absl::StrCat("alignas(64) uint8_t ", Name(t), "__s[", std::max<int64_t>(bytes, 1),
+                          "];"));
+        return DeclareTensor(t, absl::StrCat(Name(t), "__s"));
+      }
+      std::string dims;
+      for (size_t k = 0; k < node->dims.size(); ++k) {
+        absl::StrAppend(&dims, k ? ", " : "", E(node->dims[k]));
+      }
+      Line(absl::StrCat("const int64_t ", Name(t), "__shape[] = {", dims.empty() ? "0" : dims,
+                        "};"));
+      DeclareTensor(t, absl::StrCat("anvil_alloc(host, ", StorageSize(t.type()), ", ",
+                                    node->dims.size(), ", ", Name(t), "__shape)"));
+      Line(absl::StrCat("if (", Data(t), " == nullptr) return 1;"));
+      return;
+    }
+  }
+}
+
+absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
+  const tir::Function* entry = m_.FindFunction(m_.entry);
+  if (entry == nullptr) return absl::InvalidArgumentError("emit_cc: the module has no entry");
+  if (m_.functions.size() != 1) {
+    return absl::UnimplementedError("emit_cc: modules of more than one function");
+  }
+  EmittedModule result;
+  result.entry_symbol = options.entry_symbol;
+  for (const char* reserved : {"host", "indices", "tensors", "workspace", "err"}) {
+    used_.insert(reserved);
+  }
+  out_ =
+      "// Generated by Anvil's C++ emitter (lower/emit/emit_cc.h) from a Tensor IR module.\n"
+      "#include <cmath>\n#include <cstdint>\n#include <cstring>\n#include <limits>\n"
+      "#include <type_traits>\n\nextern \"C\" {\n";
+  out_ += kAnvilCcAbi;
+  out_ += "\n}\n";
+  out_ += kPrelude;
+  out_ += absl::StrCat("\nextern \"C\" int32_t ", options.entry_symbol,
+                       "(const AnvilHost* host, const int64_t* indices, AnvilBuffer* const* "
+                       "tensors, uint8_t* workspace) {\n");
+  indent_ = 1;
+  Line("int32_t err = 0;");
+  Line("(void)workspace;");
+  // Index parameters, then tensor slots: parameters, globals, offsets, dynamic outputs.
+  std::vector<Expr> tensor_params;
+  for (const Expr& p : entry->params) {
+    if (p.as<tir::VarNode>()) {
+      Line(absl::StrCat("const int64_t ", Name(p), " = indices[", result.num_indices++, "];"));
+    } else {
+      tensor_params.push_back(p);
+    }
+  }
+  auto slot = [&](const Expr& t) {
+    const int k = static_cast<int>(result.tensor_slots.size());
+    result.tensor_slots.push_back(t);
+    DeclareTensor(t, absl::StrCat("tensors[", k, "]->data"));
+  };
+  for (const Expr& p : tensor_params) slot(p);
+  result.first_global = static_cast<int>(result.tensor_slots.size());
+  for (const tir::Global& g : m_.globals) slot(g.tensor);
+  if (m_.workspace.offsets.defined()) {
+    result.offsets_slot = static_cast<int>(result.tensor_slots.size());
+    slot(m_.workspace.offsets);
+  }
+  result.first_dynamic_output = static_cast<int>(result.tensor_slots.size());
+  std::vector<Expr> dynamic_outputs;
+  for (const tir::EntryBinding::Tensor& o : m_.binding.outputs) {
+    if (o.dynamic) dynamic_outputs.push_back(o.tensor);
+  }
+  // The body; an error flag raised inside an expression ends the run after its statement.
+  const auto* body = entry->body.as<tir::BlockNode>();
+  for (const Stmt& s : body != nullptr ? body->stmts : std::vector<Stmt>{entry->body}) {
+    S(s);
+    Line("if (err) return 1;");
+  }
+  for (const Expr& t : dynamic_outputs) {
+    const int k = static_cast<int>(result.tensor_slots.size());
+    result.tensor_slots.push_back(t);
+    const auto* node = t.as<tir::TensorNode>();
+    Line(absl::StrCat("tensors[", k, "]->data = ", Data(t), ";"));
+    Line(absl::StrCat("tensors[", k, "]->rank = ", node->dims.size(), ";"));
+    for (size_t d = 0; d < node->dims.size(); ++d) {
+      Line(absl::StrCat("tensors[", k, "]->dims[", d, "] = ", Dim(t, d), ";"));
+    }
+  }
+  Line("return 0;");
+  out_ += "}\n";
+  // The workspace: a constant size, or the buffers' sizes for this run's indices (the host
+  // places them with the MemoryPlanner and passes their offsets in the offsets slot).
+  if (m_.workspace.bytes.defined()) {
+    int64_t bytes = 0;
+    if (!tir::AsIntConstant(m_.workspace.bytes, &bytes)) {
+      return absl::UnimplementedError("emit_cc: a static workspace of non-constant size");
+    }
+    result.workspace_bytes = bytes;
+  }
+  if (!m_.workspace.buffers.empty()) {
+    result.sizes_symbol = absl::StrCat(options.entry_symbol, "_buffer_sizes");
+    out_ += absl::StrCat("\nextern \"C\" void ", result.sizes_symbol,
+                         "(const int64_t* indices, int64_t* sizes) {\n");
+    indent_ = 1;
+    Line("const AnvilHost* host = &anvil_quiet_host;");
+    Line("int32_t err = 0;");
+    int k = 0;
+    for (const Expr& p : entry->params) {
+      if (p.as<tir::VarNode>())
+        Line(absl::StrCat("const int64_t ", Name(p), " = indices[", k++, "];"));
+    }
+    for (size_t b = 0; b < m_.workspace.buffers.size(); ++b) {
+      Line(absl::StrCat("sizes[", b, "] = ", E(m_.workspace.buffers[b].bytes), ";"));
+      result.lifetimes.push_back({m_.workspace.buffers[b].first, m_.workspace.buffers[b].last});
+    }
+    out_ += "}\n";
+  }
+  // The dims of the caller-allocated outputs for a run's indices.
+  result.output_dims_symbol = absl::StrCat(options.entry_symbol, "_output_dims");
+  out_ += absl::StrCat("\nextern \"C\" void ", result.output_dims_symbol,
+                       "(const int64_t* indices, int64_t* dims) {\n");
+  indent_ = 1;
+  Line("const AnvilHost* host = &anvil_quiet_host;");
+  Line("int32_t err = 0;");
+  Line("(void)host;");
+  Line("(void)err;");
+  {
+    int k = 0;
+    for (const Expr& p : entry->params) {
+      if (p.as<tir::VarNode>())
+        Line(absl::StrCat("const int64_t ", Name(p), " = indices[", k++, "];"));
+    }
+    Line("(void)indices;");
+    int at = 0;
+    for (const tir::EntryBinding::Tensor& o : m_.binding.outputs) {
+      if (o.dynamic) continue;
+      for (const Expr& d : o.tensor.as<tir::TensorNode>()->dims) {
+        Line(absl::StrCat("dims[", at++, "] = ", E(d), ";"));
+      }
+    }
+  }
+  out_ += "}\n";
+  if (!status_.ok()) return status_;
+  result.source = std::move(out_);
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<EmittedModule> EmitCc(const tir::Module& module, const EmitOptions& options) {
+  Emitter emitter(module);
+  return emitter.Run(options);
+}
+
+}  // namespace anvil::lower

@@ -1,0 +1,66 @@
+// C++ emission: a Tensor IR module becomes one self-contained C++ translation unit.
+//
+// The unit includes only the C++ standard library, defines the ABI below, and one function
+//
+//   extern "C" int32_t <entry_symbol>(const AnvilHost* host, const int64_t* indices,
+//                                     AnvilBuffer* const* tensors, uint8_t* workspace);
+//
+// which runs the module's entry function: `indices` are its index parameters in order,
+// `tensors` its tensor slots (EmittedModule::tensor_slots says which tensor each slot holds: the
+// tensor parameters, then the globals, then the workspace offsets, then the dynamic outputs,
+// whose data and dims the function writes), `workspace` the planned workspace (or null). It
+// returns 0, or 1 after reporting the failure through host->fail.
+//
+// Semantics are the evaluator's, lane for lane: integers wrap, integer division by zero fails,
+// float-to-integer casts saturate (NaN becomes 0), f16/bf16 round after every operation, math
+// calls the same libm overloads, min/max propagate NaN. Compile with -ffp-contract=off so that
+// no multiply-add is fused: the emitted code then gives the evaluator's bits.
+//
+// Kernel and gemm intrinsics call the host (the runtime's kernels; the generated code links
+// against nothing). Not emitted yet: vector lanes (lowering marks loops for vectorization but
+// emits one lane) and calls of module functions; both are Unimplemented.
+#ifndef ANVIL_LOWER_EMIT_EMIT_CC_H_
+#define ANVIL_LOWER_EMIT_EMIT_CC_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "lower/ir/module.h"
+
+namespace anvil::lower {
+
+// The ABI shared by the generated code and its host, as C.
+extern const char kAnvilCcAbi[];
+
+struct EmittedModule {
+  std::string source;
+  std::string entry_symbol;
+  int num_indices = 0;
+  // What each slot of `tensors` holds; `dynamic_outputs` are slots the function fills.
+  std::vector<tir::Expr> tensor_slots;
+  int first_global = 0;
+  int offsets_slot = -1;  // the workspace offsets tensor, or -1
+  int first_dynamic_output = 0;
+  // The workspace: `workspace_bytes` when its size is constant; else `sizes_symbol` names
+  //   extern "C" void f(const int64_t* indices, int64_t* sizes);
+  // giving each planned buffer's bytes for a run's indices, to be placed with the MemoryPlanner
+  // over `lifetimes` (their offsets go in the offsets slot).
+  int64_t workspace_bytes = 0;
+  // extern "C" void f(const int64_t* indices, int64_t* dims): the dims of the non-dynamic
+  // outputs (in binding order, concatenated) for a run's indices.
+  std::string output_dims_symbol;
+  std::string sizes_symbol;
+  std::vector<std::pair<int, int>> lifetimes;
+};
+
+struct EmitOptions {
+  std::string entry_symbol = "anvil_entry";
+};
+
+absl::StatusOr<EmittedModule> EmitCc(const tir::Module& module, const EmitOptions& options = {});
+
+}  // namespace anvil::lower
+
+#endif  // ANVIL_LOWER_EMIT_EMIT_CC_H_

@@ -1,0 +1,516 @@
+#include "lower/jit/compiled_module.h"
+
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/absl_compat.h"
+#include "base/checked_math.h"
+#include "base/status_macros.h"
+#include "exec/interpreter.h"
+#include "exec/node_executor.h"
+#include "kernels/op_kernel.h"
+#include "kernels/simd/gemm.h"
+#include "lower/emit/abi.h"
+#include "lower/ir/functor.h"
+#include "lower/ir/printer.h"
+#include "runtime/memory_planner.h"
+#include "shape/shape_helper.h"
+
+namespace anvil::lower {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// FNV-1a, twice with different offsets: a 128-bit name for a cache entry.
+std::string Hash(const std::string& text) {
+  uint64_t a = 14695981039346656037ull, b = 1099511628211ull * 31;
+  for (unsigned char c : text) {
+    a = (a ^ c) * 1099511628211ull;
+    b = (b ^ c) * 1099511628211ull + 0x9e3779b97f4a7c15ull;
+  }
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%016llx%016llx", static_cast<unsigned long long>(a),
+                static_cast<unsigned long long>(b));
+  return buf;
+}
+
+// Runs `argv` (no shell); its output goes to `log`. The exit status, or -1.
+int RunCommand(const std::vector<std::string>& argv, const std::string& log) {
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    FILE* out = std::freopen(log.c_str(), "w", stdout);
+    (void)out;
+    dup2(fileno(stdout), fileno(stderr));
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// The element types of each kernel call's operands (the host builds views from them).
+class KernelOperandTypes final : public tir::IRVisitor {
+ public:
+  absl::flat_hash_map<int64_t, std::vector<tir::DataType>> types;
+
+ protected:
+  void VisitIntrinsic(const tir::IntrinsicNode& n, const tir::Expr& e) override {
+    if (n.op == tir::IntrinsicOp::kKernel) {
+      int64_t id = 0;
+      tir::AsIntConstant(n.args[0], &id);
+      std::vector<tir::DataType>& t = types[id];
+      t.clear();
+      for (size_t k = 1; k < n.args.size(); ++k) t.push_back(n.args[k].type());
+    }
+    IRVisitor::VisitIntrinsic(n, e);
+  }
+};
+
+}  // namespace
+
+std::string JitCacheDir(const JitOptions& options) {
+  if (!options.cache_dir.empty()) return options.cache_dir;
+  if (const char* d = std::getenv("ANVIL_JIT_CACHE"); d != nullptr && *d) return d;
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d != nullptr && *d) {
+    return absl::StrCat(d, "/anvil/jit");
+  }
+  if (const char* d = std::getenv("HOME"); d != nullptr && *d) {
+    return absl::StrCat(d, "/.cache/anvil/jit");
+  }
+  return "/tmp/anvil-jit";
+}
+
+struct CompiledModule::Impl {
+  const tir::Module* module = nullptr;
+  JitOptions options;
+  void* library = nullptr;
+  AnvilEntry entry = nullptr;
+  void (*sizes)(const int64_t*, int64_t*) = nullptr;
+  void (*output_dims)(const int64_t*, int64_t*) = nullptr;
+  std::vector<std::unique_ptr<OpKernel>> kernels;
+  absl::flat_hash_map<int64_t, std::vector<tir::DataType>> kernel_types;
+  std::unique_ptr<MemoryPlanner> planner;
+  Tensor workspace;
+  std::vector<Tensor> globals;  // dense copies of the module's globals
+
+  // Per run.
+  absl::Status status;
+  std::deque<Tensor> allocations;
+
+  ~Impl() {
+    if (library != nullptr) dlclose(library);
+  }
+
+  void Fail(absl::Status s) {
+    if (status.ok()) status = std::move(s);
+  }
+
+  int32_t Kernel(int64_t id, AnvilBuffer* const* operands, int32_t count);
+};
+
+namespace {
+
+int32_t HostKernel(void* ctx, int64_t id, AnvilBuffer* const* operands, int32_t count) {
+  return static_cast<CompiledModule::Impl*>(ctx)->Kernel(id, operands, count);
+}
+
+int32_t HostGemm(void* ctx, int32_t f64, int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k,
+                 double alpha, const void* a, int64_t lda, const void* b, int64_t ldb, double beta,
+                 void* c, int64_t ldc) {
+  auto* impl = static_cast<CompiledModule::Impl*>(ctx);
+  if (m < 0 || n < 0 || k < 0) {
+    impl->Fail(absl::InvalidArgumentError("gemm with a negative size"));
+    return 1;
+  }
+  if (m == 0 || n == 0) return 0;
+  if (f64) {
+    simd::Dgemm(ta != 0, tb != 0, m, n, k, alpha, static_cast<const double*>(a), lda,
+                static_cast<const double*>(b), ldb, beta, static_cast<double*>(c), ldc);
+  } else {
+    simd::Sgemm(ta != 0, tb != 0, m, n, k, static_cast<float>(alpha), static_cast<const float*>(a),
+                lda, static_cast<const float*>(b), ldb, static_cast<float>(beta),
+                static_cast<float*>(c), ldc);
+  }
+  return 0;
+}
+
+void* HostAlloc(void* ctx, int64_t bytes) {
+  auto* impl = static_cast<CompiledModule::Impl*>(ctx);
+  absl::StatusOr<Tensor> t =
+      Tensor::Allocate(ElementType::kUint8, {bytes}, impl->options.max_allocation_bytes,
+                       /*zero=*/false);
+  if (!t.ok()) {
+    impl->Fail(t.status());
+    return nullptr;
+  }
+  impl->allocations.push_back(*std::move(t));
+  return impl->allocations.back().data();
+}
+
+void HostFail(void* ctx, const char* message) {
+  static_cast<CompiledModule::Impl*>(ctx)->Fail(absl::InvalidArgumentError(message));
+}
+
+}  // namespace
+
+int32_t CompiledModule::Impl::Kernel(int64_t id, AnvilBuffer* const* operands, int32_t count) {
+  if (id < 0 || id >= static_cast<int64_t>(module->kernels.size())) {
+    Fail(absl::InternalError(absl::StrCat("kernel ", id, " is not in the table")));
+    return 1;
+  }
+  const tir::KernelBinding& binding = module->kernels[id];
+  if (binding.node == nullptr) {
+    Fail(absl::FailedPreconditionError(
+        absl::StrCat("kernel ", id, " (", binding.op_type, ") has no node to run")));
+    return 1;
+  }
+  const Node& node = *binding.node;
+  if (kernels.size() < module->kernels.size()) kernels.resize(module->kernels.size());
+  if (kernels[id] == nullptr) {
+    absl::StatusOr<std::unique_ptr<OpKernel>> k = CreateKernel(node, binding.opset);
+    if (!k.ok()) {
+      Fail(k.status());
+      return 1;
+    }
+    kernels[id] = *std::move(k);
+  }
+  const std::vector<tir::DataType>& types = kernel_types[id];
+  auto view = [&](int k) {
+    const AnvilBuffer* b = operands[k];
+    return TensorView::Dense(tir::ElementTypeOf(types[k].kind()), b->data,
+                             std::vector<int64_t>(b->dims, b->dims + b->rank));
+  };
+  std::vector<TensorView> inputs(node.num_inputs());
+  std::vector<TensorView> planned(node.num_outputs());
+  std::vector<AnvilBuffer*> outputs(node.num_outputs(), nullptr);
+  for (size_t k = 0; k < binding.slots.size() && static_cast<int32_t>(k) < count; ++k) {
+    const int slot = binding.slots[k];
+    if (slot >= 0) {
+      inputs[slot] = view(static_cast<int>(k));
+    } else {
+      outputs[-1 - slot] = operands[k];
+      if (operands[k]->data != nullptr) planned[-1 - slot] = view(static_cast<int>(k));
+    }
+  }
+  absl::flat_hash_map<const Value*, Tensor> captured;
+  for (size_t k = 0; k < binding.captures.size(); ++k) {
+    const int at = static_cast<int>(binding.slots.size() + k);
+    if (at < count && k < binding.captured_values.size()) {
+      captured[binding.captured_values[k]] = Tensor::CopyOf(view(at));
+    }
+  }
+  NodeExecOptions exec;
+  exec.check_planned_dims = node.Subgraphs().empty();
+  if (module->source != nullptr) {
+    exec.subgraph_runner =
+        InterpreterSubgraphRunner(*module->source, [&captured](const Value* v) -> const Tensor* {
+          auto it = captured.find(v);
+          return it == captured.end() ? nullptr : &it->second;
+        });
+  }
+  const ShapeFn shape_fn = FindShapeFn(node.domain(), node.op_type(), binding.opset);
+  auto make_output = [&](int i, ElementType type,
+                         absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
+    if (dims.size() > 8) return absl::UnimplementedError("a kernel output of rank over 8");
+    ANVIL_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, dims, options.max_allocation_bytes));
+    allocations.push_back(t);
+    if (AnvilBuffer* b = outputs[i]) {
+      b->data = static_cast<uint8_t*>(t.data());
+      b->rank = static_cast<int32_t>(dims.size());
+      for (size_t d = 0; d < dims.size(); ++d) b->dims[d] = dims[d];
+    }
+    return t.view();
+  };
+  absl::Status s = ExecuteNode(node, binding.opset, *kernels[id], shape_fn, std::move(inputs),
+                               planned, make_output, exec);
+  if (!s.ok()) {
+    Fail(s);
+    return 1;
+  }
+  return 0;
+}
+
+CompiledModule::CompiledModule(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CompiledModule::~CompiledModule() = default;
+
+absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::Compile(const tir::Module& module,
+                                                                        const JitOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->module = &module;
+  impl->options = options;
+  JitStats stats;
+  auto start = Clock::now();
+  ANVIL_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCc(module));
+  stats.emit_seconds = Since(start);
+
+  std::string cxx = options.cxx;
+  if (cxx.empty()) {
+    const char* env = std::getenv("CXX");
+    cxx = env != nullptr && *env ? env : "c++";
+  }
+  std::vector<std::string> flags = {"-std=c++17", options.opt_level, "-ffp-contract=off",
+                                    "-fPIC",      "-shared",         "-w"};
+  if (options.native) flags.push_back("-march=native");
+  const std::string key =
+      Hash(absl::StrCat(emitted.source, "\n", cxx, "\n", absl::StrJoin(flags, " ")));
+  const std::string dir = JitCacheDir(options);
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "cannot create the JIT cache '", dir, "': ", error.message(), " (set ANVIL_JIT_CACHE)"));
+  }
+  const std::string library = absl::StrCat(dir, "/", key, ".so");
+  stats.library_path = library;
+  if (std::filesystem::exists(library, error)) {
+    stats.cached = true;
+  } else {
+    start = Clock::now();
+    const std::string base = absl::StrCat(dir, "/", key, ".", getpid());
+    const std::string source = base + ".cc", temp = base + ".so", log = base + ".log";
+    {
+      std::ofstream out(source, std::ios::binary | std::ios::trunc);
+      out << emitted.source;
+      if (!out.flush()) return absl::DataLossError(absl::StrCat("cannot write '", source, "'"));
+    }
+    std::vector<std::string> argv = {cxx};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {"-o", temp, source});
+    const int rc = RunCommand(argv, log);
+    if (rc == 127) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot run the C++ compiler '", cxx, "' (set CXX to a C++17 compiler)"));
+    }
+    if (rc != 0) {
+      // The compiler's first error line (not the "In function" context before it).
+      std::ifstream in(log);
+      std::string first, line;
+      while (std::getline(in, line)) {
+        if (first.empty()) first = line;
+        if (line.find("error") != std::string::npos) {
+          first = line;
+          break;
+        }
+      }
+      return absl::InternalError(absl::StrCat("compiling the emitted code failed (", cxx, " exit ",
+                                              rc, "; ", source, "): ", first));
+    }
+    std::filesystem::rename(temp, library, error);  // atomic: concurrent loads see all or nothing
+    if (error) return absl::InternalError(absl::StrCat("cannot store '", library, "'"));
+    std::filesystem::remove(source, error);
+    std::filesystem::remove(log, error);
+    stats.compile_seconds = Since(start);
+  }
+  start = Clock::now();
+  impl->library = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (impl->library == nullptr) {
+    return absl::InternalError(absl::StrCat("dlopen '", library, "': ", dlerror()));
+  }
+  impl->entry = reinterpret_cast<AnvilEntry>(dlsym(impl->library, emitted.entry_symbol.c_str()));
+  impl->output_dims = reinterpret_cast<void (*)(const int64_t*, int64_t*)>(
+      dlsym(impl->library, emitted.output_dims_symbol.c_str()));
+  if (!emitted.sizes_symbol.empty()) {
+    impl->sizes = reinterpret_cast<void (*)(const int64_t*, int64_t*)>(
+        dlsym(impl->library, emitted.sizes_symbol.c_str()));
+  }
+  if (impl->entry == nullptr || impl->output_dims == nullptr ||
+      (!emitted.sizes_symbol.empty() && impl->sizes == nullptr)) {
+    return absl::InternalError(absl::StrCat("'", library, "' lacks the emitted functions"));
+  }
+  stats.load_seconds = Since(start);
+  KernelOperandTypes types;
+  if (const tir::Function* f = module.FindFunction(module.entry)) types.Visit(*f);
+  impl->kernel_types = std::move(types.types);
+  for (const tir::Global& g : module.globals) {
+    if (g.data == nullptr) {
+      return absl::FailedPreconditionError("a global without contents (a parsed module)");
+    }
+    impl->globals.push_back(Tensor::FromElements(*g.data));
+  }
+  std::unique_ptr<CompiledModule> compiled(new CompiledModule(std::move(impl)));
+  compiled->stats_ = stats;
+  compiled->emitted_ = std::move(emitted);
+  return compiled;
+}
+
+absl::StatusOr<std::vector<Tensor>> CompiledModule::Run(const std::vector<Tensor>& given) {
+  Impl& impl = *impl_;
+  impl.status = absl::OkStatus();
+  impl.allocations.clear();
+  const tir::Module& m = *impl.module;
+  const tir::EntryBinding& binding = m.binding;
+  const tir::Function* entry = m.FindFunction(m.entry);
+  // Inputs, with defaults; their ranks and literal dims checked against the parameters.
+  std::vector<Tensor> inputs(binding.inputs.size());
+  for (size_t k = 0; k < binding.inputs.size(); ++k) {
+    const tir::EntryBinding::Tensor& b = binding.inputs[k];
+    if (k < given.size() && given[k].defined()) {
+      inputs[k] = given[k];
+    } else if (b.default_value != nullptr) {
+      inputs[k] = Tensor::FromElements(*b.default_value);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("input '", b.name, "' is missing"));
+    }
+    const auto* t = b.tensor.as<tir::TensorNode>();
+    bool ok = inputs[k].dims().size() == t->dims.size() &&
+              inputs[k].type() == tir::ElementTypeOf(t->type().kind());
+    for (size_t d = 0; ok && d < t->dims.size(); ++d) {
+      int64_t c = 0;
+      if (tir::AsIntConstant(t->dims[d], &c)) ok = c == inputs[k].dims()[d];
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", b.name, "' is ", AsAbsl(ElementTypeName(inputs[k].type())),
+          ::anvil::DimsToString(absl::Span<const int64_t>(inputs[k].dims())), ", the model takes ",
+          t->type().ToString(), "[",
+          absl::StrJoin(
+              t->dims, ", ",
+              [](std::string* out, const tir::Expr& d) { out->append(tir::PrintExpr(d)); }),
+          "]"));
+    }
+  }
+  // Index parameters from the inputs' dims.
+  std::vector<int64_t> indices;
+  for (const tir::Expr& p : entry->params) {
+    if (!p.as<tir::VarNode>()) continue;
+    int64_t v = -1;
+    for (const tir::EntryBinding::DimSource& d : binding.dims) {
+      if (d.var.same(p)) v = inputs[d.input].dims()[d.axis];
+    }
+    indices.push_back(v);
+  }
+  // Every input named by one symbol must agree on it.
+  for (const tir::EntryBinding::DimSource& d : binding.dims) {
+    int at = 0;
+    for (const tir::Expr& p : entry->params) {
+      if (!p.as<tir::VarNode>()) continue;
+      if (d.var.same(p) && inputs[d.input].dims()[d.axis] != indices[at]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input '", binding.inputs[d.input].name, "' dim ", d.axis, " is ",
+            inputs[d.input].dims()[d.axis], ", another input gives that dim ", indices[at]));
+      }
+      ++at;
+    }
+  }
+  // Tensor slots.
+  std::vector<AnvilBuffer> buffers(emitted_.tensor_slots.size());
+  auto fill = [](AnvilBuffer& b, void* data, absl::Span<const int64_t> dims) {
+    b.data = static_cast<uint8_t*>(data);
+    b.rank = static_cast<int32_t>(dims.size());
+    for (size_t d = 0; d < dims.size() && d < 8; ++d) b.dims[d] = dims[d];
+  };
+  size_t ranks = 0;
+  for (const tir::EntryBinding::Tensor& b : binding.outputs) {
+    if (!b.dynamic) ranks += b.tensor.as<tir::TensorNode>()->dims.size();
+  }
+  std::vector<int64_t> out_dims(ranks + 1);
+  impl.output_dims(indices.data(), out_dims.data());
+  std::vector<Tensor> outputs(binding.outputs.size());
+  {
+    size_t at = 0;
+    for (size_t k = 0; k < binding.outputs.size(); ++k) {
+      const tir::EntryBinding::Tensor& b = binding.outputs[k];
+      if (b.dynamic) continue;
+      const auto* t = b.tensor.as<tir::TensorNode>();
+      std::vector<int64_t> dims(out_dims.begin() + at, out_dims.begin() + at + t->dims.size());
+      at += t->dims.size();
+      ANVIL_ASSIGN_OR_RETURN(outputs[k], Tensor::Allocate(tir::ElementTypeOf(t->type().kind()),
+                                                          dims, impl.options.max_allocation_bytes));
+    }
+  }
+  for (size_t s = 0; s < emitted_.tensor_slots.size(); ++s) {
+    const tir::Expr& t = emitted_.tensor_slots[s];
+    const int slot = static_cast<int>(s);
+    if (slot >= emitted_.first_dynamic_output) continue;  // the function fills them
+    if (slot >= emitted_.first_global && slot != emitted_.offsets_slot) {
+      const Tensor& g = impl.globals[slot - emitted_.first_global];
+      fill(buffers[s], g.data(), g.dims());
+      continue;
+    }
+    if (slot == emitted_.offsets_slot) continue;  // below
+    bool found = false;
+    for (size_t k = 0; k < binding.inputs.size() && !found; ++k) {
+      if (binding.inputs[k].tensor.same(t)) {
+        fill(buffers[s], inputs[k].data(), inputs[k].dims());
+        found = true;
+      }
+    }
+    for (size_t k = 0; k < binding.outputs.size() && !found; ++k) {
+      if (binding.outputs[k].tensor.same(t)) {
+        fill(buffers[s], outputs[k].data(), outputs[k].dims());
+        found = true;
+      }
+    }
+    if (!found) return absl::InternalError("a tensor parameter the binding does not name");
+  }
+  // The workspace.
+  Tensor offsets;
+  int64_t workspace_bytes = emitted_.workspace_bytes;
+  if (impl.sizes != nullptr) {
+    std::vector<int64_t> sizes(emitted_.lifetimes.size());
+    impl.sizes(indices.data(), sizes.data());
+    if (impl.planner == nullptr) {
+      std::vector<Lifetime> lifetimes;
+      for (auto [first, last] : emitted_.lifetimes) lifetimes.push_back({first, last});
+      impl.planner =
+          std::make_unique<MemoryPlanner>(std::move(lifetimes), std::vector<ReuseCandidate>{});
+    }
+    impl.planner->Plan(sizes);
+    workspace_bytes = impl.planner->arena_bytes();
+    const int64_t n = static_cast<int64_t>(sizes.size());
+    offsets = Tensor(ElementType::kInt64, {n});
+    for (int64_t k = 0; k < n; ++k)
+      offsets.As<int64_t>()[k] = impl.planner->offset(static_cast<int>(k));
+    fill(buffers[emitted_.offsets_slot], offsets.data(), offsets.dims());
+  }
+  if (static_cast<int64_t>(impl.workspace.ByteSize()) < workspace_bytes) {
+    ANVIL_ASSIGN_OR_RETURN(impl.workspace,
+                           Tensor::Allocate(ElementType::kUint8, {workspace_bytes},
+                                            impl.options.max_allocation_bytes, /*zero=*/false));
+  }
+  std::vector<AnvilBuffer*> slots;
+  for (AnvilBuffer& b : buffers) slots.push_back(&b);
+  AnvilHost host{&impl, HostKernel, HostGemm, HostAlloc, HostFail};
+  const int32_t rc =
+      impl.entry(&host, indices.data(), slots.data(), static_cast<uint8_t*>(impl.workspace.data()));
+  if (rc != 0 || !impl.status.ok()) {
+    if (!impl.status.ok()) return impl.status;
+    return absl::InternalError("the compiled code failed without saying why");
+  }
+  // Dynamic outputs: copied out of the run's allocations.
+  int s = emitted_.first_dynamic_output;
+  for (size_t k = 0; k < binding.outputs.size(); ++k) {
+    if (!binding.outputs[k].dynamic) continue;
+    const AnvilBuffer& b = buffers[s++];
+    const tir::Expr& t = binding.outputs[k].tensor;
+    outputs[k] = Tensor::CopyOf(TensorView::Dense(tir::ElementTypeOf(t.type().kind()), b.data,
+                                                  std::vector<int64_t>(b.dims, b.dims + b.rank)));
+  }
+  impl.allocations.clear();
+  return outputs;
+}
+
+}  // namespace anvil::lower

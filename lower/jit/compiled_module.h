@@ -1,0 +1,74 @@
+// A Tensor IR module compiled to native code: emitted as C++ (lower/emit/emit_cc.h), compiled
+// with the system compiler into a shared library, loaded with dlopen and run with a host that
+// gives the generated code the runtime's kernels (kernel table through ExecuteNode, gemm through
+// the Highway SGEMM/DGEMM), memory for local tensors and the workspace plan.
+//
+// Compiler and cache:
+//  - the compiler is $CXX, else `c++`; flags: -std=c++17 -O2 -ffp-contract=off -fPIC -shared
+//    plus -march=native (JitOptions say otherwise). A missing compiler is FailedPrecondition
+//    naming $CXX.
+//  - libraries are cached on disk under a hash of (source, compiler, flags): $ANVIL_JIT_CACHE,
+//    else $XDG_CACHE_HOME/anvil/jit, else $HOME/.cache/anvil/jit. A second load of the same
+//    module costs a hash and a dlopen.
+//  - dynamic dims stay parameters: one library serves every input shape.
+#ifndef ANVIL_LOWER_JIT_COMPILED_MODULE_H_
+#define ANVIL_LOWER_JIT_COMPILED_MODULE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "kernels/tensor.h"
+#include "lower/emit/emit_cc.h"
+#include "lower/ir/module.h"
+
+namespace anvil::lower {
+
+struct JitOptions {
+  std::string cxx;        // "" = $CXX, else c++
+  std::string cache_dir;  // "" = the default above
+  std::string opt_level = "-O2";
+  bool native = true;  // -march=native
+  int64_t max_allocation_bytes = int64_t{1} << 40;
+};
+
+struct JitStats {
+  bool cached = false;  // the library came from the cache
+  double emit_seconds = 0;
+  double compile_seconds = 0;  // 0 when cached
+  double load_seconds = 0;     // dlopen
+  std::string library_path;
+};
+
+class CompiledModule {
+ public:
+  // `module` must outlive the compiled module (kernel bindings point into its source model).
+  static absl::StatusOr<std::unique_ptr<CompiledModule>> Compile(const tir::Module& module,
+                                                                 const JitOptions& options = {});
+  ~CompiledModule();
+
+  // Inputs in the order of the module's entry binding (a missing one: its default value, when
+  // it has one); outputs in binding order.
+  absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs);
+
+  const JitStats& stats() const { return stats_; }
+  const EmittedModule& emitted() const { return emitted_; }
+
+  // The loaded library and the host state its callbacks reach (compiled_module.cc).
+  struct Impl;
+
+ private:
+  explicit CompiledModule(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  JitStats stats_;
+  EmittedModule emitted_;
+};
+
+// The directory libraries are cached in, as the options and environment say.
+std::string JitCacheDir(const JitOptions& options);
+
+}  // namespace anvil::lower
+
+#endif  // ANVIL_LOWER_JIT_COMPILED_MODULE_H_
