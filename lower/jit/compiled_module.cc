@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/absl_compat.h"
 #include "base/checked_math.h"
 #include "base/status_macros.h"
@@ -69,6 +70,26 @@ int RunCommand(const std::vector<std::string>& argv, const std::string& log) {
   int status = 0;
   if (waitpid(pid, &status, 0) < 0) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool OnPath(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return false;
+  for (absl::string_view dir : absl::StrSplit(path, ':')) {
+    if (!dir.empty() && access(absl::StrCat(dir, "/", program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+// The CPU model and feature flags (Linux), or "".
+std::string CpuIdentity() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model, flags;
+  while (std::getline(in, line) && (model.empty() || flags.empty())) {
+    if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+    if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
+  }
+  return model + "\n" + flags;
 }
 
 // The element types of each kernel call's operands (the host builds views from them).
@@ -269,13 +290,17 @@ absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::Compile(const ti
   std::string cxx = options.cxx;
   if (cxx.empty()) {
     const char* env = std::getenv("CXX");
-    cxx = env != nullptr && *env ? env : "c++";
+    cxx = env != nullptr && *env ? env : (OnPath("c++") || !OnPath("g++") ? "c++" : "g++");
   }
-  std::vector<std::string> flags = {"-std=c++17", options.opt_level, "-ffp-contract=off",
-                                    "-fPIC",      "-shared",         "-w"};
+  std::vector<std::string> flags = {
+      "-std=c++17", options.opt_level, "-ffp-contract=off", "-fno-math-errno", "-fPIC", "-shared",
+      "-w"};
   if (options.native) flags.push_back("-march=native");
+  // -march=native code is only for this CPU: its identity is part of the key, so that a cache
+  // that moves to another machine is not loaded there.
   const std::string key =
-      Hash(absl::StrCat(emitted.source, "\n", cxx, "\n", absl::StrJoin(flags, " ")));
+      Hash(absl::StrCat(emitted.source, "\n", cxx, "\n", absl::StrJoin(flags, " "), "\n",
+                        options.native ? CpuIdentity() : std::string()));
   const std::string dir = JitCacheDir(options);
   std::error_code error;
   std::filesystem::create_directories(dir, error);

@@ -4,10 +4,11 @@
 // the Highway SGEMM/DGEMM), memory for local tensors and the workspace plan.
 //
 // Compiler and cache:
-//  - the compiler is $CXX, else `c++`; flags: -std=c++17 -O2 -ffp-contract=off -fPIC -shared
-//    plus -march=native (JitOptions say otherwise). A missing compiler is FailedPrecondition
-//    naming $CXX.
-//  - libraries are cached on disk under a hash of (source, compiler, flags): $ANVIL_JIT_CACHE,
+//  - the compiler is $CXX, else `c++` (`g++` where there is no c++); flags: -std=c++17 -O3
+//    -ffp-contract=off -fno-math-errno -fPIC -shared, plus -march=native unless JitOptions say
+//    otherwise (the CPU's model and flags then join the cache key). A missing compiler is
+//    FailedPrecondition naming $CXX.
+//  - libraries are cached on disk under a hash of (source, compiler, flags, CPU): $ANVIL_JIT_CACHE,
 //    else $XDG_CACHE_HOME/anvil/jit, else $HOME/.cache/anvil/jit. A second load of the same
 //    module costs a hash and a dlopen.
 //  - dynamic dims stay parameters: one library serves every input shape.
@@ -29,7 +30,7 @@ namespace anvil::lower {
 struct JitOptions {
   std::string cxx;        // "" = $CXX, else c++
   std::string cache_dir;  // "" = the default above
-  std::string opt_level = "-O2";
+  std::string opt_level = "-O3";
   bool native = true;  // -march=native
   int64_t max_allocation_bytes = int64_t{1} << 40;
 };

@@ -28,7 +28,6 @@ std::unique_ptr<TirSession> Load(const std::string& text, bool compile) {
   TirSessionOptions options;
   options.compile = compile;
   options.jit.cache_dir = CacheDir();
-  options.jit.opt_level = "-O1";
   absl::StatusOr<std::unique_ptr<TirSession>> s = TirSession::Load(*std::move(model), options);
   EXPECT_TRUE(s.ok()) << s.status();
   return s.ok() ? *std::move(s) : nullptr;
