@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -195,6 +196,40 @@ constexpr char kPrelude[] = R"cc(
   }  // namespace
 )cc";
 
+// Helpers of units with vector loops: Highway's exp and tanh with the scalar code's answers for
+// NaN and infinities (Highway's are valid for finite arguments), and NaN-propagating min/max.
+constexpr char kVectorPrelude[] = R"cc(
+  namespace {
+  namespace hn = hwy::HWY_NAMESPACE;
+  using AnvilTag = hn::ScalableTag<float>;
+  using AnvilVec = hn::Vec<AnvilTag>;
+
+  inline AnvilVec anvil_vexp(AnvilTag d, AnvilVec x) {
+    const AnvilVec inf = hn::Inf(d);
+    AnvilVec r = hn::Exp(d, hn::IfThenElse(hn::IsFinite(x), x, hn::Zero(d)));
+    r = hn::IfThenElse(hn::Gt(x, hn::Set(d, 88.7228394f)), inf, r);  // beyond FLT_MAX's log
+    r = hn::IfThenElse(hn::Eq(x, hn::Neg(inf)), hn::Zero(d), r);
+    r = hn::IfThenElse(hn::Eq(x, inf), inf, r);
+    return hn::IfThenElse(hn::IsNaN(x), x, r);
+  }
+  inline AnvilVec anvil_vtanh(AnvilTag d, AnvilVec x) {
+    AnvilVec r = hn::Tanh(d, hn::IfThenElse(hn::IsFinite(x), x, hn::Zero(d)));
+    r = hn::IfThenElse(hn::Eq(x, hn::Inf(d)), hn::Set(d, 1.0f), r);
+    r = hn::IfThenElse(hn::Eq(x, hn::Neg(hn::Inf(d))), hn::Set(d, -1.0f), r);
+    return hn::IfThenElse(hn::IsNaN(x), x, r);
+  }
+  inline AnvilVec anvil_vmin(AnvilTag d, AnvilVec a, AnvilVec b) {
+    const AnvilVec r = hn::IfThenElse(hn::Lt(b, a), b, a);
+    return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::NaN(d), r);
+  }
+  inline AnvilVec anvil_vmax(AnvilTag d, AnvilVec a, AnvilVec b) {
+    const AnvilVec r = hn::IfThenElse(hn::Lt(a, b), b, a);
+    return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::NaN(d), r);
+  }
+
+  }  // namespace
+)cc";
+
 bool IsHalf(DataType t) { return t.kind() == ScalarKind::kF16; }
 bool IsBf16(DataType t) { return t.kind() == ScalarKind::kBF16; }
 
@@ -296,7 +331,7 @@ std::string CString(const std::string& s) {
 
 class Emitter {
  public:
-  explicit Emitter(const tir::Module& m) : m_(m) {}
+  Emitter(const tir::Module& m, EmitOptions options) : m_(m), options_(std::move(options)) {}
 
   absl::StatusOr<EmittedModule> Run(const EmitOptions& options);
 
@@ -365,6 +400,20 @@ class Emitter {
 
   void S(const Stmt& s);
   void EmitEvaluate(const tir::EvaluateNode& n);
+
+  // ---- Vector code (Highway) for `vectorize` loops (emit_vector.cc) ----
+  // The body of the vector loop over `n`'s variable, or nullopt when some statement or
+  // expression has no vector form here (the loop then stays scalar).
+  std::optional<std::string> VectorBody(const tir::ForNode& n);
+  bool VectorStmt(const Stmt& s, std::string* out);
+  // A vector (f32 lanes) or mask expression; nullopt when not vectorizable.
+  std::optional<std::string> VE(const Expr& e);
+  bool Invariant(const Expr& e);
+  const tir::ExprNode* vector_var_ = nullptr;                // the loop variable being vectorized
+  absl::flat_hash_set<const tir::ExprNode*> vector_locals_;  // f32 vars defined in the body
+  absl::flat_hash_set<const tir::ExprNode*> stored_;         // tensors the body stores to
+  EmitOptions options_;
+  bool uses_highway_ = false;
 
   const tir::Module& m_;
   std::string out_;
@@ -771,9 +820,29 @@ void Emitter::S(const Stmt& s) {
       Line(absl::StrCat("if (", v,
                         "__step <= 0) { host->fail(host->ctx, \"a loop step is not "
                         "positive\"); return 1; }"));
-      if (n->attrs.vectorize) Line("#pragma GCC ivdep");
-      Line(absl::StrCat("for (int64_t ", v, " = ", E(n->begin), "; ", v, " < ", v, "__end; ", v,
-                        " += ", v, "__step) {"));
+      std::optional<std::string> vector_body;
+      if (n->attrs.vectorize && options_.vectorize && tir::IsIntConstant(n->step, 1)) {
+        vector_body = VectorBody(*n);
+      }
+      if (vector_body) {
+        // Whole vectors of Highway lanes first, then the scalar loop finishes the tail.
+        uses_highway_ = true;
+        Line(absl::StrCat("int64_t ", v, " = ", E(n->begin), ";"));
+        Line("{");
+        Line("  namespace hn = hwy::HWY_NAMESPACE;");
+        Line("  const hn::ScalableTag<float> anvil_d;");
+        Line("  const int64_t anvil_lanes = (int64_t)hn::Lanes(anvil_d);");
+        Line(absl::StrCat("  for (; ", v, " + anvil_lanes <= ", v, "__end; ", v,
+                          " += anvil_lanes) {"));
+        out_ += *vector_body;
+        Line("  }");
+        Line("}");
+        Line(absl::StrCat("for (; ", v, " < ", v, "__end; ", v, " += ", v, "__step) {"));
+      } else {
+        if (n->attrs.vectorize) Line("#pragma GCC ivdep");
+        Line(absl::StrCat("for (int64_t ", v, " = ", E(n->begin), "; ", v, " < ", v, "__end; ", v,
+                          " += ", v, "__step) {"));
+      }
       ++indent_;
       S(n->body);
       --indent_;
@@ -843,6 +912,242 @@ void Emitter::S(const Stmt& s) {
   }
 }
 
+// ---- Vector code ----
+
+bool Emitter::Invariant(const Expr& e) {
+  class Reads final : public tir::IRVisitor {
+   public:
+    absl::flat_hash_set<const tir::ExprNode*> vars, tensors;
+
+   protected:
+    void VisitVar(const tir::VarNode&, const Expr& e) override { vars.insert(e.get()); }
+    void VisitIndexing(const tir::IndexingNode& n, const Expr& e) override {
+      tensors.insert(n.tensor.get());
+      IRVisitor::VisitIndexing(n, e);
+    }
+  } reads;
+  reads.Visit(e);
+  if (reads.vars.contains(vector_var_)) return false;
+  for (const tir::ExprNode* v : reads.vars) {
+    if (vector_locals_.contains(v)) return false;
+  }
+  for (const tir::ExprNode* t : reads.tensors) {
+    if (stored_.contains(t)) return false;
+  }
+  return true;
+}
+
+std::optional<std::string> Emitter::VE(const Expr& e) {
+  const DataType t = e.type();
+  if (t.lanes() != 1) return std::nullopt;
+  if (t.kind() != ScalarKind::kF32 && !t.is_bool()) return std::nullopt;
+  if (Invariant(e)) {
+    const std::string scalar = E(e);
+    if (t.is_bool()) {
+      return absl::StrCat("hn::Ne(hn::Set(anvil_d, (", scalar,
+                          ") ? 1.0f : 0.0f), hn::Zero(anvil_d))");
+    }
+    return absl::StrCat("hn::Set(anvil_d, ", scalar, ")");
+  }
+  switch (e.kind()) {
+    case ExprKind::kVar:
+      if (vector_locals_.contains(e.get())) return Name(e);
+      return std::nullopt;
+    case ExprKind::kIndexing: {
+      const auto* n = e.as<tir::IndexingNode>();
+      if (t.kind() != ScalarKind::kF32 || n->indices.empty()) return std::nullopt;
+      if (n->indices.back().get() != vector_var_) return std::nullopt;
+      for (size_t k = 0; k + 1 < n->indices.size(); ++k) {
+        if (!Invariant(n->indices[k])) return std::nullopt;
+      }
+      return absl::StrCat("hn::LoadU(anvil_d, (const float*)", Data(n->tensor), " + ",
+                          Offset(n->tensor, n->indices), ")");
+    }
+    case ExprKind::kSelect: {
+      const auto* n = e.as<tir::SelectNode>();
+      auto c = VE(n->cond), a = VE(n->if_true), b = VE(n->if_false);
+      if (!c || !a || !b || t.is_bool()) return std::nullopt;
+      return absl::StrCat("hn::IfThenElse(", *c, ", ", *a, ", ", *b, ")");
+    }
+    case ExprKind::kNeg: {
+      auto a = VE(e.as<tir::UnaryNode>()->a);
+      if (!a || t.is_bool()) return std::nullopt;
+      return absl::StrCat("hn::Neg(", *a, ")");
+    }
+    case ExprKind::kNot: {
+      auto a = VE(e.as<tir::UnaryNode>()->a);
+      if (!a) return std::nullopt;
+      return absl::StrCat("hn::Not(", *a, ")");
+    }
+    case ExprKind::kIntrinsic: {
+      const auto* n = e.as<tir::IntrinsicNode>();
+      std::vector<std::string> a;
+      for (const Expr& x : n->args) {
+        if (x.type().kind() != ScalarKind::kF32) return std::nullopt;
+        auto v = VE(x);
+        if (!v) return std::nullopt;
+        a.push_back(*v);
+      }
+      switch (n->op) {
+        case IntrinsicOp::kAbs:
+          return absl::StrCat("hn::Abs(", a[0], ")");
+        case IntrinsicOp::kSqrt:
+          return absl::StrCat("hn::Sqrt(", a[0], ")");
+        case IntrinsicOp::kExp:
+          return absl::StrCat("anvil_vexp(anvil_d, ", a[0], ")");
+        case IntrinsicOp::kTanh:
+          return absl::StrCat("anvil_vtanh(anvil_d, ", a[0], ")");
+        case IntrinsicOp::kFloor:
+          return absl::StrCat("hn::Floor(", a[0], ")");
+        case IntrinsicOp::kCeil:
+          return absl::StrCat("hn::Ceil(", a[0], ")");
+        case IntrinsicOp::kFma:
+          return absl::StrCat("hn::MulAdd(", a[0], ", ", a[1], ", ", a[2], ")");
+        case IntrinsicOp::kIsNaN:
+          return absl::StrCat("hn::IsNaN(", a[0], ")");
+        default:
+          return std::nullopt;
+      }
+    }
+    default:
+      break;
+  }
+  const auto* b = e.as<tir::BinaryNode>();
+  if (b == nullptr) return std::nullopt;
+  const DataType operand = b->a.type();
+  if (operand.kind() != ScalarKind::kF32 && !operand.is_bool()) return std::nullopt;
+  auto x = VE(b->a), y = VE(b->b);
+  if (!x || !y) return std::nullopt;
+  const char* fn = nullptr;
+  switch (b->kind()) {
+    case ExprKind::kAdd:
+      fn = "hn::Add";
+      break;
+    case ExprKind::kSub:
+      fn = "hn::Sub";
+      break;
+    case ExprKind::kMul:
+      fn = "hn::Mul";
+      break;
+    case ExprKind::kDiv:
+      fn = "hn::Div";
+      break;
+    case ExprKind::kMin:
+      return absl::StrCat("anvil_vmin(anvil_d, ", *x, ", ", *y, ")");
+    case ExprKind::kMax:
+      return absl::StrCat("anvil_vmax(anvil_d, ", *x, ", ", *y, ")");
+    case ExprKind::kCmpEq:
+      fn = "hn::Eq";
+      break;
+    case ExprKind::kCmpNe:
+      fn = "hn::Ne";
+      break;
+    case ExprKind::kCmpLt:
+      fn = "hn::Lt";
+      break;
+    case ExprKind::kCmpLe:
+      fn = "hn::Le";
+      break;
+    case ExprKind::kCmpGt:
+      fn = "hn::Gt";
+      break;
+    case ExprKind::kCmpGe:
+      fn = "hn::Ge";
+      break;
+    case ExprKind::kAnd:
+      fn = "hn::And";
+      break;
+    case ExprKind::kOr:
+      fn = "hn::Or";
+      break;
+    default:
+      return std::nullopt;
+  }
+  // Comparisons take f32 vectors; And/Or take masks.
+  if (operand.is_bool() != (b->kind() == ExprKind::kAnd || b->kind() == ExprKind::kOr)) {
+    return std::nullopt;
+  }
+  return absl::StrCat(fn, "(", *x, ", ", *y, ")");
+}
+
+bool Emitter::VectorStmt(const Stmt& s, std::string* out) {
+  const std::string pad(static_cast<size_t>(indent_ + 2) * 2, ' ');
+  switch (s.kind()) {
+    case tir::StmtKind::kBlock:
+      for (const Stmt& x : s.as<tir::BlockNode>()->stmts) {
+        if (!VectorStmt(x, out)) return false;
+      }
+      return true;
+    case tir::StmtKind::kDefine: {
+      const auto* n = s.as<tir::DefineNode>();
+      if (!n->target.as<tir::VarNode>() || n->target.type().kind() != ScalarKind::kF32) {
+        return false;
+      }
+      std::string init = "hn::Zero(anvil_d)";
+      if (n->init.defined()) {
+        auto v = VE(n->init);
+        if (!v) return false;
+        init = *v;
+      }
+      vector_locals_.insert(n->target.get());
+      absl::StrAppend(out, pad, "auto ", Name(n->target), " = ", init, ";\n");
+      return true;
+    }
+    case tir::StmtKind::kAssign: {
+      const auto* n = s.as<tir::AssignNode>();
+      if (!vector_locals_.contains(n->var.get())) return false;
+      auto v = VE(n->value);
+      if (!v) return false;
+      absl::StrAppend(out, pad, Name(n->var), " = ", *v, ";\n");
+      return true;
+    }
+    case tir::StmtKind::kStore: {
+      const auto* n = s.as<tir::StoreNode>();
+      if (n->tensor.type().kind() != ScalarKind::kF32 || n->indices.empty() ||
+          n->indices.back().get() != vector_var_) {
+        return false;
+      }
+      for (size_t k = 0; k + 1 < n->indices.size(); ++k) {
+        if (!Invariant(n->indices[k])) return false;
+      }
+      auto v = VE(n->value);
+      if (!v) return false;
+      absl::StrAppend(out, pad, "hn::StoreU(", *v, ", anvil_d, (float*)", Data(n->tensor), " + ",
+                      Offset(n->tensor, n->indices), ");\n");
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+std::optional<std::string> Emitter::VectorBody(const tir::ForNode& n) {
+  // Tensors the body stores to: loads of them are never treated as loop-invariant.
+  class Stores final : public tir::IRVisitor {
+   public:
+    absl::flat_hash_set<const tir::ExprNode*> tensors;
+
+   protected:
+    void VisitStore(const tir::StoreNode& s, const Stmt& st) override {
+      tensors.insert(s.tensor.get());
+      IRVisitor::VisitStore(s, st);
+    }
+  } stores;
+  stores.Visit(n.body);
+  vector_var_ = n.var.get();
+  stored_ = std::move(stores.tensors);
+  vector_locals_.clear();
+  std::string out;
+  const absl::Status saved = status_;
+  const bool ok = VectorStmt(n.body, &out);
+  status_ = saved;  // a scalar E() inside an abandoned attempt must not fail the emission
+  vector_var_ = nullptr;
+  vector_locals_.clear();
+  stored_.clear();
+  if (!ok) return std::nullopt;
+  return out;
+}
+
 absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
   const tir::Function* entry = m_.FindFunction(m_.entry);
   if (entry == nullptr) return absl::InvalidArgumentError("emit_cc: the module has no entry");
@@ -857,7 +1162,7 @@ absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
   out_ =
       "// Generated by Anvil's C++ emitter (lower/emit/emit_cc.h) from a Tensor IR module.\n"
       "#include <cmath>\n#include <cstdint>\n#include <cstring>\n#include <limits>\n"
-      "#include <type_traits>\n\nextern \"C\" {\n";
+      "#include <type_traits>\n@HIGHWAY@\nextern \"C\" {\n";
   out_ += kAnvilCcAbi;
   out_ += "\n}\n";
   out_ += kPrelude;
@@ -964,6 +1269,16 @@ absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
   }
   out_ += "}\n";
   if (!status_.ok()) return status_;
+  const size_t at = out_.find("@HIGHWAY@");
+  out_.replace(at, 9,
+               uses_highway_ ? "#include \"hwy/highway.h\"\n"
+                               "#include \"hwy/contrib/math/math-inl.h\"\n"
+                             : "");
+  if (uses_highway_) {
+    // Vector helpers with the scalar code's NaN and infinity behaviour.
+    const size_t prelude_end = out_.find("\nextern \"C\" int32_t ");
+    out_.insert(prelude_end, kVectorPrelude);
+  }
   result.source = std::move(out_);
   return result;
 }
@@ -971,7 +1286,7 @@ absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
 }  // namespace
 
 absl::StatusOr<EmittedModule> EmitCc(const tir::Module& module, const EmitOptions& options) {
-  Emitter emitter(module);
+  Emitter emitter(module, options);
   return emitter.Run(options);
 }
 

@@ -11,14 +11,15 @@
 // whose data and dims the function writes), `workspace` the planned workspace (or null). It
 // returns 0, or 1 after reporting the failure through host->fail.
 //
-// Semantics are the evaluator's, lane for lane: integers wrap, integer division by zero fails,
-// float-to-integer casts saturate (NaN becomes 0), f16/bf16 round after every operation, math
-// calls the same libm overloads, min/max propagate NaN. Compile with -ffp-contract=off so that
+// Scalar semantics are the evaluator's, lane for lane: integers wrap, integer division by zero
+// fails, float-to-integer casts saturate (NaN becomes 0), f16/bf16 round after every operation,
+// math calls the same libm overloads, min/max propagate NaN. Compile with -ffp-contract=off so that
 // no multiply-add is fused: the emitted code then gives the evaluator's bits.
 //
 // Kernel and gemm intrinsics call the host (the runtime's kernels; the generated code links
-// against nothing). Not emitted yet: vector lanes (lowering marks loops for vectorization but
-// emits one lane) and calls of module functions; both are Unimplemented.
+// against nothing and includes Highway's headers only for vector loops, see EmitOptions). Not
+// emitted: vector-typed IR expressions (lowering emits one lane and marks loops instead) and
+// calls of module functions; both are Unimplemented.
 #ifndef ANVIL_LOWER_EMIT_EMIT_CC_H_
 #define ANVIL_LOWER_EMIT_EMIT_CC_H_
 
@@ -57,6 +58,11 @@ struct EmittedModule {
 
 struct EmitOptions {
   std::string entry_symbol = "anvil_entry";
+  // Loops marked `vectorize` whose body is f32 arithmetic over unit-stride loads and stores
+  // become Highway vector loops (with a scalar tail). Their exp and tanh are Highway's (within
+  // a few ulp of libm), so results may differ from the evaluator's in the last bits; without
+  // vectorization the emitted code gives the evaluator's bits.
+  bool vectorize = true;
 };
 
 absl::StatusOr<EmittedModule> EmitCc(const tir::Module& module, const EmitOptions& options = {});

@@ -284,7 +284,9 @@ absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::Compile(const ti
   impl->options = options;
   JitStats stats;
   auto start = Clock::now();
-  ANVIL_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCc(module));
+  EmitOptions emit_options;
+  emit_options.vectorize = options.vectorize;
+  ANVIL_ASSIGN_OR_RETURN(EmittedModule emitted, EmitCc(module, emit_options));
   stats.emit_seconds = Since(start);
 
   std::string cxx = options.cxx;

@@ -31,7 +31,8 @@ struct JitOptions {
   std::string cxx;        // "" = $CXX, else c++
   std::string cache_dir;  // "" = the default above
   std::string opt_level = "-O3";
-  bool native = true;  // -march=native
+  bool native = true;     // -march=native
+  bool vectorize = true;  // Highway vector loops (EmitOptions::vectorize)
   int64_t max_allocation_bytes = int64_t{1} << 40;
 };
 

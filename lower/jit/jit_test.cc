@@ -2,6 +2,7 @@
 // (element-wise, reductions, normalizations, data movement, gemm, kernel intrinsics, kernel
 // fallbacks with data-dependent outputs) runs through both, on dims the module was not lowered
 // for, and must give the same bits — and the same error for bad data.
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -21,13 +22,14 @@ std::string CacheDir() {
   return std::string(tmp != nullptr ? tmp : "/tmp") + "/anvil-jit-test";
 }
 
-std::unique_ptr<TirSession> Load(const std::string& text, bool compile) {
+std::unique_ptr<TirSession> Load(const std::string& text, bool compile, bool vectorize = false) {
   absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
   EXPECT_TRUE(model.ok()) << model.status();
   if (!model.ok()) return nullptr;
   TirSessionOptions options;
   options.compile = compile;
   options.jit.cache_dir = CacheDir();
+  options.jit.vectorize = vectorize;
   absl::StatusOr<std::unique_ptr<TirSession>> s = TirSession::Load(*std::move(model), options);
   EXPECT_TRUE(s.ok()) << s.status();
   return s.ok() ? *std::move(s) : nullptr;
@@ -60,11 +62,13 @@ Tensor Input(ElementType type, std::vector<int64_t> dims, int salt) {
   return t;
 }
 
-// Runs both engines on `inputs` (by name); outputs must be bit-identical, or both fail alike.
-void ExpectSameBits(const std::string& text,
-                    const std::vector<std::pair<std::string, Tensor>>& inputs) {
+// Runs the evaluator and compiled code on `inputs` (by name); scalar compiled code must give
+// the same bits, vector code (Highway's exp and tanh) the same values within a few ulp, and both
+// must fail alike.
+void ExpectSame(const std::string& text, const std::vector<std::pair<std::string, Tensor>>& inputs,
+                bool vectorize) {
   std::unique_ptr<TirSession> eval = Load(text, false);
-  std::unique_ptr<TirSession> jit = Load(text, true);
+  std::unique_ptr<TirSession> jit = Load(text, true, vectorize);
   ASSERT_NE(eval, nullptr);
   ASSERT_NE(jit, nullptr);
   absl::flat_hash_map<std::string, Tensor> named(inputs.begin(), inputs.end());
@@ -79,9 +83,26 @@ void ExpectSameBits(const std::string& text,
   for (size_t k = 0; k < a->size(); ++k) {
     ASSERT_EQ((*a)[k].type(), (*b)[k].type()) << "output " << k;
     ASSERT_EQ((*a)[k].dims(), (*b)[k].dims()) << "output " << k;
-    EXPECT_EQ(std::memcmp((*a)[k].data(), (*b)[k].data(), (*a)[k].ByteSize()), 0)
-        << "output " << k << " differs";
+    if (!vectorize || (*a)[k].type() != ElementType::kFloat) {
+      EXPECT_EQ(std::memcmp((*a)[k].data(), (*b)[k].data(), (*a)[k].ByteSize()), 0)
+          << "output " << k << " differs";
+      continue;
+    }
+    for (int64_t i = 0; i < (*a)[k].NumElements(); ++i) {
+      const float x = (*a)[k].As<float>()[i], y = (*b)[k].As<float>()[i];
+      if (std::isnan(x) || std::isnan(y)) {
+        EXPECT_EQ(std::isnan(x), std::isnan(y)) << "output " << k << " element " << i;
+      } else {
+        EXPECT_NEAR(x, y, 1e-6f + 1e-5f * std::fabs(x)) << "output " << k << " element " << i;
+      }
+    }
   }
+}
+
+void ExpectSameBits(const std::string& text,
+                    const std::vector<std::pair<std::string, Tensor>>& inputs) {
+  ExpectSame(text, inputs, /*vectorize=*/false);
+  ExpectSame(text, inputs, /*vectorize=*/true);
 }
 
 TEST(JitTest, ElementwiseWithBroadcastAndDynamicDims) {
