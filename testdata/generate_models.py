@@ -13,6 +13,9 @@ the runtime's shape re-inference and memory re-planning get exercised, and deter
   transformer.onnx  x[N,S,64] -> LayerNormalization -> 4-head self-attention
                     (MatMul, Reshape, Transpose, Softmax) -> residual Add -> LayerNormalization
                     -> MLP (MatMul, Relu, MatMul) -> residual Add                  (opset 17)
+  lngelu.onnx       x[N,S,768] -> LayerNorm written as primitives (ReduceMean, Sub, Mul,
+                    ReduceMean, Add, Sqrt, Div, Mul, Add) -> GELU (erf form: Div, Erf, Add,
+                    Mul, Mul) -> residual Add: a memory-bound chain fusion is for     (opset 17)
 """
 import os
 import sys
@@ -156,12 +159,45 @@ def transformer(path):
     save(graph, path)
 
 
+def lngelu(path):
+    hidden = 768
+    inits = [weight("gamma", [hidden], 0.1), weight("beta", [hidden], 0.1),
+             numpy_helper.from_array(np.array(1e-5, dtype=np.float32), "eps"),
+             numpy_helper.from_array(np.array(np.sqrt(2.0), dtype=np.float32), "sqrt2"),
+             numpy_helper.from_array(np.array(1.0, dtype=np.float32), "one"),
+             numpy_helper.from_array(np.array(0.5, dtype=np.float32), "half")]
+    n = helper.make_node
+    nodes = [
+        n("ReduceMean", ["x"], ["mean"], axes=[-1]),
+        n("Sub", ["x", "mean"], ["d"]),
+        n("Mul", ["d", "d"], ["sq"]),
+        n("ReduceMean", ["sq"], ["var"], axes=[-1]),
+        n("Add", ["var", "eps"], ["ve"]),
+        n("Sqrt", ["ve"], ["sd"]),
+        n("Div", ["d", "sd"], ["nrm"]),
+        n("Mul", ["nrm", "gamma"], ["scaled"]),
+        n("Add", ["scaled", "beta"], ["ln"]),
+        n("Div", ["ln", "sqrt2"], ["u"]),
+        n("Erf", ["u"], ["e"]),
+        n("Add", ["e", "one"], ["e1"]),
+        n("Mul", ["ln", "e1"], ["g2"]),
+        n("Mul", ["g2", "half"], ["gelu"]),
+        n("Add", ["gelu", "x"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "lngelu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "S", hidden])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", "S", hidden])], inits)
+    save(graph, path)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "models")
     os.makedirs(out, exist_ok=True)
     mlp(os.path.join(out, "mlp.onnx"))
     cnn(os.path.join(out, "cnn.onnx"))
     transformer(os.path.join(out, "transformer.onnx"))
+    lngelu(os.path.join(out, "lngelu.onnx"))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Anvil's runtime against ONNX Runtime on the generated models (testdata/generate_models.py):
 # the same model, the same inputs (ort_run.js writes them, anvil-run reads them back), one
-# thread each, measured side by side in this run. Prints one line per model and batch with both
-# medians and the ratio Anvil / ONNX Runtime (lower is better; 1.0 is parity), after checking
-# that the outputs agree.
+# thread each, measured side by side in this run. Prints one line per model and batch with the
+# medians of Anvil's interpreter, Anvil's compiled code (anvil-run --backend=compiled, the JIT)
+# and ONNX Runtime, and the ratios to ONNX Runtime (lower is better; 1.0 is parity), after
+# checking that the outputs agree; then the JIT's compile times, cold (a fresh cache) and
+# cached.
 #
 #   tools/bench_vs_ort.sh [--iters N] [--warmup N] [--rounds N]
 #
@@ -36,6 +38,8 @@ ANVIL="$BIN/tools/anvil-run"
 MODELS="$BIN/testdata/models"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# A fresh JIT cache: the first load of each model is a cold compile, the next ones are cached.
+export ANVIL_JIT_CACHE="$TMP/jit"
 
 median() { sed -E 's/.*"median_ms":([0-9.e+-]+).*/\1/'; }
 
@@ -44,24 +48,40 @@ CASES=(
   "mlp 1,256" "mlp 64,256"
   "cnn 1,3,32,32" "cnn 16,3,32,32"
   "transformer 1,32,64" "transformer 8,128,64"
+  "lngelu 8,128,768" "lngelu 64,128,768"
 )
-printf "%-12s %-14s %12s %12s %8s\n" model x "anvil ms" "ort ms" ratio
+printf "%-12s %-14s %12s %12s %12s %8s %8s\n" model x "interp ms" "compiled ms" "ort ms" \
+  "interp/ort" "comp/ort"
+COMPILE_LOG=$TMP/compile.log
 for c in "${CASES[@]}"; do
   read -r model shape <<<"$c"
   dir="$TMP/$model-$shape"
-  best_anvil="" best_ort=""
+  best_anvil="" best_ort="" best_comp=""
   for ((r = 0; r < ROUNDS; r++)); do
     ort=$(node "$ORT_RUN" "$MODELS/$model.onnx" --shape "x=$shape" --threads 1 --iters "$ITERS" \
       --warmup "$WARMUP" --out "$dir/ort" | median)
     anvil=$("$ANVIL" "$MODELS/$model.onnx" --input-dir "$dir/ort" --threads 1 --iters "$ITERS" \
       --warmup "$WARMUP" --out "$dir/anvil" | median)
+    comp=$("$ANVIL" "$MODELS/$model.onnx" --backend=compiled --input-dir "$dir/ort" --threads 1 \
+      --iters "$ITERS" --warmup "$WARMUP" --out "$dir/compiled" 2>>"$COMPILE_LOG.$model" | median)
+    if [[ -z $best_comp ]] || awk "BEGIN{exit !($comp < $best_comp)}"; then best_comp=$comp; fi
     if [[ -z $best_ort ]] || awk "BEGIN{exit !($ort < $best_ort)}"; then best_ort=$ort; fi
     if [[ -z $best_anvil ]] || awk "BEGIN{exit !($anvil < $best_anvil)}"; then best_anvil=$anvil; fi
   done
   check="outputs agree"
-  if ! /usr/bin/python3 "$COMPARE" "$dir/ort" "$dir/anvil" --rtol 1e-3 --atol 1e-5 >"$dir/cmp" 2>&1; then
-    check="OUTPUTS DIFFER: $(tr '\n' ' ' <"$dir/cmp")"
-  fi
-  printf "%-12s %-14s %12.4f %12.4f %8.2f  %s\n" "$model" "$shape" "$best_anvil" "$best_ort" \
-    "$(awk "BEGIN{print $best_anvil / $best_ort}")" "$check"
+  for out in anvil compiled; do
+    if ! /usr/bin/python3 "$COMPARE" "$dir/ort" "$dir/$out" --rtol 1e-3 --atol 1e-5 >"$dir/cmp" 2>&1; then
+      check="$out OUTPUTS DIFFER: $(tr '\n' ' ' <"$dir/cmp")"
+    fi
+  done
+  printf "%-12s %-14s %12.4f %12.4f %12.4f %8.2f %8.2f  %s\n" "$model" "$shape" "$best_anvil" \
+    "$best_comp" "$best_ort" "$(awk "BEGIN{print $best_anvil / $best_ort}")" \
+    "$(awk "BEGIN{print $best_comp / $best_ort}")" "$check"
+done
+echo
+echo "JIT compile per model (anvil-run --backend=compiled, first load cold, then cached):"
+for model in mlp cnn transformer lngelu; do
+  cold=$(grep -o 'compile [0-9.]* s' "$COMPILE_LOG.$model" | head -1)
+  cached=$(grep -c 'cached' "$COMPILE_LOG.$model" || true)
+  printf "  %-12s %s; %s later loads from the cache\n" "$model" "${cold:-cached}" "$cached"
 done

@@ -196,34 +196,28 @@ constexpr char kPrelude[] = R"cc(
   }  // namespace
 )cc";
 
-// Helpers of units with vector loops: Highway's exp and tanh with the scalar code's answers for
-// NaN and infinities (Highway's are valid for finite arguments), and NaN-propagating min/max.
-constexpr char kVectorPrelude[] = R"cc(
+// The kernels' element-wise vector math (kernels/simd/vector_math.inc), as text for emitted code.
+#define ANVIL_VECTOR_MATH(...) #__VA_ARGS__
+const char kVectorMath[] =
+#include "kernels/simd/vector_math.inc"
+    ;
+#undef ANVIL_VECTOR_MATH
+
+// Helpers of units with vector loops: the kernels' ops (ExpOp, TanhOp, ErfOp, ...) in the scope
+// they expect, and min/max with the scalar code's NaN propagation.
+constexpr char kVectorPreludeHead[] = R"cc(
   namespace {
   namespace hn = hwy::HWY_NAMESPACE;
-  using AnvilTag = hn::ScalableTag<float>;
-  using AnvilVec = hn::Vec<AnvilTag>;
-
-  inline AnvilVec anvil_vexp(AnvilTag d, AnvilVec x) {
-    const AnvilVec inf = hn::Inf(d);
-    AnvilVec r = hn::Exp(d, hn::IfThenElse(hn::IsFinite(x), x, hn::Zero(d)));
-    r = hn::IfThenElse(hn::Gt(x, hn::Set(d, 88.7228394f)), inf, r);  // beyond FLT_MAX's log
-    r = hn::IfThenElse(hn::Eq(x, hn::Neg(inf)), hn::Zero(d), r);
-    r = hn::IfThenElse(hn::Eq(x, inf), inf, r);
-    return hn::IfThenElse(hn::IsNaN(x), x, r);
-  }
-  inline AnvilVec anvil_vtanh(AnvilTag d, AnvilVec x) {
-    AnvilVec r = hn::Tanh(d, hn::IfThenElse(hn::IsFinite(x), x, hn::Zero(d)));
-    r = hn::IfThenElse(hn::Eq(x, hn::Inf(d)), hn::Set(d, 1.0f), r);
-    r = hn::IfThenElse(hn::Eq(x, hn::Neg(hn::Inf(d))), hn::Set(d, -1.0f), r);
-    return hn::IfThenElse(hn::IsNaN(x), x, r);
-  }
-  inline AnvilVec anvil_vmin(AnvilTag d, AnvilVec a, AnvilVec b) {
-    const AnvilVec r = hn::IfThenElse(hn::Lt(b, a), b, a);
+  using D = hn::ScalableTag<float>;
+  using V = hn::Vec<D>;
+)cc";
+constexpr char kVectorPreludeTail[] = R"cc(
+  inline V anvil_vmin(D d, V a, V b) {
+    const V r = hn::IfThenElse(hn::Lt(b, a), b, a);
     return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::NaN(d), r);
   }
-  inline AnvilVec anvil_vmax(AnvilTag d, AnvilVec a, AnvilVec b) {
-    const AnvilVec r = hn::IfThenElse(hn::Lt(a, b), b, a);
+  inline V anvil_vmax(D d, V a, V b) {
+    const V r = hn::IfThenElse(hn::Lt(a, b), b, a);
     return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::NaN(d), r);
   }
 
@@ -405,6 +399,9 @@ class Emitter {
   // The body of the vector loop over `n`'s variable, or nullopt when some statement or
   // expression has no vector form here (the loop then stays scalar).
   std::optional<std::string> VectorBody(const tir::ForNode& n);
+  // A loop whose body is `acc = acc + e` (or max / min) over an f32 accumulator defined outside
+  // it: the vector accumulation and lane reduction, or nullopt.
+  std::optional<std::string> VectorReduction(const tir::ForNode& n);
   bool VectorStmt(const Stmt& s, std::string* out);
   // A vector (f32 lanes) or mask expression; nullopt when not vectorizable.
   std::optional<std::string> VE(const Expr& e);
@@ -821,10 +818,25 @@ void Emitter::S(const Stmt& s) {
                         "__step <= 0) { host->fail(host->ctx, \"a loop step is not "
                         "positive\"); return 1; }"));
       std::optional<std::string> vector_body;
+      std::optional<std::string> reduction;
       if (n->attrs.vectorize && options_.vectorize && tir::IsIntConstant(n->step, 1)) {
         vector_body = VectorBody(*n);
+      } else if (options_.vectorize && tir::IsIntConstant(n->step, 1)) {
+        reduction = VectorReduction(*n);
       }
-      if (vector_body) {
+      if (reduction) {
+        // A sum, max or min into an accumulator: vector partial results, one lane reduction,
+        // then the scalar tail (the order of the additions changes: within float rounding).
+        uses_highway_ = true;
+        Line(absl::StrCat("int64_t ", v, " = ", E(n->begin), ";"));
+        Line("{");
+        Line("  namespace hn = hwy::HWY_NAMESPACE;");
+        Line("  const hn::ScalableTag<float> anvil_d;");
+        Line("  const int64_t anvil_lanes = (int64_t)hn::Lanes(anvil_d);");
+        out_ += *reduction;
+        Line("}");
+        Line(absl::StrCat("for (; ", v, " < ", v, "__end; ", v, " += ", v, "__step) {"));
+      } else if (vector_body) {
         // Whole vectors of Highway lanes first, then the scalar loop finishes the tail.
         uses_highway_ = true;
         Line(absl::StrCat("int64_t ", v, " = ", E(n->begin), ";"));
@@ -989,14 +1001,19 @@ std::optional<std::string> Emitter::VE(const Expr& e) {
         a.push_back(*v);
       }
       switch (n->op) {
+        // The kernels' own vector ops (vector_math.inc): the interpreter's results.
         case IntrinsicOp::kAbs:
-          return absl::StrCat("hn::Abs(", a[0], ")");
+          return absl::StrCat("AbsOp()(anvil_d, ", a[0], ")");
         case IntrinsicOp::kSqrt:
-          return absl::StrCat("hn::Sqrt(", a[0], ")");
+          return absl::StrCat("SqrtOp()(anvil_d, ", a[0], ")");
         case IntrinsicOp::kExp:
-          return absl::StrCat("anvil_vexp(anvil_d, ", a[0], ")");
+          return absl::StrCat("ExpOp()(anvil_d, ", a[0], ")");
+        case IntrinsicOp::kLog:
+          return absl::StrCat("LogOp()(anvil_d, ", a[0], ")");
         case IntrinsicOp::kTanh:
-          return absl::StrCat("anvil_vtanh(anvil_d, ", a[0], ")");
+          return absl::StrCat("TanhOp()(anvil_d, ", a[0], ")");
+        case IntrinsicOp::kErf:
+          return absl::StrCat("ErfOp()(anvil_d, ", a[0], ")");
         case IntrinsicOp::kFloor:
           return absl::StrCat("hn::Floor(", a[0], ")");
         case IntrinsicOp::kCeil:
@@ -1119,6 +1136,62 @@ bool Emitter::VectorStmt(const Stmt& s, std::string* out) {
     default:
       return false;
   }
+}
+
+std::optional<std::string> Emitter::VectorReduction(const tir::ForNode& n) {
+  const auto* block = n.body.as<tir::BlockNode>();
+  const Stmt only = block != nullptr && block->stmts.size() == 1 ? block->stmts[0] : n.body;
+  const auto* assign = only.as<tir::AssignNode>();
+  if (assign == nullptr || assign->var.type().kind() != ScalarKind::kF32) return std::nullopt;
+  const auto* op = assign->value.as<tir::BinaryNode>();
+  if (op == nullptr || !op->a.same(assign->var)) return std::nullopt;
+  const ExprKind kind = op->kind();
+  if (kind != ExprKind::kAdd && kind != ExprKind::kMax && kind != ExprKind::kMin) {
+    return std::nullopt;
+  }
+  vector_var_ = n.var.get();
+  stored_.clear();
+  vector_locals_.clear();
+  const absl::Status saved = status_;
+  // The accumulator itself must not appear in the term.
+  class Uses final : public tir::IRVisitor {
+   public:
+    explicit Uses(const tir::ExprNode* v) : v_(v) {}
+    bool found = false;
+
+   protected:
+    void VisitVar(const tir::VarNode&, const Expr& e) override { found |= e.get() == v_; }
+
+   private:
+    const tir::ExprNode* v_;
+  } uses(assign->var.get());
+  uses.Visit(op->b);
+  std::optional<std::string> term = uses.found ? std::nullopt : VE(op->b);
+  status_ = saved;
+  vector_var_ = nullptr;
+  if (!term) return std::nullopt;
+  const std::string v = Name(n.var), acc = Name(assign->var);
+  const std::string pad(static_cast<size_t>(indent_ + 1) * 2, ' ');
+  std::string out;
+  if (kind == ExprKind::kAdd) {
+    absl::StrAppend(&out, pad, "hn::Vec<decltype(anvil_d)> anvil_acc = hn::Zero(anvil_d);\n");
+    absl::StrAppend(&out, pad, "for (; ", v, " + anvil_lanes <= ", v, "__end; ", v,
+                    " += anvil_lanes) anvil_acc = hn::Add(anvil_acc, ", *term, ");\n");
+    absl::StrAppend(&out, pad, acc, " = ", acc,
+                    " + hn::GetLane(hn::SumOfLanes(anvil_d, anvil_acc));\n");
+    return out;
+  }
+  const bool is_max = kind == ExprKind::kMax;
+  absl::StrAppend(&out, pad, "hn::Vec<decltype(anvil_d)> anvil_acc = hn::Set(anvil_d, ", acc,
+                  ");\n");
+  absl::StrAppend(&out, pad, "for (; ", v, " + anvil_lanes <= ", v, "__end; ", v,
+                  " += anvil_lanes) anvil_acc = ", is_max ? "anvil_vmax" : "anvil_vmin",
+                  "(anvil_d, anvil_acc, ", *term, ");\n");
+  // A NaN in any lane is the result (the scalar max/min propagates it).
+  absl::StrAppend(&out, pad, acc, " = hn::AllFalse(anvil_d, hn::IsNaN(anvil_acc)) ? hn::GetLane(",
+                  is_max ? "hn::MaxOfLanes" : "hn::MinOfLanes",
+                  "(anvil_d, anvil_acc)) : std::numeric_limits<float>::quiet_NaN();\n");
+  return out;
 }
 
 std::optional<std::string> Emitter::VectorBody(const tir::ForNode& n) {
@@ -1277,7 +1350,8 @@ absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
   if (uses_highway_) {
     // Vector helpers with the scalar code's NaN and infinity behaviour.
     const size_t prelude_end = out_.find("\nextern \"C\" int32_t ");
-    out_.insert(prelude_end, kVectorPrelude);
+    out_.insert(prelude_end,
+                absl::StrCat(kVectorPreludeHead, kVectorMath, "\n", kVectorPreludeTail));
   }
   result.source = std::move(out_);
   return result;

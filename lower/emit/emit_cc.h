@@ -59,9 +59,10 @@ struct EmittedModule {
 struct EmitOptions {
   std::string entry_symbol = "anvil_entry";
   // Loops marked `vectorize` whose body is f32 arithmetic over unit-stride loads and stores
-  // become Highway vector loops (with a scalar tail). Their exp and tanh are Highway's (within
-  // a few ulp of libm), so results may differ from the evaluator's in the last bits; without
-  // vectorization the emitted code gives the evaluator's bits.
+  // become Highway vector loops (with a scalar tail). Their exp, log, tanh and erf are the
+  // kernels' vector ops (kernels/simd/vector_math.inc, embedded as text), so vector loops give the
+  // interpreter's results, which may differ from the evaluator's (libm) in the last bits;
+  // without vectorization the emitted code gives the evaluator's bits.
   bool vectorize = true;
 };
 
