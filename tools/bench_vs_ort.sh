@@ -4,8 +4,9 @@
 # thread each, measured side by side in this run. Prints one line per model and batch with the
 # medians of Anvil's interpreter, Anvil's compiled code (anvil-run --backend=compiled, the JIT)
 # and ONNX Runtime, and the ratios to ONNX Runtime (lower is better; 1.0 is parity), after
-# checking that the outputs agree; then the JIT's compile times, cold (a fresh cache) and
-# cached.
+# checking that the outputs agree; then the LayerNorm+GELU chain's effective memory bandwidth
+# against a STREAM-style triad measured in the same run, and the JIT's compile times, cold (a
+# fresh cache) and cached.
 #
 #   tools/bench_vs_ort.sh [--iters N] [--warmup N] [--rounds N]
 #
@@ -76,8 +77,43 @@ for c in "${CASES[@]}"; do
   done
   printf "%-12s %-14s %12.4f %12.4f %12.4f %8.2f %8.2f  %s\n" "$model" "$shape" "$best_anvil" \
     "$best_comp" "$best_ort" "$(awk "BEGIN{print $best_anvil / $best_ort}")" \
-    "$(awk "BEGIN{print $best_comp / $best_ort}")" "$check"
+    "$(awk "BEGIN{print $best_comp / $best_ort}")" "$check" | tee -a "$TMP/table"
 done
+
+# Memory bandwidth: a STREAM-style triad (a = b + s * c over 128 MiB arrays, one thread, best of
+# 10) compiled here with the JIT's compiler and flags, against the chain's effective bandwidth
+# (its input read once and its output written once per run).
+cat >"$TMP/triad.cc" <<'CC'
+#include <chrono>
+#include <cstdio>
+#include <vector>
+int main() {
+  const long n = 32L << 20;
+  std::vector<float> a(n, 0.0f), b(n, 1.0f), c(n, 2.0f);
+  double best = 1e30;
+  for (int r = 0; r < 10; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (s < best) best = s;
+  }
+  std::printf("%.3f %f\n", 3.0 * n * sizeof(float) / best / 1e9, a[n / 2]);
+}
+CC
+"${CXX:-c++}" -std=c++17 -O3 -march=native -o "$TMP/triad" "$TMP/triad.cc"
+TRIAD=$("$TMP/triad" | cut -d' ' -f1)
+echo
+echo "memory bandwidth (1 thread): STREAM-style triad $TRIAD GB/s"
+for c in "${CASES[@]}"; do
+  read -r model shape <<<"$c"
+  [[ $model == lngelu ]] || continue
+  elements=$(awk -v s="$shape" 'BEGIN{n=split(s, d, ","); p=1; for (i = 1; i <= n; ++i) p *= d[i]; print p}')
+  ms=$(grep "^lngelu  *$shape " "$TMP/table" | awk '{print $4}')
+  gbs=$(awk "BEGIN{print 2 * $elements * 4 / ($ms / 1000) / 1e9}")
+  printf "  lngelu %-12s compiled %.2f GB/s effective = %.0f%% of the triad\n" "$shape" "$gbs" \
+    "$(awk "BEGIN{print 100 * $gbs / $TRIAD}")"
+done
+
 echo
 echo "JIT compile per model (anvil-run --backend=compiled, first load cold, then cached):"
 for model in mlp cnn transformer lngelu; do
