@@ -1,6 +1,6 @@
 // anvil-opt: runs a pass pipeline on an ONNX model, like mlir-opt.
 //
-//   anvil-opt [MODEL] [--passes=PIPELINE] [-o OUT] [--emit=onnx|tir] [--timing] [--stats]
+//   anvil-opt [MODEL] [--passes=PIPELINE] [-o OUT] [--emit=onnx|tir|cc] [--timing] [--stats]
 //             [--print-ir-after-all] [--print-ir-after=NAME[,NAME...]] [--no-verify]
 //             [--external-data-threshold=BYTES] [--list-passes] [--help]
 //
@@ -41,6 +41,7 @@
 #include "graph/pass_registry.h"
 #include "graph/text_format.h"
 #include "graph/verifier.h"
+#include "lower/emit/emit_cc.h"
 #include "lower/ir/printer.h"
 #include "lower/lowering/lower_to_tir.h"
 #include "tools/command_line.h"
@@ -61,9 +62,10 @@ options:
   -o OUT, --output=OUT       write the result to OUT (.onnx or .onnxtxt)
   --timing                   print a per-pass timing table (stderr)
   --stats                    print pass statistics (stderr)
-  --emit=onnx|tir            what to write: the model (default), or its Tensor IR (the module
+  --emit=onnx|tir|cc         what to write: the model (default), its Tensor IR (the module
                              of a lower-to-tir pass ending the pipeline, else lowered with
-                             lower-to-tir's defaults), as text on stdout or to -o
+                             lower-to-tir's defaults), or that module as the C++ the JIT
+                             compiles, as text on stdout or to -o
   --print-ir-after-all       print the model after every pass (stderr)
   --print-ir-after=NAMES     print the model after the named passes (comma-separated)
   --no-verify                do not verify the model after passes that changed it
@@ -79,6 +81,7 @@ struct Flags {
   std::optional<std::string> passes;
   std::string output;
   bool emit_tir = false;
+  bool emit_cc = false;  // with emit_tir: the module as C++
   bool timing = false;
   bool stats = false;
   bool print_ir_after_all = false;
@@ -112,11 +115,12 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       ANVIL_ASSIGN_OR_RETURN(flags.external_data_threshold, args.Count(0));
     } else if (key == "--emit") {
       ANVIL_ASSIGN_OR_RETURN(std::string emit, args.Value());
-      if (emit == "tir") {
+      if (emit == "tir" || emit == "cc") {
         flags.emit_tir = true;
+        flags.emit_cc = emit == "cc";
       } else if (emit != "onnx") {
         return absl::InvalidArgumentError(
-            absl::StrCat("--emit: unknown '", Excerpt(emit), "'; expected onnx or tir"));
+            absl::StrCat("--emit: unknown '", Excerpt(emit), "'; expected onnx, tir or cc"));
       }
     } else if (key == "--timing") {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
@@ -175,7 +179,7 @@ absl::Status WriteTextFile(const std::string& path, const std::string& text) {
 }
 
 // --emit=tir: the module a lower-to-tir pass left with the model, or a fresh lowering.
-absl::Status EmitTir(const Model& model, const std::string& output, bool timing) {
+absl::Status EmitTir(const Model& model, const std::string& output, bool timing, bool cc) {
   const auto start = std::chrono::steady_clock::now();
   std::optional<tir::Module> lowered;
   const tir::Module* module = lower::LoweredModule(model);
@@ -186,12 +190,20 @@ absl::Status EmitTir(const Model& model, const std::string& output, bool timing)
     lowered = *std::move(m);
     module = &*lowered;
   }
-  const std::string text = tir::PrintModule(*module);
+  std::string text;
+  if (cc) {
+    absl::StatusOr<lower::EmittedModule> emitted = lower::EmitCc(*module);
+    if (!emitted.ok()) return emitted.status();
+    text = std::move(emitted->source);
+  } else {
+    text = tir::PrintModule(*module);
+  }
   if (timing) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << absl::StrFormat("anvil-opt: Tensor IR %s in %.3f s\n",
-                                 lowered ? "lowered and printed" : "printed", seconds);
+    std::cerr << absl::StrFormat("anvil-opt: Tensor IR %s%s in %.3f s\n",
+                                 lowered ? "lowered and " : "", cc ? "emitted as C++" : "printed",
+                                 seconds);
   }
   if (output.empty()) {
     std::cout << text;
@@ -268,7 +280,7 @@ absl::Status Run(const Flags& flags) {
   }
   if (!status.ok()) return status;
 
-  if (flags.emit_tir) return EmitTir(*model, flags.output, timing);
+  if (flags.emit_tir) return EmitTir(*model, flags.output, timing, flags.emit_cc);
   if (flags.output.empty()) {
     std::cout << PrintModel(*model);
     std::cout.flush();

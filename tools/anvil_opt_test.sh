@@ -93,6 +93,16 @@ expect_error bad-text 1 "bad.onnxtxt" -- "$TMP/bad.onnxtxt"
 rc=$?
 [[ $rc -eq 1 ]] || fail "random bytes: exit $rc, want 1: $(cat "$TMP/err")"
 
+# --emit=tir prints the lowered module (it parses back: lowering_text_test checks that), and
+# --emit=cc the C++ the JIT compiles.
+"$OPT" "$DATA/small.onnxtxt" --passes=shape-inference,lower-to-tir --emit=tir >"$TMP/m.tir" \
+  2>"$TMP/err" || fail "--emit=tir: $(cat "$TMP/err")"
+grep -q "^module {" "$TMP/m.tir" && grep -q "func main(" "$TMP/m.tir" ||
+  fail "--emit=tir printed no module: $(head -3 "$TMP/m.tir")"
+"$OPT" "$DATA/small.onnxtxt" --emit=cc -o "$TMP/m.cc" 2>"$TMP/err" || fail "--emit=cc: $(cat "$TMP/err")"
+grep -q 'extern "C" int32_t anvil_entry' "$TMP/m.cc" || fail "--emit=cc wrote no entry function"
+expect_error bad-emit 2 "expected onnx, tir or cc" -- "$DATA/small.onnxtxt" --emit=llvm
+
 if ((failures)); then
   echo "$failures check(s) failed"
   exit 1
