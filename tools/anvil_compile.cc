@@ -1,0 +1,157 @@
+// anvil-compile: a model compiled ahead of time into a C library.
+//
+//   anvil-compile MODEL -o DIR [--shared] [--native] [--pipeline=P]
+//
+// Writes DIR/model.cc, DIR/model.h (the C API, see lower/emit/aot.h) and DIR/model.weights; with
+// --shared also DIR/libmodel.so, compiled with $CXX (else c++) as
+//   $CXX -std=c++17 -O3 -ffp-contract=off -fno-math-errno -fPIC -shared -I DIR -Wa,-I,DIR
+// (--native adds -march=native: faster, for this CPU only). The model goes through the same
+// preparation and lowering as the runtime and the JIT (default pipeline
+// shape-inference,einsum-decompose,dce, then lower-to-tir). Errors are one line
+// `anvil-compile: error: ...`, exit 1 (2 for command-line mistakes).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "graph/model_io.h"
+#include "lower/emit/aot.h"
+#include "lower/lowering/lower_to_tir.h"
+#include "runtime/session.h"
+#include "tools/command_line.h"
+
+namespace anvil {
+namespace {
+
+constexpr char kUsage[] = R"(usage: anvil-compile MODEL -o DIR [--shared] [--native] [--pipeline=P]
+
+Compiles an ONNX model ahead of time: DIR/model.cc, DIR/model.h (a C API: create, run, destroy)
+and DIR/model.weights; --shared also builds DIR/libmodel.so with $CXX (else c++), --native for
+this CPU (-march=native). Every node must lower to loops or gemm (no runtime kernels yet).
+)";
+
+struct Flags {
+  std::string model, out;
+  bool shared = false, native = false;
+  std::string pipeline = "shape-inference,einsum-decompose,dce";
+};
+
+absl::Status Write(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  if (!out.flush()) return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "'"));
+  return absl::OkStatus();
+}
+
+int Run(const std::vector<std::string>& argv) {
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+absl::Status Compile(const Flags& flags) {
+  ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(flags.model));
+  ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model, flags.pipeline));
+  ANVIL_ASSIGN_OR_RETURN(tir::Module module, lower::LowerToTir(*model));
+  ANVIL_ASSIGN_OR_RETURN(lower::AotSources sources, lower::EmitAot(module));
+  std::error_code error;
+  std::filesystem::create_directories(flags.out, error);
+  if (error) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create '", flags.out, "': ", error.message()));
+  }
+  ANVIL_RETURN_IF_ERROR(Write(flags.out + "/model.cc", sources.cc));
+  ANVIL_RETURN_IF_ERROR(Write(flags.out + "/model.h", sources.header));
+  ANVIL_RETURN_IF_ERROR(Write(flags.out + "/model.weights", sources.weights));
+  std::cerr << "anvil-compile: wrote " << flags.out << "/model.{cc,h,weights} ("
+            << sources.weights.size() << " bytes of weights)\n";
+  if (!flags.shared) return absl::OkStatus();
+  const char* env = std::getenv("CXX");
+  std::vector<std::string> argv = {env != nullptr && *env ? env : "c++",
+                                   "-std=c++17",
+                                   "-O3",
+                                   "-ffp-contract=off",
+                                   "-fno-math-errno",
+                                   "-fPIC",
+                                   "-shared",
+                                   "-w",
+                                   "-I",
+                                   flags.out,
+                                   absl::StrCat("-Wa,-I,", flags.out)};
+  if (flags.native) argv.push_back("-march=native");
+  argv.insert(argv.end(), {"-o", flags.out + "/libmodel.so", flags.out + "/model.cc"});
+  const int rc = Run(argv);
+  if (rc == 127) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot run the C++ compiler '", argv[0], "' (set CXX)"));
+  }
+  if (rc != 0) {
+    return absl::InternalError(
+        absl::StrCat("compiling ", flags.out, "/model.cc failed: ", absl::StrJoin(argv, " ")));
+  }
+  std::cerr << "anvil-compile: wrote " << flags.out << "/libmodel.so\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace anvil
+
+int main(int argc, char** argv) {
+  anvil::Flags flags;
+  anvil::CommandLine args(argc, argv);
+  auto usage = [](const std::string& m) {
+    std::cerr << "anvil-compile: error: " << m << "\n";
+    return 2;
+  };
+  while (args.Next()) {
+    const std::string& key = args.key();
+    if (key == "--help" || key == "-h") {
+      std::cout << anvil::kUsage;
+      return 0;
+    } else if (key == "-o" || key == "--output") {
+      absl::StatusOr<std::string> v = args.Path();
+      if (!v.ok()) return usage(std::string(v.status().message()));
+      flags.out = *v;
+    } else if (key == "--pipeline") {
+      absl::StatusOr<std::string> v = args.Value();
+      if (!v.ok()) return usage(std::string(v.status().message()));
+      flags.pipeline = *v;
+    } else if (key == "--shared") {
+      flags.shared = true;
+    } else if (key == "--native") {
+      flags.native = true;
+    } else if (args.IsOption()) {
+      return usage(std::string(args.Unknown().message()));
+    } else if (flags.model.empty()) {
+      flags.model = anvil::ResolveUserPath(args.arg());
+    } else {
+      return usage("more than one model given");
+    }
+  }
+  if (flags.model.empty() || flags.out.empty()) return usage("needs MODEL and -o DIR; see --help");
+  absl::Status status = anvil::Compile(flags);
+  if (!status.ok()) {
+    std::cerr << "anvil-compile: error: " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
