@@ -35,9 +35,10 @@ else
   bazel test --test_summary=short //... 2>&1 | tee "$log"
   bazel_status=${PIPESTATUS[0]}
 
-  # The consumer workspace imports one Anvil library alone, as another project would.
-  echo "== examples/consumer: building against @anvil//graph:ir"
-  if ! (cd examples/consumer && bazel build //... && bazel-bin/consumer); then
+  # The consumer workspace uses Anvil as another project would: one library alone
+  # (@anvil//graph:ir), and a model compiled by the anvil_cc_model rule, used from C.
+  echo "== examples/consumer: @anvil//graph:ir alone, and a model through anvil_cc_model"
+  if ! (cd examples/consumer && bazel build //... && bazel-bin/consumer && bazel-bin/model_app); then
     consumer_failed=1
   fi
 

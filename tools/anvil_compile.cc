@@ -1,6 +1,6 @@
 // anvil-compile: a model compiled ahead of time into a C library.
 //
-//   anvil-compile MODEL -o DIR [--shared] [--native] [--pipeline=P]
+//   anvil-compile MODEL -o DIR [--shared] [--native] [--pipeline=P] [--weights=NAME]
 //
 // Writes DIR/model.cc, DIR/model.h (the C API, see lower/emit/aot.h) and DIR/model.weights; with
 // --shared also DIR/libmodel.so, compiled with $CXX (else c++) as
@@ -33,17 +33,20 @@
 namespace anvil {
 namespace {
 
-constexpr char kUsage[] = R"(usage: anvil-compile MODEL -o DIR [--shared] [--native] [--pipeline=P]
+constexpr char kUsage[] =
+    R"(usage: anvil-compile MODEL -o DIR [--shared] [--native] [--pipeline=P] [--weights=NAME]
 
 Compiles an ONNX model ahead of time: DIR/model.cc, DIR/model.h (a C API: create, run, destroy)
 and DIR/model.weights; --shared also builds DIR/libmodel.so with $CXX (else c++), --native for
-this CPU (-march=native). Every node must lower to loops or gemm (no runtime kernels yet).
+this CPU (-march=native); --weights=NAME names the weights file (default model.weights).
+Every node must lower to loops or gemm (no runtime kernels yet).
 )";
 
 struct Flags {
   std::string model, out;
   bool shared = false, native = false;
   std::string pipeline = "shape-inference,einsum-decompose,dce";
+  std::string weights = "model.weights";
 };
 
 absl::Status Write(const std::string& path, const std::string& bytes) {
@@ -72,7 +75,7 @@ absl::Status Compile(const Flags& flags) {
   ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(flags.model));
   ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model, flags.pipeline));
   ANVIL_ASSIGN_OR_RETURN(tir::Module module, lower::LowerToTir(*model));
-  ANVIL_ASSIGN_OR_RETURN(lower::AotSources sources, lower::EmitAot(module));
+  ANVIL_ASSIGN_OR_RETURN(lower::AotSources sources, lower::EmitAot(module, flags.weights));
   std::error_code error;
   std::filesystem::create_directories(flags.out, error);
   if (error) {
@@ -81,9 +84,9 @@ absl::Status Compile(const Flags& flags) {
   }
   ANVIL_RETURN_IF_ERROR(Write(flags.out + "/model.cc", sources.cc));
   ANVIL_RETURN_IF_ERROR(Write(flags.out + "/model.h", sources.header));
-  ANVIL_RETURN_IF_ERROR(Write(flags.out + "/model.weights", sources.weights));
-  std::cerr << "anvil-compile: wrote " << flags.out << "/model.{cc,h,weights} ("
-            << sources.weights.size() << " bytes of weights)\n";
+  ANVIL_RETURN_IF_ERROR(Write(flags.out + "/" + flags.weights, sources.weights));
+  std::cerr << "anvil-compile: wrote " << flags.out << "/model.cc, model.h, " << flags.weights
+            << " (" << sources.weights.size() << " bytes of weights)\n";
   if (!flags.shared) return absl::OkStatus();
   const char* env = std::getenv("CXX");
   std::vector<std::string> argv = {env != nullptr && *env ? env : "c++",
@@ -135,6 +138,10 @@ int main(int argc, char** argv) {
       absl::StatusOr<std::string> v = args.Value();
       if (!v.ok()) return usage(std::string(v.status().message()));
       flags.pipeline = *v;
+    } else if (key == "--weights") {
+      absl::StatusOr<std::string> v = args.Value();
+      if (!v.ok()) return usage(std::string(v.status().message()));
+      flags.weights = *v;
     } else if (key == "--shared") {
       flags.shared = true;
     } else if (key == "--native") {

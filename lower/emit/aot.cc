@@ -73,7 +73,7 @@ constexpr char kHost[] = R"cc(
 #include "model.h"
 
   asm(".section .rodata\n.balign 64\n.globl anvil_model_weights\nanvil_model_weights:\n"
-      ".incbin \"model.weights\"\n.previous\n");
+      ".incbin \"@WEIGHTS@\"\n.previous\n");
   extern "C" const unsigned char anvil_model_weights[];
 
   struct AnvilModel {
@@ -158,7 +158,13 @@ constexpr char kHost[] = R"cc(
 
 }  // namespace
 
-absl::StatusOr<AotSources> EmitAot(const tir::Module& module) {
+absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const std::string& weights_name) {
+  for (char ch : weights_name) {
+    if (ch == '"' || ch == '\\' || ch == '/' || ch == '\n') {
+      return absl::InvalidArgumentError(
+          absl::StrCat("weights file name '", weights_name, "' must be a plain file name"));
+    }
+  }
   if (!module.kernels.empty()) {
     std::set<std::string> ops;
     for (const tir::KernelBinding& k : module.kernels) ops.insert(k.op_type);
@@ -211,7 +217,9 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module) {
 
   // model.cc: the emitted code, the host, then anvil_model_run for this model.
   out.cc = emitted->source;
-  out.cc += kHost;
+  std::string host = kHost;
+  host.replace(host.find("@WEIGHTS@"), 9, weights_name);
+  out.cc += host;
   std::string& c = out.cc;
   c += "\nextern \"C\" int anvil_model_run(AnvilModel* model, const AnvilArg* inputs, "
        "AnvilArg* outputs, char* error, size_t error_size) {\n";

@@ -31,7 +31,9 @@ struct AotSources {
   std::string weights;  // model.weights (bytes)
 };
 
-absl::StatusOr<AotSources> EmitAot(const tir::Module& module);
+// `weights_name`: the file name model.cc embeds (the weights are written under it).
+absl::StatusOr<AotSources> EmitAot(const tir::Module& module,
+                                   const std::string& weights_name = "model.weights");
 
 }  // namespace anvil::lower
 
