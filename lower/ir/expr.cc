@@ -11,8 +11,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
-#include "kernels/dispatch.h"
 #include "lower/ir/printer.h"
+#include "lower/ir/scalar.h"
 
 namespace anvil::tir {
 namespace {
@@ -47,42 +47,6 @@ absl::Status CheckSameType(const Expr& a, const Expr& b, absl::string_view what)
 bool IsCompare(ExprKind k) {
   return k == ExprKind::kCmpEq || k == ExprKind::kCmpNe || k == ExprKind::kCmpLt ||
          k == ExprKind::kCmpLe || k == ExprKind::kCmpGt || k == ExprKind::kCmpGe;
-}
-
-// Rounds a double to what a float type of `kind` holds.
-double RoundTo(ScalarKind kind, double v) {
-  switch (kind) {
-    case ScalarKind::kF32:
-      return static_cast<float>(v);
-    case ScalarKind::kF16:
-      return static_cast<float>(Half(static_cast<float>(v)));
-    case ScalarKind::kBF16:
-      return static_cast<float>(BFloat16(static_cast<float>(v)));
-    default:
-      return v;
-  }
-}
-
-// Wraps an integer to the width and signedness of `type`.
-int64_t WrapTo(DataType type, int64_t v) {
-  switch (type.kind()) {
-    case ScalarKind::kBool:
-      return v != 0;
-    case ScalarKind::kS8:
-      return static_cast<int8_t>(v);
-    case ScalarKind::kS16:
-      return static_cast<int16_t>(v);
-    case ScalarKind::kS32:
-      return static_cast<int32_t>(v);
-    case ScalarKind::kU8:
-      return static_cast<uint8_t>(v);
-    case ScalarKind::kU16:
-      return static_cast<uint16_t>(v);
-    case ScalarKind::kU32:
-      return static_cast<uint32_t>(v);
-    default:
-      return v;
-  }
 }
 
 enum class Rule { kFloatMath, kFloatPred, kNumeric, kReduceLanes, kKernel };
@@ -132,14 +96,14 @@ absl::StatusOr<Expr> MakeIntConstant(DataType type, int64_t value) {
   if (type.is_vector() || !(type.is_int() || type.is_bool())) {
     return Invalid(absl::StrCat("an integer constant of type ", type.ToString()));
   }
-  return New<ConstantNode>(type, WrapTo(type, value), 0.0);
+  return New<ConstantNode>(type, WrapToInt(type.kind(), value), 0.0);
 }
 
 absl::StatusOr<Expr> MakeFloatConstant(DataType type, double value) {
   if (type.is_vector() || !type.is_float()) {
     return Invalid(absl::StrCat("a float constant of type ", type.ToString()));
   }
-  return New<ConstantNode>(type, 0, RoundTo(type.kind(), value));
+  return New<ConstantNode>(type, 0, RoundToFloat(type.kind(), value));
 }
 
 absl::StatusOr<Expr> MakeVar(std::string name, DataType type) {
