@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
 #include "base/checked_math.h"
+#include "base/parallel.h"
 #include "base/status_macros.h"
 #include "graph/model_io.h"
 #include "graph/pass_manager.h"
@@ -256,6 +257,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
   // Shape helpers of data-dependent ops make questionmarks; they go with the run, so a session
   // serving ever new shapes does not grow.
   ScopedIndexExprContext index_exprs;
+  parallel::ThreadScope threads(options_.threads);
   std::vector<TensorView> input_views;
   ANVIL_RETURN_IF_ERROR(BindInputs(inputs, &input_views));
   absl::StatusOr<bool> reinferred = shape_engine_->Infer(input_views);

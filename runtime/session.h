@@ -54,6 +54,10 @@ struct SessionOptions {
   bool reuse = true;
   // Seed of random ops without a seed attribute.
   uint64_t seed = 0x5eed;
+  // Intra-op threads a run's kernels may split work across (base/parallel.h: GEMM, Conv,
+  // pooling, large element-wise ops and row-wise normalizations); 0: every logical CPU of the
+  // machine. Ops run one after another either way. Results do not depend on it.
+  int threads = 1;
   // Time every step of every run (Profile()); costs two clock reads per node.
   bool profile = false;
   // The largest single allocation a run may make: one tensor, or the planned arena of the

@@ -3,10 +3,12 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "base/parallel.h"
 #include "exec/interpreter.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
@@ -138,6 +140,52 @@ TEST(SessionTest, MatchesTheReferenceInterpreterWithoutReuseOrArena) {
       }
     }
   }
+}
+
+// Every kernel that splits its work across threads (GEMM by rows or columns, batched MatMul,
+// Conv by image and group, pooling by plane, Softmax and LayerNormalization by row, element-wise
+// rows) gives the single-threaded bits, whether the split follows the kernels' size thresholds
+// or every loop splits.
+TEST(SessionTest, ThreadsDoNotChangeResults) {
+  constexpr char kModel[] = R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+net (float[N, 8, 20, 20] x, float[N, 4, 30, 50] q, float[16, 8, 3, 3] w, float[16] bias,
+     float[8, 1, 3, 3] dw, float[50] g, float[50] b, float[50, 64] m)
+    => (float[N, 16, 10, 10] y, float[N, 4, 30, 30] p, float[N, 4, 30, 50] e)
+{
+  d = Conv <group = 8, pads = [1, 1, 1, 1]> (x, dw)
+  c = Conv <pads = [1, 1, 1, 1]> (d, w, bias)
+  r = Relu (c)
+  y = MaxPool <kernel_shape = [3, 3], strides = [2, 2], pads = [1, 1, 1, 1]> (r)
+  qt = Transpose <perm = [0, 1, 3, 2]> (q)
+  s = MatMul (q, qt)
+  p = Softmax <axis = -1> (s)
+  ln = LayerNormalization <axis = -1> (q, g, b)
+  h = MatMul (ln, m)
+  a = AveragePool <kernel_shape = [1, 15], strides = [1, 1]> (h)
+  z = Erf (a)
+  e = Add (z, q)
+}
+)onnx";
+  auto run = [&](int threads, bool split_all) {
+    SessionOptions options;
+    options.threads = threads;
+    std::unique_ptr<Session> session = LoadText(kModel, options);
+    std::optional<parallel::ScopedSplitAll> split;
+    if (split_all) split.emplace();
+    absl::StatusOr<std::vector<Tensor>> out = session->Run(
+        {{"x", Wave({3, 8, 20, 20})}, {"q", Wave({3, 4, 30, 50})}, {"w", Wave({16, 8, 3, 3})},
+         {"bias", Wave({16})}, {"dw", Wave({8, 1, 3, 3})}, {"g", Wave({50})}, {"b", Wave({50})},
+         {"m", Wave({50, 64})}});
+    EXPECT_TRUE(out.ok()) << out.status();
+    std::vector<std::vector<float>> values;
+    for (const Tensor& t : *out) values.emplace_back(t.As<float>(), t.As<float>() + t.NumElements());
+    return values;
+  };
+  const auto serial = run(1, false);
+  ASSERT_EQ(serial.size(), 3u);
+  EXPECT_EQ(run(2, false), serial);
+  EXPECT_EQ(run(2, true), serial);
+  EXPECT_EQ(run(3, true), serial);
 }
 
 TEST(SessionTest, InputErrorsNameTheInput) {

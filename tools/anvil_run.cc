@@ -36,6 +36,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/absl_compat.h"
+#include "base/parallel.h"
 #include "base/status_macros.h"
 #include "graph/model_io.h"
 #include "kernels/tensor.h"
@@ -59,7 +60,8 @@ options:
   --seed N               seed of the random inputs (default 1, as ort_run.js)
   --iters N              timed runs (default 10)
   --warmup N             untimed runs first (default 2)
-  --threads N            threads (Anvil's kernels run on one; recorded in the JSON)
+  --threads N            intra-op threads for the kernels, GEMMs and compiled parallel loops
+                         (0: every CPU; default 1); results do not depend on it
   --out DIR              write input_K.pb and output_K.pb there
   --memory               add the memory plan (arena, lower bound, reuse) to the JSON line
   --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,dce")
@@ -129,7 +131,8 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     } else if (key == "--warmup") {
       ANVIL_ASSIGN_OR_RETURN(flags.warmup, args.Count(0));
     } else if (key == "--threads") {
-      ANVIL_ASSIGN_OR_RETURN(flags.threads, args.Count(1));
+      ANVIL_ASSIGN_OR_RETURN(flags.threads, args.Count(0));
+      if (flags.threads == 0) flags.threads = parallel::HardwareThreads();
     } else if (key == "--out") {
       ANVIL_ASSIGN_OR_RETURN(flags.out, args.Path());
     } else if (key == "--pipeline") {
@@ -274,6 +277,7 @@ absl::Status Run(const Flags& flags) {
   if (flags.pipeline) options.pipeline = *flags.pipeline;
   options.plan_memory = flags.arena;
   options.profile = flags.profile;
+  options.threads = static_cast<int>(flags.threads);
   if (flags.max_allocation_bytes) {
     options.max_allocation_bytes =
         *flags.max_allocation_bytes == 0 ? kNoAllocationLimit : *flags.max_allocation_bytes;
@@ -284,6 +288,7 @@ absl::Status Run(const Flags& flags) {
     tir_options.pipeline = options.pipeline;
     tir_options.evaluator.max_allocation_bytes = options.max_allocation_bytes;
     tir_options.compile = flags.compiled;
+    tir_options.threads = options.threads;
     tir_options.jit.max_allocation_bytes = options.max_allocation_bytes;
     absl::StatusOr<std::unique_ptr<lower::TirSession>> loaded =
         lower::TirSession::Load(flags.model, tir_options);
@@ -430,10 +435,6 @@ absl::Status Run(const Flags& flags) {
           p.total_nanos / 1e6 / std::max<int64_t>(1, session.session->runs()),
           total > 0 ? 100.0 * p.total_nanos / total : 0.0);
     }
-  }
-  if (flags.threads > 1) {
-    std::cerr << "anvil-run: note: Anvil's kernels run on one thread; --threads " << flags.threads
-              << " does not change that\n";
   }
   return absl::OkStatus();
 }

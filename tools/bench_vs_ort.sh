@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Anvil's runtime against ONNX Runtime on the generated models (testdata/generate_models.py):
-# the same model, the same inputs (ort_run.js writes them, anvil-run reads them back), one
-# thread each, measured side by side in this run. Prints one line per model and batch with the
+# the same model, the same inputs (ort_run.js writes them, anvil-run reads them back), measured
+# side by side in this run with one intra-op thread each, then with as many threads as the
+# machine has logical CPUs (both runtimes alike; --threads N to choose). Prints one line per model and batch with the
 # medians of Anvil's interpreter, Anvil's compiled code (anvil-run --backend=compiled, the JIT)
 # and ONNX Runtime, and the ratios to ONNX Runtime (lower is better; 1.0 is parity), after
 # checking that the outputs agree; then the LayerNorm+GELU chain's effective memory bandwidth
 # against a STREAM-style triad measured in the same run, and the JIT's compile times, cold (a
 # fresh cache) and cached.
 #
-#   tools/bench_vs_ort.sh [--iters N] [--warmup N] [--rounds N]
+#   tools/bench_vs_ort.sh [--iters N] [--warmup N] [--rounds N] [--threads N]
 #
 # Both sides warm up first (ONNX Runtime's first runs are many times slower than the rest); each
 # round runs both tools once and the reported median is the best round's, which on this shared,
@@ -20,8 +21,10 @@ cd "$(dirname "$0")/.."
 ITERS=50
 WARMUP=10
 ROUNDS=3
+ALL_THREADS=$(nproc)
 while (($#)); do
   case $1 in
+    --threads) ALL_THREADS=$2; shift 2 ;;
     --iters) ITERS=$2; shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
@@ -51,20 +54,24 @@ CASES=(
   "transformer 1,32,64" "transformer 8,128,64"
   "lngelu 8,128,768" "lngelu 64,128,768"
 )
-printf "%-12s %-14s %12s %12s %12s %8s %8s\n" model x "interp ms" "compiled ms" "ort ms" \
-  "interp/ort" "comp/ort"
+THREAD_COUNTS=(1)
+((ALL_THREADS > 1)) && THREAD_COUNTS+=("$ALL_THREADS")
+printf "%-12s %-14s %7s %12s %12s %12s %8s %8s\n" model x threads "interp ms" "compiled ms" \
+  "ort ms" "interp/ort" "comp/ort"
 COMPILE_LOG=$TMP/compile.log
+for threads in "${THREAD_COUNTS[@]}"; do
 for c in "${CASES[@]}"; do
   read -r model shape <<<"$c"
-  dir="$TMP/$model-$shape"
+  dir="$TMP/$model-$shape-$threads"
   best_anvil="" best_ort="" best_comp=""
   for ((r = 0; r < ROUNDS; r++)); do
-    ort=$(node "$ORT_RUN" "$MODELS/$model.onnx" --shape "x=$shape" --threads 1 --iters "$ITERS" \
-      --warmup "$WARMUP" --out "$dir/ort" | median)
-    anvil=$("$ANVIL" "$MODELS/$model.onnx" --input-dir "$dir/ort" --threads 1 --iters "$ITERS" \
-      --warmup "$WARMUP" --out "$dir/anvil" | median)
-    comp=$("$ANVIL" "$MODELS/$model.onnx" --backend=compiled --input-dir "$dir/ort" --threads 1 \
-      --iters "$ITERS" --warmup "$WARMUP" --out "$dir/compiled" 2>>"$COMPILE_LOG.$model" | median)
+    ort=$(node "$ORT_RUN" "$MODELS/$model.onnx" --shape "x=$shape" --threads "$threads" \
+      --iters "$ITERS" --warmup "$WARMUP" --out "$dir/ort" | median)
+    anvil=$("$ANVIL" "$MODELS/$model.onnx" --input-dir "$dir/ort" --threads "$threads" \
+      --iters "$ITERS" --warmup "$WARMUP" --out "$dir/anvil" | median)
+    comp=$("$ANVIL" "$MODELS/$model.onnx" --backend=compiled --input-dir "$dir/ort" \
+      --threads "$threads" --iters "$ITERS" --warmup "$WARMUP" --out "$dir/compiled" \
+      2>>"$COMPILE_LOG.$model" | median)
     if [[ -z $best_comp ]] || awk "BEGIN{exit !($comp < $best_comp)}"; then best_comp=$comp; fi
     if [[ -z $best_ort ]] || awk "BEGIN{exit !($ort < $best_ort)}"; then best_ort=$ort; fi
     if [[ -z $best_anvil ]] || awk "BEGIN{exit !($anvil < $best_anvil)}"; then best_anvil=$anvil; fi
@@ -75,9 +82,10 @@ for c in "${CASES[@]}"; do
       check="$out OUTPUTS DIFFER: $(tr '\n' ' ' <"$dir/cmp")"
     fi
   done
-  printf "%-12s %-14s %12.4f %12.4f %12.4f %8.2f %8.2f  %s\n" "$model" "$shape" "$best_anvil" \
-    "$best_comp" "$best_ort" "$(awk "BEGIN{print $best_anvil / $best_ort}")" \
+  printf "%-12s %-14s %7d %12.4f %12.4f %12.4f %8.2f %8.2f  %s\n" "$model" "$shape" "$threads" \
+    "$best_anvil" "$best_comp" "$best_ort" "$(awk "BEGIN{print $best_anvil / $best_ort}")" \
     "$(awk "BEGIN{print $best_comp / $best_ort}")" "$check" | tee -a "$TMP/table"
+done
 done
 
 # Memory bandwidth: a STREAM-style triad (a = b + s * c over 128 MiB arrays, one thread, best of
@@ -108,7 +116,7 @@ for c in "${CASES[@]}"; do
   read -r model shape <<<"$c"
   [[ $model == lngelu ]] || continue
   elements=$(awk -v s="$shape" 'BEGIN{n=split(s, d, ","); p=1; for (i = 1; i <= n; ++i) p *= d[i]; print p}')
-  ms=$(grep "^lngelu  *$shape " "$TMP/table" | awk '{print $4}')
+  ms=$(grep "^lngelu  *$shape  *1 " "$TMP/table" | awk '{print $5}')
   gbs=$(awk "BEGIN{print 2 * $elements * 4 / ($ms / 1000) / 1e9}")
   printf "  lngelu %-12s compiled %.2f GB/s effective = %.0f%% of the triad\n" "$shape" "$gbs" \
     "$(awk "BEGIN{print 100 * $gbs / $TRIAD}")"

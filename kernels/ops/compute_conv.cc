@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/parallel.h"
 #include "base/status_macros.h"
 #include "kernels/ops/compute_util.h"
 
@@ -163,31 +164,39 @@ void ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64
   const int64_t K = Cg * g.kernel_size;
   const bool pointwise = IsPointwise(g);
   const int64_t chunk = ChunkColumns(K, g.out_size);
-  std::vector<T> col(pointwise ? 0 : K * chunk);
-  for (int64_t n = 0; n < N; ++n) {
-    for (int64_t gi = 0; gi < group; ++gi) {
-      const T* xg = x + (n * C + gi * Cg) * g.in_size;
-      const T* wg = w + gi * Mg * K;
-      T* yg = y + (n * M + gi * Mg) * g.out_size;
-      T beta = T(0);
-      if (bias != nullptr) {  // the GEMM accumulates onto the bias
-        for (int64_t m = 0; m < Mg; ++m) {
-          std::fill(yg + m * g.out_size, yg + (m + 1) * g.out_size, bias[gi * Mg + m]);
-        }
-        beta = T(1);
-      }
-      if (pointwise) {
-        Gemm<T>(false, false, Mg, g.out_size, Cg, T(1), wg, K, xg, g.in_size, beta, yg, g.out_size);
-        continue;
-      }
-      for (int64_t p0 = 0; p0 < g.out_size; p0 += chunk) {
-        const int64_t p1 = std::min(g.out_size, p0 + chunk);
-        Im2Col(g, xg, Cg, p0, p1, col.data());
-        Gemm<T>(false, false, Mg, p1 - p0, K, T(1), wg, K, col.data(), p1 - p0, beta, yg + p0,
-                g.out_size);
-      }
-    }
-  }
+  // (image, group) pairs split across threads when one pair's GEMM is too small to split by
+  // itself; each chunk has its own im2col buffer.
+  const double pair_flops =
+      2.0 * static_cast<double>(Mg) * static_cast<double>(g.out_size) * static_cast<double>(K);
+  parallel::For(N * group, parallel::MinChunk(pair_flops, parallel::kMinChunkFlops),
+                [&](int64_t begin, int64_t end) {
+                  std::vector<T> col(pointwise ? 0 : K * chunk);
+                  for (int64_t pair = begin; pair < end; ++pair) {
+                    const int64_t n = pair / group, gi = pair % group;
+                    const T* xg = x + (n * C + gi * Cg) * g.in_size;
+                    const T* wg = w + gi * Mg * K;
+                    T* yg = y + (n * M + gi * Mg) * g.out_size;
+                    T beta = T(0);
+                    if (bias != nullptr) {  // the GEMM accumulates onto the bias
+                      for (int64_t m = 0; m < Mg; ++m) {
+                        std::fill(yg + m * g.out_size, yg + (m + 1) * g.out_size,
+                                  bias[gi * Mg + m]);
+                      }
+                      beta = T(1);
+                    }
+                    if (pointwise) {
+                      Gemm<T>(false, false, Mg, g.out_size, Cg, T(1), wg, K, xg, g.in_size, beta,
+                              yg, g.out_size);
+                      continue;
+                    }
+                    for (int64_t p0 = 0; p0 < g.out_size; p0 += chunk) {
+                      const int64_t p1 = std::min(g.out_size, p0 + chunk);
+                      Im2Col(g, xg, Cg, p0, p1, col.data());
+                      Gemm<T>(false, false, Mg, p1 - p0, K, T(1), wg, K, col.data(), p1 - p0, beta,
+                              yg + p0, g.out_size);
+                    }
+                  }
+                });
 }
 
 absl::Status CheckConvShapes(const KernelContext& ctx, const TensorView& x, const TensorView& w,

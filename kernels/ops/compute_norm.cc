@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/parallel.h"
 #include "base/status_macros.h"
 #include "kernels/ops/compute_util.h"
 #include "kernels/simd/reduce.h"
@@ -153,16 +154,20 @@ class SoftmaxKernel final : public OpKernel {
       using C = ComputeType<decltype(tag)>;
       DenseInput<C> xd(x);
       DenseOutput<C> yd(y);
-      std::vector<C> m, sum;
-      for (int64_t o = 0; o < outer; ++o) {
-        const C* xo = xd.data() + o * n * inner;
-        C* yo = yd.data() + o * n * inner;
-        if (inner == 1) {
-          SoftmaxRow<C>(kind_, xo, yo, n);
-        } else {
-          SoftmaxColumns<C>(kind_, xo, yo, n, inner, m, sum);
-        }
-      }
+      const double block = static_cast<double>(n) * static_cast<double>(inner);
+      parallel::For(outer, parallel::MinChunk(block, parallel::kMinChunkElements),
+                    [&](int64_t begin, int64_t end) {
+                      std::vector<C> m, sum;
+                      for (int64_t o = begin; o < end; ++o) {
+                        const C* xo = xd.data() + o * n * inner;
+                        C* yo = yd.data() + o * n * inner;
+                        if (inner == 1) {
+                          SoftmaxRow<C>(kind_, xo, yo, n);
+                        } else {
+                          SoftmaxColumns<C>(kind_, xo, yo, n, inner, m, sum);
+                        }
+                      }
+                    });
       yd.Commit();
       return absl::OkStatus();
     });
@@ -378,23 +383,27 @@ class LayerNormKernel final : public OpKernel {
       if (has_bias) bias.Reset(bias_view);
       DenseOutput<C> yd(ctx.output(0));
       std::vector<C> means(outer), inv_stds(outer);
-      for (int64_t o = 0; o < outer; ++o) {
-        const C* xr = xd.data() + o * n;
-        C* yr = yd.data() + o * n;
-        C mean, var;
-        MeanVar<C>(xr, n, &mean, &var);
-        const C inv = C(1) / std::sqrt(var + static_cast<C>(epsilon_));
-        means[o] = mean;
-        inv_stds[o] = inv;
-        const C* b = has_bias ? bias.data() : nullptr;
-        if constexpr (std::is_same_v<C, float>) {
-          simd::Normalize(xr, mean, inv, scale.data(), b, yr, n);
-        } else {
-          for (int64_t i = 0; i < n; ++i) {
-            yr[i] = (xr[i] - mean) * inv * scale.data()[i] + (b != nullptr ? b[i] : C(0));
-          }
-        }
-      }
+      const C* b = has_bias ? bias.data() : nullptr;
+      parallel::For(outer, parallel::MinChunk(n, parallel::kMinChunkElements),
+                    [&](int64_t begin, int64_t end) {
+                      for (int64_t o = begin; o < end; ++o) {
+                        const C* xr = xd.data() + o * n;
+                        C* yr = yd.data() + o * n;
+                        C mean, var;
+                        MeanVar<C>(xr, n, &mean, &var);
+                        const C inv = C(1) / std::sqrt(var + static_cast<C>(epsilon_));
+                        means[o] = mean;
+                        inv_stds[o] = inv;
+                        if constexpr (std::is_same_v<C, float>) {
+                          simd::Normalize(xr, mean, inv, scale.data(), b, yr, n);
+                        } else {
+                          for (int64_t i = 0; i < n; ++i) {
+                            yr[i] = (xr[i] - mean) * inv * scale.data()[i] +
+                                    (b != nullptr ? b[i] : C(0));
+                          }
+                        }
+                      }
+                    });
       yd.Commit();
       for (auto [i, values] : {std::pair(1, &means), std::pair(2, &inv_stds)}) {
         if (!ctx.HasOutput(i)) continue;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/parallel.h"
 #include "kernels/ops/compute_util.h"
 #include "kernels/simd/reduce.h"
 
@@ -29,6 +30,10 @@ struct DimTaps {
   std::vector<int64_t> padded;  // taps inside input + pads (count_include_pad's divisor)
   int64_t dilation = 1;
   int64_t in = 1;
+  // Output coordinates [full_begin, full_end) have every tap inside the input, the first at
+  // o * stride - pad_begin: the loops there need no per-coordinate lookups.
+  int64_t kernel = 1, stride = 1, pad_begin = 0;
+  int64_t full_begin = 0, full_end = 0;
 };
 
 DimTaps ComputeTaps(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t dilation,
@@ -48,6 +53,14 @@ DimTaps ComputeTaps(int64_t in, int64_t out, int64_t kernel, int64_t stride, int
     t.count.push_back(std::max<int64_t>(0, k_last - k_first + 1));
     t.padded.push_back(p_last + 1);
   }
+  t.kernel = kernel;
+  t.stride = stride;
+  t.pad_begin = pad_begin;
+  // Full windows: start >= 0 and start + (kernel - 1) * dilation <= in - 1.
+  t.full_begin = std::min(out, (pad_begin + stride - 1) / stride);
+  const int64_t last_start = in - 1 - (kernel - 1) * dilation + pad_begin;  // o * stride <= this
+  t.full_end =
+      last_start < 0 ? t.full_begin : std::clamp(last_start / stride + 1, t.full_begin, out);
   return t;
 }
 
@@ -92,10 +105,22 @@ class PoolKernel final : public OpKernel {
       DenseInput<C> xd(x);
       DenseOutput<C> yd(y);
       const int64_t planes = x.dims[0] * x.dims[1];
-      for (int64_t plane = 0; plane < planes; ++plane) {
-        Plane<C>(taps, xd.data() + plane * g->in_size, yd.data() + plane * g->out_size,
-                 indices != nullptr ? indices + plane * g->out_size : nullptr, plane * g->in_size);
-      }
+      const double plane_work = static_cast<double>(g->in_size + g->out_size * g->kernel_size);
+      parallel::For(planes, parallel::MinChunk(plane_work, parallel::kMinChunkElements),
+                    [&](int64_t begin, int64_t end) {
+                      std::vector<double> acc;
+                      for (int64_t plane = begin; plane < end; ++plane) {
+                        const C* xp = xd.data() + plane * g->in_size;
+                        C* yp = yd.data() + plane * g->out_size;
+                        if (indices == nullptr && kind_ != PoolKind::kLp) {
+                          PlaneByRows<C>(taps, xp, yp, acc);
+                        } else {
+                          Plane<C>(taps, xp, yp,
+                                   indices != nullptr ? indices + plane * g->out_size : nullptr,
+                                   plane * g->in_size);
+                        }
+                      }
+                    });
       yd.Commit();
       return absl::OkStatus();
     });
@@ -105,6 +130,73 @@ class PoolKernel final : public OpKernel {
   static bool IsFloating(ElementType t) {
     return t == ElementType::kFloat || t == ElementType::kDouble || t == ElementType::kFloat16 ||
            t == ElementType::kBfloat16;
+  }
+
+  // Max and average pools without Indices, one output row at a time: each tap row of the window
+  // is folded into a row of accumulators, so the inner loop runs over contiguous outputs (with a
+  // constant stride into the input row, which the compiler vectorizes for the full windows).
+  // Each output folds its taps in the order Plane does: the same values, bit for bit.
+  template <typename C>
+  void PlaneByRows(const DimTaps* taps, const C* x, C* y, std::vector<double>& acc) const {
+    const DimTaps& td = taps[0];
+    const DimTaps& th = taps[1];
+    const DimTaps& tw = taps[2];
+    const int64_t H = th.in, W = tw.in;
+    const int64_t OD = td.first.size(), OH = th.first.size(), OW = tw.first.size();
+    const int64_t s = tw.stride, dil = tw.dilation, kw = tw.kernel, pad = tw.pad_begin;
+    acc.resize(OW);
+    for (int64_t od = 0; od < OD; ++od) {
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        C* yr = y + (od * OH + oh) * OW;
+        if (kind_ == PoolKind::kMax) {
+          std::fill(yr, yr + OW,
+                    std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
+                                                         : std::numeric_limits<C>::lowest());
+        } else {
+          std::fill(acc.begin(), acc.end(), 0.0);
+        }
+        for (int64_t a = 0; a < td.count[od]; ++a) {
+          const int64_t id = td.first[od] + a * td.dilation;
+          for (int64_t b = 0; b < th.count[oh]; ++b) {
+            const C* row = x + (id * H + th.first[oh] + b * th.dilation) * W;
+            auto edge = [&](int64_t ow) {
+              for (int64_t c = 0; c < tw.count[ow]; ++c) {
+                const C v = row[tw.first[ow] + c * dil];
+                if (kind_ == PoolKind::kMax) {
+                  yr[ow] = v > yr[ow] ? v : yr[ow];
+                } else {
+                  acc[ow] += static_cast<double>(v);
+                }
+              }
+            };
+            for (int64_t ow = 0; ow < tw.full_begin; ++ow) edge(ow);
+            if (kind_ == PoolKind::kMax) {
+              for (int64_t ow = tw.full_begin; ow < tw.full_end; ++ow) {
+                const C* p = row + ow * s - pad;
+                C m = yr[ow];
+                for (int64_t c = 0; c < kw; ++c) m = p[c * dil] > m ? p[c * dil] : m;
+                yr[ow] = m;
+              }
+            } else {
+              for (int64_t ow = tw.full_begin; ow < tw.full_end; ++ow) {
+                const C* p = row + ow * s - pad;
+                double sum = acc[ow];
+                for (int64_t c = 0; c < kw; ++c) sum += static_cast<double>(p[c * dil]);
+                acc[ow] = sum;
+              }
+            }
+            for (int64_t ow = tw.full_end; ow < OW; ++ow) edge(ow);
+          }
+        }
+        if (kind_ == PoolKind::kAverage) {
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            const int64_t n = count_include_pad_ ? td.padded[od] * th.padded[oh] * tw.padded[ow]
+                                                 : td.count[od] * th.count[oh] * tw.count[ow];
+            yr[ow] = static_cast<C>(acc[ow] / static_cast<double>(n));
+          }
+        }
+      }
+    }
   }
 
   template <typename C>

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
+#include "base/parallel.h"
 #include "base/status_macros.h"
 
 namespace anvil::compute_ops {
@@ -196,21 +197,37 @@ void BatchedMatMul(const TensorView& a, const TensorView& b, T* out) {
     }
   }
 
-  Shape index(batch_rank, 0);
-  int64_t oa = 0, ob = 0;
-  for (int64_t i = 0; i < batch; ++i) {
-    Gemm<T>(trans_a, trans_b, M, N, K, T(1), pa + oa, lda, pb + ob, ldb, T(0), out + i * M * N, N);
-    for (int64_t k = batch_rank - 1; k >= 0; --k) {
-      if (++index[k] < a.dims[k]) {
-        oa += a.strides[k];
-        ob += b.strides[k];
-        break;
-      }
-      oa -= a.strides[k] * (a.dims[k] - 1);
-      ob -= b.strides[k] * (b.dims[k] - 1);
-      index[k] = 0;
-    }
-  }
+  // Batches split across threads when each product is too small to split by itself (a product
+  // inside a chunk runs serially); otherwise each GEMM splits its own rows or columns.
+  const double flops =
+      2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+  parallel::For(batch, parallel::MinChunk(flops, parallel::kMinChunkFlops),
+                [&](int64_t begin, int64_t end) {
+                  // The odometer starts at batch `begin` (a and b share their broadcast batch
+                  // dims).
+                  Shape index(batch_rank, 0);
+                  int64_t oa = 0, ob = 0;
+                  for (int64_t k = batch_rank - 1, rest = begin; k >= 0; --k) {
+                    index[k] = rest % a.dims[k];
+                    rest /= a.dims[k];
+                    oa += index[k] * a.strides[k];
+                    ob += index[k] * b.strides[k];
+                  }
+                  for (int64_t i = begin; i < end; ++i) {
+                    Gemm<T>(trans_a, trans_b, M, N, K, T(1), pa + oa, lda, pb + ob, ldb, T(0),
+                            out + i * M * N, N);
+                    for (int64_t k = batch_rank - 1; k >= 0; --k) {
+                      if (++index[k] < a.dims[k]) {
+                        oa += a.strides[k];
+                        ob += b.strides[k];
+                        break;
+                      }
+                      oa -= a.strides[k] * (a.dims[k] - 1);
+                      ob -= b.strides[k] * (b.dims[k] - 1);
+                      index[k] = 0;
+                    }
+                  }
+                });
 }
 
 template void BatchedMatMul<float>(const TensorView&, const TensorView&, float*);

@@ -14,6 +14,7 @@
 #pragma GCC optimize("vect-cost-model=dynamic")
 #endif
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -31,9 +32,10 @@ namespace {
 enum class Arith { kAdd, kSub, kMul, kDiv, kMod };
 
 // Data errors found while computing, reported after the loop (the loops stay branch-light).
+// Atomic: the loop's chunks may run on several threads.
 struct Errors {
-  bool division_by_zero = false;
-  bool zero_to_negative_power = false;
+  std::atomic<bool> division_by_zero{false};
+  std::atomic<bool> zero_to_negative_power{false};
 };
 
 template <Arith kOp, typename C>
@@ -44,7 +46,7 @@ inline C ArithValue(C a, C b, bool fmod, Errors* errors) {
     if constexpr (kOp == Arith::kMul) return WrapMul(a, b);
     if constexpr (kOp == Arith::kDiv || kOp == Arith::kMod) {
       if (b == 0) {
-        errors->division_by_zero = true;
+        errors->division_by_zero.store(true, std::memory_order_relaxed);
         return 0;
       }
       if constexpr (std::is_signed_v<C>) {
@@ -91,8 +93,9 @@ constexpr const char* ArithName(Arith op) {
 }
 
 absl::Status ReportErrors(const KernelContext& ctx, const Errors& errors) {
-  if (errors.division_by_zero) return ctx.Error("integer division by zero");
-  if (errors.zero_to_negative_power) return ctx.Error("integer 0 raised to a negative power");
+  if (errors.division_by_zero.load()) return ctx.Error("integer division by zero");
+  if (errors.zero_to_negative_power.load())
+    return ctx.Error("integer 0 raised to a negative power");
   return absl::OkStatus();
 }
 
@@ -178,7 +181,7 @@ inline A PowValue(A base, B exponent, Errors* errors) {
     if constexpr (std::is_signed_v<CB>) {
       if (e < 0) {
         if (x == 0) {
-          errors->zero_to_negative_power = true;
+          errors->zero_to_negative_power.store(true, std::memory_order_relaxed);
           return 0;
         }
         if (x == 1) return 1;

@@ -30,6 +30,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "base/parallel.h"
 #include "graph/ir.h"
 #include "kernels/dispatch.h"
 #include "kernels/op_kernel.h"
@@ -117,8 +118,9 @@ constexpr int kMaxLoopInputs = 4;
 struct LoopPlan {
   Shape dims;  // at least one axis; the last is the row
   int num_inputs = 0;
-  std::array<Shape, kMaxLoopInputs> byte_strides;  // per input, per axis of `dims`
-  std::array<int64_t, kMaxLoopInputs> row_step{};  // per input: element stride along the row
+  std::array<Shape, kMaxLoopInputs> byte_strides;       // per input, per axis of `dims`
+  std::array<int64_t, kMaxLoopInputs> row_step{};       // per input: element stride along the row
+  std::array<int64_t, kMaxLoopInputs> element_bytes{};  // per input
   int64_t num_elements = 0;
 };
 
@@ -145,27 +147,30 @@ struct Row {
   }
 };
 
-// Calls row_fn(const Row<N>&) for every row of `plan` over `out` (elements of `out_size` bytes)
-// and the inputs' data.
+// Calls row_fn(const Row<N>&) for rows [row_begin, row_end) of `plan` over `out` (elements of
+// `out_size` bytes) and the inputs' data.
 template <int N, typename RowFn>
-void ForEachRow(const LoopPlan& plan, void* out, size_t out_size,
-                const std::array<const void*, N>& in, RowFn&& row_fn) {
-  static_assert(N <= kMaxLoopInputs);
-  if (plan.num_elements == 0) return;
+void ForRowRange(const LoopPlan& plan, void* out, size_t out_size,
+                 const std::array<const void*, N>& in, int64_t row_begin, int64_t row_end,
+                 RowFn& row_fn) {
   const int rank = static_cast<int>(plan.dims.size());
   Row<N> row;
   row.n = plan.dims[rank - 1];
-  row.out = out;
+  const int64_t row_bytes = row.n * static_cast<int64_t>(out_size);
   std::array<const char*, N> ptr;
   for (int k = 0; k < N; ++k) {
     ptr[k] = static_cast<const char*>(in[k]);
     row.step[k] = plan.row_step[k];
   }
-  const int64_t row_bytes = row.n * static_cast<int64_t>(out_size);
+  // The odometer over the outer axes starts at row `row_begin`.
   absl::InlinedVector<int64_t, 6> index(rank, 0);
-  const int64_t num_rows = plan.num_elements / row.n;
-  char* out_ptr = static_cast<char*>(out);
-  for (int64_t r = 0; r < num_rows; ++r) {
+  for (int64_t axis = rank - 2, rest = row_begin; axis >= 0; --axis) {
+    index[axis] = rest % plan.dims[axis];
+    rest /= plan.dims[axis];
+    for (int k = 0; k < N; ++k) ptr[k] += index[axis] * plan.byte_strides[k][axis];
+  }
+  char* out_ptr = static_cast<char*>(out) + row_begin * row_bytes;
+  for (int64_t r = row_begin; r < row_end; ++r) {
     row.out = out_ptr;
     for (int k = 0; k < N; ++k) row.in[k] = ptr[k];
     row_fn(static_cast<const Row<N>&>(row));
@@ -178,6 +183,39 @@ void ForEachRow(const LoopPlan& plan, void* out, size_t out_size,
       index[axis] = 0;
     }
   }
+}
+
+// Calls row_fn(const Row<N>&) for every row of `plan` over `out` (elements of `out_size` bytes)
+// and the inputs' data. Large loops split across the current parallel scope (base/parallel.h):
+// by rows, or a single row into pieces; row_fn must only write its row's outputs (every
+// element-wise row function does), and since each element is computed alone the result does not
+// depend on the split.
+template <int N, typename RowFn>
+void ForEachRow(const LoopPlan& plan, void* out, size_t out_size,
+                const std::array<const void*, N>& in, RowFn&& row_fn) {
+  static_assert(N <= kMaxLoopInputs);
+  if (plan.num_elements == 0) return;
+  const int64_t row_n = plan.dims.back();
+  const int64_t num_rows = plan.num_elements / row_n;
+  if (num_rows > 1) {
+    parallel::For(num_rows, parallel::MinChunk(row_n, parallel::kMinChunkElements),
+                  [&](int64_t begin, int64_t end) {
+                    ForRowRange<N>(plan, out, out_size, in, begin, end, row_fn);
+                  });
+    return;
+  }
+  parallel::For(
+      row_n, parallel::MinChunk(1, parallel::kMinChunkElements), [&](int64_t begin, int64_t end) {
+        Row<N> piece;
+        piece.n = end - begin;
+        piece.out = static_cast<char*>(out) + begin * static_cast<int64_t>(out_size);
+        for (int k = 0; k < N; ++k) {
+          piece.step[k] = plan.row_step[k];
+          piece.in[k] =
+              static_cast<const char*>(in[k]) + begin * plan.row_step[k] * plan.element_bytes[k];
+        }
+        row_fn(static_cast<const Row<N>&>(piece));
+      });
 }
 
 // y[i] = f(x[i]) for x with y's dims (any strides). f maps In to Out.

@@ -69,6 +69,8 @@ LoopPlan PlanLoop(absl::Span<const int64_t> out_dims,
     }
   }
   for (int j = 0; j < plan.num_inputs; ++j) plan.row_step[j] = axes[0].stride[j];
+  int j = 0;
+  for (const TensorView* v : inputs) plan.element_bytes[j++] = v->ElementBytes();
   return plan;
 }
 

@@ -1,9 +1,10 @@
-// Single-threaded SGEMM/DGEMM throughput: `bazel run -c opt //kernels:gemm_benchmark`. Reports
-// GFLOP/s (2*M*N*K per call) as the "FLOPS" counter.
+// SGEMM/DGEMM throughput, one thread and all of them (BM_GemmAllThreads): `bazel run -c opt
+// //kernels:gemm_benchmark`. Reports GFLOP/s (2*M*N*K per call) as the "FLOPS" counter.
 #include <cstdint>
 #include <random>
 #include <vector>
 
+#include "base/parallel.h"
 #include "benchmark/benchmark.h"
 #include "kernels/simd/gemm.h"
 
@@ -19,9 +20,9 @@ std::vector<T> RandomMatrix(int64_t n, uint32_t seed) {
   return v;
 }
 
-// Args: M, N, K, trans_a, trans_b.
+// Args: M, N, K, trans_a, trans_b; threads from the scope the caller sets.
 template <typename T>
-void BM_Gemm(benchmark::State& state) {
+void GemmLoop(benchmark::State& state) {
   const int64_t M = state.range(0), N = state.range(1), K = state.range(2);
   const bool trans_a = state.range(3) != 0, trans_b = state.range(4) != 0;
   const std::vector<T> a = RandomMatrix<T>(M * K, 1), b = RandomMatrix<T>(K * N, 2);
@@ -53,9 +54,27 @@ void GemmShapes(benchmark::internal::Benchmark* b) {
   b->Args({1, 4096, 1024, 0, 1});  // batch-1 fully connected (GEMV)
   b->Args({1, 4096, 1024, 0, 0});
   b->Args({1024, 1, 1024, 0, 0});
+  // The generated transformer at [8, 128, 64]: projections, FFN, attention per head.
+  b->Args({1024, 64, 64, 0, 0});
+  b->Args({1024, 256, 64, 0, 0});
+  b->Args({1024, 64, 256, 0, 0});
+  b->Args({128, 128, 16, 0, 0});  // Q K^T
+  b->Args({128, 16, 128, 0, 0});  // attention x V
+}
+
+template <typename T>
+void BM_Gemm(benchmark::State& state) {
+  GemmLoop<T>(state);
+}
+
+// All the machine's threads (base/parallel.h).
+void BM_GemmAllThreads(benchmark::State& state) {
+  parallel::ThreadScope threads(0);
+  GemmLoop<float>(state);
 }
 
 BENCHMARK(BM_Gemm<float>)->Apply(GemmShapes);
+BENCHMARK(BM_GemmAllThreads)->Apply(GemmShapes)->UseRealTime();
 BENCHMARK(BM_Gemm<double>)->Args({512, 256, 256, 0, 0});
 
 }  // namespace

@@ -334,7 +334,8 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const std::string&
   absl::StrAppend(&c, "  AnvilBuffer* slots[", std::max<size_t>(emitted->tensor_slots.size(), 1),
                   "];\n  for (int i = 0; i < ", emitted->tensor_slots.size(),
                   "; ++i) slots[i] = &buffers[i];\n");
-  c += "  AnvilHost host = {&run, aot_kernel, aot_gemm, aot_alloc, aot_fail};\n";
+  // No thread pool in the library: parallel loops run serially (parallel_for null).
+  c += "  AnvilHost host = {&run, aot_kernel, aot_gemm, aot_alloc, aot_fail, nullptr};\n";
   c += "  const int32_t rc = anvil_entry(&host, indices, slots, ws);\n";
   c += "  for (void* p : run.allocations) std::free(p);\n";
   absl::StrAppend(&c, "  if (rc != 0 || run.failed) {\n    for (int i = 0; i < ", outs.size(),

@@ -178,7 +178,27 @@ constexpr char kPrelude[] = R"cc(
 
   // The host of the dims and sizes functions: they divide by constants (a zero gives 0).
   inline void anvil_ignore_failure(void*, const char*) {}
-  const AnvilHost anvil_quiet_host = {nullptr, nullptr, nullptr, nullptr, anvil_ignore_failure};
+  const AnvilHost anvil_quiet_host = {nullptr, nullptr, nullptr, nullptr, anvil_ignore_failure,
+                                      nullptr};
+
+  inline int64_t anvil_trips(int64_t begin, int64_t end, int64_t step) {
+    return end > begin && step > 0 ? (end - begin + step - 1) / step : 0;
+  }
+
+  // A loop marked parallel: the body as a function of a range of trips, run by the host's
+  // thread pool when it has one.
+  template <class Chunk>
+  inline int32_t anvil_parallel(const AnvilHost* h, int64_t trips, int64_t work_per_trip,
+                                Chunk& chunk) {
+    if (trips <= 0) return 0;
+    if (h->parallel_for == nullptr) return chunk(0, trips);
+    return h->parallel_for(
+        h->ctx, trips, work_per_trip,
+        [](void* c, int64_t lo, int64_t hi) -> int32_t {
+          return (*static_cast<Chunk*>(c))(lo, hi);
+        },
+        &chunk);
+  }
 
   // A local tensor's memory: bytes computed with overflow checks.
   inline uint8_t* anvil_alloc(const AnvilHost* h, int64_t element_size, int rank,
@@ -382,6 +402,9 @@ class Emitter {
   }
 
   std::string E(const Expr& e);
+  // A C expression for the element operations one trip of a parallel loop costs (see below).
+  std::string WorkPerTrip(const tir::ForNode& n);
+  std::string Work(const Stmt& s, absl::flat_hash_set<const tir::ExprNode*>& inner);
   std::string Binary(const tir::BinaryNode& n);
   std::string Cast(DataType to, const Expr& value);
   std::string Intrinsic(const tir::IntrinsicNode& n);
@@ -409,6 +432,9 @@ class Emitter {
   const tir::ExprNode* vector_var_ = nullptr;                // the loop variable being vectorized
   absl::flat_hash_set<const tir::ExprNode*> vector_locals_;  // f32 vars defined in the body
   absl::flat_hash_set<const tir::ExprNode*> stored_;         // tensors the body stores to
+  // Loop-invariant loads of the vector body, as declarations to put before the vector loop: the
+  // loop's stores (which may alias anything) would otherwise force a reload every iteration.
+  std::vector<std::string> hoisted_;
   EmitOptions options_;
   bool uses_highway_ = false;
 
@@ -765,6 +791,60 @@ void Emitter::EmitEvaluate(const tir::EvaluateNode& n) {
   Line("}");
 }
 
+// Whether an expression reads any of `vars`.
+class MentionsAny final : public tir::IRVisitor {
+ public:
+  explicit MentionsAny(const absl::flat_hash_set<const tir::ExprNode*>& vars) : vars_(vars) {}
+  bool found = false;
+
+ protected:
+  void VisitVar(const tir::VarNode&, const Expr& e) override { found |= vars_.contains(e.get()); }
+
+ private:
+  const absl::flat_hash_set<const tir::ExprNode*>& vars_;
+};
+
+// The work of one trip: every statement counts 1, times the trip counts of the loops around it
+// inside the parallel loop. A loop whose bounds read a variable bound inside the parallel loop
+// cannot be counted before it starts; it counts as 64 trips (a guess that errs toward
+// splitting).
+std::string Emitter::WorkPerTrip(const tir::ForNode& n) {
+  absl::flat_hash_set<const tir::ExprNode*> inner = {n.var.get()};
+  return Work(n.body, inner);
+}
+
+std::string Emitter::Work(const Stmt& s, absl::flat_hash_set<const tir::ExprNode*>& inner) {
+  switch (s.kind()) {
+    case tir::StmtKind::kBlock: {
+      std::string sum = "0";
+      for (const Stmt& x : s.as<tir::BlockNode>()->stmts) {
+        absl::StrAppend(&sum, " + ", Work(x, inner));
+      }
+      return absl::StrCat("(", sum, ")");
+    }
+    case tir::StmtKind::kFor: {
+      const auto* f = s.as<tir::ForNode>();
+      MentionsAny bound(inner);
+      for (const Expr* e : {&f->begin, &f->end, &f->step}) bound.Visit(*e);
+      const std::string trips = bound.found ? "64"
+                                            : absl::StrCat("anvil_trips(", E(f->begin), ", ",
+                                                           E(f->end), ", ", E(f->step), ")");
+      inner.insert(f->var.get());
+      return absl::StrCat(trips, " * ", Work(f->body, inner));
+    }
+    case tir::StmtKind::kIfElse: {
+      const auto* n = s.as<tir::IfElseNode>();
+      return absl::StrCat("(", Work(n->then_body, inner), " + ",
+                          n->else_body.defined() ? Work(n->else_body, inner) : "0", ")");
+    }
+    case tir::StmtKind::kDefine:
+      inner.insert(s.as<tir::DefineNode>()->target.get());
+      return "1";
+    default:
+      return "1";
+  }
+}
+
 void Emitter::S(const Stmt& s) {
   if (!s.defined() || !status_.ok()) return;
   switch (s.kind()) {
@@ -812,11 +892,27 @@ void Emitter::S(const Stmt& s) {
       if (n->attrs.vectorize) absl::StrAppend(&marks, " vectorize(", n->attrs.vectorize, ")");
       Line(absl::StrCat("{  // for ", v, marks));
       ++indent_;
-      Line(absl::StrCat("const int64_t ", v, "__end = ", E(n->end), ", ", v,
-                        "__step = ", E(n->step), ";"));
+      const bool parallel = n->attrs.parallel && options_.parallel;
+      // A parallel loop's trips become a lambda over a range of them, handed to the host: inside
+      // it, v__end is the chunk's end and the loop starts at the chunk's first trip.
+      const std::string end = parallel ? absl::StrCat(v, "__all_end") : absl::StrCat(v, "__end");
+      Line(absl::StrCat("const int64_t ", end, " = ", E(n->end), ", ", v, "__step = ", E(n->step),
+                        ";"));
       Line(absl::StrCat("if (", v,
                         "__step <= 0) { host->fail(host->ctx, \"a loop step is not "
                         "positive\"); return 1; }"));
+      std::string begin = E(n->begin);
+      if (parallel) {
+        Line(absl::StrCat("const int64_t ", v, "__begin = ", begin, ";"));
+        Line(absl::StrCat("const int64_t ", v, "__trips = ", end, " > ", v, "__begin ? (", end,
+                          " - ", v, "__begin + ", v, "__step - 1) / ", v, "__step : 0;"));
+        Line(absl::StrCat("auto ", v, "__chunk = [&](int64_t ", v, "__lo, int64_t ", v,
+                          "__hi) -> int32_t {"));
+        ++indent_;
+        Line(absl::StrCat("const int64_t ", v, "__end = ", v, "__hi == ", v, "__trips ? ", end,
+                          " : ", v, "__begin + ", v, "__hi * ", v, "__step;"));
+        begin = absl::StrCat(v, "__begin + ", v, "__lo * ", v, "__step");
+      }
       std::optional<std::string> vector_body;
       std::optional<std::string> reduction;
       if (n->attrs.vectorize && options_.vectorize && tir::IsIntConstant(n->step, 1)) {
@@ -828,7 +924,7 @@ void Emitter::S(const Stmt& s) {
         // A sum, max or min into an accumulator: vector partial results, one lane reduction,
         // then the scalar tail (the order of the additions changes: within float rounding).
         uses_highway_ = true;
-        Line(absl::StrCat("int64_t ", v, " = ", E(n->begin), ";"));
+        Line(absl::StrCat("int64_t ", v, " = ", begin, ";"));
         Line("{");
         Line("  namespace hn = hwy::HWY_NAMESPACE;");
         Line("  const hn::ScalableTag<float> anvil_d;");
@@ -839,26 +935,38 @@ void Emitter::S(const Stmt& s) {
       } else if (vector_body) {
         // Whole vectors of Highway lanes first, then the scalar loop finishes the tail.
         uses_highway_ = true;
-        Line(absl::StrCat("int64_t ", v, " = ", E(n->begin), ";"));
+        Line(absl::StrCat("int64_t ", v, " = ", begin, ";"));
         Line("{");
         Line("  namespace hn = hwy::HWY_NAMESPACE;");
         Line("  const hn::ScalableTag<float> anvil_d;");
         Line("  const int64_t anvil_lanes = (int64_t)hn::Lanes(anvil_d);");
+        // The hoisted invariants are read only when the loop runs at least one vector.
+        Line(absl::StrCat("  if (", v, " + anvil_lanes <= ", v, "__end) {"));
+        for (const std::string& h : hoisted_) Line(absl::StrCat("  ", h));
+        hoisted_.clear();
         Line(absl::StrCat("  for (; ", v, " + anvil_lanes <= ", v, "__end; ", v,
                           " += anvil_lanes) {"));
         out_ += *vector_body;
+        Line("  }");
         Line("  }");
         Line("}");
         Line(absl::StrCat("for (; ", v, " < ", v, "__end; ", v, " += ", v, "__step) {"));
       } else {
         if (n->attrs.vectorize) Line("#pragma GCC ivdep");
-        Line(absl::StrCat("for (int64_t ", v, " = ", E(n->begin), "; ", v, " < ", v, "__end; ", v,
+        Line(absl::StrCat("for (int64_t ", v, " = ", begin, "; ", v, " < ", v, "__end; ", v,
                           " += ", v, "__step) {"));
       }
       ++indent_;
       S(n->body);
       --indent_;
       Line("}");
+      if (parallel) {
+        Line("return 0;");
+        --indent_;
+        Line("};");
+        Line(absl::StrCat("if (anvil_parallel(host, ", v, "__trips, ", WorkPerTrip(*n), ", ", v,
+                          "__chunk) != 0) return 1;"));
+      }
       --indent_;
       Line("}");
       return;
@@ -955,11 +1063,13 @@ std::optional<std::string> Emitter::VE(const Expr& e) {
   if (t.kind() != ScalarKind::kF32 && !t.is_bool()) return std::nullopt;
   if (Invariant(e)) {
     const std::string scalar = E(e);
-    if (t.is_bool()) {
-      return absl::StrCat("hn::Ne(hn::Set(anvil_d, (", scalar,
-                          ") ? 1.0f : 0.0f), hn::Zero(anvil_d))");
-    }
-    return absl::StrCat("hn::Set(anvil_d, ", scalar, ")");
+    std::string vector = t.is_bool() ? absl::StrCat("hn::Ne(hn::Set(anvil_d, (", scalar,
+                                                    ") ? 1.0f : 0.0f), hn::Zero(anvil_d))")
+                                     : absl::StrCat("hn::Set(anvil_d, ", scalar, ")");
+    if (e.kind() == ExprKind::kVar || e.kind() == ExprKind::kConstant) return vector;
+    const std::string name = absl::StrCat("anvil_inv", hoisted_.size());
+    hoisted_.push_back(absl::StrCat("const auto ", name, " = ", vector, ";"));
+    return name;
   }
   switch (e.kind()) {
     case ExprKind::kVar:
@@ -1152,6 +1262,7 @@ std::optional<std::string> Emitter::VectorReduction(const tir::ForNode& n) {
   vector_var_ = n.var.get();
   stored_.clear();
   vector_locals_.clear();
+  hoisted_.clear();
   const absl::Status saved = status_;
   // The accumulator itself must not appear in the term.
   class Uses final : public tir::IRVisitor {
@@ -1169,27 +1280,46 @@ std::optional<std::string> Emitter::VectorReduction(const tir::ForNode& n) {
   std::optional<std::string> term = uses.found ? std::nullopt : VE(op->b);
   status_ = saved;
   vector_var_ = nullptr;
+  std::vector<std::string> hoisted = std::move(hoisted_);
+  hoisted_.clear();
   if (!term) return std::nullopt;
   const std::string v = Name(n.var), acc = Name(assign->var);
   const std::string pad(static_cast<size_t>(indent_ + 1) * 2, ' ');
   std::string out;
-  if (kind == ExprKind::kAdd) {
-    absl::StrAppend(&out, pad, "hn::Vec<decltype(anvil_d)> anvil_acc = hn::Zero(anvil_d);\n");
-    absl::StrAppend(&out, pad, "for (; ", v, " + anvil_lanes <= ", v, "__end; ", v,
-                    " += anvil_lanes) anvil_acc = hn::Add(anvil_acc, ", *term, ");\n");
+  // Four partial vectors in turn (one vector add's latency would otherwise bound the loop),
+  // then whole vectors into the first; the partials combine in a fixed order.
+  const bool is_add = kind == ExprKind::kAdd;
+  const std::string combine = is_add                   ? "hn::Add"
+                              : kind == ExprKind::kMax ? "anvil_vmax"
+                                                       : "anvil_vmin";
+  const std::string with_d = is_add ? "" : "anvil_d, ";
+  const std::string init =
+      is_add ? "hn::Zero(anvil_d)" : absl::StrCat("hn::Set(anvil_d, ", acc, ")");
+  absl::StrAppend(&out, pad, "hn::Vec<decltype(anvil_d)> anvil_acc = ", init,
+                  ", anvil_acc1 = ", init, ", anvil_acc2 = ", init, ", anvil_acc3 = ", init, ";\n");
+  // The hoisted invariants are read only when the loop runs at least one vector.
+  absl::StrAppend(&out, pad, "if (", v, " + anvil_lanes <= ", v, "__end) {\n");
+  for (const std::string& h : hoisted) absl::StrAppend(&out, pad, h, "\n");
+  absl::StrAppend(&out, pad, "for (; ", v, " + 4 * anvil_lanes <= ", v, "__end;) {\n");
+  for (const char* a : {"anvil_acc", "anvil_acc1", "anvil_acc2", "anvil_acc3"}) {
+    absl::StrAppend(&out, pad, "  ", a, " = ", combine, "(", with_d, a, ", ", *term, ");\n");
+    absl::StrAppend(&out, pad, "  ", v, " += anvil_lanes;\n");
+  }
+  absl::StrAppend(&out, pad, "}\n");
+  absl::StrAppend(&out, pad, "for (; ", v, " + anvil_lanes <= ", v, "__end; ", v,
+                  " += anvil_lanes) anvil_acc = ", combine, "(", with_d, "anvil_acc, ", *term,
+                  ");\n");
+  absl::StrAppend(&out, pad, "}\n");
+  absl::StrAppend(&out, pad, "anvil_acc = ", combine, "(", with_d, combine, "(", with_d,
+                  "anvil_acc, anvil_acc1), ", combine, "(", with_d, "anvil_acc2, anvil_acc3));\n");
+  if (is_add) {
     absl::StrAppend(&out, pad, acc, " = ", acc,
                     " + hn::GetLane(hn::SumOfLanes(anvil_d, anvil_acc));\n");
     return out;
   }
-  const bool is_max = kind == ExprKind::kMax;
-  absl::StrAppend(&out, pad, "hn::Vec<decltype(anvil_d)> anvil_acc = hn::Set(anvil_d, ", acc,
-                  ");\n");
-  absl::StrAppend(&out, pad, "for (; ", v, " + anvil_lanes <= ", v, "__end; ", v,
-                  " += anvil_lanes) anvil_acc = ", is_max ? "anvil_vmax" : "anvil_vmin",
-                  "(anvil_d, anvil_acc, ", *term, ");\n");
   // A NaN in any lane is the result (the scalar max/min propagates it).
   absl::StrAppend(&out, pad, acc, " = hn::AllFalse(anvil_d, hn::IsNaN(anvil_acc)) ? hn::GetLane(",
-                  is_max ? "hn::MaxOfLanes" : "hn::MinOfLanes",
+                  kind == ExprKind::kMax ? "hn::MaxOfLanes" : "hn::MinOfLanes",
                   "(anvil_d, anvil_acc)) : std::numeric_limits<float>::quiet_NaN();\n");
   return out;
 }
@@ -1210,6 +1340,7 @@ std::optional<std::string> Emitter::VectorBody(const tir::ForNode& n) {
   vector_var_ = n.var.get();
   stored_ = std::move(stores.tensors);
   vector_locals_.clear();
+  hoisted_.clear();
   std::string out;
   const absl::Status saved = status_;
   const bool ok = VectorStmt(n.body, &out);
@@ -1217,7 +1348,10 @@ std::optional<std::string> Emitter::VectorBody(const tir::ForNode& n) {
   vector_var_ = nullptr;
   vector_locals_.clear();
   stored_.clear();
-  if (!ok) return std::nullopt;
+  if (!ok) {
+    hoisted_.clear();
+    return std::nullopt;
+  }
   return out;
 }
 

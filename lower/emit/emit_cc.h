@@ -64,6 +64,9 @@ struct EmitOptions {
   // interpreter's results, which may differ from the evaluator's (libm) in the last bits;
   // without vectorization the emitted code gives the evaluator's bits.
   bool vectorize = true;
+  // Loops marked `parallel` hand their trips to the host's parallel_for (a lambda over a range
+  // of trips); off: plain serial loops.
+  bool parallel = true;
 };
 
 absl::StatusOr<EmittedModule> EmitCc(const tir::Module& module, const EmitOptions& options = {});

@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/parallel.h"
 #include "base/status_macros.h"
 #include "graph/model_io.h"
 #include "runtime/session.h"
@@ -22,6 +23,7 @@ absl::StatusOr<std::unique_ptr<TirSession>> TirSession::Load(std::unique_ptr<Mod
   std::unique_ptr<TirSession> s(new TirSession());
   ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model, options.pipeline));
   s->model_ = std::move(model);
+  s->threads_ = options.threads;
   ANVIL_ASSIGN_OR_RETURN(s->module_, LowerToTir(*s->model_, options.lowering, &s->stats_));
   for (const Value* in : s->model_->graph().inputs()) {
     if (!in->IsInitializer()) s->inputs_.push_back(in);
@@ -62,6 +64,7 @@ absl::StatusOr<std::vector<Tensor>> TirSession::Run(
       }
     }
   }
+  parallel::ThreadScope threads(threads_);
   if (compiled_ != nullptr) return compiled_->Run(ordered);
   return evaluator_->Run(ordered);
 }

@@ -32,6 +32,9 @@ struct TirSessionOptions {
   EvaluatorOptions evaluator;
   // Run compiled code instead of the evaluator.
   bool compile = false;
+  // Intra-op threads (SessionOptions::threads): the kernels and GEMMs a module calls, and the
+  // compiled code's parallel loops.
+  int threads = 1;
   JitOptions jit;
 };
 
@@ -58,6 +61,7 @@ class TirSession {
  private:
   TirSession() = default;
 
+  int threads_ = 1;
   std::unique_ptr<Model> model_;
   tir::Module module_;
   LoweringStats stats_;

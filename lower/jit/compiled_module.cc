@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,8 +20,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
 #include "base/absl_compat.h"
 #include "base/checked_math.h"
+#include "base/parallel.h"
 #include "base/status_macros.h"
 #include "exec/interpreter.h"
 #include "exec/node_executor.h"
@@ -145,9 +148,12 @@ struct CompiledModule::Impl {
     if (library != nullptr) dlclose(library);
   }
 
+  // Called from the threads of a parallel loop too: the first failure wins.
   void Fail(absl::Status s) {
+    absl::MutexLock lock(&status_mu);
     if (status.ok()) status = std::move(s);
   }
+  absl::Mutex status_mu;
 
   int32_t Kernel(int64_t id, AnvilBuffer* const* operands, int32_t count);
 };
@@ -193,6 +199,18 @@ void* HostAlloc(void* ctx, int64_t bytes) {
 
 void HostFail(void* ctx, const char* message) {
   static_cast<CompiledModule::Impl*>(ctx)->Fail(absl::InvalidArgumentError(message));
+}
+
+// Parallel loops of the emitted code on the runtime's threads (base/parallel.h).
+int32_t HostParallelFor(void*, int64_t trips, int64_t work_per_trip,
+                        int32_t (*chunk)(void* closure, int64_t lo, int64_t hi), void* closure) {
+  std::atomic<int32_t> failed{0};
+  parallel::For(trips,
+                parallel::MinChunk(static_cast<double>(work_per_trip), parallel::kMinChunkElements),
+                [&](int64_t lo, int64_t hi) {
+                  if (chunk(closure, lo, hi) != 0) failed.store(1, std::memory_order_relaxed);
+                });
+  return failed.load();
 }
 
 }  // namespace
@@ -520,7 +538,7 @@ absl::StatusOr<std::vector<Tensor>> CompiledModule::Run(const std::vector<Tensor
   }
   std::vector<AnvilBuffer*> slots;
   for (AnvilBuffer& b : buffers) slots.push_back(&b);
-  AnvilHost host{&impl, HostKernel, HostGemm, HostAlloc, HostFail};
+  AnvilHost host{&impl, HostKernel, HostGemm, HostAlloc, HostFail, HostParallelFor};
   const int32_t rc =
       impl.entry(&host, indices.data(), slots.data(), static_cast<uint8_t*>(impl.workspace.data()));
   if (rc != 0 || !impl.status.ok()) {

@@ -45,7 +45,7 @@ modes:
   fold [--pipeline=P] [--rtol=X] [--atol=X]
       every graph input made a constant holding the test's input; after constant propagation
       every output must be a constant equal to the recorded one (random-op tests excluded)
-  run [--backend=session|reference|tir-eval|compiled] [--dynamic]
+  run [--backend=session|reference|tir-eval|compiled] [--dynamic] [--threads=N]
       [--exclusions=FILE | --no-exclusions]
       [--rtol=X] [--atol=X]
       runs each model on its inputs and compares every output with the recorded one (floats

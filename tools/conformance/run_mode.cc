@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -19,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/absl_compat.h"
+#include "base/parallel.h"
 #include "exec/interpreter.h"
 #include "graph/element_type.h"
 #include "graph/elements.h"
@@ -116,6 +118,10 @@ absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& fla
       options.engine = RunModeOptions::Engine::kCompiled;
     } else if (flag == "--dynamic") {
       options.dynamic = true;
+    } else if (flag.rfind("--threads=", 0) == 0) {
+      if (!absl::SimpleAtoi(flag.substr(10), &options.threads) || options.threads < 1) {
+        return absl::InvalidArgumentError("--threads needs a positive count: --threads=2");
+      }
     } else if (flag.rfind("--exclusions=", 0) == 0 && flag.size() > 13) {
       options.exclusions_path = flag.substr(13);
     } else if (flag == "--no-exclusions") {
@@ -132,7 +138,7 @@ absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& fla
       return absl::InvalidArgumentError(
           absl::StrCat("unknown option '", flag,
                        "' for mode run (--backend=session|reference|tir-eval|compiled, --dynamic, "
-                       "--exclusions=FILE, "
+                       "--threads=N, --exclusions=FILE, "
                        "--no-exclusions, --rtol=X, --atol=X)"));
     }
   }
@@ -140,7 +146,9 @@ absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& fla
 }
 
 std::string RunTitle(const RunModeOptions& options) {
-  const char* suffix = options.dynamic ? ", dynamic)" : ")";
+  const std::string suffix =
+      absl::StrCat(options.dynamic ? ", dynamic" : "",
+                   options.threads > 1 ? absl::StrCat(", ", options.threads, " threads") : "", ")");
   switch (options.engine) {
     case RunModeOptions::Engine::kSession:
       return absl::StrCat("run (session", suffix);
@@ -311,6 +319,10 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
                       OpNamedIn(message, proto)};
   };
   absl::StatusOr<std::vector<Tensor>> actual;
+  // With threads, every loop that can split does, however small: the suite's tensors are too
+  // small to reach the kernels' thresholds otherwise.
+  std::optional<parallel::ScopedSplitAll> split_all;
+  if (options.threads > 1) split_all.emplace();
   // Output values, for blaming wrong outputs; the Session owns its (optimized) copy of the model.
   std::vector<const Value*> output_values;
   std::unique_ptr<Session> session;  // outlives the output values it owns
@@ -321,6 +333,7 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
       options.engine == RunModeOptions::Engine::kCompiled) {
     lower::TirSessionOptions tir_options;
     tir_options.compile = options.engine == RunModeOptions::Engine::kCompiled;
+    tir_options.threads = options.threads;
     // Hundreds of small modules: compile time dominates, not the code's speed (Highway's
     // headers would add ~1.5 s per module; jit_test covers the vector loops).
     tir_options.jit.opt_level = "-O1";
@@ -356,7 +369,10 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
     actual = InterpretGraph(**model, (*model)->graph(), positional);
     for (const Value* v : (*model)->graph().outputs()) output_values.push_back(v);
   } else {
-    absl::StatusOr<std::unique_ptr<Session>> loaded = Session::Load(*std::move(model));
+    SessionOptions session_options;
+    session_options.threads = options.threads;
+    absl::StatusOr<std::unique_ptr<Session>> loaded =
+        Session::Load(*std::move(model), session_options);
     if (!loaded.ok()) return runtime_error(loaded.status());
     session = *std::move(loaded);
     actual = session->Run(inputs);

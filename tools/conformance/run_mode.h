@@ -41,12 +41,16 @@ struct RunModeOptions {
   // Every input dim a fresh symbol `<input>_d<k>` instead of the test's literal dims: the
   // engine runs code made for any dims (lowering's dim parameters, the runtime's re-inference).
   bool dynamic = false;
+  // Intra-op threads of the session (SessionOptions::threads): the same tests must pass with
+  // the kernels' work split across threads; above 1, every parallel loop splits whatever its
+  // size (parallel::ScopedSplitAll), so the suite's small tensors run the parallel paths.
+  int threads = 1;
   double rtol = 1e-3;
   double atol = 1e-7;
 };
 
 // Reads the mode's own flags (--engine=session|reference|tir-eval|compiled, --backend= the same,
-// --dynamic, --exclusions=FILE, --no-exclusions, --rtol=X, --atol=X); anything else is
+// --dynamic, --threads=N, --exclusions=FILE, --no-exclusions, --rtol=X, --atol=X); anything else is
 // InvalidArgument.
 absl::StatusOr<RunModeOptions> ParseRunFlags(const std::vector<std::string>& flags);
 
