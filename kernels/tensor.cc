@@ -141,4 +141,23 @@ std::shared_ptr<const Elements> Tensor::ToElements() const {
   return std::make_shared<TensorElements>(*this);
 }
 
+absl::StatusOr<Tensor> TensorRecycler::Allocate(int slot, ElementType type,
+                                                absl::Span<const int64_t> dims, int64_t max_bytes,
+                                                bool zero) {
+  if (slot < 0) return Tensor::Allocate(type, dims, max_bytes, zero);
+  if (static_cast<size_t>(slot) >= kept_.size()) kept_.resize(slot + 1);
+  Slot& kept = kept_[slot];
+  for (const Tensor& t : kept.recent) {
+    if (t.SoleOwner() && t.type() == type && absl::MakeConstSpan(t.dims()) == dims) {
+      if (zero && t.ByteSize() > 0) std::memset(t.data(), 0, t.ByteSize());
+      return t;
+    }
+  }
+  absl::StatusOr<Tensor> fresh = Tensor::Allocate(type, dims, max_bytes, zero);
+  if (!fresh.ok()) return fresh.status();
+  kept.recent[kept.next] = *fresh;
+  kept.next ^= 1;
+  return fresh;
+}
+
 }  // namespace anvil

@@ -56,6 +56,7 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
   std::vector<int64_t>* step_nanos = options.step_nanos;
   ExecutionOptions inner = options;
   inner.step_nanos = nullptr;  // subgraphs are timed as part of their node
+  inner.outputs = nullptr;
   for (size_t s = 0; s < steps.size(); ++s) {
     const Step& step = steps[s];
     const Node& node = *step.node;
@@ -80,7 +81,11 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
       }
       auto heap = [&](int i, ElementType type,
                       absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
-        absl::StatusOr<Tensor> tensor = Tensor::Allocate(type, dims, options.max_allocation_bytes);
+        const int slot = step.outputs[i];
+        absl::StatusOr<Tensor> tensor =
+            options.outputs != nullptr && plan.slots()[slot].graph_output
+                ? options.outputs->Allocate(slot, type, dims, options.max_allocation_bytes)
+                : Tensor::Allocate(type, dims, options.max_allocation_bytes);
         if (!tensor.ok()) {
           return absl::Status(
               tensor.status().code(),

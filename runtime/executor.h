@@ -62,6 +62,10 @@ struct ExecutionOptions {
   std::vector<int64_t>* step_nanos = nullptr;
   // No tensor allocated on the heap may be larger (kNoAllocationLimit: no limit).
   int64_t max_allocation_bytes = kNoAllocationLimit;
+  // When set, the frame's graph outputs are allocated through it (keyed by slot), so that a
+  // session run in a loop reuses the buffers of results its caller has dropped. Main graph
+  // only.
+  TensorRecycler* outputs = nullptr;
 };
 
 // Runs every step of `frame.plan()`; inputs, constants and captures must be bound.

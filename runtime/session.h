@@ -3,7 +3,8 @@
 //   absl::StatusOr<std::unique_ptr<Session>> s = Session::Load("model.onnx");
 //   absl::StatusOr<std::vector<Tensor>> out = (*s)->Run({{"x", x}});
 //
-// Load runs a pipeline (default `shape-inference,einsum-decompose,dce`: Einsums run as MatMuls),
+// Load runs a pipeline (default `shape-inference,einsum-decompose,fold-batchnorm,dce`: Einsums
+// run as MatMuls, inference BatchNormalization folds into the Conv before it),
 // sorts the graph topologically and builds the execution plan (plan.h): one kernel per node — a
 // node without one fails the load with Unimplemented naming op and opset — slots, liveness, reuse
 // candidates and a plan per subgraph.
@@ -15,8 +16,10 @@
 //  2. MemoryPlanner::Plan, only when a size changed: one arena for the intermediates, with
 //     in-place reuse and aliasing of reshape-like ops;
 //  3. the executor: each step's kernel on views into the arena. Graph outputs are Tensors of
-//     their own (the caller keeps them); values whose size only data decides, and subgraph
-//     results, live on the heap and are freed after their last reader.
+//     their own (the caller keeps them; the session keeps the last two runs' too and reuses
+//     a buffer once its caller has dropped it, so a loop of runs allocates no new outputs);
+//     values whose size only data decides, and subgraph results, live on the heap and are freed
+//     after their last reader.
 // A Session is not thread-safe: one Run at a time.
 #ifndef ANVIL_RUNTIME_SESSION_H_
 #define ANVIL_RUNTIME_SESSION_H_
@@ -47,7 +50,7 @@ absl::Status PrepareModelForRun(Model& model, const std::string& pipeline);
 
 struct SessionOptions {
   // Passes run on the model at load (pass_manager.h syntax); "" runs none.
-  std::string pipeline = "shape-inference,einsum-decompose,dce";
+  std::string pipeline = "shape-inference,einsum-decompose,fold-batchnorm,dce";
   // Place intermediates in one planned arena; off: every tensor on the heap (for debugging).
   bool plan_memory = true;
   // Let elementwise ops overwrite dying inputs and reshape-like ops alias their input.
@@ -132,6 +135,8 @@ class Session {
   // Steps that run no kernel this plan (an applied alias): output = input's bytes.
   std::vector<bool> alias_step_;
   int64_t heap_tensors_ = 0;
+  // The last two runs' graph outputs, reused when the caller has dropped them.
+  TensorRecycler output_recycler_;
   int64_t runs_ = 0;
   std::vector<int64_t> step_nanos_;  // per step, when profiling
 };

@@ -16,6 +16,14 @@ the runtime's shape re-inference and memory re-planning get exercised, and deter
   lngelu.onnx       x[N,S,768] -> LayerNorm written as primitives (ReduceMean, Sub, Mul,
                     ReduceMean, Add, Sqrt, Div, Mul, Add) -> GELU (erf form: Div, Erf, Add,
                     Mul, Mul) -> residual Add: a memory-bound chain fusion is for     (opset 17)
+  mobilenet.onnx    x[N,3,64,64] -> a MobileNetV3-style network as exporters write it: stem
+                    Conv + BatchNormalization + HardSwish spelled x * Clip(x + 3, 0, 6) / 6,
+                    depthwise-separable blocks (1x1 expand, depthwise 3x3 with stride 1 or 2,
+                    squeeze-excitation: GlobalAveragePool, 1x1 Conv, Relu, 1x1 Conv,
+                    HardSigmoid, Mul; 1x1 project, residual Add), Resize x2 (nearest and
+                    linear), a ConvTranspose head                                    (opset 17)
+  matmul_M_N_K.onnx x[M,K] x constant W[K,N]: the GEMM sweep of tools/bench_vs_ort.sh
+                    (GEMM_SHAPES below)                                              (opset 17)
 """
 import os
 import sys
@@ -191,6 +199,105 @@ def lngelu(path):
     save(graph, path)
 
 
+def mobilenet(path):
+    nodes, inits = [], []
+    n = helper.make_node
+    counter = [0]
+
+    def fresh(prefix):
+        counter[0] += 1
+        return f"{prefix}{counter[0]}"
+
+    def conv_bn(x, cin, cout, k, stride=1, group=1):
+        i = fresh("c")
+        w = weight(f"{i}_w", [cout, cin // group, k, k])
+        inits.extend([w,
+                      numpy_helper.from_array(
+                          (1 + 0.1 * RNG.standard_normal(cout)).astype(np.float32), f"{i}_s"),
+                      weight(f"{i}_b", [cout], 0.1), weight(f"{i}_m", [cout], 0.1),
+                      numpy_helper.from_array(
+                          (1 + 0.1 * np.abs(RNG.standard_normal(cout))).astype(np.float32),
+                          f"{i}_v")])
+        pad = k // 2
+        nodes.append(n("Conv", [x, f"{i}_w"], [f"{i}_y"], kernel_shape=[k, k],
+                       strides=[stride, stride], pads=[pad] * 4, group=group))
+        nodes.append(n("BatchNormalization", [f"{i}_y", f"{i}_s", f"{i}_b", f"{i}_m", f"{i}_v"],
+                       [f"{i}_n"], epsilon=1e-5))
+        return f"{i}_n"
+
+    def hardswish(x):  # x * Clip(x + 3, 0, 6) / 6, as PyTorch exports it at opset < 14
+        i = fresh("hs")
+        nodes.extend([n("Add", [x, "three"], [f"{i}_a"]),
+                      n("Clip", [f"{i}_a", "zero", "six"], [f"{i}_c"]),
+                      n("Mul", [x, f"{i}_c"], [f"{i}_m"]),
+                      n("Div", [f"{i}_m", "six"], [f"{i}_y"])])
+        return f"{i}_y"
+
+    def relu(x):
+        y = fresh("r")
+        nodes.append(n("Relu", [x], [y]))
+        return y
+
+    def squeeze_excite(x, c):
+        i = fresh("se")
+        mid = max(8, c // 4)
+        inits.extend([weight(f"{i}_w1", [mid, c, 1, 1]), weight(f"{i}_b1", [mid], 0.1),
+                      weight(f"{i}_w2", [c, mid, 1, 1]), weight(f"{i}_b2", [c], 0.1)])
+        nodes.extend([n("GlobalAveragePool", [x], [f"{i}_p"]),
+                      n("Conv", [f"{i}_p", f"{i}_w1", f"{i}_b1"], [f"{i}_c1"]),
+                      n("Relu", [f"{i}_c1"], [f"{i}_r"]),
+                      n("Conv", [f"{i}_r", f"{i}_w2", f"{i}_b2"], [f"{i}_c2"]),
+                      n("HardSigmoid", [f"{i}_c2"], [f"{i}_h"], alpha=1.0 / 6, beta=0.5),
+                      n("Mul", [x, f"{i}_h"], [f"{i}_y"])])
+        return f"{i}_y"
+
+    def block(x, cin, expand, cout, stride, se, act):
+        h = act(conv_bn(x, cin, expand, 1))
+        h = act(conv_bn(h, expand, expand, 3, stride, group=expand))
+        if se:
+            h = squeeze_excite(h, expand)
+        h = conv_bn(h, expand, cout, 1)
+        if stride == 1 and cin == cout:
+            y = fresh("res")
+            nodes.append(n("Add", [h, x], [y]))
+            return y
+        return h
+
+    inits += [numpy_helper.from_array(np.array(v, np.float32), name)
+              for name, v in [("three", 3.0), ("zero", 0.0), ("six", 6.0)]]
+    x = hardswish(conv_bn("x", 3, 16, 3, 2))                          # 32x32
+    x = block(x, 16, 16, 16, 1, False, relu)
+    x = block(x, 16, 64, 24, 2, False, relu)                          # 16x16
+    x = block(x, 24, 72, 24, 1, True, relu)
+    x = block(x, 24, 96, 40, 2, True, hardswish)                      # 8x8
+    x = block(x, 40, 120, 40, 1, True, hardswish)
+    # Decoder-style head: upsample twice (nearest, then linear), then a ConvTranspose.
+    inits += [const("up_scales", [1.0, 1.0, 2.0, 2.0], np.float32)]
+    nodes.append(n("Resize", [x, "", "up_scales"], ["up1"], mode="nearest"))   # 16x16
+    nodes.append(n("Resize", ["up1", "", "up_scales"], ["up2"], mode="linear",
+                   coordinate_transformation_mode="half_pixel"))                # 32x32
+    inits += [weight("head_w", [40, 8, 2, 2]), weight("head_b", [8], 0.1)]
+    nodes.append(n("ConvTranspose", ["up2", "head_w", "head_b"], ["y"], strides=[2, 2]))  # 64x64
+    graph = helper.make_graph(
+        nodes, "mobilenet", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 64, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 8, 64, 64])], inits)
+    save(graph, path)
+
+
+# The GEMM sweep: (M, N, K) of constant-weight MatMul models, x[M, K] x W[K, N].
+GEMM_SHAPES = [(m, nk, nk) for m in (1, 8, 64, 197, 512, 1024) for nk in (256, 768, 1024)] + \
+    [(m, 3136, 256) for m in (1, 64, 197)] + [(m, 256, 3136) for m in (1, 64, 197)]
+
+
+def matmul(path, m, n_, k):
+    inits = [weight("w", [k, n_])]
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], f"matmul_{m}_{n_}_{k}",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n_])], inits)
+    save(graph, path)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "models")
     os.makedirs(out, exist_ok=True)
@@ -198,6 +305,9 @@ def main():
     cnn(os.path.join(out, "cnn.onnx"))
     transformer(os.path.join(out, "transformer.onnx"))
     lngelu(os.path.join(out, "lngelu.onnx"))
+    mobilenet(os.path.join(out, "mobilenet.onnx"))
+    for m, n_, k in GEMM_SHAPES:
+        matmul(os.path.join(out, f"matmul_{m}_{n_}_{k}.onnx"), m, n_, k)
 
 
 if __name__ == "__main__":

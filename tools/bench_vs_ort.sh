@@ -9,7 +9,11 @@
 # against a STREAM-style triad measured in the same run, and the JIT's compile times, cold (a
 # fresh cache) and cached.
 #
-#   tools/bench_vs_ort.sh [--iters N] [--warmup N] [--rounds N] [--threads N]
+#   tools/bench_vs_ort.sh [--iters N] [--warmup N] [--rounds N] [--threads N] [--no-sweep]
+#
+# Rows: the generated MLP, CNN, transformer block, LayerNorm+GELU chain and MobileNetV3-style
+# network at two batch sizes, then the GEMM sweep (constant-weight MatMul models x[M, K] x W[K, N],
+# testdata/generate_models.py's GEMM_SHAPES; --no-sweep leaves it out).
 #
 # Both sides warm up first (ONNX Runtime's first runs are many times slower than the rest); each
 # round runs both tools once and the reported median is the best round's, which on this shared,
@@ -21,10 +25,12 @@ cd "$(dirname "$0")/.."
 ITERS=50
 WARMUP=10
 ROUNDS=3
+SWEEP=1
 ALL_THREADS=$(nproc)
 while (($#)); do
   case $1 in
     --threads) ALL_THREADS=$2; shift 2 ;;
+    --no-sweep) SWEEP=0; shift ;;
     --iters) ITERS=$2; shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
@@ -53,10 +59,17 @@ CASES=(
   "cnn 1,3,32,32" "cnn 16,3,32,32"
   "transformer 1,32,64" "transformer 8,128,64"
   "lngelu 8,128,768" "lngelu 64,128,768"
+  "mobilenet 1,3,64,64" "mobilenet 8,3,64,64"
 )
+if ((SWEEP)); then
+  for f in "$MODELS"/matmul_*.onnx; do
+    IFS=_ read -r _ m n k <<<"$(basename "$f" .onnx)"
+    CASES+=("matmul_${m}_${n}_${k} $m,$k")
+  done
+fi
 THREAD_COUNTS=(1)
 ((ALL_THREADS > 1)) && THREAD_COUNTS+=("$ALL_THREADS")
-printf "%-12s %-14s %7s %12s %12s %12s %8s %8s\n" model x threads "interp ms" "compiled ms" \
+printf "%-22s %-14s %7s %12s %12s %12s %8s %8s\n" model x threads "interp ms" "compiled ms" \
   "ort ms" "interp/ort" "comp/ort"
 COMPILE_LOG=$TMP/compile.log
 for threads in "${THREAD_COUNTS[@]}"; do
@@ -82,7 +95,7 @@ for c in "${CASES[@]}"; do
       check="$out OUTPUTS DIFFER: $(tr '\n' ' ' <"$dir/cmp")"
     fi
   done
-  printf "%-12s %-14s %7d %12.4f %12.4f %12.4f %8.2f %8.2f  %s\n" "$model" "$shape" "$threads" \
+  printf "%-22s %-14s %7d %12.4f %12.4f %12.4f %8.2f %8.2f  %s\n" "$model" "$shape" "$threads" \
     "$best_anvil" "$best_comp" "$best_ort" "$(awk "BEGIN{print $best_anvil / $best_ort}")" \
     "$(awk "BEGIN{print $best_comp / $best_ort}")" "$check" | tee -a "$TMP/table"
 done
@@ -124,7 +137,7 @@ done
 
 echo
 echo "JIT compile per model (anvil-run --backend=compiled, first load cold, then cached):"
-for model in mlp cnn transformer lngelu; do
+for model in mlp cnn transformer lngelu mobilenet; do
   cold=$(grep -o 'compile [0-9.]* s' "$COMPILE_LOG.$model" | head -1)
   cached=$(grep -c 'cached' "$COMPILE_LOG.$model" || true)
   printf "  %-12s %s; %s later loads from the cache\n" "$model" "${cold:-cached}" "$cached"

@@ -39,15 +39,15 @@ TEST(PassTextTest, FindsTheTestFiles) {
 
 TEST(RegisteredPassesTest, PipelineOfAllPasses) {
   absl::StatusOr<PassManager> pm =
-      PassManager::Parse(" dce , cse{max-initializer-bytes=64},topo-sort");
+      PassManager::Parse(" dce , cse{max-initializer-bytes=64},topo-sort,fold-batchnorm");
   ASSERT_TRUE(pm.ok()) << pm.status();
-  EXPECT_EQ(pm->ToString(), "dce,cse{max-initializer-bytes=64},topo-sort");
+  EXPECT_EQ(pm->ToString(), "dce,cse{max-initializer-bytes=64},topo-sort,fold-batchnorm");
   absl::StatusOr<PassManager> unknown = PassManager::Parse("dce,foo");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().message(),
-            "unknown pass 'foo'; available passes: cse, dce, topo-sort");
+            "unknown pass 'foo'; available passes: cse, dce, fold-batchnorm, topo-sort");
   std::vector<RegisteredPass> passes = ListPasses();
-  ASSERT_EQ(passes.size(), 3u);
+  ASSERT_EQ(passes.size(), 4u);
   EXPECT_EQ(passes[0].name, "cse");
   EXPECT_FALSE(passes[0].description.empty());
 }

@@ -12,12 +12,17 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "kernels/ops/compute_util.h"
+#include "kernels/simd/depthwise.h"
+#include "kernels/simd/elementwise.h"
 
 namespace anvil::compute_ops {
 namespace {
@@ -27,6 +32,15 @@ namespace {
 constexpr int64_t kColBudget = int64_t{1} << 20;
 // Chunks narrower than this would make the GEMM's N too small to run at full speed.
 constexpr int64_t kMinChunkColumns = 256;
+
+// Grow-only per-thread buffers (im2col, the batched product): steady-state calls neither
+// allocate nor touch fresh pages, which for these megabyte buffers cost more than the im2col.
+template <typename T>
+T* Scratch(int slot, size_t n) {
+  thread_local std::vector<T> buffers[2];
+  if (buffers[slot].size() < n) buffers[slot].resize(n);
+  return buffers[slot].data();
+}
 
 int64_t ChunkColumns(int64_t rows, int64_t total) {
   const int64_t by_budget = rows > 0 ? kColBudget / rows : total;
@@ -98,11 +112,60 @@ void KernelOffsets(const WindowGeometry& g, int64_t kidx, Shape* koff) {
   }
 }
 
-// col[(c * k + kidx), p - p0] = x[c, window position of output p] for output positions
-// [p0, p1) of `channels` input planes at `x`.
+// The positions o in [0, count) whose window tap lands inside [0, length), where position o
+// reads o * stride + off: the range [first, second).
+std::pair<int64_t, int64_t> InsideRange(int64_t count, int64_t length, int64_t off,
+                                        int64_t stride) {
+  const int64_t lo = std::min(count, off >= 0 ? int64_t{0} : (-off + stride - 1) / stride);
+  const int64_t hi =
+      length - 1 - off < 0 ? lo : std::clamp((length - 1 - off) / stride + 1, lo, count);
+  return {lo, hi};
+}
+
+// Im2Col for whole 2-D images (p0 = 0, p1 = out_size), the common case, without the general
+// walker's per-segment bookkeeping: per kernel column the valid output columns [lo, hi) are
+// the same for every output row, so each row is zeros, a (strided) copy, zeros.
 template <typename T>
-void Im2Col(const WindowGeometry& g, const T* x, int64_t channels, int64_t p0, int64_t p1, T* col) {
-  const int64_t cols = p1 - p0;
+void Im2Col2D(const WindowGeometry& g, const T* x, int64_t channels, T* col, int64_t ld) {
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+  const int64_t sh = g.strides[0], sw = g.strides[1], dh = g.dilations[0], dw = g.dilations[1];
+  const int64_t ph = g.pad_begin[0], pw = g.pad_begin[1], KH = g.kernel[0], KW = g.kernel[1];
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* xc = x + c * g.in_size;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        T* dst = col + ((c * KH + kh) * KW + kw) * ld;
+        // Output columns ow with 0 <= ow * sw - pw + kw * dw < W.
+        const int64_t off = kw * dw - pw;
+        const auto [lo, hi] = InsideRange(OW, W, off, sw);
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          T* out = dst + oh * OW;
+          const int64_t ih = oh * sh - ph + kh * dh;
+          if (ih < 0 || ih >= H) {
+            std::fill(out, out + OW, T(0));
+            continue;
+          }
+          const T* src = xc + ih * W + off;
+          std::fill(out, out + lo, T(0));
+          if (sw == 1) {
+            std::copy(src + lo, src + hi, out + lo);
+          } else {
+            for (int64_t ow = lo; ow < hi; ++ow) out[ow] = src[ow * sw];
+          }
+          std::fill(out + hi, out + OW, T(0));
+        }
+      }
+    }
+  }
+}
+
+// col[(c * k + kidx) * ld + p - p0] = x[c, window position of output p] for output positions
+// [p0, p1) of `channels` input planes at `x`; rows of `col` are `ld` apart (default p1 - p0).
+template <typename T>
+void Im2Col(const WindowGeometry& g, const T* x, int64_t channels, int64_t p0, int64_t p1, T* col,
+            int64_t ld = 0) {
+  const int64_t cols = ld > 0 ? ld : p1 - p0;
+  if (g.spatial == 2 && p0 == 0 && p1 == g.out_size) return Im2Col2D(g, x, channels, col, cols);
   const Shape in_strides = SpatialStrides(g.in);
   Shape koff(g.spatial);
   for (int64_t kidx = 0; kidx < g.kernel_size; ++kidx) {
@@ -128,9 +191,43 @@ void Im2Col(const WindowGeometry& g, const T* x, int64_t channels, int64_t p0, i
 
 // y[m, window position of input p] += col[(m * k + kidx), p - p0] for input positions [p0, p1):
 // the adjoint of Im2Col, with `g.in` the transpose's input and `g.out` its output.
+// Col2Im for whole 2-D inputs (p0 = 0, p1 = in_size): per kernel column the input columns that
+// land inside the output are the same for every row. Contributions reach each output in the
+// general walker's order (kernel offset by kernel offset).
+template <typename T>
+void Col2Im2D(const WindowGeometry& g, const T* col, int64_t channels, T* y) {
+  const int64_t IH = g.in[0], IW = g.in[1], OH = g.out[0], OW = g.out[1];
+  const int64_t sh = g.strides[0], sw = g.strides[1], dh = g.dilations[0], dw = g.dilations[1];
+  const int64_t KH = g.kernel[0], KW = g.kernel[1];
+  const int64_t cols = g.in_size;
+  for (int64_t kh = 0; kh < KH; ++kh) {
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      // Input columns iw with 0 <= iw * sw + off < OW.
+      const int64_t off = kw * dw - g.pad_begin[1];
+      const auto [lo, hi] = InsideRange(IW, OW, off, sw);
+      for (int64_t m = 0; m < channels; ++m) {
+        T* ym = y + m * g.out_size;
+        const T* src_row = col + (m * g.kernel_size + kh * KW + kw) * cols;
+        for (int64_t ih = 0; ih < IH; ++ih) {
+          const int64_t oh = ih * sh - g.pad_begin[0] + kh * dh;
+          if (oh < 0 || oh >= OH) continue;
+          const T* src = src_row + ih * IW;
+          T* dst = ym + oh * OW + off;
+          if (sw == 1) {
+            for (int64_t iw = lo; iw < hi; ++iw) dst[iw] += src[iw];
+          } else {
+            for (int64_t iw = lo; iw < hi; ++iw) dst[iw * sw] += src[iw];
+          }
+        }
+      }
+    }
+  }
+}
+
 template <typename T>
 void Col2Im(const WindowGeometry& g, const T* col, int64_t channels, int64_t p0, int64_t p1, T* y) {
   const int64_t cols = p1 - p0;
+  if (g.spatial == 2 && p0 == 0 && p1 == g.in_size) return Col2Im2D(g, col, channels, y);
   const Shape out_strides = SpatialStrides(g.out);
   Shape koff(g.spatial);
   for (int64_t kidx = 0; kidx < g.kernel_size; ++kidx) {
@@ -156,47 +253,161 @@ bool IsPointwise(const WindowGeometry& g) {
   return true;
 }
 
+// Depthwise 2-D convolution (one input channel per group, any number of outputs per group)
+// without im2col: each output row accumulates, tap by tap, a fused multiply-add of the shifted
+// (for strides > 1, gathered) input row. That is the sequence of fused operations, in the same
+// tap order, that the GEMM runs down the im2col column (padding taps add w * 0, which changes
+// nothing for finite weights), so results are the GEMM path's bits at a fraction of its cost.
+void DepthwiseConv2D(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
+                     const float* x, const float* w, const float* bias, float* y) {
+  const int64_t Mg = M / group;
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+  const int64_t sh = g.strides[0], sw = g.strides[1], dh = g.dilations[0], dw = g.dilations[1];
+  const int64_t ph = g.pad_begin[0], KH = g.kernel[0], KW = g.kernel[1];
+  // Per kernel column: the input offset of output column 0 and the valid columns [lo, hi).
+  std::vector<int64_t> off(KW), lo(KW), hi(KW);
+  for (int64_t kw = 0; kw < KW; ++kw) {
+    off[kw] = kw * dw - g.pad_begin[1];
+    std::tie(lo[kw], hi[kw]) = InsideRange(OW, W, off[kw], sw);
+  }
+  // Per kernel row: the valid output rows [row_lo, row_hi) (0 <= oh * sh - ph + kh * dh < H).
+  // With a column stride, each input plane is first split into its sw column phases (phase p
+  // holds columns p, p + sw, ...: plane_w = ceil(W / sw) wide), so every tap reads contiguous
+  // runs.
+  const int64_t plane_w = (W + sw - 1) / sw;
+  std::vector<int64_t> row_lo(KH), row_hi(KH), row_offset(KH), col_offset(KW);
+  for (int64_t kh = 0; kh < KH; ++kh) {
+    const int64_t first = kh * dh - ph;  // input row of output row 0
+    std::tie(row_lo[kh], row_hi[kh]) = InsideRange(OH, H, first, sh);
+    row_offset[kh] = (row_lo[kh] * sh + first) * plane_w;
+  }
+  for (int64_t kw = 0; kw < KW; ++kw) {
+    const int64_t col = off[kw] + lo[kw] * sw;  // the first valid input column (when any)
+    col_offset[kw] = sw == 1 ? col : (col % sw) * H * plane_w + col / sw;
+  }
+  simd::DepthwiseTaps taps;
+  taps.kernel_h = KH;
+  taps.kernel_w = KW;
+  taps.out_h = OH;
+  taps.out_w = OW;
+  taps.row_step = sh * plane_w;
+  taps.row_lo = row_lo.data();
+  taps.row_hi = row_hi.data();
+  taps.row_offset = row_offset.data();
+  taps.col_lo = lo.data();
+  taps.col_hi = hi.data();
+  taps.col_offset = col_offset.data();
+  const double plane_work = static_cast<double>(g.out_size * g.kernel_size);
+  parallel::For(N * M, parallel::MinChunk(plane_work, parallel::kMinChunkElements),
+                [&](int64_t begin, int64_t end) {
+                  float* phases =
+                      sw != 1 ? Scratch<float>(0, static_cast<size_t>(sw * H * plane_w)) : nullptr;
+                  for (int64_t nm = begin; nm < end; ++nm) {
+                    const int64_t n = nm / M, m = nm % M;
+                    const float* xc = x + (n * C + m / Mg) * g.in_size;
+                    if (sw != 1 && (nm == begin || m % Mg == 0)) {
+                      for (int64_t ih = 0; ih < H; ++ih) {
+                        const float* src = xc + ih * W;
+                        if (sw == 2) {
+                          simd::Deinterleave(src, phases + ih * plane_w,
+                                             phases + (H + ih) * plane_w, static_cast<size_t>(W));
+                          continue;
+                        }
+                        for (int64_t p = 0; p < sw; ++p) {
+                          float* dst = phases + (p * H + ih) * plane_w;
+                          for (int64_t j = 0; p + j * sw < W; ++j) dst[j] = src[p + j * sw];
+                        }
+                      }
+                    }
+                    simd::DepthwisePlane(taps, sw != 1 ? phases : xc, w + m * g.kernel_size,
+                                         bias != nullptr ? bias + m : nullptr, y + nm * g.out_size);
+                  }
+                });
+}
+
 // Y[N, M, out...] = conv(X[N, C, in...], W[M, C / group, k...]) + bias[M] (bias may be null).
 template <typename T>
 void ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
                  const T* x, const T* w, const T* bias, T* y) {
   const int64_t Cg = C / group, Mg = M / group;
+  if constexpr (std::is_same_v<T, float>) {
+    if (g.spatial == 2 && Cg == 1 && group > 1) {
+      DepthwiseConv2D(g, N, C, M, group, x, w, bias, y);
+      return;
+    }
+  }
   const int64_t K = Cg * g.kernel_size;
   const bool pointwise = IsPointwise(g);
   const int64_t chunk = ChunkColumns(K, g.out_size);
-  // (image, group) pairs split across threads when one pair's GEMM is too small to split by
-  // itself; each chunk has its own im2col buffer.
-  const double pair_flops =
-      2.0 * static_cast<double>(Mg) * static_cast<double>(g.out_size) * static_cast<double>(K);
-  parallel::For(N * group, parallel::MinChunk(pair_flops, parallel::kMinChunkFlops),
-                [&](int64_t begin, int64_t end) {
-                  std::vector<T> col(pointwise ? 0 : K * chunk);
-                  for (int64_t pair = begin; pair < end; ++pair) {
-                    const int64_t n = pair / group, gi = pair % group;
-                    const T* xg = x + (n * C + gi * Cg) * g.in_size;
-                    const T* wg = w + gi * Mg * K;
-                    T* yg = y + (n * M + gi * Mg) * g.out_size;
-                    T beta = T(0);
-                    if (bias != nullptr) {  // the GEMM accumulates onto the bias
-                      for (int64_t m = 0; m < Mg; ++m) {
-                        std::fill(yg + m * g.out_size, yg + (m + 1) * g.out_size,
-                                  bias[gi * Mg + m]);
-                      }
-                      beta = T(1);
-                    }
-                    if (pointwise) {
-                      Gemm<T>(false, false, Mg, g.out_size, Cg, T(1), wg, K, xg, g.in_size, beta,
-                              yg, g.out_size);
-                      continue;
-                    }
-                    for (int64_t p0 = 0; p0 < g.out_size; p0 += chunk) {
-                      const int64_t p1 = std::min(g.out_size, p0 + chunk);
-                      Im2Col(g, xg, Cg, p0, p1, col.data());
-                      Gemm<T>(false, false, Mg, p1 - p0, K, T(1), wg, K, col.data(), p1 - p0, beta,
-                              yg + p0, g.out_size);
-                    }
-                  }
-                });
+  // Small outputs go several images at a time: their im2col matrices side by side make one GEMM
+  // wide enough to run at full speed (and pack the weights once per batch, not per image); the
+  // product lands in a scratch matrix and is copied to each image's planes. Outputs of more than
+  // 4 positions take the GEMM path and K order they would per image: the same bits.
+  const int64_t batch =
+      pointwise || g.out_size >= kMinChunkColumns
+          ? 1
+          : std::clamp<int64_t>(std::min(4 * kMinChunkColumns / std::max<int64_t>(1, g.out_size),
+                                         kColBudget / std::max<int64_t>(1, K * g.out_size)),
+                                1, N);
+  const int64_t batches = (N + batch - 1) / batch;
+  // (image batch, group) pairs split across threads when one pair's GEMM is too small to split
+  // by itself; each chunk has its own buffers.
+  const double pair_flops = 2.0 * static_cast<double>(Mg) * static_cast<double>(g.out_size) *
+                            static_cast<double>(K) * static_cast<double>(batch);
+  parallel::For(
+      batches * group, parallel::MinChunk(pair_flops, parallel::kMinChunkFlops),
+      [&](int64_t begin, int64_t end) {
+        T* col = pointwise ? nullptr : Scratch<T>(0, K * (batch > 1 ? batch * g.out_size : chunk));
+        T* product = batch > 1 ? Scratch<T>(1, Mg * batch * g.out_size) : nullptr;
+        for (int64_t pair = begin; pair < end; ++pair) {
+          const int64_t n0 = pair / group * batch, gi = pair % group;
+          const T* wg = w + gi * Mg * K;
+          if (batch > 1) {
+            const int64_t nb = std::min(batch, N - n0);
+            const int64_t cols = nb * g.out_size;
+            for (int64_t j = 0; j < nb; ++j) {
+              Im2Col(g, x + ((n0 + j) * C + gi * Cg) * g.in_size, Cg, 0, g.out_size,
+                     col + j * g.out_size, cols);
+            }
+            T beta = T(0);
+            if (bias != nullptr) {
+              for (int64_t m = 0; m < Mg; ++m) {
+                std::fill(product + m * cols, product + (m + 1) * cols, bias[gi * Mg + m]);
+              }
+              beta = T(1);
+            }
+            Gemm<T>(false, false, Mg, cols, K, T(1), wg, K, col, cols, beta, product, cols);
+            for (int64_t j = 0; j < nb; ++j) {
+              for (int64_t m = 0; m < Mg; ++m) {
+                const T* src = product + m * cols + j * g.out_size;
+                std::copy(src, src + g.out_size, y + ((n0 + j) * M + gi * Mg + m) * g.out_size);
+              }
+            }
+            continue;
+          }
+          const int64_t n = n0;
+          const T* xg = x + (n * C + gi * Cg) * g.in_size;
+          T* yg = y + (n * M + gi * Mg) * g.out_size;
+          T beta = T(0);
+          if (bias != nullptr) {  // the GEMM accumulates onto the bias
+            for (int64_t m = 0; m < Mg; ++m) {
+              std::fill(yg + m * g.out_size, yg + (m + 1) * g.out_size, bias[gi * Mg + m]);
+            }
+            beta = T(1);
+          }
+          if (pointwise) {
+            Gemm<T>(false, false, Mg, g.out_size, Cg, T(1), wg, K, xg, g.in_size, beta, yg,
+                    g.out_size);
+            continue;
+          }
+          for (int64_t p0 = 0; p0 < g.out_size; p0 += chunk) {
+            const int64_t p1 = std::min(g.out_size, p0 + chunk);
+            Im2Col(g, xg, Cg, p0, p1, col);
+            Gemm<T>(false, false, Mg, p1 - p0, K, T(1), wg, K, col, p1 - p0, beta, yg + p0,
+                    g.out_size);
+          }
+        }
+      });
 }
 
 absl::Status CheckConvShapes(const KernelContext& ctx, const TensorView& x, const TensorView& w,

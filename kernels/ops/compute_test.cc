@@ -442,6 +442,13 @@ TEST(Conv, MatchesDirectConvolution) {
       {{1, 2, 30, 30}, 3, 1, {5, 5}, {3, 3}, {1, 1}, {2, 2, 2, 2}},
       {{1, 2, 4, 5, 6}, 3, 1, {2, 3, 2}, {1, 2, 1}, {1, 1, 2}, {1, 0, 1, 0, 1, 1}},
       {{1, 16, 70, 70}, 4, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},  // several col chunks
+      // Depthwise (the direct kernel): strides, dilations, asymmetric pads, a multiplier of 2,
+      // rows wider than a vector.
+      {{2, 5, 9, 8}, 5, 5, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 3, 11, 37}, 6, 3, {3, 5}, {1, 3}, {2, 1}, {2, 0, 1, 3}},
+      {{1, 4, 6, 40}, 4, 4, {5, 5}, {1, 1}, {1, 2}, {2, 2, 2, 2}},
+      // Small outputs: several images per GEMM.
+      {{5, 3, 6, 6}, 7, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
   };
   for (const ConvCase& c : cases) {
     const int64_t S = c.kernel.size();
@@ -464,6 +471,64 @@ TEST(Conv, MatchesDirectConvolution) {
     ExpectNear(Values<float>((*y)[0]),
                NaiveConv(c, out, Values<float>(x), Values<float>(w), Values<float>(b)), 1e-4,
                attrs);
+  }
+}
+
+// The direct depthwise kernel and batched images give the bits of the im2col + GEMM path: each
+// channel convolved alone (one group, one image: the GEMM path) matches its slice.
+TEST(Conv, DepthwiseAndBatchedImagesGiveTheGemmBits) {
+  const int64_t N = 3, C = 4, H = 9, W = 21, Mg = 2;
+  const Tensor x = RandomTensor({N, C, H, W}, 21), w = RandomTensor({C * Mg, 1, 3, 3}, 22),
+               b = RandomTensor({C * Mg}, 23);
+  const std::string attrs = "strides = [2, 1], pads = [1, 1, 0, 1], dilations = [1, 2]";
+  absl::StatusOr<std::vector<Tensor>> y =
+      RunText(ModelText(11, "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)",
+                        absl::StrCat("y = Conv <group = ", C, ", ", attrs, "> (x, w, b)")),
+              {x, w, b});
+  ASSERT_TRUE(y.ok()) << y.status();
+  const std::vector<float> all = Values<float>((*y)[0]);
+  const int64_t out_size = static_cast<int64_t>(all.size()) / (N * C * Mg);
+  const std::vector<float> xs = Values<float>(x), ws = Values<float>(w), bs = Values<float>(b);
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t c = 0; c < C; ++c) {
+      const Tensor xc =
+          Floats({1, 1, H, W}, std::vector<float>(xs.begin() + (n * C + c) * H * W,
+                                                  xs.begin() + (n * C + c + 1) * H * W));
+      const Tensor wc = Floats({Mg, 1, 3, 3}, std::vector<float>(ws.begin() + c * Mg * 9,
+                                                                 ws.begin() + (c + 1) * Mg * 9));
+      const Tensor bc =
+          Floats({Mg}, std::vector<float>(bs.begin() + c * Mg, bs.begin() + (c + 1) * Mg));
+      absl::StatusOr<std::vector<Tensor>> one =
+          RunText(ModelText(11, "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)",
+                            absl::StrCat("y = Conv <", attrs, "> (x, w, b)")),
+                  {xc, wc, bc});
+      ASSERT_TRUE(one.ok()) << one.status();
+      const std::vector<float> want = Values<float>((*one)[0]);
+      const std::vector<float> got(all.begin() + (n * C + c) * Mg * out_size,
+                                   all.begin() + (n * C + c + 1) * Mg * out_size);
+      EXPECT_EQ(got, want) << "image " << n << " channel " << c;
+    }
+  }
+  // Images batched into one GEMM (outputs under 256 positions) against one image at a time.
+  const Tensor w2 = RandomTensor({5, C, 3, 3}, 24);
+  absl::StatusOr<std::vector<Tensor>> batched =
+      RunText(ModelText(11, "agraph (float[A] x, float[B] w) => (float[D] y)",
+                        "y = Conv <pads = [1, 1, 1, 1]> (x, w)"),
+              {x, w2});
+  ASSERT_TRUE(batched.ok()) << batched.status();
+  const std::vector<float> ball = Values<float>((*batched)[0]);
+  const int64_t per_image = static_cast<int64_t>(ball.size()) / N;
+  for (int64_t n = 0; n < N; ++n) {
+    const Tensor xn = Floats({1, C, H, W}, std::vector<float>(xs.begin() + n * C * H * W,
+                                                              xs.begin() + (n + 1) * C * H * W));
+    absl::StatusOr<std::vector<Tensor>> one =
+        RunText(ModelText(11, "agraph (float[A] x, float[B] w) => (float[D] y)",
+                          "y = Conv <pads = [1, 1, 1, 1]> (x, w)"),
+                {xn, w2});
+    ASSERT_TRUE(one.ok()) << one.status();
+    EXPECT_EQ(std::vector<float>(ball.begin() + n * per_image, ball.begin() + (n + 1) * per_image),
+              Values<float>((*one)[0]))
+        << "image " << n;
   }
 }
 

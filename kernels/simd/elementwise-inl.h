@@ -239,6 +239,23 @@ HWY_NOINLINE void ExpLinearImpl(const float* x, float alpha, float beta, float g
   MapUnary(x, out, n, ExpLinearOp{alpha, beta, gamma});
 }
 
+// even[j] = x[2j], odd[j] = x[2j + 1] for the n values of x.
+HWY_NOINLINE void DeinterleaveImpl(const float* x, float* even, float* odd, size_t n) {
+  const D d;
+  const size_t L = hn::Lanes(d);
+  size_t j = 0;
+  for (; 2 * (j + L) <= n; j += L) {
+    V e, o;
+    hn::LoadInterleaved2(d, x + 2 * j, e, o);
+    hn::StoreU(e, d, even + j);
+    hn::StoreU(o, d, odd + j);
+  }
+  for (; 2 * j < n; ++j) {
+    even[j] = x[2 * j];
+    if (2 * j + 1 < n) odd[j] = x[2 * j + 1];
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace anvil::simd
 HWY_AFTER_NAMESPACE();

@@ -16,6 +16,7 @@ HWY_EXPORT(UnaryImpl);
 HWY_EXPORT(ClipImpl);
 HWY_EXPORT(LeakyReluImpl);
 HWY_EXPORT(ExpLinearImpl);
+HWY_EXPORT(DeinterleaveImpl);
 
 void BinaryVectorVector(BinaryOp op, const float* a, const float* b, float* out, size_t n) {
   HWY_DYNAMIC_DISPATCH(BinaryImpl)(static_cast<int>(op), 0, a, b, 0.0f, 0.0f, out, n);
@@ -43,6 +44,10 @@ void LeakyRelu(const float* x, float alpha, float* out, size_t n) {
 
 void ExpLinear(const float* x, float alpha, float beta, float gamma, float* out, size_t n) {
   HWY_DYNAMIC_DISPATCH(ExpLinearImpl)(x, alpha, beta, gamma, out, n);
+}
+
+void Deinterleave(const float* x, float* even, float* odd, size_t n) {
+  HWY_DYNAMIC_DISPATCH(DeinterleaveImpl)(x, even, odd, n);
 }
 
 }  // namespace anvil::simd

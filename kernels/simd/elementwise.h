@@ -51,6 +51,10 @@ void LeakyRelu(const float* x, float alpha, float* out, size_t n);
 // Elu is (alpha, 1, 1), Selu (alpha, 1, gamma), Celu (alpha, 1 / alpha, 1).
 void ExpLinear(const float* x, float alpha, float beta, float gamma, float* out, size_t n);
 
+// even[j] = x[2j] and odd[j] = x[2j + 1] for the n values of x (a stride-2 row split into its
+// two column phases).
+void Deinterleave(const float* x, float* even, float* odd, size_t n);
+
 }  // namespace anvil::simd
 
 #endif  // ANVIL_KERNELS_SIMD_ELEMENTWISE_H_

@@ -79,17 +79,23 @@ void ParallelGemm(Serial serial, bool trans_a, bool trans_b, int64_t M, int64_t 
 
 void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
            int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
-  ParallelGemm<float>([](auto... args) { HWY_DYNAMIC_DISPATCH(SgemmImpl)
-                                         (args...); }, trans_a,
-                      trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  ParallelGemm<float>(
+      [](auto... args) {
+        HWY_DYNAMIC_DISPATCH(SgemmImpl)
+        (args...);
+      },
+      trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void Dgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, double alpha,
            const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
            int64_t ldc) {
-  ParallelGemm<double>([](auto... args) { HWY_DYNAMIC_DISPATCH(DgemmImpl)
-                                          (args...); }, trans_a,
-                       trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  ParallelGemm<double>(
+      [](auto... args) {
+        HWY_DYNAMIC_DISPATCH(DgemmImpl)
+        (args...);
+      },
+      trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 }  // namespace anvil::simd

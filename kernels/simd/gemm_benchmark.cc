@@ -60,6 +60,12 @@ void GemmShapes(benchmark::internal::Benchmark* b) {
   b->Args({1024, 64, 256, 0, 0});
   b->Args({128, 128, 16, 0, 0});  // Q K^T
   b->Args({128, 16, 128, 0, 0});  // attention x V
+  // The generated CNN's convolutions as im2col GEMMs, per image and for 16 images side by side.
+  b->Args({16, 1024, 27, 0, 0});
+  b->Args({32, 256, 144, 0, 0});
+  b->Args({64, 64, 288, 0, 0});
+  b->Args({32, 4096, 144, 0, 0});
+  b->Args({64, 1024, 288, 0, 0});
 }
 
 template <typename T>

@@ -138,7 +138,8 @@ struct CompiledModule::Impl {
   absl::flat_hash_map<int64_t, std::vector<tir::DataType>> kernel_types;
   std::unique_ptr<MemoryPlanner> planner;
   Tensor workspace;
-  std::vector<Tensor> globals;  // dense copies of the module's globals
+  std::vector<Tensor> globals;     // dense copies of the module's globals
+  TensorRecycler output_recycler;  // the last two runs' outputs, reused once dropped
 
   // Per run.
   absl::Status status;
@@ -482,8 +483,11 @@ absl::StatusOr<std::vector<Tensor>> CompiledModule::Run(const std::vector<Tensor
       const auto* t = b.tensor.as<tir::TensorNode>();
       std::vector<int64_t> dims(out_dims.begin() + at, out_dims.begin() + at + t->dims.size());
       at += t->dims.size();
-      ANVIL_ASSIGN_OR_RETURN(outputs[k], Tensor::Allocate(tir::ElementTypeOf(t->type().kind()),
-                                                          dims, impl.options.max_allocation_bytes));
+      // Not zeroed: the module writes every element of its static outputs.
+      ANVIL_ASSIGN_OR_RETURN(
+          outputs[k],
+          impl.output_recycler.Allocate(static_cast<int>(k), tir::ElementTypeOf(t->type().kind()),
+                                        dims, impl.options.max_allocation_bytes, /*zero=*/false));
     }
   }
   for (size_t s = 0; s < emitted_.tensor_slots.size(); ++s) {

@@ -25,8 +25,8 @@ bool GemmType(DataType t) { return t.kind() == ScalarKind::kF32 || t.kind() == S
 // caller: beta == 0 needs C zeroed first.
 Stmt GemmCall(Builder& b, bool ta, bool tb, Expr m, Expr n, Expr k, Expr alpha, Expr a, Expr lda,
               Expr bm, Expr ldb, Expr beta, Expr c, Expr ldc) {
-  return b.Evaluate(b.Call(tir::IntrinsicOp::kGemm,
-                           {b.Bool(ta), b.Bool(tb), m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc}));
+  return b.Evaluate(b.Call(tir::IntrinsicOp::kGemm, {b.Bool(ta), b.Bool(tb), m, n, k, alpha, a, lda,
+                                                     bm, ldb, beta, c, ldc}));
 }
 
 absl::Status MatMul(NodeLowering& n) {
@@ -50,6 +50,18 @@ absl::Status MatMul(NodeLowering& n) {
   const size_t batch = yd.size() - (a_vec ? 0 : 1) - (b_vec ? 0 : 1);
   const std::vector<Expr> batch_dims(yd.begin(), yd.begin() + batch);
   const Expr zero = b.Zero(y.type()), one = b.One(y.type());
+  if (batch > 0 && !b_vec && bd.size() == 2 && ad.size() == batch + 2) {
+    // [batch..., M, K] x [K, N] (a linear layer): A's and Y's batch dims continue their rows, so
+    // one gemm of batch * M rows reads B once instead of once per batch.
+    Expr rows = m;
+    for (const Expr& d : batch_dims) rows = b.Mul(d, rows);
+    std::vector<Expr> a0(ad.size(), IndexConst(0)), y0(yd.size(), IndexConst(0));
+    Stmt gemm = GemmCall(b, false, false, rows, nn, k, one, b.Ptr(a, a0), k,
+                         b.Ptr(bt, {IndexConst(0), IndexConst(0)}), nn, zero, b.Ptr(y, y0), nn);
+    Stmt zeros = b.Nest(yd, "z", [&](const std::vector<Expr>& z) { return b.Store(y, z, zero); });
+    n.Emit(b.If(b.Eq(k, IndexConst(0)), zeros, gemm));
+    return b.status();
+  }
   n.Emit(b.Nest(batch_dims, "b", [&](const std::vector<Expr>& bi) {
     // Batch subscripts of each operand: numpy-broadcast against the output's batch dims.
     auto operand_index = [&](int input, size_t matrix_rank) {
@@ -114,9 +126,8 @@ absl::Status Gemm(NodeLowering& n) {
       return b.Store(y, i, b.Mul(beta_c, b.Load(n.input(2), n.BroadcastIndex(2, i))));
     }));
   } else {
-    n.Emit(b.Nest(yd, "i", [&](const std::vector<Expr>& i) {
-      return b.Store(y, i, b.Zero(y.type()));
-    }));
+    n.Emit(b.Nest(yd, "i",
+                  [&](const std::vector<Expr>& i) { return b.Store(y, i, b.Zero(y.type())); }));
   }
   n.Emit(b.If(b.Gt(k, IndexConst(0)),
               GemmCall(b, ta, tb, m, nn, k, b.Const(y.type(), alpha),

@@ -1,0 +1,21 @@
+// Runtime dispatch of simd/depthwise.h over the Highway targets compiled from depthwise-inl.h.
+#include "kernels/simd/depthwise.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/simd/depthwise.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/simd/depthwise-inl.h"
+
+#if HWY_ONCE
+namespace anvil::simd {
+
+HWY_EXPORT(DepthwisePlaneImpl);
+
+void DepthwisePlane(const DepthwiseTaps& taps, const float* plane, const float* w,
+                    const float* bias, float* y) {
+  HWY_DYNAMIC_DISPATCH(DepthwisePlaneImpl)(taps, plane, w, bias, y);
+}
+
+}  // namespace anvil::simd
+#endif  // HWY_ONCE

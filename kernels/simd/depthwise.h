@@ -1,0 +1,36 @@
+// One plane of a depthwise 2-D convolution (float32), with Highway, dispatched at run time: the
+// kernel loops of ops/compute_conv.cc's depthwise path in per-target code, so that a plane costs
+// one dispatch however small it is (MobileNet-style networks have hundreds of 8x8 planes).
+//
+// y (out_h x out_w, dense) = bias + sum over taps (kh, kw), in that order, of w[kh * kw_count +
+// kw] * the input block the tap reaches. Each output accumulates its taps with fused
+// multiply-adds starting from 0, then adds the bias: the GEMM path's sequence of operations on
+// the im2col column, so both give the same bits.
+#ifndef ANVIL_KERNELS_SIMD_DEPTHWISE_H_
+#define ANVIL_KERNELS_SIMD_DEPTHWISE_H_
+
+#include <cstdint>
+
+namespace anvil::simd {
+
+// Where each tap reads. For kernel row kh, outputs rows [row_lo[kh], row_hi[kh]) are inside the
+// input and output row row_lo[kh] reads at row_offset[kh] (in elements of `plane`); consecutive
+// output rows are row_step elements apart in `plane`. For kernel column kw, output columns
+// [col_lo[kw], col_hi[kw]) are inside, and output column col_lo[kw] reads at col_offset[kw].
+struct DepthwiseTaps {
+  int64_t kernel_h = 0, kernel_w = 0, out_h = 0, out_w = 0, row_step = 0;
+  const int64_t* row_lo = nullptr;
+  const int64_t* row_hi = nullptr;
+  const int64_t* row_offset = nullptr;
+  const int64_t* col_lo = nullptr;
+  const int64_t* col_hi = nullptr;
+  const int64_t* col_offset = nullptr;
+};
+
+// `bias` may be null (no bias).
+void DepthwisePlane(const DepthwiseTaps& taps, const float* plane, const float* w,
+                    const float* bias, float* y);
+
+}  // namespace anvil::simd
+
+#endif  // ANVIL_KERNELS_SIMD_DEPTHWISE_H_
