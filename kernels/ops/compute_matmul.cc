@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/ops/compute_util.h"
+#include "kernels/simd/gemm.h"
 
 namespace anvil::compute_ops {
 namespace {
@@ -61,6 +63,54 @@ absl::Status MatMulCompute(KernelContext& ctx) {
   });
 }
 
+// A float32 weight input packed once (simd::PackB) when it is an initializer of the graph that
+// a run cannot override (not also a graph input) and 2-D; null otherwise. op(B) = B, or B^T
+// with trans_b.
+std::unique_ptr<const simd::PackedB> PackConstantWeight(const Node& node, int input, bool trans_b) {
+  if (input >= node.num_inputs()) return nullptr;
+  const Value* v = node.input(input);
+  if (v == nullptr || !v->IsInitializer() || v->IsGraphInput()) return nullptr;
+  const Elements& e = *v->constant();
+  if (e.element_type() != ElementType::kFloat || e.dims().size() != 2) return nullptr;
+  const int64_t rows = e.dims()[0], cols = e.dims()[1];
+  if (rows <= 0 || cols <= 0) return nullptr;
+  std::vector<float> copy;
+  const float* data = reinterpret_cast<const float*>(e.ContiguousData());
+  if (data == nullptr) {
+    copy.resize(rows * cols);
+    e.CopyTo(reinterpret_cast<uint8_t*>(copy.data()));
+    data = copy.data();
+  }
+  return trans_b ? simd::PackB(true, rows, cols, data, cols)    // B stored N x K
+                 : simd::PackB(false, rows, cols, data, cols);  // B stored K x N
+}
+
+// MatMul whose B is a constant 2-D float weight: packed once at kernel creation, so each run
+// skips packing it. A [..., M, K] dense is one product of (batch * M) rows; anything else takes
+// the general path.
+class MatMulKernel final : public OpKernel {
+ public:
+  explicit MatMulKernel(const Node& node) : packed_(PackConstantWeight(node, 1, false)) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& a = ctx.input(0);
+    const TensorView& b = ctx.input(1);
+    TensorView& y = ctx.output(0);
+    if (packed_ != nullptr && a.type == ElementType::kFloat && y.type == ElementType::kFloat &&
+        b.rank() == 2 && b.dims[0] == packed_->k && b.dims[1] == packed_->n && a.rank() >= 1 &&
+        a.dims.back() == packed_->k && a.Contiguous() && y.Contiguous()) {
+      const int64_t rows = packed_->k > 0 ? a.NumElements() / packed_->k : 0;
+      simd::SgemmPackedB(false, rows, 1.0f, a.As<float>(), packed_->k, *packed_, 0.0f,
+                         y.As<float>(), packed_->n);
+      return absl::OkStatus();
+    }
+    return MatMulCompute(ctx);
+  }
+
+ private:
+  std::unique_ptr<const simd::PackedB> packed_;
+};
+
 // Where element (i, k) of a matrix with element strides (si, sk) can be read by GEMM without a
 // copy: returns false when neither stride is unit.
 bool GemmLayout(int64_t rows, int64_t cols, int64_t si, int64_t sk, bool* trans, int64_t* ld) {
@@ -83,7 +133,8 @@ class GemmKernel final : public OpKernel {
       : alpha_(node.GetFloat("alpha", 1.0f)),
         beta_(node.GetFloat("beta", 1.0f)),
         trans_a_(node.GetInt("transA", 0) != 0),
-        trans_b_(node.GetInt("transB", 0) != 0) {}
+        trans_b_(node.GetInt("transB", 0) != 0),
+        packed_(PackConstantWeight(node, 1, trans_b_)) {}
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& a = ctx.input(0);
@@ -136,11 +187,18 @@ class GemmKernel final : public OpKernel {
       });
       beta = static_cast<T>(beta_);
     }
+    if constexpr (std::is_same_v<T, float>) {
+      if (packed_ != nullptr && packed_->k == K && packed_->n == N) {
+        simd::SgemmPackedB(ta, M, alpha_, a.As<float>(), lda, *packed_, beta, y, N);
+        return;
+      }
+    }
     Gemm<T>(ta, tb, M, N, K, static_cast<T>(alpha_), a.As<T>(), lda, b.As<T>(), ldb, beta, y, N);
   }
 
   float alpha_, beta_;
   bool trans_a_, trans_b_;
+  std::unique_ptr<const simd::PackedB> packed_;  // B when it is a constant weight
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -235,8 +293,8 @@ absl::Status QLinearMatMulCompute(KernelContext& ctx) {
 
 }  // namespace
 
-KernelOr CreateMatMul(const Node&, int64_t) {
-  return std::unique_ptr<OpKernel>(new FunctionKernel(&MatMulCompute));
+KernelOr CreateMatMul(const Node& node, int64_t) {
+  return std::unique_ptr<OpKernel>(new MatMulKernel(node));
 }
 
 KernelOr CreateGemm(const Node& node, int64_t opset) {

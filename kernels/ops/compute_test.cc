@@ -474,6 +474,42 @@ TEST(Conv, MatchesDirectConvolution) {
   }
 }
 
+// MatMul and Gemm with a constant weight pack it once at kernel creation (simd::PackB): the
+// same products as with the weight as a plain input, for 1-D, 2-D and 3-D A and transB.
+TEST(MatMul, ConstantWeightPackedOnceGivesTheSameProducts) {
+  struct Case {
+    std::string op;  // "MatMul" or "Gemm <transB = 1>"
+    std::vector<int64_t> a_dims, w_dims;
+  };
+  const Case cases[] = {
+      {"MatMul", {33}, {33, 70}},
+      {"MatMul", {3, 40}, {40, 130}},
+      {"MatMul", {2, 9, 40}, {40, 50}},
+      {"MatMul", {64, 100}, {100, 20}},
+      {"Gemm <transB = 1>", {8, 30}, {70, 30}},
+      {"Gemm <alpha = 0.5>", {50, 30}, {30, 40}},
+  };
+  for (const Case& c : cases) {
+    // Weights k / 64 print exactly in the model text.
+    const Tensor a = RandomTensor(c.a_dims, 31);
+    std::vector<float> wv = Values<float>(RandomTensor(c.w_dims, 32));
+    for (float& v : wv) v = std::round(v * 64.0f) / 64.0f;
+    const Tensor w = Floats(c.w_dims, wv);
+    const std::string op = c.op + " (a, w)";
+    absl::StatusOr<std::vector<Tensor>> plain = RunText(
+        ModelText(13, "agraph (float[A] a, float[B] w) => (float[C] y)", absl::StrCat("y = ", op)),
+        {a, w});
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    const std::string signature =
+        absl::StrCat("agraph (float[A] a) => (float[C] y) <float[", absl::StrJoin(c.w_dims, ", "),
+                     "] w = {", absl::StrJoin(wv, ", "), "}>");
+    absl::StatusOr<std::vector<Tensor>> packed =
+        RunText(ModelText(13, signature, absl::StrCat("y = ", op)), {a, w});
+    ASSERT_TRUE(packed.ok()) << packed.status();
+    ExpectNear(Values<float>((*packed)[0]), Values<float>((*plain)[0]), 1e-6, c.op);
+  }
+}
+
 // The direct depthwise kernel and batched images give the bits of the im2col + GEMM path: each
 // channel convolved alone (one group, one image: the GEMM path) matches its slice.
 TEST(Conv, DepthwiseAndBatchedImagesGiveTheGemmBits) {

@@ -198,31 +198,44 @@ inline size_t BalancedChunk(size_t total, size_t max_chunk, size_t multiple) {
   return std::min(chunk, max_chunk);
 }
 
+// The blocking of the packed path for op(B) of K x N: K slices of at most kc_max, column blocks
+// of at most nc_max. A pre-packed B (PackAllB) is laid out block by block in the order the loop
+// visits them (column block outer, K slice inner), so both sides must agree on these.
 template <typename T>
-void GemmPacked(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, T alpha, const T* A,
-                size_t lda, const T* B, size_t ldb, T beta, T* C, size_t ldc) {
+struct Blocking {
+  size_t kc_max, nc_max;
+  Blocking(size_t N, size_t K) {
+    using Cfg = Tile<T>;
+    constexpr size_t kNR = Cfg::kNR;
+    kc_max = BalancedChunk(K, Cfg::kKC, 1);
+    const size_t nc_limit = std::max(kNR, Cfg::kBBlockBytes / (Cfg::kKC * sizeof(T)) / kNR * kNR);
+    nc_max = BalancedChunk(N, nc_limit, kNR);
+  }
+};
+
+// The packed path's loops; get_b(jc, nc, pc, kc) returns the packed panels of op(B)'s block
+// [pc, pc + kc) x [jc, jc + nc) (called once per block, in the order PackAllB lays them out).
+template <typename T, class GetB>
+void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T* A, size_t lda,
+                    T beta, T* C, size_t ldc, GetB&& get_b, size_t first_block = 0,
+                    size_t end_block = ~size_t{0}) {
   using Cfg = Tile<T>;
   constexpr size_t L = Cfg::kLanes;
   constexpr size_t kNR = Cfg::kNR;
   constexpr size_t kMR = Cfg::kMR;
-  const size_t kc_max = BalancedChunk(K, Cfg::kKC, 1);
-  const size_t nc_limit = std::max(kNR, Cfg::kBBlockBytes / (Cfg::kKC * sizeof(T)) / kNR * kNR);
-  const size_t nc_max = BalancedChunk(N, nc_limit, kNR);
-  T* b_pack = Scratch<T>(0, (nc_max + kNR - 1) / kNR * kNR * kc_max);
-  T* a_pack = Scratch<T>(1, kMR * kc_max);
-
-  for (size_t jc = 0; jc < N; jc += nc_max) {
-    const size_t nc = std::min(nc_max, N - jc);
+  const Blocking<T> blocking(N, K);
+  T* a_pack = Scratch<T>(1, kMR * blocking.kc_max);
+  // Column blocks [first_block, end_block) only (a pre-packed B split across threads).
+  const size_t jc_begin = std::min(N, first_block * blocking.nc_max);
+  const size_t jc_end = end_block >= N ? N : std::min(N, end_block * blocking.nc_max);
+  for (size_t jc = jc_begin; jc < jc_end; jc += blocking.nc_max) {
+    const size_t nc = std::min(blocking.nc_max, N - jc);
     const size_t panels = (nc + kNR - 1) / kNR;
-    for (size_t pc = 0; pc < K; pc += kc_max) {
-      const size_t kc = std::min(kc_max, K - pc);
+    for (size_t pc = 0; pc < K; pc += blocking.kc_max) {
+      const size_t kc = std::min(blocking.kc_max, K - pc);
       // Later K slices accumulate onto the first one's result.
       const T beta_slice = pc == 0 ? beta : T(1);
-      for (size_t p = 0; p < panels; ++p) {
-        const size_t w = std::min(kNR, nc - p * kNR);
-        const size_t pw = (w + L - 1) / L * L;
-        PackB(trans_b, B, ldb, pc, kc, jc + p * kNR, w, pw, b_pack + p * kNR * kc);
-      }
+      const T* b_pack = get_b(jc, nc, pc, kc);
       for (size_t ic = 0; ic < M; ic += kMR) {
         const size_t mr = std::min(kMR, M - ic);
         PackA(trans_a, A, lda, ic, mr, pc, kc, alpha, a_pack);
@@ -236,6 +249,90 @@ void GemmPacked(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, T alph
       }
     }
   }
+}
+
+// Packs the block [pc, pc + kc) x [jc, jc + nc) of op(B) into panels at dst.
+template <typename T>
+void PackBlock(bool trans_b, const T* B, size_t ldb, size_t jc, size_t nc, size_t pc, size_t kc,
+               T* dst) {
+  constexpr size_t L = Tile<T>::kLanes;
+  constexpr size_t kNR = Tile<T>::kNR;
+  const size_t panels = (nc + kNR - 1) / kNR;
+  for (size_t p = 0; p < panels; ++p) {
+    const size_t w = std::min(kNR, nc - p * kNR);
+    const size_t pw = (w + L - 1) / L * L;
+    PackB(trans_b, B, ldb, pc, kc, jc + p * kNR, w, pw, dst + p * kNR * kc);
+  }
+}
+
+template <typename T>
+void GemmPacked(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, T alpha, const T* A,
+                size_t lda, const T* B, size_t ldb, T beta, T* C, size_t ldc) {
+  constexpr size_t kNR = Tile<T>::kNR;
+  const Blocking<T> blocking(N, K);
+  T* b_pack = Scratch<T>(0, (blocking.nc_max + kNR - 1) / kNR * kNR * blocking.kc_max);
+  GemmPackedLoop(trans_a, M, N, K, alpha, A, lda, beta, C, ldc,
+                 [&](size_t jc, size_t nc, size_t pc, size_t kc) {
+                   PackBlock(trans_b, B, ldb, jc, nc, pc, kc, b_pack);
+                   return static_cast<const T*>(b_pack);
+                 });
+}
+
+// Elements of a pre-packed op(B) of K x N: every block's panels, zero-padded to kNR columns.
+template <typename T>
+size_t PackedBSize(size_t N, size_t K) {
+  constexpr size_t kNR = Tile<T>::kNR;
+  const Blocking<T> blocking(N, K);
+  size_t total = 0;
+  for (size_t jc = 0; jc < N; jc += blocking.nc_max) {
+    const size_t panels = (std::min(blocking.nc_max, N - jc) + kNR - 1) / kNR;
+    total += panels * kNR * K;  // the block's K slices together cover K
+  }
+  return total;
+}
+
+template <typename T>
+void PackAllB(bool trans_b, size_t K, size_t N, const T* B, size_t ldb, T* dst) {
+  constexpr size_t kNR = Tile<T>::kNR;
+  const Blocking<T> blocking(N, K);
+  for (size_t jc = 0; jc < N; jc += blocking.nc_max) {
+    const size_t nc = std::min(blocking.nc_max, N - jc);
+    const size_t panels = (nc + kNR - 1) / kNR;
+    for (size_t pc = 0; pc < K; pc += blocking.kc_max) {
+      const size_t kc = std::min(blocking.kc_max, K - pc);
+      PackBlock(trans_b, B, ldb, jc, nc, pc, kc, dst);
+      dst += panels * kNR * kc;
+    }
+  }
+}
+
+// Column blocks of a pre-packed op(B) of K x N (the unit a product on it can be split by).
+template <typename T>
+size_t PackedBColumnBlocks(size_t N, size_t K) {
+  const Blocking<T> blocking(N, K);
+  return (N + blocking.nc_max - 1) / blocking.nc_max;
+}
+
+// The packed path on a B that PackAllB laid out, over its column blocks [first_block,
+// end_block): no packing of B per call.
+template <typename T>
+void GemmPrepacked(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T* A, size_t lda,
+                   const T* packed, T beta, T* C, size_t ldc, size_t first_block,
+                   size_t end_block) {
+  constexpr size_t kNR = Tile<T>::kNR;
+  const Blocking<T> blocking(N, K);
+  const T* next = packed;
+  for (size_t b = 0; b < first_block && b * blocking.nc_max < N; ++b) {
+    next += (std::min(blocking.nc_max, N - b * blocking.nc_max) + kNR - 1) / kNR * kNR * K;
+  }
+  GemmPackedLoop(
+      trans_a, M, N, K, alpha, A, lda, beta, C, ldc,
+      [&](size_t, size_t nc, size_t, size_t kc) {
+        const T* block = next;
+        next += (nc + kNR - 1) / kNR * kNR * kc;
+        return block;
+      },
+      first_block, end_block);
 }
 
 // ---------------------------------------------------------------------------------------------

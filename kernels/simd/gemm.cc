@@ -28,6 +28,23 @@ void DgemmImpl(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, doub
   gemm_internal::Gemm<double>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+size_t PackedBSizeImpl(int64_t N, int64_t K) { return gemm_internal::PackedBSize<float>(N, K); }
+
+void PackAllBImpl(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ldb, float* dst) {
+  gemm_internal::PackAllB<float>(trans_b, K, N, B, ldb, dst);
+}
+
+size_t PackedBColumnBlocksImpl(int64_t N, int64_t K) {
+  return gemm_internal::PackedBColumnBlocks<float>(N, K);
+}
+
+void GemmPrepackedImpl(bool trans_a, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                       int64_t lda, const float* packed, float beta, float* C, int64_t ldc,
+                       int64_t first_block, int64_t end_block) {
+  gemm_internal::GemmPrepacked<float>(trans_a, M, N, K, alpha, A, lda, packed, beta, C, ldc,
+                                      first_block, end_block);
+}
+
 }  // namespace anvil::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -37,6 +54,10 @@ namespace {
 
 HWY_EXPORT(SgemmImpl);
 HWY_EXPORT(DgemmImpl);
+HWY_EXPORT(PackedBSizeImpl);
+HWY_EXPORT(PackAllBImpl);
+HWY_EXPORT(GemmPrepackedImpl);
+HWY_EXPORT(PackedBColumnBlocksImpl);
 
 // Splits one product across the current parallel scope (base/parallel.h) into row blocks or
 // column blocks, whichever dimension offers more. Blocks are whole multiples of the micro-tile
@@ -96,6 +117,58 @@ void Dgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, double a
         (args...);
       },
       trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+std::unique_ptr<const PackedB> PackB(bool trans_b, int64_t K, int64_t N, const float* B,
+                                     int64_t ldb) {
+  auto packed = std::make_unique<PackedB>();
+  packed->k = K;
+  packed->n = N;
+  if (K > 0 && N > 0) {
+    packed->data.resize(HWY_DYNAMIC_DISPATCH(PackedBSizeImpl)(N, K));
+    packed->column_blocks =
+        static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(PackedBColumnBlocksImpl)(N, K));
+    HWY_DYNAMIC_DISPATCH(PackAllBImpl)(trans_b, K, N, B, ldb, packed->data.data());
+  }
+  return packed;
+}
+
+void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
+                  const PackedB& b, float beta, float* C, int64_t ldc) {
+  const int64_t N = b.n, K = b.k;
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0 || alpha == 0.0f) {  // C = beta * C, as Sgemm
+    Sgemm(trans_a, false, M, N, K, alpha, A, lda, nullptr, N, beta, C, ldc);
+    return;
+  }
+  // Rows split across threads in blocks of 24 (whole micro-tiles of every target); a product
+  // of too few rows splits by the packed column blocks instead. Either way each element is
+  // computed as in a serial call.
+  constexpr int64_t kRowUnit = 24;
+  const int64_t row_units = M / kRowUnit;
+  const double unit_flops = 2.0 * static_cast<double>(kRowUnit) * N * K;
+  const int64_t row_chunks =
+      parallel::ChunkCount(row_units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops));
+  const double block_flops = 2.0 * static_cast<double>(M) * N * K /
+                             static_cast<double>(std::max<int64_t>(1, b.column_blocks));
+  if (row_chunks < 2 && b.column_blocks >= 2 &&
+      parallel::ChunkCount(b.column_blocks,
+                           parallel::MinChunk(block_flops, parallel::kMinChunkFlops)) >= 2) {
+    parallel::For(b.column_blocks, parallel::MinChunk(block_flops, parallel::kMinChunkFlops),
+                  [&](int64_t begin, int64_t end) {
+                    HWY_DYNAMIC_DISPATCH(GemmPrepackedImpl)
+                    (trans_a, M, N, K, alpha, A, lda, b.data.data(), beta, C, ldc, begin, end);
+                  });
+    return;
+  }
+  const int64_t units = std::max<int64_t>(1, row_units);
+  parallel::For(units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops),
+                [&](int64_t begin, int64_t end) {
+                  const int64_t lo = begin * kRowUnit, hi = end == units ? M : end * kRowUnit;
+                  HWY_DYNAMIC_DISPATCH(GemmPrepackedImpl)
+                  (trans_a, hi - lo, N, K, alpha, trans_a ? A + lo : A + lo * lda, lda,
+                   b.data.data(), beta, C + lo * ldc, ldc, 0, b.column_blocks);
+                });
 }
 
 }  // namespace anvil::simd

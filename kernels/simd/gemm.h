@@ -16,6 +16,8 @@
 #define ANVIL_KERNELS_SIMD_GEMM_H_
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace anvil::simd {
 
@@ -25,6 +27,25 @@ void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float al
 void Dgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, double alpha,
            const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
            int64_t ldc);
+
+// op(B) (K x N, float) packed once for many products with it - a constant weight: the panels
+// the packed path's micro-kernel reads, laid out for the SIMD target this CPU runs (so a
+// PackedB is only meaningful in the process that made it).
+struct PackedB {
+  int64_t k = 0, n = 0;
+  int64_t column_blocks = 0;  // the packed layout's column blocks (a unit threads split by)
+  std::vector<float> data;
+};
+std::unique_ptr<const PackedB> PackB(bool trans_b, int64_t K, int64_t N, const float* B,
+                                     int64_t ldb);
+
+// C[M, b.n] = alpha * op(A)[M, b.k] * B + beta * C, with B from PackB: Sgemm's contract without
+// packing B on each call. Every M takes the packed micro-kernel path (results may differ from
+// Sgemm's in the last bits where Sgemm takes its small-M or small-N path); threads split rows,
+// or the packed column blocks when there are too few rows, and the result is the same for any
+// thread count.
+void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
+                  const PackedB& b, float beta, float* C, int64_t ldc);
 
 }  // namespace anvil::simd
 

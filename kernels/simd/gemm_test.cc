@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -67,6 +68,41 @@ TEST(GemmTest, EveryThreadCountGivesTheSerialBits) {
       EXPECT_EQ(RunGemm(c, threads, a, b, c0), serial)
           << c.M << "x" << c.N << "x" << c.K << " with " << threads << " threads";
     }
+  }
+}
+
+// A pre-packed B: the same products (against the double reference), for every M including
+// the ones Sgemm handles unpacked, transposes, beta, and any thread count.
+TEST(GemmTest, PrepackedBMatchesTheReference) {
+  const Case cases[] = {
+      {1, 1000, 300, false, false, 0.0f}, {3, 97, 1030, true, true, 1.0f},
+      {8, 768, 768, false, true, 0.5f},   {200, 5, 64, false, false, 0.0f},
+      {301, 497, 513, true, false, 1.0f},
+  };
+  for (const Case& c : cases) {
+    const std::vector<float> a = Random(c.M * c.K, 4), b = Random(c.K * c.N, 5),
+                             c0 = Random(c.M * c.N, 6);
+    const std::unique_ptr<const PackedB> packed = PackB(c.tb, c.K, c.N, b.data(), c.tb ? c.K : c.N);
+    auto run = [&](int threads) {
+      parallel::ThreadScope scope(threads);
+      std::vector<float> out = c0;
+      SgemmPackedB(c.ta, c.M, 0.5f, a.data(), c.ta ? c.M : c.K, *packed, c.beta, out.data(), c.N);
+      return out;
+    };
+    const std::vector<float> got = run(1);
+    double max_err = 0;
+    for (int64_t i = 0; i < c.M; ++i) {
+      for (int64_t j = 0; j < c.N; j += 3) {
+        double s = 0;
+        for (int64_t k = 0; k < c.K; ++k) {
+          s += double{a[c.ta ? k * c.M + i : i * c.K + k]} * b[c.tb ? j * c.K + k : k * c.N + j];
+        }
+        max_err =
+            std::max(max_err, std::fabs(0.5 * s + c.beta * c0[i * c.N + j] - got[i * c.N + j]));
+      }
+    }
+    EXPECT_LT(max_err, 1e-3) << c.M << "x" << c.N << "x" << c.K;
+    EXPECT_EQ(run(3), got) << c.M << "x" << c.N << "x" << c.K;
   }
 }
 
