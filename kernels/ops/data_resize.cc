@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/parallel.h"
 #include "base/status_macros.h"
 #include "kernels/dispatch.h"
 #include "kernels/ops/data_internal.h"
@@ -187,38 +188,48 @@ void ResizeNearest(const TensorView& in, const TensorView& out, const std::vecto
                    const char* extrapolation) {
   const int64_t rank = out.rank();
   const T* src = in.As<T>();
-  T* dst = out.As<T>();
   T fill;
   std::memcpy(&fill, extrapolation, sizeof(T));
   const int64_t width = out.dims[rank - 1];
   const int64_t rows = out.NumElements() / width;
   const DimTaps& inner = dims[rank - 1];
-  std::vector<int64_t> index(rank - 1, 0);
-  int64_t previous = -1;  // input row offset of the previous output row; -1: none/outside
-  for (int64_t r = 0; r < rows; ++r, dst += width) {
-    int64_t base = 0;
-    bool outside = false;
-    for (int64_t k = 0; k + 1 < rank; ++k) {
-      const DimTaps& d = dims[k];
-      outside = outside || d.outside[index[k]];
-      if (!outside) base += d.taps[index[k] * DimTaps::kMaxTaps].offset;
-    }
-    if (outside) {
-      std::fill_n(dst, width, fill);
-      previous = -1;
-    } else if (base == previous) {
-      std::memcpy(dst, dst - width, width * sizeof(T));
-    } else {
-      for (int64_t x = 0; x < width; ++x) {
-        dst[x] = inner.outside[x] ? fill : src[base + inner.taps[x * DimTaps::kMaxTaps].offset];
-      }
-      previous = base;
-    }
-    for (int64_t k = rank - 2; k >= 0; --k) {
-      if (++index[k] < out.dims[k]) break;
-      index[k] = 0;
-    }
-  }
+  // Rows split across threads (base/parallel.h); each chunk starts its own odometer.
+  parallel::For(
+      rows, parallel::MinChunk(width, parallel::kMinChunkElements),
+      [&](int64_t row_begin, int64_t row_end) {
+        std::vector<int64_t> index(rank - 1, 0);
+        for (int64_t k = rank - 2, rest = row_begin; k >= 0; --k) {
+          index[k] = rest % out.dims[k];
+          rest /= out.dims[k];
+        }
+        T* dst = out.As<T>() + row_begin * width;
+        int64_t previous = -1;  // input row offset of the previous output row; -1: none/outside
+        for (int64_t r = row_begin; r < row_end; ++r, dst += width) {
+          int64_t base = 0;
+          bool outside = false;
+          for (int64_t k = 0; k + 1 < rank; ++k) {
+            const DimTaps& d = dims[k];
+            outside = outside || d.outside[index[k]];
+            if (!outside) base += d.taps[index[k] * DimTaps::kMaxTaps].offset;
+          }
+          if (outside) {
+            std::fill_n(dst, width, fill);
+            previous = -1;
+          } else if (base == previous) {
+            std::memcpy(dst, dst - width, width * sizeof(T));
+          } else {
+            for (int64_t x = 0; x < width; ++x) {
+              dst[x] =
+                  inner.outside[x] ? fill : src[base + inner.taps[x * DimTaps::kMaxTaps].offset];
+            }
+            previous = base;
+          }
+          for (int64_t k = rank - 2; k >= 0; --k) {
+            if (++index[k] < out.dims[k]) break;
+            index[k] = 0;
+          }
+        }
+      });
 }
 
 // Linear and cubic, in two passes per output row: the input rows the outer dims' taps select
@@ -236,73 +247,84 @@ void ResizeInterpolate(const TensorView& in, const TensorView& out,
   };
   const int64_t rank = out.rank();
   const T* src = in.As<T>();
-  T* dst = out.As<T>();
   const T fill = FromAcc<T>(static_cast<Acc>(extrapolation));
   const int64_t width = out.dims[rank - 1];
   const int64_t in_width = in.dims[rank - 1];
   const int64_t in_stride = in.strides[rank - 1];
   const int64_t rows = out.NumElements() / width;
   const DimTaps& inner = dims[rank - 1];
-  std::vector<int64_t> index(rank - 1, 0);
-  std::vector<Combo> combos, next;
-  std::vector<Acc> blended(in_width);
-  for (int64_t r = 0; r < rows; ++r, dst += width) {
-    combos.assign(1, {0, Acc(1)});
-    bool outside = false;
-    for (int64_t k = 0; k + 1 < rank && !outside; ++k) {
-      const DimTaps& d = dims[k];
-      const int64_t x = index[k];
-      if (d.outside[x]) {
-        outside = true;
-        break;
-      }
-      const DimTaps::Tap* taps = &d.taps[x * DimTaps::kMaxTaps];
-      if (d.count[x] == 1) {  // the common case: no new combinations
-        for (Combo& c : combos) {
-          c.offset += taps[0].offset;
-          c.weight *= static_cast<Acc>(taps[0].weight);
-        }
-        continue;
-      }
-      next.clear();
-      for (const Combo& c : combos) {
-        for (int t = 0; t < d.count[x]; ++t) {
-          next.push_back({c.offset + taps[t].offset, c.weight * static_cast<Acc>(taps[t].weight)});
-        }
-      }
-      combos.swap(next);
-    }
-    if (outside) {
-      std::fill_n(dst, width, fill);
-    } else {
-      Acc* b = blended.data();
-      for (size_t c = 0; c < combos.size(); ++c) {
-        const T* p = src + combos[c].offset;
-        const Acc w = combos[c].weight;
-        if (c == 0) {
-          for (int64_t i = 0; i < in_width; ++i) b[i] = w * ConvertElement<Acc>(p[i * in_stride]);
-        } else {
-          for (int64_t i = 0; i < in_width; ++i) b[i] += w * ConvertElement<Acc>(p[i * in_stride]);
-        }
-      }
-      for (int64_t x = 0; x < width; ++x) {
-        if (inner.outside[x]) {
-          dst[x] = fill;
-          continue;
-        }
-        const DimTaps::Tap* taps = &inner.taps[x * DimTaps::kMaxTaps];
-        Acc sum = 0;
-        for (int t = 0; t < inner.count[x]; ++t) {
-          sum += static_cast<Acc>(taps[t].weight) * b[taps[t].offset];
-        }
-        dst[x] = FromAcc<T>(sum);
-      }
-    }
-    for (int64_t k = rank - 2; k >= 0; --k) {
-      if (++index[k] < out.dims[k]) break;
-      index[k] = 0;
-    }
-  }
+  // Rows split across threads (base/parallel.h); each chunk starts its own odometer.
+  parallel::For(rows, parallel::MinChunk(width + in_width, parallel::kMinChunkElements),
+                [&](int64_t row_begin, int64_t row_end) {
+                  std::vector<int64_t> index(rank - 1, 0);
+                  for (int64_t k = rank - 2, rest = row_begin; k >= 0; --k) {
+                    index[k] = rest % out.dims[k];
+                    rest /= out.dims[k];
+                  }
+                  std::vector<Combo> combos, next;
+                  std::vector<Acc> blended(in_width);
+                  T* dst = out.As<T>() + row_begin * width;
+                  for (int64_t r = row_begin; r < row_end; ++r, dst += width) {
+                    combos.assign(1, {0, Acc(1)});
+                    bool outside = false;
+                    for (int64_t k = 0; k + 1 < rank && !outside; ++k) {
+                      const DimTaps& d = dims[k];
+                      const int64_t x = index[k];
+                      if (d.outside[x]) {
+                        outside = true;
+                        break;
+                      }
+                      const DimTaps::Tap* taps = &d.taps[x * DimTaps::kMaxTaps];
+                      if (d.count[x] == 1) {  // the common case: no new combinations
+                        for (Combo& c : combos) {
+                          c.offset += taps[0].offset;
+                          c.weight *= static_cast<Acc>(taps[0].weight);
+                        }
+                        continue;
+                      }
+                      next.clear();
+                      for (const Combo& c : combos) {
+                        for (int t = 0; t < d.count[x]; ++t) {
+                          next.push_back({c.offset + taps[t].offset,
+                                          c.weight * static_cast<Acc>(taps[t].weight)});
+                        }
+                      }
+                      combos.swap(next);
+                    }
+                    if (outside) {
+                      std::fill_n(dst, width, fill);
+                    } else {
+                      Acc* b = blended.data();
+                      for (size_t c = 0; c < combos.size(); ++c) {
+                        const T* p = src + combos[c].offset;
+                        const Acc w = combos[c].weight;
+                        if (c == 0) {
+                          for (int64_t i = 0; i < in_width; ++i)
+                            b[i] = w * ConvertElement<Acc>(p[i * in_stride]);
+                        } else {
+                          for (int64_t i = 0; i < in_width; ++i)
+                            b[i] += w * ConvertElement<Acc>(p[i * in_stride]);
+                        }
+                      }
+                      for (int64_t x = 0; x < width; ++x) {
+                        if (inner.outside[x]) {
+                          dst[x] = fill;
+                          continue;
+                        }
+                        const DimTaps::Tap* taps = &inner.taps[x * DimTaps::kMaxTaps];
+                        Acc sum = 0;
+                        for (int t = 0; t < inner.count[x]; ++t) {
+                          sum += static_cast<Acc>(taps[t].weight) * b[taps[t].offset];
+                        }
+                        dst[x] = FromAcc<T>(sum);
+                      }
+                    }
+                    for (int64_t k = rank - 2; k >= 0; --k) {
+                      if (++index[k] < out.dims[k]) break;
+                      index[k] = 0;
+                    }
+                  }
+                });
 }
 
 // Where the scales come from.
