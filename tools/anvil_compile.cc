@@ -9,8 +9,6 @@
 // preparation and lowering as the runtime and the JIT (default pipeline
 // shape-inference,einsum-decompose,fold-batchnorm,dce, then lower-to-tir). Errors are one line
 // `anvil-compile: error: ...`, exit 1 (2 for command-line mistakes).
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -24,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "base/subprocess.h"
 #include "graph/model_io.h"
 #include "lower/emit/aot.h"
 #include "lower/lowering/lower_to_tir.h"
@@ -54,21 +53,6 @@ absl::Status Write(const std::string& path, const std::string& bytes) {
   out << bytes;
   if (!out.flush()) return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "'"));
   return absl::OkStatus();
-}
-
-int Run(const std::vector<std::string>& argv) {
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 absl::Status Compile(const Flags& flags) {
@@ -102,7 +86,7 @@ absl::Status Compile(const Flags& flags) {
                                    absl::StrCat("-Wa,-I,", flags.out)};
   if (flags.native) argv.push_back("-march=native");
   argv.insert(argv.end(), {"-o", flags.out + "/libmodel.so", flags.out + "/model.cc"});
-  const int rc = Run(argv);
+  const int rc = RunCommand(argv);
   if (rc == 127) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot run the C++ compiler '", argv[0], "' (set CXX)"));

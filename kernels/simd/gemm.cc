@@ -52,6 +52,10 @@ HWY_AFTER_NAMESPACE();
 namespace anvil::simd {
 namespace {
 
+// Threads split a product into blocks of whole micro-tiles of every target: 24 rows (a multiple
+// of every MR) or 48 columns (of every NR).
+constexpr int64_t kRowUnit = 24, kColUnit = 48;
+
 HWY_EXPORT(SgemmImpl);
 HWY_EXPORT(DgemmImpl);
 HWY_EXPORT(PackedBSizeImpl);
@@ -60,8 +64,8 @@ HWY_EXPORT(GemmPrepackedImpl);
 HWY_EXPORT(PackedBColumnBlocksImpl);
 
 // Splits one product across the current parallel scope (base/parallel.h) into row blocks or
-// column blocks, whichever dimension offers more. Blocks are whole multiples of the micro-tile
-// (24 rows: a multiple of every target's MR; 48 columns: of every NR) and hold more than 4 rows
+// column blocks, whichever dimension offers more. Blocks are whole multiples of kRowUnit rows or
+// kColUnit columns and hold more than 4 rows
 // and columns, so each runs the path the whole product would: the summation order of every
 // element, which only the path and K decide, is that of a serial call - bit-identical results
 // for any thread count.
@@ -69,7 +73,7 @@ template <typename T, typename Serial>
 void ParallelGemm(Serial serial, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
                   T alpha, const T* A, int64_t lda, const T* B, int64_t ldb, T beta, T* C,
                   int64_t ldc) {
-  constexpr int64_t kRowUnit = 24, kColUnit = 48, kSmallDim = 4;
+  constexpr int64_t kSmallDim = 4;
   const double flops =
       2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   const int64_t row_units = M > kSmallDim ? M / kRowUnit : 0;
@@ -141,10 +145,8 @@ void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t 
     Sgemm(trans_a, false, M, N, K, alpha, A, lda, nullptr, N, beta, C, ldc);
     return;
   }
-  // Rows split across threads in blocks of 24 (whole micro-tiles of every target); a product
-  // of too few rows splits by the packed column blocks instead. Either way each element is
-  // computed as in a serial call.
-  constexpr int64_t kRowUnit = 24;
+  // Rows split across threads in blocks of kRowUnit; a product of too few rows splits by the
+  // packed column blocks instead. Either way each element is computed as in a serial call.
   const int64_t row_units = M / kRowUnit;
   const double unit_flops = 2.0 * static_cast<double>(kRowUnit) * N * K;
   const int64_t row_chunks =

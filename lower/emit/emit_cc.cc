@@ -1265,17 +1265,8 @@ std::optional<std::string> Emitter::VectorReduction(const tir::ForNode& n) {
   hoisted_.clear();
   const absl::Status saved = status_;
   // The accumulator itself must not appear in the term.
-  class Uses final : public tir::IRVisitor {
-   public:
-    explicit Uses(const tir::ExprNode* v) : v_(v) {}
-    bool found = false;
-
-   protected:
-    void VisitVar(const tir::VarNode&, const Expr& e) override { found |= e.get() == v_; }
-
-   private:
-    const tir::ExprNode* v_;
-  } uses(assign->var.get());
+  const absl::flat_hash_set<const tir::ExprNode*> accumulator = {assign->var.get()};
+  MentionsAny uses(accumulator);
   uses.Visit(op->b);
   std::optional<std::string> term = uses.found ? std::nullopt : VE(op->b);
   status_ = saved;

@@ -1,7 +1,6 @@
 #include "lower/jit/compiled_module.h"
 
 #include <dlfcn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -25,6 +24,7 @@
 #include "base/checked_math.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
+#include "base/subprocess.h"
 #include "exec/interpreter.h"
 #include "exec/node_executor.h"
 #include "kernels/op_kernel.h"
@@ -54,25 +54,6 @@ std::string Hash(const std::string& text) {
   std::snprintf(buf, sizeof(buf), "%016llx%016llx", static_cast<unsigned long long>(a),
                 static_cast<unsigned long long>(b));
   return buf;
-}
-
-// Runs `argv` (no shell); its output goes to `log`. The exit status, or -1.
-int RunCommand(const std::vector<std::string>& argv, const std::string& log) {
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    FILE* out = std::freopen(log.c_str(), "w", stdout);
-    (void)out;
-    dup2(fileno(stdout), fileno(stderr));
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 bool OnPath(const std::string& program) {
