@@ -2,8 +2,11 @@
 //
 // Conv is im2col + GEMM per (image, group): Y_g[Mg, out] = W_g[Mg, Cg * k] x col[Cg * k, out],
 // where column p of `col` holds the input window of output position p (zeros in the padding).
-// The output positions are processed in chunks so that `col` stays a few MB whatever the image
-// size; a 1x1 convolution with unit strides and no padding multiplies X directly. ConvTranspose
+// Float 2-D convolutions never store `col`: the GEMM's packed B panels are filled from the
+// images directly (Im2ColPanels, simd/im2col.h) and the bias is added in the GEMM's epilogue.
+// Other types and ranks store it in chunks of output positions so that `col` stays a few MB
+// whatever the image size; a 1x1 convolution with unit strides and no padding multiplies X
+// directly. ConvTranspose
 // is the adjoint: col = W_g^T x X_g, then col2im scatters (adds) each column into the output.
 // The integer convolutions run the same code on int32 after subtracting the zero points (so the
 // zero padding is the zero point, as the spec says).
@@ -23,6 +26,8 @@
 #include "kernels/ops/compute_util.h"
 #include "kernels/simd/depthwise.h"
 #include "kernels/simd/elementwise.h"
+#include "kernels/simd/gemm.h"
+#include "kernels/simd/im2col.h"
 
 namespace anvil::compute_ops {
 namespace {
@@ -159,6 +164,54 @@ void Im2Col2D(const WindowGeometry& g, const T* x, int64_t channels, T* col, int
   }
 }
 
+// The im2col matrix of whole 2-D images side by side (column j: image j / out_size, output
+// position j % out_size; row (c * KH + kh) * KW + kw), produced panel by panel for
+// simd::SgemmFilledB straight from the input planes instead of being stored: the GEMM's B
+// packing and the im2col become one copy, and the matrix never leaves L1/L2.
+class Im2ColPanels {
+ public:
+  // `x`: channel 0 of the first image; images are `image_stride` elements apart; `rows`: the
+  // matrix's K (channels x kernel taps).
+  Im2ColPanels(const WindowGeometry& g, const float* x, int64_t image_stride, int64_t rows)
+      : g_(g), x_(x), image_stride_(image_stride), taps_(rows) {
+    // Per row, what every panel needs: no divisions in the fill loop.
+    const int64_t KH = g.kernel[0], KW = g.kernel[1];
+    for (int64_t k = 0; k < rows; ++k) {
+      const int64_t c = k / (KH * KW), kh = k / KW % KH, kw = k % KW;
+      const int64_t off = kw * g.dilations[1] - g.pad_begin[1];
+      const auto [lo, hi] = InsideRange(g.out[1], g.in[1], off, g.strides[1]);
+      taps_[k] = {c * g.in_size + off, kh * g.dilations[0] - g.pad_begin[0], lo, hi};
+    }
+  }
+
+  void operator()(int64_t k0, int64_t kc, int64_t j0, int64_t w, int64_t pw, float* dst) const {
+    // The panel's columns as runs along one output row of one image, kMaxRuns at a time.
+    constexpr int64_t kMaxRuns = 64;
+    simd::Im2ColRun runs[kMaxRuns];
+    const int64_t OW = g_.out[1];
+    const simd::Im2ColPlane plane = {g_.in[0], g_.in[1], g_.strides[1]};
+    for (int64_t j = 0; j < w;) {
+      int64_t count = 0;
+      for (; j < w && count < kMaxRuns; ++count) {
+        const int64_t col = j0 + j, image = col / g_.out_size, p = col % g_.out_size;
+        const int64_t oh = p / OW, ow = p % OW, len = std::min(OW - ow, w - j);
+        runs[count] = {image * image_stride_, oh * g_.strides[0], ow, ow + len, j};
+        j += len;
+      }
+      simd::FillIm2ColRows(plane, x_, taps_.data() + k0, kc, runs, count, pw, dst);
+    }
+    if (w < pw) {
+      for (int64_t k = 0; k < kc; ++k) std::fill(dst + k * pw + w, dst + (k + 1) * pw, 0.0f);
+    }
+  }
+
+ private:
+  const WindowGeometry& g_;
+  const float* x_;
+  int64_t image_stride_;
+  std::vector<simd::Im2ColTap> taps_;
+};
+
 // col[(c * k + kidx) * ld + p - p0] = x[c, window position of output p] for output positions
 // [p0, p1) of `channels` input planes at `x`; rows of `col` are `ld` apart (default p1 - p0).
 template <typename T>
@@ -205,9 +258,28 @@ void Col2Im2D(const WindowGeometry& g, const T* col, int64_t channels, T* y) {
       // Input columns iw with 0 <= iw * sw + off < OW.
       const int64_t off = kw * dw - g.pad_begin[1];
       const auto [lo, hi] = InsideRange(IW, OW, off, sw);
+      // Stride 2 with the next tap landing on the odd columns (a 2x2 stride-2 upsampling, or
+      // any even-wide kernel with dilation 1): both taps in one interleaved pass.
+      const bool paired = std::is_same_v<T, float> && sw == 2 && dw == 1 && kw % 2 == 0 &&
+                          kw + 1 < KW && InsideRange(IW, OW, off + 1, sw) == std::make_pair(lo, hi);
+      if (kw % 2 == 1 && sw == 2 && dw == 1 && std::is_same_v<T, float> &&
+          InsideRange(IW, OW, off - 1, sw) == std::make_pair(lo, hi)) {
+        continue;  // added with tap kw - 1
+      }
       for (int64_t m = 0; m < channels; ++m) {
         T* ym = y + m * g.out_size;
         const T* src_row = col + (m * g.kernel_size + kh * KW + kw) * cols;
+        if constexpr (std::is_same_v<T, float>) {
+          if (paired) {
+            for (int64_t ih = 0; ih < IH; ++ih) {
+              const int64_t oh = ih * sh - g.pad_begin[0] + kh * dh;
+              if (oh < 0 || oh >= OH || hi <= lo) continue;
+              simd::AddInterleaved2(src_row + ih * IW + lo, src_row + cols + ih * IW + lo,
+                                    ym + oh * OW + off + lo * 2, static_cast<size_t>(hi - lo));
+            }
+            continue;
+          }
+        }
         for (int64_t ih = 0; ih < IH; ++ih) {
           const int64_t oh = ih * sh - g.pad_begin[0] + kh * dh;
           if (oh < 0 || oh >= OH) continue;
@@ -325,6 +397,36 @@ void DepthwiseConv2D(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, i
                 });
 }
 
+// C[Mg, cols] = W[Mg, K] x im2col of the images at x (image_stride apart) + bias (Mg values, or
+// null) through Im2ColPanels (X's own rows for one image of a pointwise convolution), when the
+// packed GEMM path would run (float, 2-D or pointwise, more than 4 rows and columns): the bits
+// of the im2col + GEMM it replaces. False (nothing done) otherwise.
+template <typename T>
+bool ImplicitConvGemm(const WindowGeometry& g, int64_t Mg, int64_t cols, int64_t K, const T* w,
+                      const T* x, int64_t image_stride, const T* bias, T* c, int64_t ldc) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (IsPointwise(g) && Mg > 4 && cols > 4 && image_stride == 0) {
+      // B is X itself (K channels of in_size values): panels copied as Sgemm would pack them,
+      // so the bias goes in the epilogue rather than in a pass over C.
+      auto rows = [&](int64_t k0, int64_t kc, int64_t j0, int64_t w, int64_t pw, float* dst) {
+        for (int64_t k = 0; k < kc; ++k) {
+          const float* src = x + (k0 + k) * g.in_size + j0;
+          std::copy(src, src + w, dst + k * pw);
+          std::fill(dst + k * pw + w, dst + (k + 1) * pw, 0.0f);
+        }
+      };
+      simd::SgemmFilledB(Mg, cols, K, w, K, rows, bias, 0.0f, c, ldc);
+      return true;
+    }
+    if (g.spatial == 2 && Mg > 4 && cols > 4) {
+      simd::SgemmFilledB(Mg, cols, K, w, K, Im2ColPanels(g, x, image_stride, K), bias, 0.0f, c,
+                         ldc);
+      return true;
+    }
+  }
+  return false;
+}
+
 // Y[N, M, out...] = conv(X[N, C, in...], W[M, C / group, k...]) + bias[M] (bias may be null).
 template <typename T>
 void ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
@@ -357,26 +459,32 @@ void ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64
   parallel::For(
       batches * group, parallel::MinChunk(pair_flops, parallel::kMinChunkFlops),
       [&](int64_t begin, int64_t end) {
-        T* col = pointwise ? nullptr : Scratch<T>(0, K * (batch > 1 ? batch * g.out_size : chunk));
+        auto col_buffer = [&] {
+          return Scratch<T>(0, K * (batch > 1 ? batch * g.out_size : chunk));
+        };
         T* product = batch > 1 ? Scratch<T>(1, Mg * batch * g.out_size) : nullptr;
         for (int64_t pair = begin; pair < end; ++pair) {
           const int64_t n0 = pair / group * batch, gi = pair % group;
           const T* wg = w + gi * Mg * K;
+          const T* gbias = bias != nullptr ? bias + gi * Mg : nullptr;
+          // C = bias, to accumulate the product onto (beta = 1) in the explicit paths.
+          auto fill_bias = [&](T* c, int64_t cols) {
+            if (gbias == nullptr) return T(0);
+            for (int64_t m = 0; m < Mg; ++m) std::fill(c + m * cols, c + (m + 1) * cols, gbias[m]);
+            return T(1);
+          };
           if (batch > 1) {
             const int64_t nb = std::min(batch, N - n0);
             const int64_t cols = nb * g.out_size;
-            for (int64_t j = 0; j < nb; ++j) {
-              Im2Col(g, x + ((n0 + j) * C + gi * Cg) * g.in_size, Cg, 0, g.out_size,
-                     col + j * g.out_size, cols);
-            }
-            T beta = T(0);
-            if (bias != nullptr) {
-              for (int64_t m = 0; m < Mg; ++m) {
-                std::fill(product + m * cols, product + (m + 1) * cols, bias[gi * Mg + m]);
+            const T* xb = x + (n0 * C + gi * Cg) * g.in_size;
+            if (!ImplicitConvGemm(g, Mg, cols, K, wg, xb, C * g.in_size, gbias, product, cols)) {
+              const T beta = fill_bias(product, cols);
+              T* col = col_buffer();
+              for (int64_t j = 0; j < nb; ++j) {
+                Im2Col(g, xb + j * C * g.in_size, Cg, 0, g.out_size, col + j * g.out_size, cols);
               }
-              beta = T(1);
+              Gemm<T>(false, false, Mg, cols, K, T(1), wg, K, col, cols, beta, product, cols);
             }
-            Gemm<T>(false, false, Mg, cols, K, T(1), wg, K, col, cols, beta, product, cols);
             for (int64_t j = 0; j < nb; ++j) {
               for (int64_t m = 0; m < Mg; ++m) {
                 const T* src = product + m * cols + j * g.out_size;
@@ -385,21 +493,16 @@ void ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64
             }
             continue;
           }
-          const int64_t n = n0;
-          const T* xg = x + (n * C + gi * Cg) * g.in_size;
-          T* yg = y + (n * M + gi * Mg) * g.out_size;
-          T beta = T(0);
-          if (bias != nullptr) {  // the GEMM accumulates onto the bias
-            for (int64_t m = 0; m < Mg; ++m) {
-              std::fill(yg + m * g.out_size, yg + (m + 1) * g.out_size, bias[gi * Mg + m]);
-            }
-            beta = T(1);
-          }
+          const T* xg = x + (n0 * C + gi * Cg) * g.in_size;
+          T* yg = y + (n0 * M + gi * Mg) * g.out_size;
+          if (ImplicitConvGemm(g, Mg, g.out_size, K, wg, xg, 0, gbias, yg, g.out_size)) continue;
+          const T beta = fill_bias(yg, g.out_size);
           if (pointwise) {
             Gemm<T>(false, false, Mg, g.out_size, Cg, T(1), wg, K, xg, g.in_size, beta, yg,
                     g.out_size);
             continue;
           }
+          T* col = col_buffer();
           for (int64_t p0 = 0; p0 < g.out_size; p0 += chunk) {
             const int64_t p1 = std::min(g.out_size, p0 + chunk);
             Im2Col(g, xg, Cg, p0, p1, col);
@@ -638,25 +741,31 @@ class ConvTransposeKernel final : public OpKernel {
     const int64_t Cg = C / group_, Mg = M / group_;
     const int64_t rows = Mg * g.kernel_size;
     const int64_t chunk = ChunkColumns(rows, g.in_size);
-    std::vector<T> col(rows * chunk);
-    for (int64_t n = 0; n < N; ++n) {
-      for (int64_t gi = 0; gi < group_; ++gi) {
-        const T* xg = x + (n * C + gi * Cg) * g.in_size;
-        const T* wg = w + gi * Cg * rows;
-        T* yg = y + (n * M + gi * Mg) * g.out_size;
-        for (int64_t m = 0; m < Mg; ++m) {
-          std::fill(yg + m * g.out_size, yg + (m + 1) * g.out_size,
-                    bias != nullptr ? bias[gi * Mg + m] : T(0));
-        }
-        for (int64_t p0 = 0; p0 < g.in_size; p0 += chunk) {
-          const int64_t p1 = std::min(g.in_size, p0 + chunk);
-          // col[Mg * k, cols] = W_g^T [Mg * k, Cg] x X_g[:, p0:p1]
-          Gemm<T>(true, false, rows, p1 - p0, Cg, T(1), wg, rows, xg + p0, g.in_size, T(0),
-                  col.data(), p1 - p0);
-          Col2Im(g, col.data(), Mg, p0, p1, yg);
-        }
-      }
-    }
+    // (image, group) pairs split across threads, each chunk with its own col buffer; a pair's
+    // GEMM splits itself when there is only one chunk.
+    const double pair_flops =
+        2.0 * static_cast<double>(rows) * static_cast<double>(g.in_size) * static_cast<double>(Cg);
+    parallel::For(N * group_, parallel::MinChunk(pair_flops, parallel::kMinChunkFlops),
+                  [&](int64_t begin, int64_t end) {
+                    T* col = Scratch<T>(0, rows * chunk);
+                    for (int64_t pair = begin; pair < end; ++pair) {
+                      const int64_t n = pair / group_, gi = pair % group_;
+                      const T* xg = x + (n * C + gi * Cg) * g.in_size;
+                      const T* wg = w + gi * Cg * rows;
+                      T* yg = y + (n * M + gi * Mg) * g.out_size;
+                      for (int64_t m = 0; m < Mg; ++m) {
+                        std::fill(yg + m * g.out_size, yg + (m + 1) * g.out_size,
+                                  bias != nullptr ? bias[gi * Mg + m] : T(0));
+                      }
+                      for (int64_t p0 = 0; p0 < g.in_size; p0 += chunk) {
+                        const int64_t p1 = std::min(g.in_size, p0 + chunk);
+                        // col[Mg * k, cols] = W_g^T [Mg * k, Cg] x X_g[:, p0:p1]
+                        Gemm<T>(true, false, rows, p1 - p0, Cg, T(1), wg, rows, xg + p0, g.in_size,
+                                T(0), col, p1 - p0);
+                        Col2Im(g, col, Mg, p0, p1, yg);
+                      }
+                    }
+                  });
   }
 
   WindowAttrs attrs_;

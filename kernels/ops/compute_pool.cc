@@ -11,11 +11,13 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/parallel.h"
 #include "kernels/ops/compute_util.h"
+#include "kernels/simd/elementwise.h"
 #include "kernels/simd/reduce.h"
 
 namespace anvil::compute_ops {
@@ -170,6 +172,15 @@ class PoolKernel final : public OpKernel {
               }
             };
             for (int64_t ow = 0; ow < tw.full_begin; ++ow) edge(ow);
+            if constexpr (std::is_same_v<C, float>) {
+              if (kind_ == PoolKind::kMax && tw.full_begin < tw.full_end) {
+                const int64_t start = tw.full_begin * s - pad;
+                simd::MaxPoolRow(row + start, W - start, s, kw, dil, yr + tw.full_begin,
+                                 static_cast<size_t>(tw.full_end - tw.full_begin));
+                for (int64_t ow = tw.full_end; ow < OW; ++ow) edge(ow);
+                continue;
+              }
+            }
             if (kind_ == PoolKind::kMax) {
               for (int64_t ow = tw.full_begin; ow < tw.full_end; ++ow) {
                 const C* p = row + ow * s - pad;

@@ -449,6 +449,14 @@ TEST(Conv, MatchesDirectConvolution) {
       {{1, 4, 6, 40}, 4, 4, {5, 5}, {1, 1}, {1, 2}, {2, 2, 2, 2}},
       // Small outputs: several images per GEMM.
       {{5, 3, 6, 6}, 7, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      // More than 4 output channels per group: the im2col panels are filled straight from the
+      // images (Im2ColPanels), with strides, dilations, asymmetric pads, groups, K over one
+      // GEMM slice (40 x 9 = 360), rows wider than a vector, and batched small images.
+      {{2, 3, 17, 19}, 8, 1, {3, 3}, {2, 2}, {2, 1}, {2, 1, 0, 3}},
+      {{1, 40, 9, 35}, 6, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 4, 12, 40}, 10, 2, {3, 5}, {1, 1}, {1, 2}, {0, 2, 1, 2}},
+      {{6, 3, 6, 6}, 8, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 2, 5, 5}, 9, 1, {7, 7}, {1, 1}, {1, 1}, {3, 3, 3, 3}},  // taps wider than the input
   };
   for (const ConvCase& c : cases) {
     const int64_t S = c.kernel.size();
@@ -565,6 +573,63 @@ TEST(Conv, DepthwiseAndBatchedImagesGiveTheGemmBits) {
     EXPECT_EQ(std::vector<float>(ball.begin() + n * per_image, ball.begin() + (n + 1) * per_image),
               Values<float>((*one)[0]))
         << "image " << n;
+  }
+}
+
+// MaxPool without Indices (tap rows folded into output rows, strides 1 and 2 vectorized)
+// against a direct loop: strides, dilations, pads, rows wider and narrower than a vector, NaN
+// inputs (skipped by the fold, as the scalar path does).
+TEST(MaxPool, MatchesDirectPooling) {
+  struct Case {
+    std::vector<int64_t> x_dims, kernel, strides, dilations, pads;
+  };
+  const Case cases[] = {
+      {{2, 3, 32, 32}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
+      {{1, 2, 16, 16}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
+      {{1, 2, 9, 70}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 1, 11, 67}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 1, 10, 50}, {2, 3}, {1, 2}, {2, 2}, {0, 1, 1, 2}},
+      {{1, 1, 7, 41}, {1, 5}, {1, 1}, {1, 3}, {0, 2, 0, 2}},
+  };
+  for (const Case& c : cases) {
+    Tensor x = RandomTensor(c.x_dims, 41);
+    std::vector<float> xv = Values<float>(x);
+    for (size_t i = 5; i < xv.size(); i += 97) xv[i] = std::nanf("");
+    x = Floats(c.x_dims, xv);
+    const std::string attrs = absl::StrCat("kernel_shape = [", absl::StrJoin(c.kernel, ", "),
+                                           "], strides = [", absl::StrJoin(c.strides, ", "),
+                                           "], dilations = [", absl::StrJoin(c.dilations, ", "),
+                                           "], pads = [", absl::StrJoin(c.pads, ", "), "]");
+    absl::StatusOr<std::vector<Tensor>> y =
+        RunText(ModelText(12, "agraph (float[A] x) => (float[D] y)",
+                          absl::StrCat("y = MaxPool <", attrs, "> (x)")),
+                {x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    const int64_t H = c.x_dims[2], W = c.x_dims[3], planes = c.x_dims[0] * c.x_dims[1];
+    const int64_t OH =
+        (H + c.pads[0] + c.pads[2] - ((c.kernel[0] - 1) * c.dilations[0] + 1)) / c.strides[0] + 1;
+    const int64_t OW =
+        (W + c.pads[1] + c.pads[3] - ((c.kernel[1] - 1) * c.dilations[1] + 1)) / c.strides[1] + 1;
+    std::vector<float> want;
+    for (int64_t p = 0; p < planes; ++p) {
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          float m = -std::numeric_limits<float>::infinity();
+          for (int64_t a = 0; a < c.kernel[0]; ++a) {
+            const int64_t ih = oh * c.strides[0] - c.pads[0] + a * c.dilations[0];
+            if (ih < 0 || ih >= H) continue;
+            for (int64_t b = 0; b < c.kernel[1]; ++b) {
+              const int64_t iw = ow * c.strides[1] - c.pads[1] + b * c.dilations[1];
+              if (iw < 0 || iw >= W) continue;
+              const float v = xv[(p * H + ih) * W + iw];
+              m = v > m ? v : m;
+            }
+          }
+          want.push_back(m);
+        }
+      }
+    }
+    EXPECT_EQ(Values<float>((*y)[0]), want) << attrs;
   }
 }
 

@@ -24,6 +24,7 @@
 #include "base/status_macros.h"
 #include "kernels/dispatch.h"
 #include "kernels/ops/data_internal.h"
+#include "kernels/simd/elementwise.h"
 
 namespace anvil::data_ops {
 namespace {
@@ -232,6 +233,23 @@ void ResizeNearest(const TensorView& in, const TensorView& out, const std::vecto
       });
 }
 
+// dst[x] = the two taps of output x summed as ResizeInterpolate's general loop sums them.
+template <typename T, typename Acc>
+void InterpolateTwoTaps(const Acc* b, int64_t len, const int32_t* o0, const int32_t* o1,
+                        const Acc* w0, const Acc* w1, T* dst, int64_t width) {
+  if constexpr (std::is_same_v<T, float>) {
+    simd::Interpolate2(b, static_cast<size_t>(len), o0, o1, w0, w1, dst,
+                       static_cast<size_t>(width));
+  } else {
+    for (int64_t x = 0; x < width; ++x) {
+      Acc sum = 0;
+      sum += w0[x] * b[o0[x]];
+      sum += w1[x] * b[o1[x]];
+      dst[x] = FromAcc<T>(sum);
+    }
+  }
+}
+
 // Linear and cubic, in two passes per output row: the input rows the outer dims' taps select
 // (their tensor product, usually one or two rows) are blended into one row in `Acc`, which the
 // innermost dim's taps then interpolate. The blend is a vectorizable axpy over the input width,
@@ -253,6 +271,25 @@ void ResizeInterpolate(const TensorView& in, const TensorView& out,
   const int64_t in_stride = in.strides[rank - 1];
   const int64_t rows = out.NumElements() / width;
   const DimTaps& inner = dims[rank - 1];
+  // The innermost taps are the same for every row. Outputs [two_lo, two_hi) - linear
+  // interpolation away from the borders, where clamping leaves one tap - have exactly two inside
+  // the input: flattened once, they are interpolated with vectors.
+  auto two = [&](int64_t x) { return !inner.outside[x] && inner.count[x] == 2; };
+  int64_t two_lo = 0, two_hi = 0;
+  if (in_width <= std::numeric_limits<int32_t>::max()) {
+    while (two_lo < width && !two(two_lo)) ++two_lo;
+    two_hi = two_lo;
+    while (two_hi < width && two(two_hi)) ++two_hi;
+  }
+  std::vector<int32_t> o0(width), o1(width);
+  std::vector<Acc> w0(width), w1(width);
+  for (int64_t x = two_lo; x < two_hi; ++x) {
+    const DimTaps::Tap* taps = &inner.taps[x * DimTaps::kMaxTaps];
+    o0[x] = static_cast<int32_t>(taps[0].offset);
+    o1[x] = static_cast<int32_t>(taps[1].offset);
+    w0[x] = static_cast<Acc>(taps[0].weight);
+    w1[x] = static_cast<Acc>(taps[1].weight);
+  }
   // Rows split across threads (base/parallel.h); each chunk starts its own odometer.
   parallel::For(rows, parallel::MinChunk(width + in_width, parallel::kMinChunkElements),
                 [&](int64_t row_begin, int64_t row_end) {
@@ -298,6 +335,17 @@ void ResizeInterpolate(const TensorView& in, const TensorView& out,
                       for (size_t c = 0; c < combos.size(); ++c) {
                         const T* p = src + combos[c].offset;
                         const Acc w = combos[c].weight;
+                        if constexpr (std::is_same_v<T, float>) {
+                          if (in_stride == 1) {  // the same operations, in vectors
+                            if (c == 0) {
+                              simd::BinaryVectorScalar(simd::BinaryOp::kMul, p, w, b,
+                                                       static_cast<size_t>(in_width));
+                            } else {
+                              simd::AddScaled(p, w, b, static_cast<size_t>(in_width));
+                            }
+                            continue;
+                          }
+                        }
                         if (c == 0) {
                           for (int64_t i = 0; i < in_width; ++i)
                             b[i] = w * ConvertElement<Acc>(p[i * in_stride]);
@@ -306,10 +354,10 @@ void ResizeInterpolate(const TensorView& in, const TensorView& out,
                             b[i] += w * ConvertElement<Acc>(p[i * in_stride]);
                         }
                       }
-                      for (int64_t x = 0; x < width; ++x) {
+                      auto general = [&](int64_t x) {
                         if (inner.outside[x]) {
                           dst[x] = fill;
-                          continue;
+                          return;
                         }
                         const DimTaps::Tap* taps = &inner.taps[x * DimTaps::kMaxTaps];
                         Acc sum = 0;
@@ -317,7 +365,12 @@ void ResizeInterpolate(const TensorView& in, const TensorView& out,
                           sum += static_cast<Acc>(taps[t].weight) * b[taps[t].offset];
                         }
                         dst[x] = FromAcc<T>(sum);
-                      }
+                      };
+                      for (int64_t x = 0; x < two_lo; ++x) general(x);
+                      InterpolateTwoTaps<T>(b, in_width, o0.data() + two_lo, o1.data() + two_lo,
+                                            w0.data() + two_lo, w1.data() + two_lo, dst + two_lo,
+                                            two_hi - two_lo);
+                      for (int64_t x = two_hi; x < width; ++x) general(x);
                     }
                     for (int64_t k = rank - 2; k >= 0; --k) {
                       if (++index[k] < out.dims[k]) break;

@@ -256,6 +256,130 @@ HWY_NOINLINE void DeinterleaveImpl(const float* x, float* even, float* odd, size
   }
 }
 
+HWY_NOINLINE void AddInterleaved2Impl(const float* a, const float* b, float* dst, size_t n) {
+  const D d;
+  const size_t L = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + L <= n; i += L) {
+    V even, odd;
+    hn::LoadInterleaved2(d, dst + 2 * i, even, odd);
+    hn::StoreInterleaved2(hn::Add(even, hn::LoadU(d, a + i)), hn::Add(odd, hn::LoadU(d, b + i)), d,
+                          dst + 2 * i);
+  }
+  for (; i < n; ++i) {
+    dst[2 * i] += a[i];
+    dst[2 * i + 1] += b[i];
+  }
+}
+
+HWY_NOINLINE void Interpolate2Impl(const float* row, size_t len, const int32_t* o0,
+                                   const int32_t* o1, const float* w0, const float* w1, float* dst,
+                                   size_t n) {
+  const D d;
+  const hn::RebindToSigned<D> di;
+  const size_t L = hn::Lanes(d);
+  const V zero = hn::Zero(d);
+  size_t x = 0;
+  for (; x + L <= n; x += L) {
+    V a, b;
+    const int32_t base = o0[x];
+    // Upsampling: the vector's taps lie within L values from o0[x] (offsets never decrease), so
+    // one load and two in-register permutes replace the gathers.
+    if (base >= 0 && static_cast<size_t>(base) + L <= len &&
+        o1[x + L - 1] - base < static_cast<int32_t>(L)) {
+      const V window = hn::LoadU(d, row + base);
+      const auto shift = hn::Set(di, base);
+      a = hn::TableLookupLanes(window,
+                               hn::IndicesFromVec(d, hn::Sub(hn::LoadU(di, o0 + x), shift)));
+      b = hn::TableLookupLanes(window,
+                               hn::IndicesFromVec(d, hn::Sub(hn::LoadU(di, o1 + x), shift)));
+    } else {
+      a = hn::GatherIndex(d, row, hn::LoadU(di, o0 + x));
+      b = hn::GatherIndex(d, row, hn::LoadU(di, o1 + x));
+    }
+    // (0 + w0 * a) + w1 * b, unfused: the scalar loop's operations.
+    const V sum =
+        hn::Add(hn::Add(zero, hn::Mul(hn::LoadU(d, w0 + x), a)), hn::Mul(hn::LoadU(d, w1 + x), b));
+    hn::StoreU(sum, d, dst + x);
+  }
+  for (; x < n; ++x) {
+    float sum = 0;
+    sum += w0[x] * row[o0[x]];
+    sum += w1[x] * row[o1[x]];
+    dst[x] = sum;
+  }
+}
+
+HWY_NOINLINE void AddScaledImpl(const float* x, float w, float* y, size_t n) {
+  const D d;
+  const size_t L = hn::Lanes(d);
+  const V vw = hn::Set(d, w);
+  size_t i = 0;
+  for (; i + L <= n; i += L) {
+    hn::StoreU(hn::Add(hn::LoadU(d, y + i), hn::Mul(vw, hn::LoadU(d, x + i))), d, y + i);
+  }
+  for (; i < n; ++i) y[i] = y[i] + w * x[i];
+}
+
+// MaxPoolRow's vector loop over outputs [j, n) with the vectors of `d` while they fit in x.
+template <class DV>
+HWY_INLINE size_t MaxPoolRowVectors(DV d, const float* x, int64_t len, int64_t stride, int64_t taps,
+                                    int64_t dilation, float* y, size_t j, size_t n) {
+  using VV = hn::Vec<DV>;
+  const size_t L = hn::Lanes(d);
+  // Stride 2 and dilation 1 take taps in pairs from one interleaved load (even lanes: tap c, odd
+  // lanes: tap c + 1), which reads 2 * L values from x + 2 * j + c.
+  const bool pairs = stride == 2 && dilation == 1;
+  // Vector loads reach x[(j + L) * stride + extra - 1] at most.
+  const int64_t extra = pairs ? ((taps - 1) & ~int64_t{1}) : (taps - 1) * dilation;
+  for (; j + L <= n && static_cast<int64_t>(j + L) * stride + extra <= len; j += L) {
+    VV m = hn::LoadU(d, y + j);
+    const float* p = x + static_cast<int64_t>(j) * stride;
+    if (stride == 1) {
+      for (int64_t c = 0; c < taps; ++c) {
+        const VV v = hn::LoadU(d, p + c * dilation);
+        m = hn::IfThenElse(hn::Gt(v, m), v, m);
+      }
+    } else if (pairs) {
+      for (int64_t c = 0; c < taps; c += 2) {
+        VV even, odd;
+        hn::LoadInterleaved2(d, p + c, even, odd);
+        m = hn::IfThenElse(hn::Gt(even, m), even, m);
+        if (c + 1 < taps) m = hn::IfThenElse(hn::Gt(odd, m), odd, m);
+      }
+    } else {
+      for (int64_t c = 0; c < taps; ++c) {
+        VV even, odd;
+        hn::LoadInterleaved2(d, p + c * dilation, even, odd);
+        m = hn::IfThenElse(hn::Gt(even, m), even, m);
+      }
+    }
+    hn::StoreU(m, d, y + j);
+  }
+  return j;
+}
+
+HWY_NOINLINE void MaxPoolRowImpl(const float* x, int64_t len, int64_t stride, int64_t taps,
+                                 int64_t dilation, float* y, size_t n) {
+  size_t j = 0;
+  if (stride == 1 || stride == 2) {
+    const D d;
+    j = MaxPoolRowVectors(d, x, len, stride, taps, dilation, y, j, n);
+    // Short rows (an 8-wide output row on AVX-512): half vectors.
+    if constexpr (hn::MaxLanes(D()) >= 8) {
+      j = MaxPoolRowVectors(hn::Half<D>(), x, len, stride, taps, dilation, y, j, n);
+    }
+  }
+  for (; j < n; ++j) {
+    float m = y[j];
+    for (int64_t c = 0; c < taps; ++c) {
+      const float v = x[static_cast<int64_t>(j) * stride + c * dilation];
+      m = v > m ? v : m;
+    }
+    y[j] = m;
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace anvil::simd
 HWY_AFTER_NAMESPACE();

@@ -17,6 +17,10 @@ HWY_EXPORT(ClipImpl);
 HWY_EXPORT(LeakyReluImpl);
 HWY_EXPORT(ExpLinearImpl);
 HWY_EXPORT(DeinterleaveImpl);
+HWY_EXPORT(MaxPoolRowImpl);
+HWY_EXPORT(AddInterleaved2Impl);
+HWY_EXPORT(Interpolate2Impl);
+HWY_EXPORT(AddScaledImpl);
 
 void BinaryVectorVector(BinaryOp op, const float* a, const float* b, float* out, size_t n) {
   HWY_DYNAMIC_DISPATCH(BinaryImpl)(static_cast<int>(op), 0, a, b, 0.0f, 0.0f, out, n);
@@ -48,6 +52,24 @@ void ExpLinear(const float* x, float alpha, float beta, float gamma, float* out,
 
 void Deinterleave(const float* x, float* even, float* odd, size_t n) {
   HWY_DYNAMIC_DISPATCH(DeinterleaveImpl)(x, even, odd, n);
+}
+
+void AddInterleaved2(const float* a, const float* b, float* dst, size_t n) {
+  HWY_DYNAMIC_DISPATCH(AddInterleaved2Impl)(a, b, dst, n);
+}
+
+void Interpolate2(const float* row, size_t len, const int32_t* o0, const int32_t* o1,
+                  const float* w0, const float* w1, float* dst, size_t n) {
+  HWY_DYNAMIC_DISPATCH(Interpolate2Impl)(row, len, o0, o1, w0, w1, dst, n);
+}
+
+void AddScaled(const float* x, float w, float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(AddScaledImpl)(x, w, y, n);
+}
+
+void MaxPoolRow(const float* x, int64_t len, int64_t stride, int64_t taps, int64_t dilation,
+                float* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(MaxPoolRowImpl)(x, len, stride, taps, dilation, y, n);
 }
 
 }  // namespace anvil::simd

@@ -16,6 +16,7 @@
 #define ANVIL_KERNELS_SIMD_ELEMENTWISE_H_
 
 #include <cstddef>
+#include <cstdint>
 
 namespace anvil::simd {
 
@@ -54,6 +55,26 @@ void ExpLinear(const float* x, float alpha, float beta, float gamma, float* out,
 // even[j] = x[2j] and odd[j] = x[2j + 1] for the n values of x (a stride-2 row split into its
 // two column phases).
 void Deinterleave(const float* x, float* even, float* odd, size_t n);
+
+// dst[2i] += a[i] and dst[2i + 1] += b[i] for i < n (two taps of a stride-2 transposed
+// convolution scattered into one output row).
+void AddInterleaved2(const float* a, const float* b, float* dst, size_t n);
+
+// dst[x] = (0 + w0[x] * row[o0[x]]) + w1[x] * row[o1[x]] for x < n, each operation rounded
+// (no fused multiply-add): two-tap linear interpolation along a row of `len` values. The
+// offsets are in [0, len) and never decrease along x (o0[x] <= o1[x]), as Resize's are.
+void Interpolate2(const float* row, size_t len, const int32_t* o0, const int32_t* o1,
+                  const float* w0, const float* w1, float* dst, size_t n);
+
+// y[i] = y[i] + w * x[i] for i < n, the product rounded before the sum (no fused multiply-add).
+void AddScaled(const float* x, float w, float* y, size_t n);
+
+// One tap row of a max pool over windows that lie inside the row: for j < n, y[j] = the fold
+// over c < taps of (v > y[j] ? v : y[j]) with v = x[j * stride + c * dilation] (NaN inputs are
+// skipped, as the scalar pool does). x holds `len` readable values; strides 1 and 2 are
+// vectorized.
+void MaxPoolRow(const float* x, int64_t len, int64_t stride, int64_t taps, int64_t dilation,
+                float* y, size_t n);
 
 }  // namespace anvil::simd
 

@@ -6,11 +6,12 @@
 //   for each NC-wide column block of B and C:
 //     for each KC-deep slice of K:
 //       pack B[kslice, cblock] into NR-wide panels (row k of a panel is NR contiguous values)
-//       for each MR-row panel of A: pack it (alpha folded in), then for every B panel run the
-//       MR x NR micro-kernel, which keeps the whole C tile in registers for the KC loop.
+//       for each MR-row panel of A (packed only when alpha != 1, which packing folds in; else
+//       read in place), for every B panel run the MR x NR micro-kernel, which keeps the whole C
+//       tile in registers for the KC loop.
 // The A panel (MR x KC, 8 KiB) stays in L1 across the sweep over B panels; the packed B block
-// (KC x NC, <= 512 KiB) stays in L2. Packing makes every inner-loop load unit-stride whatever
-// lda/ldb and the transposes are.
+// (KC x NC, <= 512 KiB) stays in L2. Packing B makes every vector load unit-stride whatever ldb
+// and the transpose are; A is only ever broadcast one value at a time.
 #if defined(ANVIL_KERNELS_SIMD_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ANVIL_KERNELS_SIMD_GEMM_INL_H_
 #undef ANVIL_KERNELS_SIMD_GEMM_INL_H_
@@ -90,17 +91,22 @@ HWY_INLINE void StoreResult(D d, V v, T beta, size_t n, T* HWY_RESTRICT c) {
 // Packed path
 // ---------------------------------------------------------------------------------------------
 
-// C[kRows, n] (n <= kVecs * lanes) = A_panel * B_panel + beta * C over a K slice of `kc`.
-// `a`: packed A panel, row k holds kMR values (of which kRows are used); `b`: packed B panel, row
-// k holds kVecs * lanes values.
-template <typename T, size_t kRows, size_t kVecs>
-HWY_NOINLINE void MicroKernel(size_t kc, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b,
-                              T* HWY_RESTRICT c, size_t ldc, size_t n, T beta) {
+// C[kRows, n] (n <= kVecs * lanes) = A_panel * B_panel (+ bias[r] to row r when bias is not
+// null) + beta * C over a K slice of `kc`.
+// `b`: packed B panel, row k holds kVecs * lanes values. A's value (row r, step k) is
+// a[r * a_rs + k * a_ks]: a packed panel (a_rs = 1, a_ks = kMR; kPackedA makes them constants)
+// or op(A) read in place, as MLAS does - packing A only pays when it folds alpha in, and for
+// small N (few B panels to amortize it over) it costs as much as the FMAs.
+template <typename T, size_t kRows, size_t kVecs, bool kPackedA>
+HWY_NOINLINE void MicroKernel(size_t kc, const T* HWY_RESTRICT a, size_t a_rs, size_t a_ks,
+                              const T* HWY_RESTRICT b, T* HWY_RESTRICT c, size_t ldc, size_t n,
+                              T beta, const T* HWY_RESTRICT bias) {
   const hn::ScalableTag<T> d;
   using V = hn::Vec<decltype(d)>;
   constexpr size_t L = Tile<T>::kLanes;
-  constexpr size_t kAStride = Tile<T>::kMR;
   constexpr size_t kBStride = kVecs * L;
+  const size_t rs = kPackedA ? 1 : a_rs;
+  const size_t ks = kPackedA ? Tile<T>::kMR : a_ks;
   V acc[kRows][kVecs];
   HWY_UNROLL(8)
   for (size_t r = 0; r < kRows; ++r) {
@@ -113,39 +119,49 @@ HWY_NOINLINE void MicroKernel(size_t kc, const T* HWY_RESTRICT a, const T* HWY_R
     for (size_t v = 0; v < kVecs; ++v) bv[v] = hn::LoadU(d, b + v * L);
     HWY_UNROLL(8)
     for (size_t r = 0; r < kRows; ++r) {
-      const V ar = hn::Set(d, a[r]);
+      const V ar = hn::Set(d, a[r * rs]);
       HWY_UNROLL(3)
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::MulAdd(ar, bv[v], acc[r][v]);
     }
-    a += kAStride;
+    a += ks;
     b += kBStride;
   }
   HWY_UNROLL(8)
   for (size_t r = 0; r < kRows; ++r) {
     HWY_UNROLL(3)
     for (size_t v = 0; v < kVecs; ++v) {
+      // bias + acc: the bits of a C filled with the bias and accumulated onto (beta = 1).
+      if (bias != nullptr) acc[r][v] = hn::Add(hn::Set(d, bias[r]), acc[r][v]);
       if (v * L < n) StoreResult(d, acc[r][v], beta, n - v * L, c + r * ldc + v * L);
     }
   }
 }
 
 template <typename T>
-using MicroKernelFn = void (*)(size_t, const T*, const T*, T*, size_t, size_t, T);
+using MicroKernelFn = void (*)(size_t, const T*, size_t, size_t, const T*, T*, size_t, size_t, T,
+                               const T*);
 
-template <typename T, size_t kRows>
+template <typename T, size_t kRows, bool kPackedA>
 MicroKernelFn<T> KernelWithRows(size_t vecs) {
   if constexpr (Tile<T>::kNRV >= 3) {
-    if (vecs >= 3) return &MicroKernel<T, kRows, 3>;
+    if (vecs >= 3) return &MicroKernel<T, kRows, 3, kPackedA>;
   }
-  if (vecs >= 2) return &MicroKernel<T, kRows, 2>;
-  return &MicroKernel<T, kRows, 1>;
+  if (vecs >= 2) return &MicroKernel<T, kRows, 2, kPackedA>;
+  return &MicroKernel<T, kRows, 1, kPackedA>;
 }
 
-template <typename T, size_t... kR>
+template <typename T, bool kPackedA, size_t... kR>
 MicroKernelFn<T> PickKernel(size_t rows, size_t vecs, std::index_sequence<kR...>) {
   MicroKernelFn<T> fn = nullptr;
-  ((rows == kR + 1 ? (fn = KernelWithRows<T, kR + 1>(vecs), true) : false) || ...);
+  ((rows == kR + 1 ? (fn = KernelWithRows<T, kR + 1, kPackedA>(vecs), true) : false) || ...);
   return fn;
+}
+
+template <typename T>
+MicroKernelFn<T> PickKernel(bool packed_a, size_t rows, size_t vecs) {
+  constexpr size_t kMR = Tile<T>::kMR;
+  return packed_a ? PickKernel<T, true>(rows, vecs, std::make_index_sequence<kMR>())
+                  : PickKernel<T, false>(rows, vecs, std::make_index_sequence<kMR>());
 }
 
 // Packs rows [i0, i0 + mr) x K slice [p0, p0 + kc) of alpha * op(A): dst[k * kMR + r].
@@ -215,16 +231,21 @@ struct Blocking {
 
 // The packed path's loops; get_b(jc, nc, pc, kc) returns the packed panels of op(B)'s block
 // [pc, pc + kc) x [jc, jc + nc) (called once per block, in the order PackAllB lays them out).
+// row_bias (M values, or null) is added to each row with the first K slice.
 template <typename T, class GetB>
 void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T* A, size_t lda,
-                    T beta, T* C, size_t ldc, GetB&& get_b, size_t first_block = 0,
-                    size_t end_block = ~size_t{0}) {
+                    T beta, T* C, size_t ldc, const T* row_bias, GetB&& get_b,
+                    size_t first_block = 0, size_t end_block = ~size_t{0}) {
   using Cfg = Tile<T>;
   constexpr size_t L = Cfg::kLanes;
   constexpr size_t kNR = Cfg::kNR;
   constexpr size_t kMR = Cfg::kMR;
   const Blocking<T> blocking(N, K);
-  T* a_pack = Scratch<T>(1, kMR * blocking.kc_max);
+  // alpha != 1 is folded into a packed copy of A; otherwise the micro-kernel reads op(A) in
+  // place (the same products in the same order: alpha * a == a exactly when alpha is 1).
+  const bool pack_a = alpha != T(1);
+  T* a_pack = pack_a ? Scratch<T>(1, kMR * blocking.kc_max) : nullptr;
+  const size_t a_rs = trans_a ? 1 : lda, a_ks = trans_a ? lda : 1;
   // Column blocks [first_block, end_block) only (a pre-packed B split across threads).
   const size_t jc_begin = std::min(N, first_block * blocking.nc_max);
   const size_t jc_end = end_block >= N ? N : std::min(N, end_block * blocking.nc_max);
@@ -238,13 +259,17 @@ void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T
       const T* b_pack = get_b(jc, nc, pc, kc);
       for (size_t ic = 0; ic < M; ic += kMR) {
         const size_t mr = std::min(kMR, M - ic);
-        PackA(trans_a, A, lda, ic, mr, pc, kc, alpha, a_pack);
-        const MicroKernelFn<T> full = PickKernel<T>(mr, Cfg::kNRV, std::make_index_sequence<kMR>());
+        const T* a_panel = A + ic * a_rs + pc * a_ks;
+        if (pack_a) {
+          PackA(trans_a, A, lda, ic, mr, pc, kc, alpha, a_pack);
+          a_panel = a_pack;
+        }
+        const MicroKernelFn<T> full = PickKernel<T>(pack_a, mr, Cfg::kNRV);
         for (size_t p = 0; p < panels; ++p) {
           const size_t w = std::min(kNR, nc - p * kNR);
-          const MicroKernelFn<T> fn =
-              w == kNR ? full : PickKernel<T>(mr, (w + L - 1) / L, std::make_index_sequence<kMR>());
-          fn(kc, a_pack, b_pack + p * kNR * kc, C + ic * ldc + jc + p * kNR, ldc, w, beta_slice);
+          const MicroKernelFn<T> fn = w == kNR ? full : PickKernel<T>(pack_a, mr, (w + L - 1) / L);
+          fn(kc, a_panel, a_rs, a_ks, b_pack + p * kNR * kc, C + ic * ldc + jc + p * kNR, ldc, w,
+             beta_slice, pc == 0 && row_bias != nullptr ? row_bias + ic : nullptr);
         }
       }
     }
@@ -271,9 +296,29 @@ void GemmPacked(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, T alph
   constexpr size_t kNR = Tile<T>::kNR;
   const Blocking<T> blocking(N, K);
   T* b_pack = Scratch<T>(0, (blocking.nc_max + kNR - 1) / kNR * kNR * blocking.kc_max);
-  GemmPackedLoop(trans_a, M, N, K, alpha, A, lda, beta, C, ldc,
+  GemmPackedLoop(trans_a, M, N, K, alpha, A, lda, beta, C, ldc, static_cast<const T*>(nullptr),
                  [&](size_t jc, size_t nc, size_t pc, size_t kc) {
                    PackBlock(trans_b, B, ldb, jc, nc, pc, kc, b_pack);
+                   return static_cast<const T*>(b_pack);
+                 });
+}
+
+// The packed path with op(B)'s panels from a filler (gemm.h's BPanelFiller): `fill(k0, kc, j0,
+// w, pw, dst)` writes what PackB would for those rows and columns.
+template <typename T, class Fill>
+void GemmFilled(size_t M, size_t N, size_t K, const T* A, size_t lda, Fill&& fill,
+                const T* row_bias, T beta, T* C, size_t ldc) {
+  constexpr size_t L = Tile<T>::kLanes;
+  constexpr size_t kNR = Tile<T>::kNR;
+  const Blocking<T> blocking(N, K);
+  T* b_pack = Scratch<T>(0, (blocking.nc_max + kNR - 1) / kNR * kNR * blocking.kc_max);
+  GemmPackedLoop(false, M, N, K, T(1), A, lda, beta, C, ldc, row_bias,
+                 [&](size_t jc, size_t nc, size_t pc, size_t kc) {
+                   const size_t panels = (nc + kNR - 1) / kNR;
+                   for (size_t p = 0; p < panels; ++p) {
+                     const size_t w = std::min(kNR, nc - p * kNR);
+                     fill(pc, kc, jc + p * kNR, w, (w + L - 1) / L * L, b_pack + p * kNR * kc);
+                   }
                    return static_cast<const T*>(b_pack);
                  });
 }
@@ -326,7 +371,7 @@ void GemmPrepacked(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T*
     next += (std::min(blocking.nc_max, N - b * blocking.nc_max) + kNR - 1) / kNR * kNR * K;
   }
   GemmPackedLoop(
-      trans_a, M, N, K, alpha, A, lda, beta, C, ldc,
+      trans_a, M, N, K, alpha, A, lda, beta, C, ldc, static_cast<const T*>(nullptr),
       [&](size_t, size_t nc, size_t, size_t kc) {
         const T* block = next;
         next += (nc + kNR - 1) / kNR * kNR * kc;

@@ -45,6 +45,17 @@ void GemmPrepackedImpl(bool trans_a, int64_t M, int64_t N, int64_t K, float alph
                                       first_block, end_block);
 }
 
+void SgemmFilledBImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
+                      BPanelFiller fill, const float* row_bias, float beta, float* C, int64_t ldc) {
+  gemm_internal::GemmFilled<float>(
+      M, N, K, A, lda,
+      [&](size_t k0, size_t kc, size_t j0, size_t w, size_t pw, float* dst) {
+        fill(static_cast<int64_t>(k0), static_cast<int64_t>(kc), static_cast<int64_t>(j0),
+             static_cast<int64_t>(w), static_cast<int64_t>(pw), dst);
+      },
+      row_bias, beta, C, ldc);
+}
+
 }  // namespace anvil::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -62,6 +73,7 @@ HWY_EXPORT(PackedBSizeImpl);
 HWY_EXPORT(PackAllBImpl);
 HWY_EXPORT(GemmPrepackedImpl);
 HWY_EXPORT(PackedBColumnBlocksImpl);
+HWY_EXPORT(SgemmFilledBImpl);
 
 // Splits one product across the current parallel scope (base/parallel.h) into row blocks or
 // column blocks, whichever dimension offers more. Blocks are whole multiples of kRowUnit rows or
@@ -170,6 +182,33 @@ void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t 
                   HWY_DYNAMIC_DISPATCH(GemmPrepackedImpl)
                   (trans_a, hi - lo, N, K, alpha, trans_a ? A + lo : A + lo * lda, lda,
                    b.data.data(), beta, C + lo * ldc, ldc, 0, b.column_blocks);
+                });
+}
+
+void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, BPanelFiller fill,
+                  const float* row_bias, float beta, float* C, int64_t ldc) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {  // C = row_bias + beta * C
+    for (int64_t i = 0; i < M; ++i) {
+      float* c = C + i * ldc;
+      const float b = row_bias != nullptr ? row_bias[i] : 0.0f;
+      for (int64_t j = 0; j < N; ++j) c[j] = beta == 0.0f ? b : b + beta * c[j];
+    }
+    return;
+  }
+  // Column blocks of kColUnit: a row split would make every thread fill all of B.
+  const int64_t units = std::max<int64_t>(1, N / kColUnit);
+  const double unit_flops = 2.0 * static_cast<double>(M) * static_cast<double>(K) * kColUnit;
+  parallel::For(units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops),
+                [&](int64_t begin, int64_t end) {
+                  const int64_t lo = begin * kColUnit, hi = end == units ? N : end * kColUnit;
+                  HWY_DYNAMIC_DISPATCH(SgemmFilledBImpl)
+                  (
+                      M, hi - lo, K, A, lda,
+                      [&](int64_t k0, int64_t kc, int64_t j0, int64_t w, int64_t pw, float* dst) {
+                        fill(k0, kc, lo + j0, w, pw, dst);
+                      },
+                      row_bias, beta, C + lo, ldc);
                 });
 }
 

@@ -19,6 +19,8 @@
 #include <memory>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
+
 namespace anvil::simd {
 
 void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
@@ -46,6 +48,21 @@ std::unique_ptr<const PackedB> PackB(bool trans_b, int64_t K, int64_t N, const f
 // thread count.
 void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
                   const PackedB& b, float beta, float* C, int64_t ldc);
+
+// Fills a panel of an implicit op(B) - one never stored whole, such as a convolution's im2col
+// matrix: rows [k0, k0 + kc) x columns [j0, j0 + w) of it into dst[k * pw + j], and zeros into
+// columns w <= j < pw.
+using BPanelFiller =
+    absl::FunctionRef<void(int64_t k0, int64_t kc, int64_t j0, int64_t w, int64_t pw, float* dst)>;
+
+// C[M, N] = A[M, K] * B + row_bias + beta * C (A row-major with rows lda apart, not transposed;
+// row_bias: M values added to row i, or null), with B's panels filled by `fill` as the packed
+// path packs them: Sgemm's packed path and its bits (for M and N over 4, where Sgemm takes it;
+// a row bias gives the bits of a C filled with it and beta = 1) without B in memory. Threads
+// split columns; `fill` is called concurrently for disjoint column ranges and must be safe for
+// that.
+void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, BPanelFiller fill,
+                  const float* row_bias, float beta, float* C, int64_t ldc);
 
 }  // namespace anvil::simd
 

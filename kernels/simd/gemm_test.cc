@@ -106,5 +106,46 @@ TEST(GemmTest, PrepackedBMatchesTheReference) {
   }
 }
 
+// B's panels from a filler (here copying a stored B): the bits of Sgemm's packed path, a row
+// bias giving those of a C filled with it and beta = 1, across K slices and thread counts.
+TEST(GemmTest, FilledBGivesThePackedPathsBits) {
+  const Case cases[] = {
+      {5, 7, 3, false, false, 0.0f},
+      {37, 300, 600, false, false, 0.0f},
+      {64, 1024, 27, false, false, 0.0f},
+      {9, 100, 257, false, false, 1.0f},
+  };
+  for (const Case& c : cases) {
+    const std::vector<float> a = Random(c.M * c.K, 7), b = Random(c.K * c.N, 8),
+                             bias = Random(c.M, 9), c0 = Random(c.M * c.N, 10);
+    auto fill = [&](int64_t k0, int64_t kc, int64_t j0, int64_t w, int64_t pw, float* dst) {
+      for (int64_t k = 0; k < kc; ++k) {
+        for (int64_t j = 0; j < pw; ++j) dst[k * pw + j] = j < w ? b[(k0 + k) * c.N + j0 + j] : 0;
+      }
+    };
+    for (bool with_bias : {false, true}) {
+      // The reference: Sgemm onto C = bias (beta 1) or onto c0 with the case's beta.
+      std::vector<float> want = c0;
+      float beta = c.beta;
+      if (with_bias) {
+        for (int64_t i = 0; i < c.M; ++i) {
+          std::fill(want.begin() + i * c.N, want.begin() + (i + 1) * c.N, bias[i]);
+        }
+        beta = 1.0f;
+      }
+      Sgemm(false, false, c.M, c.N, c.K, 1.0f, a.data(), c.K, b.data(), c.N, beta, want.data(),
+            c.N);
+      for (int threads : {1, 3}) {
+        parallel::ThreadScope scope(threads);
+        std::vector<float> got = c0;
+        SgemmFilledB(c.M, c.N, c.K, a.data(), c.K, fill, with_bias ? bias.data() : nullptr,
+                     with_bias ? 0.0f : c.beta, got.data(), c.N);
+        EXPECT_EQ(got, want) << c.M << "x" << c.N << "x" << c.K << (with_bias ? " with bias" : "")
+                             << ", " << threads << " threads";
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace anvil::simd

@@ -65,7 +65,8 @@ Stmt OuterNest(Builder& b, const std::vector<Expr>& dims, const std::vector<bool
 
 // Loops over the reduced dims, filling their positions of `index`, around `body(index)`.
 Stmt InnerNest(Builder& b, const std::vector<Expr>& dims, const std::vector<bool>& reduced,
-               const std::vector<Expr>& outer, const std::function<Stmt(const std::vector<Expr>&)>& body) {
+               const std::vector<Expr>& outer,
+               const std::function<Stmt(const std::vector<Expr>&)>& body) {
   std::vector<Expr> extents;
   for (size_t k = 0; k < dims.size(); ++k) {
     if (reduced[k]) extents.push_back(dims[k]);
@@ -169,7 +170,8 @@ absl::Status Reduce(NodeLowering& n) {
         result = acc;  // the kernels' integer LogSumExp is the maximum
       } else {
         // shift = the maximum when finite; sum exp(x - shift); shift + log(sum).
-        Expr finite = b.Not(b.Or(b.Call(IntrinsicOp::kIsInf, {acc}), b.Call(IntrinsicOp::kIsNaN, {acc})));
+        Expr finite =
+            b.Not(b.Or(b.Call(IntrinsicOp::kIsInf, {acc}), b.Call(IntrinsicOp::kIsNaN, {acc})));
         Expr shift = b.Var("shift", a);
         body.push_back(b.Define(shift, b.Select(finite, acc, b.Zero(a))));
         Expr sum = b.Var("sum", a);
@@ -216,8 +218,8 @@ absl::Status ArgExtreme(NodeLowering& n) {
     std::vector<Expr> i = outer;
     i[axis] = a;
     Expr v = b.Cast(c, b.Load(x, i));
-    Expr ordered = select_last ? (max ? b.Ge(v, best) : b.Le(v, best))
-                               : (max ? b.Gt(v, best) : b.Lt(v, best));
+    Expr ordered =
+        select_last ? (max ? b.Ge(v, best) : b.Le(v, best)) : (max ? b.Gt(v, best) : b.Lt(v, best));
     Expr better = ordered;
     if (c.is_float()) {
       // NaN is the extreme: the first NaN wins (the last with select_last_index).
@@ -235,6 +237,7 @@ absl::Status ArgExtreme(NodeLowering& n) {
 }
 
 // Softmax and LogSoftmax: per row, the maximum, the sum of exp(x - max), then the outputs.
+// Softmax into a float output of the computation's type stores exp(x - max) first and scales it.
 absl::Status SoftmaxFamily(NodeLowering& n) {
   const bool log = n.node().op_type() == "LogSoftmax";
   const Expr& x = n.input(0);
@@ -257,6 +260,23 @@ absl::Status SoftmaxFamily(NodeLowering& n) {
     body.push_back(InnerNest(b, dims, reduced, outer, [&](const std::vector<Expr>& i) {
       return b.Assign(m, b.Max(m, load(i)));
     }));
+    if (!log && y.type() == c) {
+      // y = exp(x - max) once, summed from y, then scaled by 1 / sum (as the runtime's kernel):
+      // one exp per element instead of two.
+      body.push_back(InnerNest(b, dims, reduced, outer, [&](const std::vector<Expr>& i) {
+        return b.Store(y, i, b.Call(IntrinsicOp::kExp, {b.Sub(load(i), m)}));
+      }));
+      body.push_back(b.Define(s, b.Zero(c)));
+      body.push_back(InnerNest(b, dims, reduced, outer, [&](const std::vector<Expr>& i) {
+        return b.Assign(s, b.Add(s, b.Load(y, i)));
+      }));
+      Expr inv = b.Var("inv", c);
+      body.push_back(b.Define(inv, b.Div(b.One(c), s)));
+      body.push_back(InnerNest(b, dims, reduced, outer, [&](const std::vector<Expr>& i) {
+        return b.Store(y, i, b.Mul(b.Load(y, i), inv));
+      }));
+      return tir::MakeBlock(std::move(body));
+    }
     body.push_back(b.Define(s, b.Zero(c)));
     body.push_back(InnerNest(b, dims, reduced, outer, [&](const std::vector<Expr>& i) {
       return b.Assign(s, b.Add(s, b.Call(IntrinsicOp::kExp, {b.Sub(load(i), m)})));
@@ -309,8 +329,8 @@ absl::Status LayerNormalization(NodeLowering& n) {
       return b.Assign(sq, b.Add(sq, b.Mul(d, d)));
     }));
     Expr var = b.Select(empty, b.Zero(c), b.Div(sq, cnt));
-    body.push_back(b.Define(
-        inv, b.Div(b.One(c), b.Call(IntrinsicOp::kSqrt, {b.Add(var, epsilon)}))));
+    body.push_back(
+        b.Define(inv, b.Div(b.One(c), b.Call(IntrinsicOp::kSqrt, {b.Add(var, epsilon)}))));
     body.push_back(InnerNest(b, dims, reduced, outer, [&](const std::vector<Expr>& i) {
       Expr v = b.Mul(b.Mul(b.Sub(load(x, i), mean), inv), load(n.input(1), n.BroadcastIndex(1, i)));
       if (n.has_input(2)) v = b.Add(v, load(n.input(2), n.BroadcastIndex(2, i)));
