@@ -164,24 +164,70 @@ void Im2Col2D(const WindowGeometry& g, const T* x, int64_t channels, T* col, int
   }
 }
 
+// The input planes of a few images zero-padded so that every kernel tap of a 2-D convolution
+// reads inside them: an im2col row segment is then a plain (strided) copy.
+class PaddedPlanes {
+ public:
+  // Rows and columns every tap can reach: padded row r is input row r - pad_begin[0].
+  static int64_t Height(const WindowGeometry& g) {
+    return (g.out[0] - 1) * g.strides[0] + (g.kernel[0] - 1) * g.dilations[0] + 1;
+  }
+  static int64_t Width(const WindowGeometry& g) {
+    return (g.out[1] - 1) * g.strides[1] + (g.kernel[1] - 1) * g.dilations[1] + 1;
+  }
+  // Floats `buffer` needs for `planes` planes, with the slack FillIm2ColRows may read past them.
+  static int64_t Size(const WindowGeometry& g, int64_t planes) {
+    return planes * Height(g) * Width(g) + simd::kIm2ColReadSlack;
+  }
+
+  // Pads `images` images of `channels` planes each (images `image_stride` apart in x, planes
+  // g.in_size apart) into `buffer`.
+  PaddedPlanes(const WindowGeometry& g, const float* x, int64_t images, int64_t image_stride,
+               int64_t channels, float* buffer)
+      : height(Height(g)), width(Width(g)), data(buffer) {
+    const int64_t H = g.in[0], W = g.in[1], ph = g.pad_begin[0], pw = g.pad_begin[1];
+    // Input columns [lo, hi) land in padded columns [lo + pw, hi + pw) inside the width.
+    const int64_t lo = std::min(W, std::max<int64_t>(0, -pw));
+    const int64_t hi = std::max(lo, std::min(W, width - pw));
+    float* out = buffer;
+    for (int64_t i = 0; i < images; ++i) {
+      for (int64_t c = 0; c < channels; ++c) {
+        const float* plane = x + i * image_stride + c * g.in_size;
+        for (int64_t r = 0; r < height; ++r, out += width) {
+          const int64_t ih = r - ph;
+          if (ih < 0 || ih >= H || hi <= lo) {
+            std::fill(out, out + width, 0.0f);
+            continue;
+          }
+          std::fill(out, out + lo + pw, 0.0f);
+          std::copy(plane + ih * W + lo, plane + ih * W + hi, out + lo + pw);
+          std::fill(out + hi + pw, out + width, 0.0f);
+        }
+      }
+    }
+    std::fill(out, out + simd::kIm2ColReadSlack, 0.0f);
+  }
+
+  int64_t height, width;
+  const float* data;
+};
+
 // The im2col matrix of whole 2-D images side by side (column j: image j / out_size, output
 // position j % out_size; row (c * KH + kh) * KW + kw), produced panel by panel for
-// simd::SgemmFilledB straight from the input planes instead of being stored: the GEMM's B
-// packing and the im2col become one copy, and the matrix never leaves L1/L2.
+// simd::SgemmFilledB from the padded planes instead of being stored: the GEMM's B packing and
+// the im2col become one copy, and the matrix never leaves L1/L2.
 class Im2ColPanels {
  public:
-  // `x`: channel 0 of the first image; images are `image_stride` elements apart; `rows`: the
-  // matrix's K (channels x kernel taps).
-  Im2ColPanels(const WindowGeometry& g, const float* x, int64_t image_stride, int64_t rows)
-      : g_(g), x_(x), image_stride_(image_stride), taps_(rows) {
-    // Per row, what every panel needs: no divisions in the fill loop.
+  // `rows`: the matrix's K (channels x kernel taps) over the planes of `padded`.
+  Im2ColPanels(const WindowGeometry& g, const PaddedPlanes& padded, int64_t rows)
+      : g_(g), padded_(padded), taps_(rows) {
     const int64_t KH = g.kernel[0], KW = g.kernel[1];
+    const int64_t plane = padded.height * padded.width;
     for (int64_t k = 0; k < rows; ++k) {
       const int64_t c = k / (KH * KW), kh = k / KW % KH, kw = k % KW;
-      const int64_t off = kw * g.dilations[1] - g.pad_begin[1];
-      const auto [lo, hi] = InsideRange(g.out[1], g.in[1], off, g.strides[1]);
-      taps_[k] = {c * g.in_size + off, kh * g.dilations[0] - g.pad_begin[0], lo, hi};
+      taps_[k] = c * plane + kh * g.dilations[0] * padded.width + kw * g.dilations[1];
     }
+    image_size_ = rows / (KH * KW) * plane;
   }
 
   void operator()(int64_t k0, int64_t kc, int64_t j0, int64_t w, int64_t pw, float* dst) const {
@@ -189,16 +235,17 @@ class Im2ColPanels {
     constexpr int64_t kMaxRuns = 64;
     simd::Im2ColRun runs[kMaxRuns];
     const int64_t OW = g_.out[1];
-    const simd::Im2ColPlane plane = {g_.in[0], g_.in[1], g_.strides[1]};
     for (int64_t j = 0; j < w;) {
       int64_t count = 0;
       for (; j < w && count < kMaxRuns; ++count) {
         const int64_t col = j0 + j, image = col / g_.out_size, p = col % g_.out_size;
         const int64_t oh = p / OW, ow = p % OW, len = std::min(OW - ow, w - j);
-        runs[count] = {image * image_stride_, oh * g_.strides[0], ow, ow + len, j};
+        runs[count] = {
+            image * image_size_ + oh * g_.strides[0] * padded_.width + ow * g_.strides[1], len, j};
         j += len;
       }
-      simd::FillIm2ColRows(plane, x_, taps_.data() + k0, kc, runs, count, pw, dst);
+      simd::FillIm2ColRows(padded_.data, g_.strides[1], taps_.data() + k0, kc, runs, count, pw,
+                           dst);
     }
     if (w < pw) {
       for (int64_t k = 0; k < kc; ++k) std::fill(dst + k * pw + w, dst + (k + 1) * pw, 0.0f);
@@ -207,9 +254,9 @@ class Im2ColPanels {
 
  private:
   const WindowGeometry& g_;
-  const float* x_;
-  int64_t image_stride_;
-  std::vector<simd::Im2ColTap> taps_;
+  const PaddedPlanes& padded_;
+  std::vector<int64_t> taps_;  // per row: offset of its first read in an image's padded planes
+  int64_t image_size_ = 0;
 };
 
 // col[(c * k + kidx) * ld + p - p0] = x[c, window position of output p] for output positions
@@ -419,8 +466,10 @@ bool ImplicitConvGemm(const WindowGeometry& g, int64_t Mg, int64_t cols, int64_t
       return true;
     }
     if (g.spatial == 2 && Mg > 4 && cols > 4) {
-      simd::SgemmFilledB(Mg, cols, K, w, K, Im2ColPanels(g, x, image_stride, K), bias, 0.0f, c,
-                         ldc);
+      const int64_t images = cols / g.out_size, channels = K / g.kernel_size;
+      float* buffer = Scratch<float>(0, PaddedPlanes::Size(g, images * channels));
+      const PaddedPlanes padded(g, x, images, image_stride, channels, buffer);
+      simd::SgemmFilledB(Mg, cols, K, w, K, Im2ColPanels(g, padded, K), bias, 0.0f, c, ldc);
       return true;
     }
   }

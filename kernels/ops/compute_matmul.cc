@@ -81,8 +81,9 @@ std::unique_ptr<const simd::PackedB> PackConstantWeight(const Node& node, int in
     e.CopyTo(reinterpret_cast<uint8_t*>(copy.data()));
     data = copy.data();
   }
-  return trans_b ? simd::PackB(true, rows, cols, data, cols)    // B stored N x K
-                 : simd::PackB(false, rows, cols, data, cols);  // B stored K x N
+  // PackB takes (K, N) of op(B): B stored N x K with trans_b, else K x N.
+  return trans_b ? simd::PackB(true, cols, rows, data, cols)
+                 : simd::PackB(false, rows, cols, data, cols);
 }
 
 // MatMul whose B is a constant 2-D float weight: packed once at kernel creation, so each run

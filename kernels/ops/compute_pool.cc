@@ -146,6 +146,41 @@ class PoolKernel final : public OpKernel {
     const int64_t H = th.in, W = tw.in;
     const int64_t OD = td.first.size(), OH = th.first.size(), OW = tw.first.size();
     const int64_t s = tw.stride, dil = tw.dilation, kw = tw.kernel, pad = tw.pad_begin;
+    if constexpr (std::is_same_v<C, float>) {
+      if (kind_ == PoolKind::kMax) {
+        // A whole depth slice per call: the full windows' columns with vectors
+        // (simd::MaxPoolRows), then the edge columns. Each output still folds its taps in
+        // (depth, row, column) order.
+        for (int64_t od = 0; od < OD; ++od) {
+          float* yp = y + od * OH * OW;
+          std::fill(yp, yp + OH * OW, -std::numeric_limits<float>::infinity());
+          for (int64_t a = 0; a < td.count[od]; ++a) {
+            const float* slice = x + (td.first[od] + a * td.dilation) * H * W;
+            if (tw.full_begin < tw.full_end) {
+              simd::MaxPoolRows(slice, W, th.first.data(), th.count.data(), th.dilation, OH,
+                                tw.full_begin * s - pad, s, kw, dil, yp, OW, tw.full_begin,
+                                tw.full_end);
+            }
+            if (tw.full_begin == 0 && tw.full_end == OW) continue;
+            for (int64_t oh = 0; oh < OH; ++oh) {
+              for (int64_t b = 0; b < th.count[oh]; ++b) {
+                const float* row = slice + (th.first[oh] + b * th.dilation) * W;
+                for (int64_t ow = 0; ow < OW; ++ow) {
+                  if (ow == tw.full_begin) ow = std::max(ow, tw.full_end);
+                  if (ow >= OW) break;
+                  float& m = yp[oh * OW + ow];
+                  for (int64_t c = 0; c < tw.count[ow]; ++c) {
+                    const float v = row[tw.first[ow] + c * dil];
+                    m = v > m ? v : m;
+                  }
+                }
+              }
+            }
+          }
+        }
+        return;
+      }
+    }
     acc.resize(OW);
     for (int64_t od = 0; od < OD; ++od) {
       for (int64_t oh = 0; oh < OH; ++oh) {
@@ -172,15 +207,6 @@ class PoolKernel final : public OpKernel {
               }
             };
             for (int64_t ow = 0; ow < tw.full_begin; ++ow) edge(ow);
-            if constexpr (std::is_same_v<C, float>) {
-              if (kind_ == PoolKind::kMax && tw.full_begin < tw.full_end) {
-                const int64_t start = tw.full_begin * s - pad;
-                simd::MaxPoolRow(row + start, W - start, s, kw, dil, yr + tw.full_begin,
-                                 static_cast<size_t>(tw.full_end - tw.full_begin));
-                for (int64_t ow = tw.full_end; ow < OW; ++ow) edge(ow);
-                continue;
-              }
-            }
             if (kind_ == PoolKind::kMax) {
               for (int64_t ow = tw.full_begin; ow < tw.full_end; ++ow) {
                 const C* p = row + ow * s - pad;

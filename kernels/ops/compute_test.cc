@@ -511,9 +511,11 @@ TEST(MatMul, ConstantWeightPackedOnceGivesTheSameProducts) {
     const std::string signature =
         absl::StrCat("agraph (float[A] a) => (float[C] y) <float[", absl::StrJoin(c.w_dims, ", "),
                      "] w = {", absl::StrJoin(wv, ", "), "}>");
+    const int64_t products = simd::PackedBProducts();
     absl::StatusOr<std::vector<Tensor>> packed =
         RunText(ModelText(13, signature, absl::StrCat("y = ", op)), {a, w});
     ASSERT_TRUE(packed.ok()) << packed.status();
+    EXPECT_EQ(simd::PackedBProducts(), products + 1) << c.op << ": the packed weight was not used";
     ExpectNear(Values<float>((*packed)[0]), Values<float>((*plain)[0]), 1e-6, c.op);
   }
 }

@@ -321,7 +321,7 @@ HWY_NOINLINE void AddScaledImpl(const float* x, float w, float* y, size_t n) {
   for (; i < n; ++i) y[i] = y[i] + w * x[i];
 }
 
-// MaxPoolRow's vector loop over outputs [j, n) with the vectors of `d` while they fit in x.
+// MaxPoolRowsImpl's vector loop over outputs [j, n) with the vectors of `d` while they fit in x.
 template <class DV>
 HWY_INLINE size_t MaxPoolRowVectors(DV d, const float* x, int64_t len, int64_t stride, int64_t taps,
                                     int64_t dilation, float* y, size_t j, size_t n) {
@@ -359,24 +359,34 @@ HWY_INLINE size_t MaxPoolRowVectors(DV d, const float* x, int64_t len, int64_t s
   return j;
 }
 
-HWY_NOINLINE void MaxPoolRowImpl(const float* x, int64_t len, int64_t stride, int64_t taps,
-                                 int64_t dilation, float* y, size_t n) {
-  size_t j = 0;
-  if (stride == 1 || stride == 2) {
-    const D d;
-    j = MaxPoolRowVectors(d, x, len, stride, taps, dilation, y, j, n);
-    // Short rows (an 8-wide output row on AVX-512): half vectors.
-    if constexpr (hn::MaxLanes(D()) >= 8) {
-      j = MaxPoolRowVectors(hn::Half<D>(), x, len, stride, taps, dilation, y, j, n);
+HWY_NOINLINE void MaxPoolRowsImpl(const float* x, int64_t in_w, const int64_t* row_first,
+                                  const int64_t* row_count, int64_t row_dilation, int64_t out_rows,
+                                  int64_t col_offset, int64_t stride, int64_t taps,
+                                  int64_t dilation, float* y, int64_t out_w, int64_t col_begin,
+                                  int64_t col_end) {
+  const D d;
+  const size_t n = static_cast<size_t>(col_end - col_begin);
+  for (int64_t oh = 0; oh < out_rows; ++oh) {
+    float* yr = y + oh * out_w + col_begin;
+    for (int64_t b = 0; b < row_count[oh]; ++b) {
+      const float* row = x + (row_first[oh] + b * row_dilation) * in_w + col_offset;
+      const int64_t len = in_w - col_offset;
+      size_t j = 0;
+      if (stride == 1 || stride == 2) {
+        j = MaxPoolRowVectors(d, row, len, stride, taps, dilation, yr, j, n);
+        if constexpr (hn::MaxLanes(D()) >= 8) {
+          j = MaxPoolRowVectors(hn::Half<D>(), row, len, stride, taps, dilation, yr, j, n);
+        }
+      }
+      for (; j < n; ++j) {
+        float m = yr[j];
+        for (int64_t c = 0; c < taps; ++c) {
+          const float v = row[static_cast<int64_t>(j) * stride + c * dilation];
+          m = v > m ? v : m;
+        }
+        yr[j] = m;
+      }
     }
-  }
-  for (; j < n; ++j) {
-    float m = y[j];
-    for (int64_t c = 0; c < taps; ++c) {
-      const float v = x[static_cast<int64_t>(j) * stride + c * dilation];
-      m = v > m ? v : m;
-    }
-    y[j] = m;
   }
 }
 

@@ -17,7 +17,7 @@ HWY_EXPORT(ClipImpl);
 HWY_EXPORT(LeakyReluImpl);
 HWY_EXPORT(ExpLinearImpl);
 HWY_EXPORT(DeinterleaveImpl);
-HWY_EXPORT(MaxPoolRowImpl);
+HWY_EXPORT(MaxPoolRowsImpl);
 HWY_EXPORT(AddInterleaved2Impl);
 HWY_EXPORT(Interpolate2Impl);
 HWY_EXPORT(AddScaledImpl);
@@ -67,9 +67,13 @@ void AddScaled(const float* x, float w, float* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(AddScaledImpl)(x, w, y, n);
 }
 
-void MaxPoolRow(const float* x, int64_t len, int64_t stride, int64_t taps, int64_t dilation,
-                float* y, size_t n) {
-  HWY_DYNAMIC_DISPATCH(MaxPoolRowImpl)(x, len, stride, taps, dilation, y, n);
+void MaxPoolRows(const float* x, int64_t in_w, const int64_t* row_first, const int64_t* row_count,
+                 int64_t row_dilation, int64_t out_rows, int64_t col_offset, int64_t stride,
+                 int64_t taps, int64_t dilation, float* y, int64_t out_w, int64_t col_begin,
+                 int64_t col_end) {
+  HWY_DYNAMIC_DISPATCH(MaxPoolRowsImpl)
+  (x, in_w, row_first, row_count, row_dilation, out_rows, col_offset, stride, taps, dilation, y,
+   out_w, col_begin, col_end);
 }
 
 }  // namespace anvil::simd

@@ -49,6 +49,10 @@ std::unique_ptr<const PackedB> PackB(bool trans_b, int64_t K, int64_t N, const f
 void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
                   const PackedB& b, float beta, float* C, int64_t ldc);
 
+// SgemmPackedB calls so far in this process: tests check that a kernel which should multiply
+// by its pre-packed weight does (the unpacked fallback gives the same products).
+int64_t PackedBProducts();
+
 // Fills a panel of an implicit op(B) - one never stored whole, such as a convolution's im2col
 // matrix: rows [k0, k0 + kc) x columns [j0, j0 + w) of it into dst[k * pw + j], and zeros into
 // columns w <= j < pw.

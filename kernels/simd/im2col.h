@@ -1,9 +1,9 @@
 // Rows of a 2-D convolution's im2col matrix written straight into the packed-B panels of the
 // GEMM (simd::SgemmFilledB), with Highway, dispatched at run time. The matrix is never stored:
-// ops/compute_conv.cc describes each of its rows (a channel and kernel tap) and each panel's
-// columns (runs along one output row of one image), and this fills the panel with masked
-// vector copies - the runs are short (an output row), so scalar copies would cost more than the
-// GEMM's FMAs.
+// ops/compute_conv.cc pads the input planes (so every tap reads inside them), describes each row
+// of the matrix (a channel and kernel tap: an offset) and each panel's columns (runs along one
+// output row of one image), and this copies the runs with vectors - they are short (an output
+// row), so element-by-element copies would cost more than the GEMM's FMAs.
 #ifndef ANVIL_KERNELS_SIMD_IM2COL_H_
 #define ANVIL_KERNELS_SIMD_IM2COL_H_
 
@@ -11,30 +11,19 @@
 
 namespace anvil::simd {
 
-// One row of the matrix: channel c, kernel tap (kh, kw).
-struct Im2ColTap {
-  int64_t offset;     // of input column 0 of the tap's input row, from an image's channel 0
-  int64_t ih_offset;  // input row = an output row's first input row + ih_offset
-  int64_t lo, hi;     // output columns whose tap lies inside the input row
-};
+// Readable floats the caller provides past the last element a run reads: whole vectors (and,
+// for stride 2, interleaved pairs of them) are loaded and the excess discarded.
+inline constexpr int64_t kIm2ColReadSlack = 256;
 
-// Columns [j, j + end - ow) of a panel: output columns [ow, end) of one output row of an image.
+// Columns [j, j + len) of a panel: len consecutive output positions of one output row, whose
+// first reads x[tap + offset] and the next ones stride apart.
 struct Im2ColRun {
-  int64_t image_offset;  // of the image's channel 0 in the input
-  int64_t ih_base;       // output row * stride_h
-  int64_t ow, end, j;
+  int64_t offset, len, j;
 };
 
-// Input plane size and column stride.
-struct Im2ColPlane {
-  int64_t height, width, stride_w;
-};
-
-// For each row k < rows: dst[k * pw + run.j + (ow - run.ow)] = x[run.image_offset +
-// taps[k].offset + ih * width + ow * stride_w] (ih = run.ih_base + taps[k].ih_offset), or 0
-// where that lies outside the plane, for every run and ow in [run.ow, run.end). Other columns
-// of dst are not written.
-void FillIm2ColRows(const Im2ColPlane& plane, const float* x, const Im2ColTap* taps, int64_t rows,
+// dst[k * pw + run.j + t] = x[taps[k] + run.offset + t * stride] for each row k < rows, run and
+// t < run.len. Other columns of dst are not written.
+void FillIm2ColRows(const float* x, int64_t stride, const int64_t* taps, int64_t rows,
                     const Im2ColRun* runs, int64_t run_count, int64_t pw, float* dst);
 
 }  // namespace anvil::simd
