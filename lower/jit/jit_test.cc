@@ -11,6 +11,7 @@
 
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
+#include "kernels/simd/gemm.h"
 #include "lower/evaluator/tir_session.h"
 #include "lower/jit/compiled_module.h"
 
@@ -168,6 +169,22 @@ main (float[N, 8] x, int64[K] ids, float[8, 4] w) => (float[8, N2] t, float[K, 8
   ExpectSameBits(kText, {{"x", Input(ElementType::kFloat, {5, 8}, 1)},
                          {"ids", bad},
                          {"w", Input(ElementType::kFloat, {8, 4}, 3)}});
+}
+
+// Constant weights of MatMul and Gemm (transB) are packed once at load and used by the gemm
+// calls with more than 4 rows and columns: the evaluator's bits, and the packed path does run.
+TEST(JitTest, ConstantGemmWeightsArePackedAtLoad) {
+  constexpr char kText[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+main (float[N, 8] x) => (float[N, 6] y, float[N, 6] z) <float[8, 6] w = {1, -2, 3, 0.5, 1, 2, 0, 1, -1, 2, 3, -0.25, 1, 1, 1, 1, 2, 2, 0.5, -3, 1, 0, 0, 1, 1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6, 0.5, 0.25, 2, 1, 0, -1, 1, 1, 1, 1, 1, 1}, float[6, 8] v = {1, -2, 3, 0.5, 1, 2, 0, 1, -1, 2, 3, -0.25, 1, 1, 1, 1, 2, 2, 0.5, -3, 1, 0, 0, 1, 1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6, 0.5, 0.25, 2, 1, 0, -1, 1, 1, 1, 1, 1, 1}> {
+  y = MatMul(x, w)
+  z = Gemm<transB = 1>(x, v)
+})";
+  for (int64_t n : {2, 9}) {
+    const int64_t before = simd::PackedBProducts();
+    ExpectSameBits(kText, {{"x", Input(ElementType::kFloat, {n, 8}, 1)}});
+    // Two compiled runs (scalar and vector code) of two products each, when rows exceed 4.
+    EXPECT_EQ(simd::PackedBProducts() - before, n > 4 ? 4 : 0) << n << " rows";
+  }
 }
 
 TEST(JitTest, KernelCallsAndDataDependentOutputs) {
