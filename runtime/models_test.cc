@@ -18,6 +18,9 @@ namespace {
 struct ModelCase {
   const char* file;
   std::vector<int64_t> dims_after_batch;  // x's dims after N
+  // Whether an element-wise node is left to reuse its input's memory (the CNN's activations
+  // are fused into its convolutions by the default pipeline's fuse-activations).
+  bool in_place = true;
 };
 
 Tensor Input(int64_t batch, const std::vector<int64_t>& rest, uint32_t seed) {
@@ -69,13 +72,13 @@ TEST_P(ModelsTest, MatchesReferenceAcrossBatchSizes) {
     // These schedules are simple enough for the planner to reach the bound.
     EXPECT_EQ(stats.arena_bytes, stats.lower_bound_bytes) << GetParam().file;
     EXPECT_LT(stats.arena_bytes, stats.unshared_bytes);
-    EXPECT_GT(stats.in_place_reuses, 0);
+    if (GetParam().in_place) EXPECT_GT(stats.in_place_reuses, 0);
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Generated, ModelsTest,
                          testing::Values(ModelCase{"mlp.onnx", {256}},
-                                         ModelCase{"cnn.onnx", {3, 32, 32}},
+                                         ModelCase{"cnn.onnx", {3, 32, 32}, /*in_place=*/false},
                                          ModelCase{"transformer.onnx", {16, 64}}),
                          [](const testing::TestParamInfo<ModelCase>& info) {
                            std::string name = info.param.file;

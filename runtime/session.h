@@ -3,8 +3,10 @@
 //   absl::StatusOr<std::unique_ptr<Session>> s = Session::Load("model.onnx");
 //   absl::StatusOr<std::vector<Tensor>> out = (*s)->Run({{"x", x}});
 //
-// Load runs a pipeline (default `shape-inference,einsum-decompose,fold-batchnorm,dce`: Einsums
-// run as MatMuls, inference BatchNormalization folds into the Conv before it),
+// Load runs a pipeline (default `shape-inference,einsum-decompose,fold-batchnorm,
+// fuse-activations,dce`: Einsums run as MatMuls, inference BatchNormalization folds into the Conv
+// before it, HardSwish/HardSigmoid chains become the ops and a Conv's activation joins it in a
+// com.microsoft FusedConv),
 // sorts the graph topologically and builds the execution plan (plan.h): one kernel per node — a
 // node without one fails the load with Unimplemented naming op and opset — slots, liveness, reuse
 // candidates and a plan per subgraph.
@@ -50,7 +52,7 @@ absl::Status PrepareModelForRun(Model& model, const std::string& pipeline);
 
 struct SessionOptions {
   // Passes run on the model at load (pass_manager.h syntax); "" runs none.
-  std::string pipeline = "shape-inference,einsum-decompose,fold-batchnorm,dce";
+  std::string pipeline = "shape-inference,einsum-decompose,fold-batchnorm,fuse-activations,dce";
   // Place intermediates in one planned arena; off: every tensor on the heap (for debugging).
   bool plan_memory = true;
   // Let elementwise ops overwrite dying inputs and reshape-like ops alias their input.

@@ -7,8 +7,8 @@
 //   $CXX -std=c++17 -O3 -ffp-contract=off -fno-math-errno -fPIC -shared -I DIR -Wa,-I,DIR
 // (--native adds -march=native: faster, for this CPU only). The model goes through the same
 // preparation and lowering as the runtime and the JIT (default pipeline
-// shape-inference,einsum-decompose,fold-batchnorm,dce, then lower-to-tir). Errors are one line
-// `anvil-compile: error: ...`, exit 1 (2 for command-line mistakes).
+// shape-inference,einsum-decompose,fold-batchnorm,fuse-activations,dce, then lower-to-tir).
+// Errors are one line `anvil-compile: error: ...`, exit 1 (2 for command-line mistakes).
 
 #include <cstdlib>
 #include <filesystem>
@@ -44,7 +44,7 @@ Every node must lower to loops or gemm (no runtime kernels yet).
 struct Flags {
   std::string model, out;
   bool shared = false, native = false;
-  std::string pipeline = "shape-inference,einsum-decompose,fold-batchnorm,dce";
+  std::string pipeline = "shape-inference,einsum-decompose,fold-batchnorm,fuse-activations,dce";
   std::string weights = "model.weights";
 };
 

@@ -159,7 +159,11 @@ void ListPassesTo(std::ostream& os) {
   for (const RegisteredPass& p : ListPasses()) {
     os << "  " << p.name << "  " << p.description << "\n";
     absl::StatusOr<std::unique_ptr<Pass>> pass = CreatePass(p.name);
-    if (pass.ok() && !(*pass)->options().empty()) os << (*pass)->DescribeOptions();
+    if (!pass.ok() || (*pass)->options().empty()) continue;
+    // Options indented under their pass, one per line.
+    for (absl::string_view line : absl::StrSplit((*pass)->DescribeOptions(), '\n')) {
+      os << "  " << line << "\n";
+    }
   }
 }
 

@@ -69,6 +69,9 @@ grep -q "einsum-decompose: node #0 (Einsum, output 'y'): kept: MatMul does not a
 
 # --list-passes and --help
 "$OPT" --list-passes | grep -q "topo-sort" || fail "--list-passes lacks topo-sort"
+"$OPT" --list-passes | grep -q "^  fuse-activations  " || fail "--list-passes lacks fuse-activations"
+# One pass per line: a pass after another's options starts its own line.
+"$OPT" --list-passes | grep -q "^  cse  " || fail "--list-passes runs a pass into the options before"
 "$OPT" --help | grep -q "usage: anvil-opt" || fail "--help lacks usage"
 "$OPT" --help | tr -d '\n' | grep -q "shape-inference,einsum-decompose,constprop,cse,dce" ||
   fail "--help does not name the default pipeline"

@@ -64,7 +64,7 @@ options:
                          (0: every CPU; default 1); results do not depend on it
   --out DIR              write input_K.pb and output_K.pb there
   --memory               add the memory plan (arena, lower bound, reuse) to the JSON line
-  --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,fold-batchnorm,dce")
+  --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,fold-batchnorm,fuse-activations,dce")
   --no-arena             every tensor on the heap (no memory plan)
   --profile              print the time per op type over the timed runs (stderr)
   --backend=B            interpreter (default: the runtime's Session), tir-eval (lowered to

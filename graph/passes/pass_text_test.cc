@@ -38,16 +38,19 @@ TEST(PassTextTest, FindsTheTestFiles) {
 // ---- What the `passes` library registers ----
 
 TEST(RegisteredPassesTest, PipelineOfAllPasses) {
-  absl::StatusOr<PassManager> pm =
-      PassManager::Parse(" dce , cse{max-initializer-bytes=64},topo-sort,fold-batchnorm");
+  absl::StatusOr<PassManager> pm = PassManager::Parse(
+      " dce , cse{max-initializer-bytes=64},topo-sort,fold-batchnorm,"
+      "fuse-activations");
   ASSERT_TRUE(pm.ok()) << pm.status();
-  EXPECT_EQ(pm->ToString(), "dce,cse{max-initializer-bytes=64},topo-sort,fold-batchnorm");
+  EXPECT_EQ(pm->ToString(),
+            "dce,cse{max-initializer-bytes=64},topo-sort,fold-batchnorm,fuse-activations");
   absl::StatusOr<PassManager> unknown = PassManager::Parse("dce,foo");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().message(),
-            "unknown pass 'foo'; available passes: cse, dce, fold-batchnorm, topo-sort");
+            "unknown pass 'foo'; available passes: cse, dce, fold-batchnorm, fuse-activations, "
+            "topo-sort");
   std::vector<RegisteredPass> passes = ListPasses();
-  ASSERT_EQ(passes.size(), 4u);
+  ASSERT_EQ(passes.size(), 5u);
   EXPECT_EQ(passes[0].name, "cse");
   EXPECT_FALSE(passes[0].description.empty());
 }

@@ -22,6 +22,7 @@ const KernelRule kComputeKernels[] = {
     {"", "CumSum", ops::CreateCumSum},
     {"", "Det", ops::CreateDet},
     {"", "Einsum", ops::CreateEinsum},
+    {"com.microsoft", "FusedConv", ops::CreateFusedConv},
     {"", "Gemm", ops::CreateGemm},
     {"", "GlobalAveragePool", ops::CreateGlobalPool},
     {"", "GlobalLpPool", ops::CreateGlobalPool},

@@ -838,9 +838,74 @@ KernelOr MakeConvLike(const Node& node) {
   return std::unique_ptr<OpKernel>(new Kernel(*std::move(attrs), *group));
 }
 
+// com.microsoft FusedConv (ONNX Runtime's contrib op, which the fuse-activations pass makes):
+// Conv, then the activation named by `activation` (Relu, LeakyRelu, Sigmoid, Tanh, Clip,
+// HardSigmoid; `activation_params` as ONNX Runtime orders them) applied to the output in place
+// by that activation's own kernel from the registry, while the output is in cache: the bits of
+// the two nodes it replaces. The optional Z input (a sum) is not supported.
+class FusedConvKernel final : public OpKernel {
+ public:
+  static KernelOr Create(const Node& node) {
+    KernelOr conv = MakeConvLike<ConvKernel>(node);
+    if (!conv.ok()) return conv.status();
+    auto kernel = std::unique_ptr<FusedConvKernel>(new FusedConvKernel());
+    kernel->conv_ = *std::move(conv);
+    const std::string activation = node.GetString("activation", "");
+    std::vector<float> params;
+    if (const Attribute* a = node.FindAttribute("activation_params")) params = a->floats;
+    // The standalone activation node, at opset 6 (Clip's bounds as attributes).
+    Node* act = kernel->model_.graph().AddNode(activation);
+    size_t want = 0;
+    if (activation == "LeakyRelu") {
+      want = 1;
+      if (params.size() == want) act->SetAttribute(Attribute::Float("alpha", params[0]));
+    } else if (activation == "HardSigmoid" || activation == "Clip") {
+      want = 2;
+      const bool clip = activation == "Clip";
+      if (params.size() == want) {
+        act->SetAttribute(Attribute::Float(clip ? "min" : "alpha", params[0]));
+        act->SetAttribute(Attribute::Float(clip ? "max" : "beta", params[1]));
+      }
+    } else if (activation != "Relu" && activation != "Sigmoid" && activation != "Tanh") {
+      return absl::UnimplementedError(absl::StrCat(node.Describe(), ": FusedConv activation '",
+                                                   activation, "' is not supported"));
+    }
+    if (params.size() != want) {
+      return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": FusedConv activation ",
+                                                     activation, " takes ", want,
+                                                     " activation_params, got ", params.size()));
+    }
+    act->AddInput(kernel->model_.graph().AddInput("x", Type()));
+    act->AddOutput("y");
+    kernel->act_node_ = act;
+    ANVIL_ASSIGN_OR_RETURN(kernel->act_, CreateKernel(*act, kActivationOpset));
+    return std::unique_ptr<OpKernel>(std::move(kernel));
+  }
+
+  absl::Status Compute(KernelContext& ctx) override {
+    if (ctx.HasInput(3))
+      return absl::UnimplementedError(
+          absl::StrCat(ctx.node().Describe(), ": FusedConv with Z (a sum input) is not supported"));
+    ANVIL_RETURN_IF_ERROR(conv_->Compute(ctx));
+    KernelContext act(*act_node_, kActivationOpset);
+    act.SetInputs({ctx.output(0)});
+    act.SetOutputs({ctx.output(0)}, {true}, {true});
+    return act_->Compute(act);
+  }
+
+ private:
+  static constexpr int64_t kActivationOpset = 6;
+  FusedConvKernel() = default;
+  std::unique_ptr<OpKernel> conv_, act_;
+  Model model_;  // holds act_node_
+  const Node* act_node_ = nullptr;
+};
+
 }  // namespace
 
 KernelOr CreateConv(const Node& node, int64_t) { return MakeConvLike<ConvKernel>(node); }
+
+KernelOr CreateFusedConv(const Node& node, int64_t) { return FusedConvKernel::Create(node); }
 
 KernelOr CreateConvInteger(const Node& node, int64_t) {
   return MakeConvLike<ConvIntegerKernel>(node);

@@ -635,6 +635,54 @@ TEST(MaxPool, MatchesDirectPooling) {
   }
 }
 
+// com.microsoft FusedConv: the bits of Conv then the activation node, for every activation it
+// takes; an activation it does not take, wrong parameters and the Z input are clear errors.
+TEST(FusedConv, GivesTheBitsOfConvThenActivation) {
+  struct Case {
+    std::string activation, params, standalone;  // standalone: the activation as an ONNX node
+  };
+  const Case cases[] = {
+      {"Relu", "", "Relu"},
+      {"LeakyRelu", "[0.125]", "LeakyRelu <alpha = 0.125>"},
+      {"Sigmoid", "", "Sigmoid"},
+      {"Tanh", "", "Tanh"},
+      {"Clip", "[-0.5, 0.75]", "Clip <min = -0.5, max = 0.75>"},
+      {"HardSigmoid", "[0.25, 0.375]", "HardSigmoid <alpha = 0.25, beta = 0.375>"},
+  };
+  const Tensor x = RandomTensor({2, 6, 9, 11}, 51), w = RandomTensor({8, 6, 3, 3}, 52),
+               b = RandomTensor({8}, 53);
+  const std::string conv_attrs = "pads = [1, 0, 1, 2], strides = [1, 2]";
+  absl::StatusOr<std::vector<Tensor>> conv =
+      RunText(ModelText(11, "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)",
+                        absl::StrCat("y = Conv <", conv_attrs, "> (x, w, b)")),
+              {x, w, b});
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  auto fused_text = [&](const std::string& activation, const std::string& params) {
+    return absl::StrCat(
+        "<ir_version: 8, opset_import: [\"\" : 11, \"com.microsoft\" : 1]>\n",
+        "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y) {\n",
+        "  y = com.microsoft.FusedConv <", conv_attrs, ", activation = \"", activation, "\"",
+        params.empty() ? "" : absl::StrCat(", activation_params = ", params), "> (x, w, b)\n}\n");
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<std::vector<Tensor>> want =
+        RunText(ModelText(6, "agraph (float[A] c) => (float[D] y)",  // Clip-6: bounds attributes
+                          absl::StrCat("y = ", c.standalone, " (c)")),
+                {(*conv)[0]});
+    ASSERT_TRUE(want.ok()) << want.status();
+    absl::StatusOr<std::vector<Tensor>> got =
+        RunText(fused_text(c.activation, c.params), {x, w, b});
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(Values<float>((*got)[0]), Values<float>((*want)[0])) << c.activation;
+  }
+  absl::StatusOr<std::vector<Tensor>> elu = RunText(fused_text("Elu", "[1.0]"), {x, w, b});
+  EXPECT_EQ(elu.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(elu.status().message().find("activation 'Elu' is not supported"), std::string::npos)
+      << elu.status();
+  absl::StatusOr<std::vector<Tensor>> missing = RunText(fused_text("LeakyRelu", ""), {x, w, b});
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument) << missing.status();
+}
+
 // ConvTranspose is the adjoint of Conv: <conv(x, w), y> == <x, conv_transpose(y, w)>.
 TEST(ConvTranspose, IsTheAdjointOfConv) {
   const ConvCase c = {{1, 4, 7, 8}, 6, 2, {3, 2}, {2, 1}, {1, 2}, {1, 0, 0, 1}};
@@ -853,7 +901,7 @@ TEST(ComputeKernels, TableSorted) {
   for (const KernelRule* r = kernel_rules::kComputeKernels; r->op_type != nullptr; ++r) {
     EXPECT_LT(previous, r->op_type);
     previous = r->op_type;
-    EXPECT_NE(FindOpAnyVersion("", r->op_type), nullptr) << r->op_type;
+    EXPECT_NE(FindOpAnyVersion(r->domain, r->op_type), nullptr) << r->op_type;
   }
 }
 

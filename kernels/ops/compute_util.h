@@ -279,6 +279,7 @@ absl::StatusOr<WindowGeometry> ResolveWindow(const Node& node, const WindowAttrs
 KernelOr CreateArgMinMax(const Node& node, int64_t opset);
 KernelOr CreateBatchNormalization(const Node& node, int64_t opset);
 KernelOr CreateConv(const Node& node, int64_t opset);
+KernelOr CreateFusedConv(const Node& node, int64_t opset);
 KernelOr CreateConvInteger(const Node& node, int64_t opset);
 KernelOr CreateConvTranspose(const Node& node, int64_t opset);
 KernelOr CreateCumSum(const Node& node, int64_t opset);

@@ -65,7 +65,7 @@ absl::StatusOr<std::vector<Tensor>> RunText(const std::string& text,
                                             const NodeExecOptions& options) {
   ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, ParseModelText(text));
   const Node& node = **model->graph().nodes().begin();
-  return RunNode(node, model->OpsetVersion(""), inputs, options);
+  return RunNode(node, model->OpsetVersion(node.domain()), inputs, options);
 }
 
 absl::StatusOr<std::vector<Tensor>> RunViews(const std::string& text,

@@ -54,7 +54,7 @@ double ElementAsDouble(const Tensor& t, int64_t i);
 // `<ir_version: 8, opset_import: ["" : opset]> SIGNATURE { BODY }`.
 std::string ModelText(int opset, std::string_view signature, std::string_view body);
 
-// Parses a model and runs its first node on `inputs` at the model's default-domain opset.
+// Parses a model and runs its first node on `inputs` at the model's opset of the node's domain.
 absl::StatusOr<std::vector<Tensor>> RunText(const std::string& text,
                                             const std::vector<Tensor>& inputs,
                                             const NodeExecOptions& options = {});

@@ -27,7 +27,7 @@ namespace anvil::lower {
 
 struct TirSessionOptions {
   // Passes run on the model before lowering (Session's default).
-  std::string pipeline = "shape-inference,einsum-decompose,fold-batchnorm,dce";
+  std::string pipeline = "shape-inference,einsum-decompose,fold-batchnorm,fuse-activations,dce";
   LoweringOptions lowering;
   EvaluatorOptions evaluator;
   // Run compiled code instead of the evaluator.

@@ -146,6 +146,7 @@ const LowerRule kLinalgLowerRules[] = {
     {"", "AveragePool", &KernelIntrinsic},
     {"", "Conv", &KernelIntrinsic},
     {"", "ConvTranspose", &KernelIntrinsic},
+    {"com.microsoft", "FusedConv", &KernelIntrinsic},
     {"", "Gemm", &Gemm},
     {"", "GlobalAveragePool", &KernelIntrinsic},
     {"", "GlobalLpPool", &KernelIntrinsic},

@@ -234,6 +234,7 @@ const ShapeRule kComputeRules[] = {
     {"", "DFT", ops::InferDft},
     {"", "Det", ops::InferDet},
     {"", "Einsum", ops::InferEinsum},
+    {"com.microsoft", "FusedConv", ops::InferConv},
     {"", "GRU", ops::InferRecurrent},
     {"", "Gemm", ops::InferGemm},
     {"", "GlobalAveragePool", ops::InferGlobalPool},
