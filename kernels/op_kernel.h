@@ -103,6 +103,10 @@ class OpKernel {
  public:
   virtual ~OpKernel() = default;
   virtual absl::Status Compute(KernelContext& ctx) = 0;
+  // Whether the kernel made its own copy of constant input `input` at creation (a weight packed
+  // for its GEMM) and reads only that input's type and dims from then on: a runtime may release
+  // the constant's bytes when no other reader needs them.
+  virtual bool KeepsOwnCopyOf(int input) const { return false; }
 };
 
 // A kernel with no per-node state: Compute calls `fn`.

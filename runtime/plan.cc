@@ -1,12 +1,18 @@
 #include "runtime/plan.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "exec/node_executor.h"
+#include "graph/elements.h"
 #include "graph/op_table.h"
 
 namespace anvil {
@@ -35,9 +41,10 @@ ReuseKind ReuseKindOf(const Node& node) {
   return ReuseKind::kNone;
 }
 
-absl::StatusOr<std::unique_ptr<GraphPlan>> GraphPlan::Build(const Model& model,
-                                                            const Graph& graph) {
+absl::StatusOr<std::unique_ptr<GraphPlan>> GraphPlan::Build(const Model& model, const Graph& graph,
+                                                            bool release_copied_constants) {
   std::unique_ptr<GraphPlan> plan(new GraphPlan());
+  plan->release_copied_constants_ = release_copied_constants;
   if (absl::Status s = plan->Init(model, graph); !s.ok()) return s;
   return plan;
 }
@@ -55,6 +62,42 @@ int64_t GraphPlan::TotalSteps() const {
   int64_t n = static_cast<int64_t>(steps_.size());
   for (const auto& [g, sub] : subplans_) n += sub->TotalSteps();
   return n;
+}
+
+namespace {
+
+// An initializer whose bytes a kernel's own copy replaced (GraphPlan::ReleaseCopiedConstants):
+// its type and dims stay; reading its values is a programming error.
+class ReleasedElements final : public Elements {
+ public:
+  ReleasedElements(std::string name, ElementType type, absl::Span<const int64_t> dims)
+      : name_(std::move(name)), type_(type), dims_(dims.begin(), dims.end()) {}
+  ElementType element_type() const override { return type_; }
+  absl::Span<const int64_t> dims() const override { return dims_; }
+  void CopyTo(uint8_t*) const override {
+    std::fprintf(stderr,
+                 "anvil: initializer '%s' was released after its kernel packed its own copy "
+                 "(SessionOptions::release_packed_weights); its values cannot be read\n",
+                 name_.c_str());
+    std::abort();
+  }
+
+ private:
+  std::string name_;
+  ElementType type_;
+  std::vector<int64_t> dims_;
+};
+
+}  // namespace
+
+void GraphPlan::ReleaseConstant(int slot) {
+  Slot& s = slots_[slot];
+  Value* v = const_cast<Value*>(s.value);  // the caller's model, which Build may change
+  released_bytes_ += static_cast<int64_t>(v->constant()->ByteSize());
+  v->set_constant(
+      std::make_shared<ReleasedElements>(v->name(), s.constant_view.type, s.constant_view.dims));
+  s.constant = Tensor();
+  s.constant_view.data = nullptr;
 }
 
 absl::Status GraphPlan::Init(const Model& model, const Graph& graph) {
@@ -79,6 +122,22 @@ absl::Status GraphPlan::Init(const Model& model, const Graph& graph) {
     if (slot_of_.contains(init)) continue;
     const int slot = AddSlot(init, SlotKind::kConstant);
     set_constant(slots_[slot], *init->constant());
+  }
+  // Initializers whose readers may all keep their own copies: read only by nodes of this graph
+  // (not by a subgraph, not as a graph output). Each is released as soon as the last of its
+  // readers' kernels exists, so that at no point do all weights exist twice.
+  absl::flat_hash_map<int, int> pending_readers;
+  if (release_copied_constants_) {
+    for (const Value* init : graph.initializers()) {
+      const int slot = SlotOf(init);
+      if (slots_[slot].kind != SlotKind::kConstant || init->IsGraphOutput() ||
+          init->IsGraphInput() || init->uses().empty()) {
+        continue;
+      }
+      bool local = true;
+      for (const Use& use : init->uses()) local = local && use.user->graph() == &graph;
+      if (local) pending_readers[slot] = static_cast<int>(init->uses().size());
+    }
   }
 
   auto resolve = [&](const Node& node, const Value* v) -> absl::StatusOr<int> {
@@ -118,6 +177,16 @@ absl::Status GraphPlan::Init(const Model& model, const Graph& graph) {
     absl::StatusOr<std::unique_ptr<OpKernel>> kernel = CreateKernel(*node, opset);
     if (!kernel.ok()) return kernel.status();
     step.kernel = *std::move(kernel);
+    for (int i = 0; i < static_cast<int>(step.inputs.size()); ++i) {
+      auto it = pending_readers.find(step.inputs[i]);
+      if (it == pending_readers.end()) continue;
+      if (!step.kernel->KeepsOwnCopyOf(i)) {
+        pending_readers.erase(it);  // this reader needs the bytes
+      } else if (--it->second == 0) {
+        ReleaseConstant(it->first);
+        pending_readers.erase(it);
+      }
+    }
     const std::vector<Graph*> subgraphs = node->Subgraphs();
     if (subgraphs.empty()) {
       ANVIL_ASSIGN_OR_RETURN(step.shape_fn, ShapeFnFor(*node, opset));

@@ -67,7 +67,15 @@ class GraphPlan {
   // Compiles `graph` of `model` (the main graph or a subgraph; values it reads from enclosing
   // graphs become kCaptured slots). The model must outlive the plan; the graph's node order must
   // be topological.
-  static absl::StatusOr<std::unique_ptr<GraphPlan>> Build(const Model& model, const Graph& graph);
+  //
+  // With release_copied_constants, an initializer whose every reader's kernel copied it at
+  // creation (OpKernel::KeepsOwnCopyOf: weights packed for a GEMM) - and that no subgraph or
+  // graph output reads - is released as soon as its last reader's kernel exists: the slot keeps
+  // the type and dims (data null), and the model's initializer becomes a placeholder of that
+  // type and dims whose values must not be read (reading them aborts, naming it). The model is
+  // changed although passed const: the caller owns it and asked for this.
+  static absl::StatusOr<std::unique_ptr<GraphPlan>> Build(const Model& model, const Graph& graph,
+                                                          bool release_copied_constants = false);
 
   const Graph& graph() const { return *graph_; }
   const std::vector<Slot>& slots() const { return slots_; }
@@ -89,10 +97,14 @@ class GraphPlan {
   // Number of steps in this plan and all nested ones.
   int64_t TotalSteps() const;
 
+  // Initializer bytes released by a Build with release_copied_constants.
+  int64_t released_bytes() const { return released_bytes_; }
+
  private:
   GraphPlan() = default;
   absl::Status Init(const Model& model, const Graph& graph);
   int AddSlot(const Value* v, SlotKind kind);
+  void ReleaseConstant(int slot);
 
   const Graph* graph_ = nullptr;
   std::vector<Slot> slots_;
@@ -101,6 +113,8 @@ class GraphPlan {
   std::vector<int> output_slots_;
   absl::flat_hash_map<const Value*, int> slot_of_;
   absl::flat_hash_map<const Graph*, std::unique_ptr<GraphPlan>> subplans_;
+  bool release_copied_constants_ = false;
+  int64_t released_bytes_ = 0;
 };
 
 // How `op` (default domain) may reuse its input 0's memory.

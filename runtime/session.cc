@@ -82,9 +82,11 @@ absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& o
   // The plan follows node order.
   ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model_, options.pipeline));
 
-  absl::StatusOr<std::unique_ptr<GraphPlan>> plan = GraphPlan::Build(*model_, model_->graph());
+  absl::StatusOr<std::unique_ptr<GraphPlan>> plan =
+      GraphPlan::Build(*model_, model_->graph(), options.release_packed_weights);
   if (!plan.ok()) return plan.status();
   plan_ = *std::move(plan);
+  released_weight_bytes_ = plan_->released_bytes();
   for (const Value* in : model_->graph().inputs()) {
     if (!in->IsInitializer()) inputs_.push_back(in);
   }
@@ -307,6 +309,7 @@ MemoryStats Session::memory_stats() const {
   // Arena aliases the planner applied plus views of inputs and constants.
   for (bool alias : alias_step_) stats.aliases += alias ? 1 : 0;
   stats.heap_tensors = heap_tensors_;
+  stats.released_weight_bytes = released_weight_bytes_;
   return stats;
 }
 

@@ -69,6 +69,11 @@ struct SessionOptions {
   // intermediates. Larger is a ResourceExhausted error naming the node, op and dims, instead of
   // the OOM killer. kNoAllocationLimit: none. Default: half the machine's physical memory.
   int64_t max_allocation_bytes = DefaultMaxAllocationBytes();
+  // Release the bytes of weights that every reader packed into its own copy at load (MatMul and
+  // Gemm with a constant float B), so that packing does not double their memory. model() then
+  // holds such an initializer as type and dims only: reading its values aborts. false keeps
+  // them (to export or interpret the loaded model).
+  bool release_packed_weights = true;
 };
 
 // Where the time went, per op type, over the runs since the last ResetProfile().
@@ -87,6 +92,9 @@ struct MemoryStats {
   int in_place_reuses = 0;        // outputs written over a dying input
   int aliases = 0;                // reshape-like outputs sharing their input's bytes
   int64_t heap_tensors = 0;       // tensors allocated outside the arena by the last run
+  // Initializer bytes released at load because their kernels keep packed copies
+  // (SessionOptions::release_packed_weights).
+  int64_t released_weight_bytes = 0;
 };
 
 class Session {
@@ -101,7 +109,8 @@ class Session {
   // too, overriding their value), and the outputs Run returns, in order.
   const std::vector<const Value*>& inputs() const { return inputs_; }
   const std::vector<const Value*>& outputs() const { return outputs_; }
-  // The model after the load pipeline.
+  // The model after the load pipeline (initializers released for packed copies hold only their
+  // type and dims: SessionOptions::release_packed_weights).
   const Model& model() const { return *model_; }
 
   absl::StatusOr<std::vector<Tensor>> Run(const absl::flat_hash_map<std::string, Tensor>& inputs);
@@ -137,6 +146,7 @@ class Session {
   // Steps that run no kernel this plan (an applied alias): output = input's bytes.
   std::vector<bool> alias_step_;
   int64_t heap_tensors_ = 0;
+  int64_t released_weight_bytes_ = 0;
   // The last two runs' graph outputs, reused when the caller has dropped them.
   TensorRecycler output_recycler_;
   int64_t runs_ = 0;

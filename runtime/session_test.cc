@@ -120,6 +120,48 @@ TEST(SessionTest, SymbolicBatchReinfersAndReplansOnlyWhenShapesChange) {
   EXPECT_EQ(session->memory_stats().arena_bytes, arena1);
 }
 
+// Weights that MatMul and Gemm pack at load are released (their bytes counted), unless another
+// node reads them too; the products are the same as with the bytes kept.
+TEST(SessionTest, PackedWeightsAreReleased) {
+  constexpr char kWeights[] = R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+net (float[N, 3] x) => (float[N, 2] y, float[N, 2] z, float[N, 2] q, float[3, 2] v)
+<float[3, 2] w = {1, -2, 0.5, 3, -1, 2}, float[2, 3] g = {2, 1, -1, 0.25, 4, -3},
+ float[3, 2] u = {1, 1, 2, 2, 3, 3}>
+{
+  y = MatMul (x, w)
+  z = Gemm <transB = 1> (x, g)
+  q = MatMul (x, u)
+  v = Add (u, u)
+})onnx";
+  SessionOptions keep;
+  keep.release_packed_weights = false;
+  std::unique_ptr<Session> released = LoadText(kWeights), kept = LoadText(kWeights, keep);
+  ASSERT_NE(released, nullptr);
+  ASSERT_NE(kept, nullptr);
+  // w and g (6 floats each); u stays for the Add.
+  EXPECT_EQ(released->memory_stats().released_weight_bytes, 2 * 6 * 4);
+  EXPECT_EQ(kept->memory_stats().released_weight_bytes, 0);
+  const Value* w = released->model().graph().FindValue("w");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(std::vector<int64_t>(w->constant()->dims().begin(), w->constant()->dims().end()),
+            (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(w->constant()->ContiguousData(), nullptr);
+  EXPECT_NE(released->model().graph().FindValue("u")->constant()->ContiguousData(), nullptr);
+  for (int64_t n : {1, 7}) {
+    const Tensor x = Wave({n, 3});
+    absl::StatusOr<std::vector<Tensor>> a = released->Run({{"x", x}});
+    absl::StatusOr<std::vector<Tensor>> b = kept->Run({{"x", x}});
+    ASSERT_TRUE(a.ok()) << a.status();
+    ASSERT_TRUE(b.ok()) << b.status();
+    for (size_t k = 0; k < a->size(); ++k) {
+      ASSERT_EQ((*a)[k].NumElements(), (*b)[k].NumElements());
+      for (int64_t i = 0; i < (*a)[k].NumElements(); ++i) {
+        EXPECT_EQ((*a)[k].As<float>()[i], (*b)[k].As<float>()[i]) << "output " << k;
+      }
+    }
+  }
+}
+
 TEST(SessionTest, MatchesTheReferenceInterpreterWithoutReuseOrArena) {
   for (bool plan_memory : {false, true}) {
     SessionOptions options;
@@ -172,13 +214,18 @@ net (float[N, 8, 20, 20] x, float[N, 4, 30, 50] q, float[16, 8, 3, 3] w, float[1
     std::unique_ptr<Session> session = LoadText(kModel, options);
     std::optional<parallel::ScopedSplitAll> split;
     if (split_all) split.emplace();
-    absl::StatusOr<std::vector<Tensor>> out = session->Run(
-        {{"x", Wave({3, 8, 20, 20})}, {"q", Wave({3, 4, 30, 50})}, {"w", Wave({16, 8, 3, 3})},
-         {"bias", Wave({16})}, {"dw", Wave({8, 1, 3, 3})}, {"g", Wave({50})}, {"b", Wave({50})},
-         {"m", Wave({50, 64})}});
+    absl::StatusOr<std::vector<Tensor>> out = session->Run({{"x", Wave({3, 8, 20, 20})},
+                                                            {"q", Wave({3, 4, 30, 50})},
+                                                            {"w", Wave({16, 8, 3, 3})},
+                                                            {"bias", Wave({16})},
+                                                            {"dw", Wave({8, 1, 3, 3})},
+                                                            {"g", Wave({50})},
+                                                            {"b", Wave({50})},
+                                                            {"m", Wave({50, 64})}});
     EXPECT_TRUE(out.ok()) << out.status();
     std::vector<std::vector<float>> values;
-    for (const Tensor& t : *out) values.emplace_back(t.As<float>(), t.As<float>() + t.NumElements());
+    for (const Tensor& t : *out)
+      values.emplace_back(t.As<float>(), t.As<float>() + t.NumElements());
     return values;
   };
   const auto serial = run(1, false);

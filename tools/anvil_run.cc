@@ -3,7 +3,8 @@
 //
 //   anvil-run MODEL [--input-dir DIR] [--input NAME=FILE.pb]... [--shape NAME=D0,D1,...]...
 //             [--seed N] [--iters N] [--warmup N] [--threads N] [--out DIR] [--memory]
-//             [--pipeline=P] [--no-arena] [--profile] [--max-allocation-bytes N]
+//             [--pipeline=P] [--no-arena] [--keep-weights] [--profile]
+//             [--max-allocation-bytes N]
 //             [--backend=interpreter|tir-eval|compiled] [--help]
 //
 // Inputs are the graph inputs that are not initializers, in order: input_K.pb from --input-dir
@@ -66,6 +67,8 @@ options:
   --memory               add the memory plan (arena, lower bound, reuse) to the JSON line
   --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,fold-batchnorm,fuse-activations,dce")
   --no-arena             every tensor on the heap (no memory plan)
+  --keep-weights         keep the bytes of weights that kernels pack into their own copies
+                         (by default they are released at load: --memory reports the bytes)
   --profile              print the time per op type over the timed runs (stderr)
   --backend=B            interpreter (default: the runtime's Session), tir-eval (lowered to
                          the Tensor IR with lower-to-tir and run by its reference evaluator) or
@@ -89,6 +92,7 @@ struct Flags {
   bool memory = false;
   std::optional<std::string> pipeline;
   bool arena = true;
+  bool keep_weights = false;
   bool profile = false;
   std::optional<int64_t> max_allocation_bytes;
   bool tir_eval = false;  // --backend=tir-eval or compiled
@@ -152,6 +156,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     } else if (key == "--no-arena") {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.arena = false;
+    } else if (key == "--keep-weights") {
+      ANVIL_RETURN_IF_ERROR(args.NoValue());
+      flags.keep_weights = true;
     } else if (key == "--profile") {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.profile = true;
@@ -166,8 +173,8 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     }
   }
   if (flags.model.empty()) return usage("no model given; see --help");
-  if (flags.tir_eval && (flags.profile || !flags.arena)) {
-    return usage("--profile and --no-arena are options of the interpreter backend");
+  if (flags.tir_eval && (flags.profile || !flags.arena || flags.keep_weights)) {
+    return usage("--profile, --no-arena and --keep-weights are options of the interpreter backend");
   }
   return flags;
 }
@@ -276,6 +283,7 @@ absl::Status Run(const Flags& flags) {
   SessionOptions options;
   if (flags.pipeline) options.pipeline = *flags.pipeline;
   options.plan_memory = flags.arena;
+  options.release_packed_weights = !flags.keep_weights;
   options.profile = flags.profile;
   options.threads = static_cast<int>(flags.threads);
   if (flags.max_allocation_bytes) {
@@ -409,9 +417,10 @@ absl::Status Run(const Flags& flags) {
     const MemoryStats m = session.session->memory_stats();
     absl::StrAppendFormat(&line,
                           ",\"arena_bytes\":%d,\"lower_bound_bytes\":%d,\"unshared_bytes\":%d,"
-                          "\"in_place_reuses\":%d,\"aliases\":%d,\"heap_tensors\":%d",
+                          "\"in_place_reuses\":%d,\"aliases\":%d,\"heap_tensors\":%d,"
+                          "\"released_weight_bytes\":%d",
                           m.arena_bytes, m.lower_bound_bytes, m.unshared_bytes, m.in_place_reuses,
-                          m.aliases, m.heap_tensors);
+                          m.aliases, m.heap_tensors, m.released_weight_bytes);
   }
   absl::StrAppend(&line, ",\"outputs\":[", absl::StrJoin(out_json, ","), "]}");
   std::cout << line << std::endl;

@@ -31,6 +31,16 @@ grep -q '"arena_bytes":' "$TMP/out" || fail "--memory added no arena_bytes: $(ca
 grep -q "anvil-run: memory: arena" "$TMP/err" || fail "--memory printed no summary: $(cat "$TMP/err")"
 [[ -f "$TMP/a/input_0.pb" && -f "$TMP/a/output_0.pb" ]] || fail "--out wrote no .pb files"
 
+# A weight packed by its MatMul is released at load (--memory counts the bytes) unless
+# --keep-weights; the outputs are the same bytes either way.
+"$RUN" "$DATA/weights.onnxtxt" --shape x=5,4 --iters 2 --memory --out "$TMP/w1" >"$TMP/out" \
+  2>"$TMP/err" || fail "weights run exited $?: $(cat "$TMP/err")"
+grep -q '"released_weight_bytes":48' "$TMP/out" || fail "the packed weight was not released: $(cat "$TMP/out")"
+"$RUN" "$DATA/weights.onnxtxt" --input-dir "$TMP/w1" --iters 2 --memory --keep-weights \
+  --out "$TMP/w2" >"$TMP/out" 2>"$TMP/err" || fail "--keep-weights run exited $?: $(cat "$TMP/err")"
+grep -q '"released_weight_bytes":0' "$TMP/out" || fail "--keep-weights released: $(cat "$TMP/out")"
+cmp -s "$TMP/w1/output_0.pb" "$TMP/w2/output_0.pb" || fail "released and kept weights differ"
+
 # The same inputs read back give the same outputs, byte for byte.
 "$RUN" "$DATA/small.onnxtxt" --input-dir "$TMP/a" --iters 1 --warmup 0 --out "$TMP/b" \
   >"$TMP/out" 2>"$TMP/err" || fail "--input-dir run exited $?: $(cat "$TMP/err")"

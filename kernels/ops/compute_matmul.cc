@@ -92,6 +92,7 @@ std::unique_ptr<const simd::PackedB> PackConstantWeight(const Node& node, int in
 class MatMulKernel final : public OpKernel {
  public:
   explicit MatMulKernel(const Node& node) : packed_(PackConstantWeight(node, 1, false)) {}
+  bool KeepsOwnCopyOf(int input) const override { return input == 1 && packed_ != nullptr; }
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& a = ctx.input(0);
@@ -99,12 +100,21 @@ class MatMulKernel final : public OpKernel {
     TensorView& y = ctx.output(0);
     if (packed_ != nullptr && a.type == ElementType::kFloat && y.type == ElementType::kFloat &&
         b.rank() == 2 && b.dims[0] == packed_->k && b.dims[1] == packed_->n && a.rank() >= 1 &&
-        a.dims.back() == packed_->k && a.Contiguous() && y.Contiguous()) {
+        a.dims.back() == packed_->k && y.Contiguous()) {
+      // A strided A is made dense: the weight's own bytes may have been released.
+      Tensor a_dense;
+      const float* ad = a.As<float>();
+      if (!a.Contiguous()) {
+        a_dense = Tensor::CopyOf(a);
+        ad = a_dense.As<float>();
+      }
       const int64_t rows = packed_->k > 0 ? a.NumElements() / packed_->k : 0;
-      simd::SgemmPackedB(false, rows, 1.0f, a.As<float>(), packed_->k, *packed_, 0.0f,
-                         y.As<float>(), packed_->n);
+      simd::SgemmPackedB(false, rows, 1.0f, ad, packed_->k, *packed_, 0.0f, y.As<float>(),
+                         packed_->n);
       return absl::OkStatus();
     }
+    if (b.data == nullptr)
+      return ctx.Error("B's bytes were released for a packed copy it cannot use");
     return MatMulCompute(ctx);
   }
 
@@ -136,6 +146,7 @@ class GemmKernel final : public OpKernel {
         trans_a_(node.GetInt("transA", 0) != 0),
         trans_b_(node.GetInt("transB", 0) != 0),
         packed_(PackConstantWeight(node, 1, trans_b_)) {}
+  bool KeepsOwnCopyOf(int input) const override { return input == 1 && packed_ != nullptr; }
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& a = ctx.input(0);
