@@ -1,8 +1,8 @@
 // Activation kernels: Relu, LeakyRelu, Sigmoid, Tanh, Clip, Elu, Selu, Celu, HardSigmoid,
 // HardSwish, Softplus, Softsign, Shrink, ThresholdedRelu.
 //
-// float32 Relu, LeakyRelu, Sigmoid, Tanh, Clip, Softplus, Elu, Selu and Celu run through the
-// Highway routines; the rest are loops the compiler vectorizes. All are written to avoid
+// float32 Relu, LeakyRelu, Sigmoid, Tanh, Clip, Softplus, Elu, Selu, Celu and HardSwish run through
+// the Highway routines; the rest are loops the compiler vectorizes. All are written to avoid
 // overflow and cancellation (expm1 for Elu/Selu/Celu, Softplus as max(x, 0) + log1p(e^-|x|)).
 // Attributes are read once, at kernel creation, with the defaults of the op's version (Selu's
 // changed in opset 6).
@@ -197,11 +197,14 @@ absl::Status HardSigmoidCompute(KernelContext& ctx, const Attrs& attrs) {
 
 // x * HardSigmoid(x) with alpha = 1/6, beta = 0.5.
 absl::Status HardSwishCompute(KernelContext& ctx) {
-  return ApplyUnary<kFloatTypes>(ctx, [](auto v) {
-    using C = decltype(v);
-    const C t = v / C(6) + C(0.5);
-    return v * std::max(C(0), std::min(C(1), t));
-  });
+  return ApplyUnary<kFloatTypes>(
+      ctx,
+      [](auto v) {
+        using C = decltype(v);
+        const C t = v / C(6) + C(0.5);
+        return v * std::max(C(0), std::min(C(1), t));
+      },
+      simd::UnaryOp::kHardSwish);
 }
 
 absl::Status SoftplusCompute(KernelContext& ctx) {

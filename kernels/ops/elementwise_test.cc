@@ -561,7 +561,7 @@ TEST(ElementwiseSimdTest, EveryTargetMatchesScalar) {
     SCOPED_TRACE(hwy::TargetName(target));
     for (size_t n : {size_t{1}, size_t{3}, size_t{17}, size_t{1000}}) {
       std::vector<float> out(n);
-      for (int op = 0; op <= static_cast<int>(simd::UnaryOp::kSoftplus); ++op) {
+      for (int op = 0; op <= static_cast<int>(simd::UnaryOp::kHardSwish); ++op) {
         const float* in = x.data();
         std::vector<float> positive;
         if (op == static_cast<int>(simd::UnaryOp::kLog) ||
@@ -603,6 +603,14 @@ TEST(ElementwiseSimdTest, EveryTargetMatchesScalar) {
             case simd::UnaryOp::kSoftplus:
               want = std::log1p(std::exp(double{in[i]}));
               break;
+            case simd::UnaryOp::kHardSwish: {
+              // The scalar kernel's float operations, bit for bit.
+              const float t = in[i] / 6.0f + 0.5f;
+              const float v = in[i] * std::max(0.0f, std::min(1.0f, t));
+              ASSERT_EQ(out[i], v) << "HardSwish x " << in[i];
+              want = v;
+              break;
+            }
           }
           ASSERT_NEAR(out[i], want, 1e-6 * std::abs(want) + 1e-30) << "op " << op << " x " << in[i];
         }

@@ -191,6 +191,8 @@ HWY_NOINLINE void UnaryImpl(int op, const float* x, float* out, size_t n) {
       return MapUnary(x, out, n, ErfOp());
     case UnaryOp::kSoftplus:
       return MapUnary(x, out, n, SoftplusOp());
+    case UnaryOp::kHardSwish:
+      return MapUnary(x, out, n, HardSwishOp());
   }
 }
 

@@ -32,7 +32,8 @@ enum class UnaryOp : int {
   kNeg,
   kAbs,
   kErf,
-  kSoftplus,  // log(1 + e^x), as max(x, 0) + log1p(e^-|x|)
+  kSoftplus,   // log(1 + e^x), as max(x, 0) + log1p(e^-|x|)
+  kHardSwish,  // x * min(max(x / 6 + 0.5, 0), 1)
 };
 
 // out[i] = a[i] op b[i].
