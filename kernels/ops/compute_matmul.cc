@@ -189,6 +189,20 @@ class GemmKernel final : public OpKernel {
       b = b_copy.view();
       GemmLayout(K, N, b.strides[trans_b_ ? 1 : 0], b.strides[trans_b_ ? 0 : 1], &tb, &ldb);
     }
+    if constexpr (std::is_same_v<T, float>) {
+      // A bias row C ([N] or [1, N], float) onto a packed weight goes in the GEMM's store
+      // instead of a pass filling Y with it: the same bits (bias + product).
+      if (packed_ != nullptr && packed_->k == K && packed_->n == N && ctx.HasInput(2) &&
+          beta_ == 1.0f) {
+        const TensorView& c = ctx.input(2);
+        if (c.type == ElementType::kFloat && c.NumElements() == N && c.Contiguous() &&
+            (c.rank() == 1 || (c.rank() == 2 && c.dims[0] == 1))) {
+          simd::SgemmPackedB(ta, M, alpha_, a.As<float>(), lda, *packed_, 0.0f, y, N,
+                             c.As<float>());
+          return;
+        }
+      }
+    }
     T beta = T(0);
     if (ctx.HasInput(2) && beta_ != 0.0f) {
       // Y starts as C broadcast to [M, N]; GEMM then accumulates beta * Y onto alpha * A * B.

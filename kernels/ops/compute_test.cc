@@ -520,6 +520,40 @@ TEST(MatMul, ConstantWeightPackedOnceGivesTheSameProducts) {
   }
 }
 
+// Gemm's bias row C on a packed weight is added in the GEMM's store: the products of the plain
+// path (weights as inputs), for C as [N] and [1, N], with and without transB.
+TEST(Gemm, BiasRowOnAPackedWeight) {
+  for (const std::string attrs : {"", "transB = 1"}) {
+    for (const std::vector<int64_t>& c_dims :
+         {std::vector<int64_t>{40}, std::vector<int64_t>{1, 40}}) {
+      const bool tb = !attrs.empty();
+      const std::vector<int64_t> w_dims =
+          tb ? std::vector<int64_t>{40, 300} : std::vector<int64_t>{300, 40};
+      const Tensor a = RandomTensor({9, 300}, 41), c = RandomTensor(c_dims, 43);
+      std::vector<float> wv = Values<float>(RandomTensor(w_dims, 42));
+      for (float& v : wv) v = std::round(v * 64.0f) / 64.0f;
+      const Tensor w = Floats(w_dims, wv);
+      const std::string op = absl::StrCat(
+          "y = Gemm ", attrs.empty() ? "" : absl::StrCat("<", attrs, "> "), "(a, w, c)");
+      absl::StatusOr<std::vector<Tensor>> plain =
+          RunText(ModelText(13, "agraph (float[A] a, float[B] w, float[C] c) => (float[D] y)", op),
+                  {a, w, c});
+      ASSERT_TRUE(plain.ok()) << plain.status();
+      const int64_t products = simd::PackedBProducts();
+      absl::StatusOr<std::vector<Tensor>> packed =
+          RunText(ModelText(13,
+                            absl::StrCat("agraph (float[A] a, float[C] c) => (float[D] y) <float[",
+                                         absl::StrJoin(w_dims, ", "), "] w = {",
+                                         absl::StrJoin(wv, ", "), "}>"),
+                            op),
+                  {a, w, c});  // the node's inputs in order, the constant w included
+      ASSERT_TRUE(packed.ok()) << packed.status();
+      EXPECT_EQ(simd::PackedBProducts(), products + 1);
+      ExpectNear(Values<float>((*packed)[0]), Values<float>((*plain)[0]), 1e-5, attrs);
+    }
+  }
+}
+
 // The direct depthwise kernel and batched images give the bits of the im2col + GEMM path: each
 // channel convolved alone (one group, one image: the GEMM path) matches its slice.
 TEST(Conv, DepthwiseAndBatchedImagesGiveTheGemmBits) {

@@ -100,7 +100,7 @@ HWY_INLINE void StoreResult(D d, V v, T beta, size_t n, T* HWY_RESTRICT c) {
 template <typename T, size_t kRows, size_t kVecs, bool kPackedA>
 HWY_NOINLINE void MicroKernel(size_t kc, const T* HWY_RESTRICT a, size_t a_rs, size_t a_ks,
                               const T* HWY_RESTRICT b, T* HWY_RESTRICT c, size_t ldc, size_t n,
-                              T beta, const T* HWY_RESTRICT bias) {
+                              T beta, const T* HWY_RESTRICT bias, const T* HWY_RESTRICT col_bias) {
   const hn::ScalableTag<T> d;
   using V = hn::Vec<decltype(d)>;
   constexpr size_t L = Tile<T>::kLanes;
@@ -132,6 +132,12 @@ HWY_NOINLINE void MicroKernel(size_t kc, const T* HWY_RESTRICT a, size_t a_rs, s
     for (size_t v = 0; v < kVecs; ++v) {
       // bias + acc: the bits of a C filled with the bias and accumulated onto (beta = 1).
       if (bias != nullptr) acc[r][v] = hn::Add(hn::Set(d, bias[r]), acc[r][v]);
+      if (col_bias != nullptr && v * L < n) {
+        const auto vb = n - v * L >= L
+                            ? hn::LoadU(d, col_bias + v * L)
+                            : hn::MaskedLoad(hn::FirstN(d, n - v * L), d, col_bias + v * L);
+        acc[r][v] = hn::Add(vb, acc[r][v]);
+      }
       if (v * L < n) StoreResult(d, acc[r][v], beta, n - v * L, c + r * ldc + v * L);
     }
   }
@@ -139,7 +145,7 @@ HWY_NOINLINE void MicroKernel(size_t kc, const T* HWY_RESTRICT a, size_t a_rs, s
 
 template <typename T>
 using MicroKernelFn = void (*)(size_t, const T*, size_t, size_t, const T*, T*, size_t, size_t, T,
-                               const T*);
+                               const T*, const T*);
 
 template <typename T, size_t kRows, bool kPackedA>
 MicroKernelFn<T> KernelWithRows(size_t vecs) {
@@ -231,10 +237,11 @@ struct Blocking {
 
 // The packed path's loops; get_b(jc, nc, pc, kc) returns the packed panels of op(B)'s block
 // [pc, pc + kc) x [jc, jc + nc) (called once per block, in the order PackAllB lays them out).
-// row_bias (M values, or null) is added to each row with the first K slice.
+// row_bias (M values, or null) is added to each row, col_bias (N values, or null) to each column,
+// with the first K slice.
 template <typename T, class GetB>
 void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T* A, size_t lda,
-                    T beta, T* C, size_t ldc, const T* row_bias, GetB&& get_b,
+                    T beta, T* C, size_t ldc, const T* row_bias, const T* col_bias, GetB&& get_b,
                     size_t first_block = 0, size_t end_block = ~size_t{0}) {
   using Cfg = Tile<T>;
   constexpr size_t L = Cfg::kLanes;
@@ -269,7 +276,8 @@ void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T
           const size_t w = std::min(kNR, nc - p * kNR);
           const MicroKernelFn<T> fn = w == kNR ? full : PickKernel<T>(pack_a, mr, (w + L - 1) / L);
           fn(kc, a_panel, a_rs, a_ks, b_pack + p * kNR * kc, C + ic * ldc + jc + p * kNR, ldc, w,
-             beta_slice, pc == 0 && row_bias != nullptr ? row_bias + ic : nullptr);
+             beta_slice, pc == 0 && row_bias != nullptr ? row_bias + ic : nullptr,
+             pc == 0 && col_bias != nullptr ? col_bias + jc + p * kNR : nullptr);
         }
       }
     }
@@ -297,7 +305,7 @@ void GemmPacked(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, T alph
   const Blocking<T> blocking(N, K);
   T* b_pack = Scratch<T>(0, (blocking.nc_max + kNR - 1) / kNR * kNR * blocking.kc_max);
   GemmPackedLoop(trans_a, M, N, K, alpha, A, lda, beta, C, ldc, static_cast<const T*>(nullptr),
-                 [&](size_t jc, size_t nc, size_t pc, size_t kc) {
+                 static_cast<const T*>(nullptr), [&](size_t jc, size_t nc, size_t pc, size_t kc) {
                    PackBlock(trans_b, B, ldb, jc, nc, pc, kc, b_pack);
                    return static_cast<const T*>(b_pack);
                  });
@@ -313,7 +321,7 @@ void GemmFilled(size_t M, size_t N, size_t K, const T* A, size_t lda, Fill&& fil
   const Blocking<T> blocking(N, K);
   T* b_pack = Scratch<T>(0, (blocking.nc_max + kNR - 1) / kNR * kNR * blocking.kc_max);
   GemmPackedLoop(false, M, N, K, T(1), A, lda, beta, C, ldc, row_bias,
-                 [&](size_t jc, size_t nc, size_t pc, size_t kc) {
+                 static_cast<const T*>(nullptr), [&](size_t jc, size_t nc, size_t pc, size_t kc) {
                    const size_t panels = (nc + kNR - 1) / kNR;
                    for (size_t p = 0; p < panels; ++p) {
                      const size_t w = std::min(kNR, nc - p * kNR);
@@ -359,11 +367,11 @@ size_t PackedBColumnBlocks(size_t N, size_t K) {
 }
 
 // The packed path on a B that PackAllB laid out, over its column blocks [first_block,
-// end_block): no packing of B per call.
+// end_block): no packing of B per call. col_bias (N values, or null) is added to each column.
 template <typename T>
 void GemmPrepacked(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T* A, size_t lda,
-                   const T* packed, T beta, T* C, size_t ldc, size_t first_block,
-                   size_t end_block) {
+                   const T* packed, T beta, T* C, size_t ldc, size_t first_block, size_t end_block,
+                   const T* col_bias = nullptr) {
   constexpr size_t kNR = Tile<T>::kNR;
   const Blocking<T> blocking(N, K);
   const T* next = packed;
@@ -371,7 +379,7 @@ void GemmPrepacked(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T*
     next += (std::min(blocking.nc_max, N - b * blocking.nc_max) + kNR - 1) / kNR * kNR * K;
   }
   GemmPackedLoop(
-      trans_a, M, N, K, alpha, A, lda, beta, C, ldc, static_cast<const T*>(nullptr),
+      trans_a, M, N, K, alpha, A, lda, beta, C, ldc, static_cast<const T*>(nullptr), col_bias,
       [&](size_t, size_t nc, size_t, size_t kc) {
         const T* block = next;
         next += (nc + kNR - 1) / kNR * kNR * kc;

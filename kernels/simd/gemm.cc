@@ -41,9 +41,9 @@ size_t PackedBColumnBlocksImpl(int64_t N, int64_t K) {
 
 void GemmPrepackedImpl(bool trans_a, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                        int64_t lda, const float* packed, float beta, float* C, int64_t ldc,
-                       int64_t first_block, int64_t end_block) {
+                       int64_t first_block, int64_t end_block, const float* col_bias) {
   gemm_internal::GemmPrepacked<float>(trans_a, M, N, K, alpha, A, lda, packed, beta, C, ldc,
-                                      first_block, end_block);
+                                      first_block, end_block, col_bias);
 }
 
 void SgemmFilledBImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
@@ -157,12 +157,17 @@ std::atomic<int64_t> packed_b_products{0};
 int64_t PackedBProducts() { return packed_b_products.load(std::memory_order_relaxed); }
 
 void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
-                  const PackedB& b, float beta, float* C, int64_t ldc) {
+                  const PackedB& b, float beta, float* C, int64_t ldc, const float* col_bias) {
   packed_b_products.fetch_add(1, std::memory_order_relaxed);
   const int64_t N = b.n, K = b.k;
   if (M <= 0 || N <= 0) return;
-  if (K <= 0 || alpha == 0.0f) {  // C = beta * C, as Sgemm
+  if (K <= 0 || alpha == 0.0f) {  // C = beta * C (+ col_bias), as Sgemm
     Sgemm(trans_a, false, M, N, K, alpha, A, lda, nullptr, N, beta, C, ldc);
+    if (col_bias != nullptr) {
+      for (int64_t i = 0; i < M; ++i) {
+        for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = col_bias[j] + C[i * ldc + j];
+      }
+    }
     return;
   }
   // Rows split across threads in blocks of kRowUnit; a product of too few rows splits by the
@@ -179,7 +184,8 @@ void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t 
     parallel::For(b.column_blocks, parallel::MinChunk(block_flops, parallel::kMinChunkFlops),
                   [&](int64_t begin, int64_t end) {
                     HWY_DYNAMIC_DISPATCH(GemmPrepackedImpl)
-                    (trans_a, M, N, K, alpha, A, lda, b.data.data(), beta, C, ldc, begin, end);
+                    (trans_a, M, N, K, alpha, A, lda, b.data.data(), beta, C, ldc, begin, end,
+                     col_bias);
                   });
     return;
   }
@@ -189,7 +195,7 @@ void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t 
                   const int64_t lo = begin * kRowUnit, hi = end == units ? M : end * kRowUnit;
                   HWY_DYNAMIC_DISPATCH(GemmPrepackedImpl)
                   (trans_a, hi - lo, N, K, alpha, trans_a ? A + lo : A + lo * lda, lda,
-                   b.data.data(), beta, C + lo * ldc, ldc, 0, b.column_blocks);
+                   b.data.data(), beta, C + lo * ldc, ldc, 0, b.column_blocks, col_bias);
                 });
 }
 

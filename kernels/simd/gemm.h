@@ -46,8 +46,11 @@ std::unique_ptr<const PackedB> PackB(bool trans_b, int64_t K, int64_t N, const f
 // Sgemm's in the last bits where Sgemm takes its small-M or small-N path); threads split rows,
 // or the packed column blocks when there are too few rows, and the result is the same for any
 // thread count.
+// col_bias (b.n values, or null) is added to every row: with beta = 0 the bits of a C filled
+// with it and beta = 1.
 void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
-                  const PackedB& b, float beta, float* C, int64_t ldc);
+                  const PackedB& b, float beta, float* C, int64_t ldc,
+                  const float* col_bias = nullptr);
 
 // SgemmPackedB calls so far in this process: tests check that a kernel which should multiply
 // by its pre-packed weight does (the unpacked fallback gives the same products).

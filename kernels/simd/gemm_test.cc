@@ -103,6 +103,19 @@ TEST(GemmTest, PrepackedBMatchesTheReference) {
     }
     EXPECT_LT(max_err, 1e-3) << c.M << "x" << c.N << "x" << c.K;
     EXPECT_EQ(run(3), got) << c.M << "x" << c.N << "x" << c.K;
+    // A column bias in the store: the bits of C filled with it and beta = 1.
+    const std::vector<float> bias = Random(c.N, 7);
+    std::vector<float> filled(c.M * c.N);
+    for (int64_t i = 0; i < c.M; ++i) std::copy(bias.begin(), bias.end(), filled.begin() + i * c.N);
+    SgemmPackedB(c.ta, c.M, 0.5f, a.data(), c.ta ? c.M : c.K, *packed, 1.0f, filled.data(), c.N);
+    for (int threads : {1, 3}) {
+      parallel::ThreadScope scope(threads);
+      std::vector<float> out(c.M * c.N, std::nanf(""));
+      SgemmPackedB(c.ta, c.M, 0.5f, a.data(), c.ta ? c.M : c.K, *packed, 0.0f, out.data(), c.N,
+                   bias.data());
+      EXPECT_EQ(out, filled) << c.M << "x" << c.N << "x" << c.K << " column bias, " << threads
+                             << " threads";
+    }
   }
 }
 
