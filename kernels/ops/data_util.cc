@@ -12,6 +12,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
+#include "base/parallel.h"
 #include "graph/node_errors.h"
 #include "kernels/dispatch.h"
 #include "kernels/ops/data_internal.h"
@@ -166,18 +167,8 @@ void CopyTyped(T* dst, const T* src, const CopyDims& dims) {
   });
 }
 
-}  // namespace
-
-void CopyView(const TensorView& dst, const TensorView& src) {
-  if (src.NumElements() == 0) return;
-  const size_t esize = src.ElementBytes();
-  char* d = static_cast<char*>(dst.data);
-  const char* s = static_cast<const char*>(src.data);
-  const CopyDims dims = Coalesce(dst, src);
-  if (dims.empty()) {
-    std::memcpy(d, s, esize);
-    return;
-  }
+// CopyView on coalesced dims (at least one) of elements of `type`.
+void CopyCoalesced(char* d, const char* s, const CopyDims& dims, ElementType type, size_t esize) {
   const CopyDim inner = dims.back();
   if (inner.ds == 1 && inner.ss == 1) {  // contiguous rows on both sides
     const size_t row = static_cast<size_t>(inner.n) * esize;
@@ -188,11 +179,42 @@ void CopyView(const TensorView& dst, const TensorView& src) {
     return;
   }
   // Element sizes are 1..16 bytes; the status is always OK for those.
-  DispatchBySize(src.type, "copy", [&](auto tag) -> absl::Status {
+  DispatchBySize(type, "copy", [&](auto tag) -> absl::Status {
     using T = decltype(tag);
     CopyTyped(reinterpret_cast<T*>(d), reinterpret_cast<const T*>(s), dims);
     return absl::OkStatus();
   }).IgnoreError();
+}
+
+}  // namespace
+
+void CopyView(const TensorView& dst, const TensorView& src) {
+  const int64_t elements = src.NumElements();
+  if (elements == 0) return;
+  const size_t esize = src.ElementBytes();
+  char* d = static_cast<char*>(dst.data);
+  const char* s = static_cast<const char*>(src.data);
+  const CopyDims dims = Coalesce(dst, src);
+  if (dims.empty()) {
+    std::memcpy(d, s, esize);
+    return;
+  }
+  if (dims.size() < 2) {
+    CopyCoalesced(d, s, dims, src.type, esize);
+    return;
+  }
+  // Large copies (transposes above all) split the outermost dim across threads: disjoint
+  // destination ranges, the same bytes.
+  const CopyDim outer = dims.front();
+  const int64_t per_index = elements / outer.n;
+  parallel::For(
+      outer.n, parallel::MinChunk(static_cast<double>(per_index), parallel::kMinChunkElements),
+      [&](int64_t begin, int64_t end) {
+        CopyDims part = dims;
+        part.front().n = end - begin;
+        CopyCoalesced(d + begin * outer.ds * static_cast<int64_t>(esize),
+                      s + begin * outer.ss * static_cast<int64_t>(esize), part, src.type, esize);
+      });
 }
 
 TensorView Offset(const TensorView& view, int64_t elements) {
