@@ -66,7 +66,7 @@ int64_t GraphPlan::TotalSteps() const {
 
 namespace {
 
-// An initializer whose bytes a kernel's own copy replaced (GraphPlan::ReleaseCopiedConstants):
+// An initializer whose bytes a kernel's own copy replaced (Build with release_copied_constants):
 // its type and dims stay; reading its values is a programming error.
 class ReleasedElements final : public Elements {
  public:

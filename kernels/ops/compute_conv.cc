@@ -306,13 +306,15 @@ void Col2Im2D(const WindowGeometry& g, const T* col, int64_t channels, T* y) {
       const int64_t off = kw * dw - g.pad_begin[1];
       const auto [lo, hi] = InsideRange(IW, OW, off, sw);
       // Stride 2 with the next tap landing on the odd columns (a 2x2 stride-2 upsampling, or
-      // any even-wide kernel with dilation 1): both taps in one interleaved pass.
-      const bool paired = std::is_same_v<T, float> && sw == 2 && dw == 1 && kw % 2 == 0 &&
-                          kw + 1 < KW && InsideRange(IW, OW, off + 1, sw) == std::make_pair(lo, hi);
-      if (kw % 2 == 1 && sw == 2 && dw == 1 && std::is_same_v<T, float> &&
-          InsideRange(IW, OW, off - 1, sw) == std::make_pair(lo, hi)) {
-        continue;  // added with tap kw - 1
-      }
+      // any even-wide kernel with dilation 1): both taps in one interleaved pass, done at the
+      // even tap.
+      auto pairs_with_next = [&](int64_t k) {
+        const int64_t o = k * dw - g.pad_begin[1];
+        return std::is_same_v<T, float> && sw == 2 && dw == 1 && k % 2 == 0 && k + 1 < KW &&
+               InsideRange(IW, OW, o + 1, sw) == InsideRange(IW, OW, o, sw);
+      };
+      if (kw % 2 == 1 && pairs_with_next(kw - 1)) continue;  // added with tap kw - 1
+      const bool paired = pairs_with_next(kw);
       for (int64_t m = 0; m < channels; ++m) {
         T* ym = y + m * g.out_size;
         const T* src_row = col + (m * g.kernel_size + kh * KW + kw) * cols;

@@ -233,23 +233,6 @@ void ResizeNearest(const TensorView& in, const TensorView& out, const std::vecto
       });
 }
 
-// dst[x] = the two taps of output x summed as ResizeInterpolate's general loop sums them.
-template <typename T, typename Acc>
-void InterpolateTwoTaps(const Acc* b, int64_t len, const int32_t* o0, const int32_t* o1,
-                        const Acc* w0, const Acc* w1, T* dst, int64_t width) {
-  if constexpr (std::is_same_v<T, float>) {
-    simd::Interpolate2(b, static_cast<size_t>(len), o0, o1, w0, w1, dst,
-                       static_cast<size_t>(width));
-  } else {
-    for (int64_t x = 0; x < width; ++x) {
-      Acc sum = 0;
-      sum += w0[x] * b[o0[x]];
-      sum += w1[x] * b[o1[x]];
-      dst[x] = FromAcc<T>(sum);
-    }
-  }
-}
-
 // Linear and cubic, in two passes per output row: the input rows the outer dims' taps select
 // (their tensor product, usually one or two rows) are blended into one row in `Acc`, which the
 // innermost dim's taps then interpolate. The blend is a vectorizable axpy over the input width,
@@ -271,12 +254,13 @@ void ResizeInterpolate(const TensorView& in, const TensorView& out,
   const int64_t in_stride = in.strides[rank - 1];
   const int64_t rows = out.NumElements() / width;
   const DimTaps& inner = dims[rank - 1];
-  // The innermost taps are the same for every row. Outputs [two_lo, two_hi) - linear
+  // The innermost taps are the same for every row. For float, outputs [two_lo, two_hi) - linear
   // interpolation away from the borders, where clamping leaves one tap - have exactly two inside
-  // the input: flattened once, they are interpolated with vectors.
+  // the input: flattened once, they are interpolated with vectors (simd::Interpolate2, the same
+  // operations as the general loop below).
   auto two = [&](int64_t x) { return !inner.outside[x] && inner.count[x] == 2; };
   int64_t two_lo = 0, two_hi = 0;
-  if (in_width <= std::numeric_limits<int32_t>::max()) {
+  if (std::is_same_v<T, float> && in_width <= std::numeric_limits<int32_t>::max()) {
     while (two_lo < width && !two(two_lo)) ++two_lo;
     two_hi = two_lo;
     while (two_hi < width && two(two_hi)) ++two_hi;
@@ -367,9 +351,12 @@ void ResizeInterpolate(const TensorView& in, const TensorView& out,
                         dst[x] = FromAcc<T>(sum);
                       };
                       for (int64_t x = 0; x < two_lo; ++x) general(x);
-                      InterpolateTwoTaps<T>(b, in_width, o0.data() + two_lo, o1.data() + two_lo,
-                                            w0.data() + two_lo, w1.data() + two_lo, dst + two_lo,
-                                            two_hi - two_lo);
+                      if constexpr (std::is_same_v<T, float>) {
+                        simd::Interpolate2(b, static_cast<size_t>(in_width), o0.data() + two_lo,
+                                           o1.data() + two_lo, w0.data() + two_lo,
+                                           w1.data() + two_lo, dst + two_lo,
+                                           static_cast<size_t>(two_hi - two_lo));
+                      }
                       for (int64_t x = two_hi; x < width; ++x) general(x);
                     }
                     for (int64_t k = rank - 2; k >= 0; --k) {

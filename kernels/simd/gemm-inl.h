@@ -284,51 +284,53 @@ void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T
   }
 }
 
-// Packs the block [pc, pc + kc) x [jc, jc + nc) of op(B) into panels at dst.
-template <typename T>
-void PackBlock(bool trans_b, const T* B, size_t ldb, size_t jc, size_t nc, size_t pc, size_t kc,
-               T* dst) {
+// Fills the block [pc, pc + kc) x [jc, jc + nc) of op(B) into panels at dst, one call of
+// fill(k0, kc, j0, w, pw, panel) per panel: rows [k0, k0 + kc) x columns [j0, j0 + w), each row
+// zero-padded to pw columns (PackB's contract; gemm.h's BPanelFiller).
+template <typename T, class Fill>
+void FillBlock(Fill&& fill, size_t jc, size_t nc, size_t pc, size_t kc, T* dst) {
   constexpr size_t L = Tile<T>::kLanes;
   constexpr size_t kNR = Tile<T>::kNR;
   const size_t panels = (nc + kNR - 1) / kNR;
   for (size_t p = 0; p < panels; ++p) {
     const size_t w = std::min(kNR, nc - p * kNR);
-    const size_t pw = (w + L - 1) / L * L;
-    PackB(trans_b, B, ldb, pc, kc, jc + p * kNR, w, pw, dst + p * kNR * kc);
+    fill(pc, kc, jc + p * kNR, w, (w + L - 1) / L * L, dst + p * kNR * kc);
   }
+}
+
+// Packs the block [pc, pc + kc) x [jc, jc + nc) of op(B) into panels at dst.
+template <typename T>
+void PackBlock(bool trans_b, const T* B, size_t ldb, size_t jc, size_t nc, size_t pc, size_t kc,
+               T* dst) {
+  FillBlock<T>([&](size_t k0, size_t rows, size_t j0, size_t w, size_t pw,
+                   T* panel) { PackB(trans_b, B, ldb, k0, rows, j0, w, pw, panel); },
+               jc, nc, pc, kc, dst);
+}
+
+// The packed path with op(B)'s panels from `fill` (FillBlock's contract), packed per block into
+// thread-local scratch.
+template <typename T, class Fill>
+void GemmFilled(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T* A, size_t lda,
+                Fill&& fill, const T* row_bias, T beta, T* C, size_t ldc) {
+  constexpr size_t kNR = Tile<T>::kNR;
+  const Blocking<T> blocking(N, K);
+  T* b_pack = Scratch<T>(0, (blocking.nc_max + kNR - 1) / kNR * kNR * blocking.kc_max);
+  GemmPackedLoop(trans_a, M, N, K, alpha, A, lda, beta, C, ldc, row_bias,
+                 static_cast<const T*>(nullptr), [&](size_t jc, size_t nc, size_t pc, size_t kc) {
+                   FillBlock<T>(fill, jc, nc, pc, kc, b_pack);
+                   return static_cast<const T*>(b_pack);
+                 });
 }
 
 template <typename T>
 void GemmPacked(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, T alpha, const T* A,
                 size_t lda, const T* B, size_t ldb, T beta, T* C, size_t ldc) {
-  constexpr size_t kNR = Tile<T>::kNR;
-  const Blocking<T> blocking(N, K);
-  T* b_pack = Scratch<T>(0, (blocking.nc_max + kNR - 1) / kNR * kNR * blocking.kc_max);
-  GemmPackedLoop(trans_a, M, N, K, alpha, A, lda, beta, C, ldc, static_cast<const T*>(nullptr),
-                 static_cast<const T*>(nullptr), [&](size_t jc, size_t nc, size_t pc, size_t kc) {
-                   PackBlock(trans_b, B, ldb, jc, nc, pc, kc, b_pack);
-                   return static_cast<const T*>(b_pack);
-                 });
-}
-
-// The packed path with op(B)'s panels from a filler (gemm.h's BPanelFiller): `fill(k0, kc, j0,
-// w, pw, dst)` writes what PackB would for those rows and columns.
-template <typename T, class Fill>
-void GemmFilled(size_t M, size_t N, size_t K, const T* A, size_t lda, Fill&& fill,
-                const T* row_bias, T beta, T* C, size_t ldc) {
-  constexpr size_t L = Tile<T>::kLanes;
-  constexpr size_t kNR = Tile<T>::kNR;
-  const Blocking<T> blocking(N, K);
-  T* b_pack = Scratch<T>(0, (blocking.nc_max + kNR - 1) / kNR * kNR * blocking.kc_max);
-  GemmPackedLoop(false, M, N, K, T(1), A, lda, beta, C, ldc, row_bias,
-                 static_cast<const T*>(nullptr), [&](size_t jc, size_t nc, size_t pc, size_t kc) {
-                   const size_t panels = (nc + kNR - 1) / kNR;
-                   for (size_t p = 0; p < panels; ++p) {
-                     const size_t w = std::min(kNR, nc - p * kNR);
-                     fill(pc, kc, jc + p * kNR, w, (w + L - 1) / L * L, b_pack + p * kNR * kc);
-                   }
-                   return static_cast<const T*>(b_pack);
-                 });
+  GemmFilled<T>(
+      trans_a, M, N, K, alpha, A, lda,
+      [&](size_t k0, size_t rows, size_t j0, size_t w, size_t pw, T* panel) {
+        PackB(trans_b, B, ldb, k0, rows, j0, w, pw, panel);
+      },
+      static_cast<const T*>(nullptr), beta, C, ldc);
 }
 
 // Elements of a pre-packed op(B) of K x N: every block's panels, zero-padded to kNR columns.

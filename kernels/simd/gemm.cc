@@ -49,7 +49,7 @@ void GemmPrepackedImpl(bool trans_a, int64_t M, int64_t N, int64_t K, float alph
 void SgemmFilledBImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
                       BPanelFiller fill, const float* row_bias, float beta, float* C, int64_t ldc) {
   gemm_internal::GemmFilled<float>(
-      M, N, K, A, lda,
+      false, M, N, K, 1.0f, A, lda,
       [&](size_t k0, size_t kc, size_t j0, size_t w, size_t pw, float* dst) {
         fill(static_cast<int64_t>(k0), static_cast<int64_t>(kc), static_cast<int64_t>(j0),
              static_cast<int64_t>(w), static_cast<int64_t>(pw), dst);
