@@ -17,7 +17,9 @@ namespace {
 
 constexpr int kMaxIterations = 64;
 
-bool IsDefaultDomain(const Node& n) { return n.domain().empty() || n.domain() == "ai.onnx"; }
+// Ops of the op table (ONNX's domains and the contrib ops Anvil runs): their kernels give their
+// values. A custom domain's op is opaque, whatever its name.
+bool IsKnownOp(const Node& n) { return FindOpAnyVersion(n.domain(), n.op_type()) != nullptr; }
 
 // Sweeps the graph with the fold patterns until nothing changes. Each sweep walks a snapshot of
 // the nodes in order (constants cascade within a sweep); shape inference runs before every sweep,
@@ -51,7 +53,7 @@ class Folder {
     for (Node* node : g.NodesSnapshot()) {
       if (rewriter_.WasErased(node)) continue;  // a rewrite of an earlier node dropped it
       FoldResult result = FoldResult::kNoMatch;
-      if (IsDefaultDomain(*node) && !IsRandom(*node)) {
+      if (IsKnownOp(*node) && !IsRandom(*node)) {
         for (const std::unique_ptr<FoldPattern>& pattern : patterns_) {
           ANVIL_ASSIGN_OR_RETURN(result, pattern->Apply(g, *node, rewriter_));
           if (result != FoldResult::kNoMatch) break;

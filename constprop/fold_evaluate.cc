@@ -36,15 +36,21 @@ class EvaluatePattern final : public FoldPattern {
       if (value == nullptr) {
         const int64_t opset = rw.model().OpsetVersion(node->domain());
         std::vector<std::shared_ptr<const Elements>> results(1);
+        Tensor strings;
         absl::Status status = RunNodeOnViews(
             *node, opset, {},
             [&](int, ElementType type,
                 absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
+              if (type == ElementType::kString) {
+                strings = Tensor(type, dims);
+                return strings.view();
+              }
               ANVIL_ASSIGN_OR_RETURN(int64_t bytes, CheckedByteSize(dims, ElementSize(type)));
               std::shared_ptr<PoolBuffer> buffer = rw.pool().Allocate(bytes);
               results[0] = DisposableElements::Dense(buffer, type, {dims.begin(), dims.end()});
               return TensorView::Dense(type, buffer->mutable_data(), dims);
             });
+        if (status.ok() && strings.defined()) results[0] = strings.ToElements();
         if (!status.ok() || results[0] == nullptr) return FoldResult::kNoMatch;
         value = results[0];
       }
@@ -114,7 +120,11 @@ class EvaluatePattern final : public FoldPattern {
     std::vector<TensorView> views(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i] == nullptr) continue;
-      if (const uint8_t* data = inputs[i]->ContiguousData()) {
+      // Strings are std::string objects only a Tensor holds (Elements keep a vector of them).
+      if (inputs[i]->element_type() == ElementType::kString) {
+        temporaries[i] = Tensor::FromElements(*inputs[i]);
+        views[i] = temporaries[i].view();
+      } else if (const uint8_t* data = inputs[i]->ContiguousData()) {
         views[i] = TensorView::Dense(inputs[i]->element_type(), const_cast<uint8_t*>(data),
                                      inputs[i]->dims());
       } else if (std::optional<TensorView> view = StridedView(*inputs[i])) {
@@ -126,12 +136,17 @@ class EvaluatePattern final : public FoldPattern {
     }
     int64_t materialized = 0;
     std::vector<std::shared_ptr<const Elements>> results(node->num_outputs());
+    std::vector<Tensor> string_results(node->num_outputs());  // become DenseElements after the run
     bool too_big = false;
     OutputFactory make_output = [&](int i, ElementType type,
                                     absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
       if (!rw.WithinLimits(*node, type, dims, input_bytes)) {
         too_big = true;
         return absl::ResourceExhaustedError("fold exceeds max-expansion or max-bytes");
+      }
+      if (type == ElementType::kString) {
+        string_results[i] = Tensor(type, dims);
+        return string_results[i].view();
       }
       const size_t bytes = static_cast<size_t>(ElementSize(type)) * NumElementsOf(dims);
       std::shared_ptr<PoolBuffer> reuse =
@@ -160,6 +175,9 @@ class EvaluatePattern final : public FoldPattern {
       return FoldResult::kNoMatch;
     }
     rw.Count("nodes-folded", 1);
+    for (size_t i = 0; i < string_results.size(); ++i) {
+      if (string_results[i].defined()) results[i] = string_results[i].ToElements();
+    }
     temporaries.clear();
     // A one-time read of mapped weights: their pages need not stay resident.
     for (const auto& input : inputs) {

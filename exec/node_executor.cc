@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/checked_math.h"
 #include "base/status_macros.h"
+#include "graph/op_table.h"
 #include "shape/runtime_builder.h"
 #include "shape/tensor_info.h"
 
@@ -15,6 +16,17 @@ namespace anvil {
 absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, ShapeFn shape_fn,
                          std::vector<TensorView> inputs, absl::Span<const TensorView> planned,
                          const OutputFactory& make_output, const NodeExecOptions& options) {
+  // String elements are std::string objects; kernels that move bytes would copy nothing. Only
+  // ops whose kernels say they handle strings (kStrings, and control flow) get them.
+  if (!HasTrait(node, kStrings) && !HasTrait(node, kControlFlow)) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].type == ElementType::kString) {
+        return absl::UnimplementedError(absl::StrCat(
+            node.Describe(), ": input ", i, " is a string tensor, which ", node.op_type(),
+            "'s kernel does not handle"));
+      }
+    }
+  }
   const int n = node.num_outputs();
   std::vector<TensorView> views(n);
   std::vector<bool> requested(n, false), allocated(n, false);

@@ -77,6 +77,28 @@ TEST(NodeExecutorTest, ErrorsNameTheNode) {
       << out.status().message();
 }
 
+// String elements are objects: an op whose kernel moves bytes refuses them (Unimplemented, not
+// empty strings); ops marked kStrings take them.
+TEST(NodeExecutorTest, StringTensorsReachOnlyKernelsThatHandleThem) {
+  Tensor s(ElementType::kString, {2});
+  s.As<std::string>()[0] = "a";
+  s.As<std::string>()[1] = "bc";
+  std::unique_ptr<Model> concat = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (string[2] x) => (string[4] y) { y = Concat <axis = 0> (x, x) })");
+  absl::StatusOr<std::vector<Tensor>> refused = RunNode(FirstNode(*concat), 17, {s, s});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(std::string(refused.status().message()).find("input 0 is a string tensor"),
+            std::string::npos)
+      << refused.status().message();
+
+  std::unique_ptr<Model> identity = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (string[2] x) => (string[2] y) { y = Identity (x) })");
+  absl::StatusOr<std::vector<Tensor>> copied = RunNode(FirstNode(*identity), 17, {s});
+  ASSERT_TRUE(copied.ok()) << copied.status().message();
+  EXPECT_EQ((*copied)[0].As<std::string>()[1], "bc");
+}
+
 TEST(InterpreterTest, RunsSubgraphsThroughTheSameExecutor) {
   std::unique_ptr<Model> m = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
     g (bool c, float[2] x) => (float[2] y) {

@@ -36,6 +36,9 @@ enum OpTrait : uint32_t {
   kCommutative = 1u << 5,
   // Runs subgraphs (If, Loop, Scan).
   kControlFlow = 1u << 6,
+  // Its kernel handles string tensors (std::string elements), as inputs or outputs; the node
+  // executor refuses string inputs to any other op (Unimplemented), whose kernels move bytes.
+  kStrings = 1u << 7,
 };
 
 struct OpInfo {

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
@@ -41,6 +43,21 @@ std::shared_ptr<uint8_t> AllocateAligned(ElementType type, absl::Span<const int6
   return buffer;
 }
 
+// A string tensor's buffer: `n` std::string objects (empty), destroyed with the buffer. Its
+// ElementSize is 0, so nothing sizes or copies it as bytes; the allocation limit counts
+// sizeof(std::string) per element (the characters live in each string's own heap block).
+std::shared_ptr<uint8_t> AllocateStrings(int64_t n) {
+  auto* strings = new std::string[n > 0 ? n : 1];
+  return std::shared_ptr<uint8_t>(reinterpret_cast<uint8_t*>(strings),
+                                  [](uint8_t* p) { delete[] reinterpret_cast<std::string*>(p); });
+}
+
+int64_t CheckedCount(absl::Span<const int64_t> dims) {
+  absl::StatusOr<int64_t> n = CheckedByteSize(dims, sizeof(std::string));
+  if (!n.ok() || *n > kMaxBytes) throw std::bad_alloc();
+  return *n / static_cast<int64_t>(sizeof(std::string));
+}
+
 // Elements over a Tensor's buffer, keeping it alive.
 class TensorElements final : public Elements {
  public:
@@ -61,10 +78,12 @@ class TensorElements final : public Elements {
 
 Tensor::Tensor(ElementType type, absl::Span<const int64_t> dims)
     : type_(type), dims_(dims.begin(), dims.end()) {
-  buffer_ = AllocateAligned(type, dims, /*zero=*/true);
+  buffer_ = type == ElementType::kString ? AllocateStrings(CheckedCount(dims))
+                                         : AllocateAligned(type, dims, /*zero=*/true);
 }
 
 Tensor Tensor::Uninitialized(ElementType type, absl::Span<const int64_t> dims) {
+  if (type == ElementType::kString) return Tensor(type, dims);
   Tensor t;
   t.type_ = type;
   t.dims_.assign(dims.begin(), dims.end());
@@ -74,7 +93,9 @@ Tensor Tensor::Uninitialized(ElementType type, absl::Span<const int64_t> dims) {
 
 absl::StatusOr<Tensor> Tensor::Allocate(ElementType type, absl::Span<const int64_t> dims,
                                         int64_t max_bytes, bool zero) {
-  absl::StatusOr<int64_t> bytes = CheckedByteSize(dims, ElementSize(type));
+  const bool strings = type == ElementType::kString;
+  absl::StatusOr<int64_t> bytes =
+      CheckedByteSize(dims, strings ? sizeof(std::string) : ElementSize(type));
   auto described = [&] { return absl::StrCat(AsAbsl(ElementTypeName(type)), DimsToString(dims)); };
   if (!bytes.ok()) {
     return absl::Status(bytes.status().code(),
@@ -86,7 +107,15 @@ absl::StatusOr<Tensor> Tensor::Allocate(ElementType type, absl::Span<const int64
         HumanBytes(std::min(max_bytes == kNoAllocationLimit ? kMaxBytes : max_bytes, kMaxBytes))));
   }
   Tensor t;
-  t.buffer_ = TryAllocateAligned(static_cast<size_t>(*bytes), zero);
+  if (strings) {
+    try {
+      t.buffer_ = AllocateStrings(*bytes / static_cast<int64_t>(sizeof(std::string)));
+    } catch (const std::bad_alloc&) {
+      t.buffer_ = nullptr;
+    }
+  } else {
+    t.buffer_ = TryAllocateAligned(static_cast<size_t>(*bytes), zero);
+  }
   if (t.buffer_ == nullptr) {
     return absl::ResourceExhaustedError(
         absl::StrCat(described(), " (", HumanBytes(*bytes), "): out of memory"));
@@ -104,6 +133,11 @@ int64_t Tensor::NumElements() const {
 
 Tensor Tensor::FromElements(const Elements& elements) {
   Tensor t = Uninitialized(elements.element_type(), elements.dims());
+  if (t.type() == ElementType::kString) {
+    absl::Span<const std::string> strings = elements.strings();
+    std::copy(strings.begin(), strings.end(), t.As<std::string>());
+    return t;
+  }
   if (t.ByteSize() > 0) elements.CopyTo(t.As<uint8_t>());
   return t;
 }
@@ -113,31 +147,31 @@ Tensor Tensor::CopyOf(const TensorView& view) {
   const size_t size = ElementSize(view.type);
   const int64_t n = t.NumElements();
   if (n == 0) return t;
+  if (view.type == ElementType::kString) {
+    std::string* dst = t.As<std::string>();
+    int64_t i = 0;
+    ForEachOffset(view, [&](int64_t offset) { dst[i++] = view.As<std::string>()[offset]; });
+    return t;
+  }
   if (view.Contiguous()) {
     std::memcpy(t.data(), view.data, n * size);
     return t;
   }
-  // Odometer walk over the strided view.
-  const int64_t rank = view.rank();
-  Shape index(rank, 0);
   auto* dst = t.As<uint8_t>();
   const auto* src = static_cast<const uint8_t*>(view.data);
-  int64_t offset = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    std::memcpy(dst + i * size, src + offset * size, size);
-    for (int64_t k = rank - 1; k >= 0; --k) {
-      if (++index[k] < view.dims[k]) {
-        offset += view.strides[k];
-        break;
-      }
-      offset -= view.strides[k] * (view.dims[k] - 1);
-      index[k] = 0;
-    }
-  }
+  int64_t i = 0;
+  ForEachOffset(view, [&](int64_t offset) {
+    std::memcpy(dst + i++ * size, src + offset * size, size);
+  });
   return t;
 }
 
 std::shared_ptr<const Elements> Tensor::ToElements() const {
+  if (type_ == ElementType::kString) {
+    const std::string* strings = As<std::string>();
+    return std::make_shared<DenseElements>(std::vector<int64_t>(dims_.begin(), dims_.end()),
+                                           std::vector<std::string>(strings, strings + NumElements()));
+  }
   return std::make_shared<TensorElements>(*this);
 }
 
@@ -150,6 +184,9 @@ absl::StatusOr<Tensor> TensorRecycler::Allocate(int slot, ElementType type,
   for (const Tensor& t : kept.recent) {
     if (t.SoleOwner() && t.type() == type && absl::MakeConstSpan(t.dims()) == dims) {
       if (zero && t.ByteSize() > 0) std::memset(t.data(), 0, t.ByteSize());
+      if (zero && type == ElementType::kString) {
+        std::fill_n(t.As<std::string>(), t.NumElements(), std::string());
+      }
       return t;
     }
   }

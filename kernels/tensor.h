@@ -1,4 +1,5 @@
-// Tensor: an owning, dense, row-major tensor (64-byte aligned, zero-initialized). What the
+// Tensor: an owning, dense, row-major tensor (64-byte aligned, zero-initialized; a string tensor
+// holds std::string objects, empty at first, and ElementSize 0 keeps byte code away). What the
 // runtime allocates outside its arena (graph outputs, subgraph results), what kernel tests and
 // constant folding pass around. Copying shares the buffer (like a shared_ptr).
 #ifndef ANVIL_KERNELS_TENSOR_H_

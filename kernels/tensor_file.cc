@@ -15,10 +15,6 @@ namespace anvil {
 
 absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto,
                                        const std::string& base_dir) {
-  if (proto.data_type() == onnx::TensorProto::STRING) {
-    return absl::UnimplementedError(
-        absl::StrCat("tensor '", proto.name(), "' holds strings, which the runtime does not run"));
-  }
   absl::StatusOr<std::shared_ptr<const Elements>> elements = ImportTensorProto(proto, base_dir);
   if (!elements.ok()) return elements.status();
   return Tensor::FromElements(**elements);

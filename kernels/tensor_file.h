@@ -22,7 +22,7 @@ struct NamedTensor {
 };
 
 // A dense copy of a TensorProto's contents (raw_data, typed fields or external data relative to
-// `base_dir`). String tensors are Unimplemented: the runtime has none.
+// `base_dir`; string_data for string tensors).
 absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto,
                                        const std::string& base_dir = "");
 

@@ -47,6 +47,33 @@ struct TensorView {
 // Row-major strides of `dims`.
 Shape DenseStrides(absl::Span<const int64_t> dims);
 
+// Calls f(offset) for every element of `view` in row-major order, offsets in elements from
+// view.data (any strides, 0 and negative included). The one odometer of kernels that walk
+// elements one at a time (string tensors, type conversions).
+template <typename F>
+void ForEachOffset(const TensorView& view, F&& f) {
+  const int64_t n = view.NumElements();
+  if (n == 0) return;
+  if (view.Contiguous()) {
+    for (int64_t i = 0; i < n; ++i) f(i);
+    return;
+  }
+  const int64_t rank = view.rank();
+  Shape index(rank, 0);
+  int64_t offset = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    f(offset);
+    for (int64_t k = rank - 1; k >= 0; --k) {
+      if (++index[k] < view.dims[k]) {
+        offset += view.strides[k];
+        break;
+      }
+      offset -= view.strides[k] * (view.dims[k] - 1);
+      index[k] = 0;
+    }
+  }
+}
+
 }  // namespace anvil
 
 #endif  // ANVIL_KERNELS_TENSOR_VIEW_H_

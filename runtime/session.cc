@@ -204,8 +204,9 @@ absl::Status Session::PrepareMemory() {
   for (int slot = 0; slot < num_slots; ++slot) {
     const Slot& s = plan_->slots()[slot];
     const ValueShape& shape = shape_engine_->shape(slot);
+    // String tensors hold std::string objects, which only Tensor constructs: heap only.
     if (!options_.plan_memory || s.kind != SlotKind::kComputed || s.graph_output || !shape.known ||
-        external_alias[s.producer]) {
+        external_alias[s.producer] || shape.type == ElementType::kString) {
       continue;
     }
     if (options_.max_allocation_bytes != kNoAllocationLimit &&

@@ -11,6 +11,7 @@
 // scan outputs are collected per iteration and written once into the stacked output.
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -51,6 +52,26 @@ TensorView SliceAt(const TensorView& v, int64_t axis, int64_t index) {
 void CopyView(const TensorView& src, const TensorView& dst) {
   const int64_t n = src.NumElements();
   if (n == 0) return;
+  if (src.type == ElementType::kString) {
+    // std::string objects (ElementBytes 0): assigned one by one, both odometers in step.
+    const int64_t rank = src.rank();
+    Shape index(rank, 0);
+    int64_t so = 0, doff = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      dst.As<std::string>()[doff] = src.As<const std::string>()[so];
+      for (int64_t k = rank - 1; k >= 0; --k) {
+        if (++index[k] < src.dims[k]) {
+          so += src.strides[k];
+          doff += dst.strides[k];
+          break;
+        }
+        so -= src.strides[k] * (src.dims[k] - 1);
+        doff -= dst.strides[k] * (dst.dims[k] - 1);
+        index[k] = 0;
+      }
+    }
+    return;
+  }
   const size_t size = src.ElementBytes();
   if (src.Contiguous() && dst.Contiguous()) {
     std::memcpy(dst.data, src.data, n * size);

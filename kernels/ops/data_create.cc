@@ -159,7 +159,11 @@ class ConstantKernel final : public OpKernel {
       return ctx.Error(absl::StrCat("output ", (*out)->DebugString(), " does not fit the value ",
                                     value_.view().DebugString()));
     }
-    if (value_.ByteSize() > 0) std::memcpy((*out)->data, value_.data(), value_.ByteSize());
+    if (value_.type() == ElementType::kString) {
+      std::copy_n(value_.As<std::string>(), value_.NumElements(), (*out)->As<std::string>());
+    } else if (value_.ByteSize() > 0) {
+      std::memcpy((*out)->data, value_.data(), value_.ByteSize());
+    }
     return absl::OkStatus();
   }
 
@@ -293,7 +297,9 @@ absl::StatusOr<std::unique_ptr<OpKernel>> MakeConstant(const Node& node, int64_t
       return InvalidAttr(node, "attribute value holds no tensor");
     }
     const Elements& e = *a->tensors[0].elements;
-    if (ElementSize(e.element_type()) == 0) return UnsupportedType("Constant", e.element_type());
+    if (ElementSize(e.element_type()) == 0 && e.element_type() != ElementType::kString) {
+      return UnsupportedType("Constant", e.element_type());
+    }
     value = Tensor::FromElements(e);
   } else if (const Attribute* a = node.FindAttribute("value_float")) {
     value = Tensor(ElementType::kFloat, {});
@@ -307,9 +313,12 @@ absl::StatusOr<std::unique_ptr<OpKernel>> MakeConstant(const Node& node, int64_t
   } else if (const Attribute* a = node.FindAttribute("value_ints")) {
     value = Tensor(ElementType::kInt64, {static_cast<int64_t>(a->ints.size())});
     std::copy(a->ints.begin(), a->ints.end(), value.As<int64_t>());
-  } else if (node.FindAttribute("value_string") != nullptr ||
-             node.FindAttribute("value_strings") != nullptr) {
-    return UnsupportedType("Constant", ElementType::kString);
+  } else if (const Attribute* a = node.FindAttribute("value_string")) {
+    value = Tensor(ElementType::kString, {});
+    *value.As<std::string>() = a->s;
+  } else if (const Attribute* a = node.FindAttribute("value_strings")) {
+    value = Tensor(ElementType::kString, {static_cast<int64_t>(a->strings.size())});
+    std::copy(a->strings.begin(), a->strings.end(), value.As<std::string>());
   } else if (node.FindAttribute("sparse_value") != nullptr) {
     return absl::UnimplementedError(
         absl::StrCat(node.Describe(), ": Constant with sparse_value is not implemented"));

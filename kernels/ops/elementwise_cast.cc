@@ -1,8 +1,8 @@
 // Type-changing kernels: Cast, CastLike, Identity, QuantizeLinear, DequantizeLinear,
 // DynamicQuantizeLinear.
 //
-// Cast converts between all numeric types (bool, integers, float16, bfloat16, float, double);
-// string is Unimplemented. The target type is output 0's, as the ShapeHelper decided it (from
+// Cast converts between all numeric types (bool, integers, float16, bfloat16, float, double) and
+// to and from string (elementwise_string.cc). The target type is output 0's, as the ShapeHelper decided it (from
 // `to`, or from CastLike's second input). Narrowing to float16/bfloat16 rounds to nearest even;
 // float to integer truncates toward zero and saturates (NaN -> 0), a choice ONNX leaves open;
 // integer to narrower integer wraps; anything to bool is `!= 0`.
@@ -36,7 +36,7 @@ namespace {
 // Copies x into y (same dims and element size), whatever the strides.
 absl::Status CopyView(const KernelContext& ctx, const TensorView& x, const TensorView& y) {
   if (x.dims != y.dims) return ctx.Error("input and output differ in shape");
-  // Strings (no fixed element size) are not modelled.
+  if (y.type == ElementType::kString) return CopyStrings(x, y);
   if (ElementSize(y.type) == 0) return UnsupportedType(ctx.node().op_type(), y.type);
   if (y.NumElements() == 0) return absl::OkStatus();
   if (x.Contiguous()) {
@@ -55,7 +55,10 @@ absl::Status CastCompute(KernelContext& ctx) {
   const TensorView& y = ctx.output(0);
   if (x.dims != y.dims) return ctx.Error("input and output differ in shape");
   const std::string_view op = ctx.node().op_type();
-  if (x.type == y.type && x.type != ElementType::kString) return CopyView(ctx, x, y);
+  if (x.type == ElementType::kString || y.type == ElementType::kString) {
+    return CastWithStrings(ctx, x, y);
+  }
+  if (x.type == y.type) return CopyView(ctx, x, y);
   return DispatchTypes<kAllNumericTypes>(y.type, op, [&](auto to_tag) {
     using To = decltype(to_tag);
     return DispatchTypes<kAllNumericTypes>(x.type, op, [&](auto from_tag) {

@@ -1,8 +1,9 @@
 // The misc kernel family's table, and the helpers its files share (misc_internal.h). The kernels
 // themselves are in misc_rnn.cc (RNN, GRU, LSTM), misc_signal.cc (DFT, STFT, windows,
 // MelWeightMatrix), misc_detection.cc (NonMaxSuppression, RoiAlign, MaxRoiPool, GridSample),
-// misc_select.cc (TopK, Unique, TfIdfVectorizer), misc_random.cc (random ops, Dropout) and
-// misc_loss.cc (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss).
+// misc_select.cc (TopK, Unique, TfIdfVectorizer), misc_random.cc (random ops, Dropout),
+// misc_loss.cc (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss), misc_string.cc
+// (StringNormalizer) and misc_training.cc (Adagrad, Adam, Momentum).
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -48,7 +49,7 @@ absl::StatusOr<double> ScalarDouble(const KernelContext& ctx, int i, std::string
 
 namespace kernel_rules {
 
-// Sorted by op_type; every version of each op in opsets 1..17 (one factory per op, which reads
+// Sorted by domain, then op_type; every version of each ONNX op in opsets 1..17 (one factory per op, which reads
 // the opset where versions differ).
 const KernelRule kMiscKernels[] = {
     {"", "Bernoulli", &misc::CreateRandom},
@@ -73,9 +74,13 @@ const KernelRule kMiscKernels[] = {
     {"", "RoiAlign", &misc::CreateRoiAlign},
     {"", "STFT", &misc::CreateStft},
     {"", "SoftmaxCrossEntropyLoss", &misc::CreateLoss},
+    {"", "StringNormalizer", &misc::CreateStringNormalizer},
     {"", "TfIdfVectorizer", &misc::CreateTfIdfVectorizer},
     {"", "TopK", &misc::CreateTopK},
     {"", "Unique", &misc::CreateUnique},
+    {"ai.onnx.preview.training", "Adagrad", &misc::CreateOptimizer},
+    {"ai.onnx.preview.training", "Adam", &misc::CreateOptimizer},
+    {"ai.onnx.preview.training", "Momentum", &misc::CreateOptimizer},
     {nullptr, nullptr, nullptr},
 };
 

@@ -45,6 +45,8 @@ Factory CreateTfIdfVectorizer(const Node& node, int64_t opset);
 Factory CreateRandom(const Node& node, int64_t opset);  // misc_random.cc: Random*, Bernoulli
 Factory CreateMultinomial(const Node& node, int64_t opset);
 Factory CreateDropout(const Node& node, int64_t opset);
+Factory CreateOptimizer(const Node& node, int64_t opset);  // misc_training.cc: Adagrad, Adam, Momentum
+Factory CreateStringNormalizer(const Node& node, int64_t opset);  // misc_string.cc
 
 Factory CreateLoss(const Node& node, int64_t opset);  // misc_loss.cc: NLL, SoftmaxCrossEntropy
 
@@ -66,31 +68,6 @@ class AttrKernel final : public OpKernel {
 template <typename Attrs>
 Factory MakeAttrKernel(Attrs attrs, absl::Status (*fn)(KernelContext&, const Attrs&)) {
   return std::unique_ptr<OpKernel>(new AttrKernel<Attrs>(std::move(attrs), fn));
-}
-
-// Calls f(offset) for every element of `view` in row-major order, offsets in elements.
-template <typename F>
-void ForEachOffset(const TensorView& view, F&& f) {
-  const int64_t n = view.NumElements();
-  if (n == 0) return;
-  if (view.Contiguous()) {
-    for (int64_t i = 0; i < n; ++i) f(i);
-    return;
-  }
-  const int64_t rank = view.rank();
-  Shape index(rank, 0);
-  int64_t offset = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    f(offset);
-    for (int64_t k = rank - 1; k >= 0; --k) {
-      if (++index[k] < view.dims[k]) {
-        offset += view.strides[k];
-        break;
-      }
-      offset -= view.strides[k] * (view.dims[k] - 1);
-      index[k] = 0;
-    }
-  }
 }
 
 // The elements of a numeric `view` (any strides) converted to To, row-major. `what` names the

@@ -1,13 +1,16 @@
 // Random ops (RandomUniform, RandomNormal, their *Like forms, Bernoulli, Multinomial) and
 // Dropout.
 //
-// Determinism. Every Compute reseeds a std::mt19937_64 from the `seed` attribute when the node
-// has one, else from ctx.default_seed() mixed with the node's first output name (so that two
-// unseeded nodes draw different streams). Uniform and normal variates are derived from the raw
-// 64-bit outputs here rather than with <random>'s distributions, whose algorithms are
-// implementation-defined: the same seed gives the same tensor with any standard library, and a
+// Determinism. A node with a `seed` attribute draws numpy's legacy stream, the one ONNX's
+// reference implementation and the backend tests use (np.random.seed(int(seed)) then
+// random_sample / normal): a 32-bit MT19937 seeded by init_genrand, uniforms from two draws with
+// 53 bits, normals by numpy's polar method. A node without one seeds a std::mt19937_64 from
+// ctx.default_seed() mixed with the node's first output name, so that two unseeded nodes draw
+// different streams. No <random> distribution is used (their algorithms are
+// implementation-defined): the same seed gives the same tensor with any standard library, and a
 // node gives the same tensor on every run, which lets the runtime check itself against the
-// reference path (RunNode). Values do not match numpy's generator.
+// reference path (RunNode). Bernoulli and Multinomial compare uniforms against probabilities,
+// which is not numpy's binomial algorithm: their seeded values differ from numpy's.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -15,6 +18,8 @@
 #include <numbers>
 #include <optional>
 #include <random>
+#include <utility>
+#include <variant>
 #include <string>
 #include <vector>
 
@@ -45,22 +50,47 @@ uint64_t Fnv1a(const std::string& s) {
 
 class Rng {
  public:
-  explicit Rng(uint64_t seed) : engine_(seed) {}
-  // Uniform in [0, 1) with 53 random bits.
-  double Uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
-  // Standard normal by Box-Muller (one variate per pair of uniforms).
+  // numpy's legacy stream for an explicit seed (np.random.seed takes the integer's low 32 bits).
+  static Rng Numpy(uint32_t seed) { return Rng(std::mt19937(seed)); }
+  static Rng Keyed(uint64_t seed) { return Rng(std::mt19937_64(seed)); }
+
+  // Uniform in [0, 1) with 53 random bits (numpy's random_sample for the numpy stream).
+  double Uniform() {
+    if (auto* mt = std::get_if<std::mt19937>(&engine_)) {
+      const uint64_t a = (*mt)() >> 5, b = (*mt)() >> 6;
+      return (static_cast<double>(a) * 67108864.0 + static_cast<double>(b)) / 9007199254740992.0;
+    }
+    return static_cast<double>(std::get<std::mt19937_64>(engine_)() >> 11) * 0x1.0p-53;
+  }
+  // Standard normal by numpy's legacy polar method (two variates per accepted pair; the second
+  // is kept for the next call).
   double Normal() {
-    const double u1 = 1.0 - Uniform();  // (0, 1]: log stays finite
-    const double u2 = Uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
+    double x1, x2, r2;
+    do {
+      x1 = 2.0 * Uniform() - 1.0;
+      x2 = 2.0 * Uniform() - 1.0;
+      r2 = x1 * x1 + x2 * x2;
+    } while (r2 >= 1.0 || r2 == 0.0);
+    const double f = std::sqrt(-2.0 * std::log(r2) / r2);
+    spare_ = f * x1;
+    has_spare_ = true;
+    return f * x2;
   }
 
  private:
-  std::mt19937_64 engine_;
+  template <typename Engine>
+  explicit Rng(Engine engine) : engine_(std::move(engine)) {}
+  std::variant<std::mt19937, std::mt19937_64> engine_;
+  bool has_spare_ = false;
+  double spare_ = 0;
 };
 
-// How a node seeds its generator: the attribute's bits, or a per-node offset to the context's
-// default seed.
+// How a node seeds its generator: numpy's stream from the attribute, or a per-node offset to
+// the context's default seed.
 struct Seed {
   std::optional<float> attribute;
   uint64_t node_hash = 0;
@@ -73,8 +103,13 @@ struct Seed {
     return s;
   }
   Rng Make(const KernelContext& ctx) const {
-    if (attribute) return Rng(Mix(std::bit_cast<uint32_t>(*attribute)));
-    return Rng(Mix(ctx.default_seed() ^ node_hash));
+    if (attribute) {
+      // np.random.seed(int(seed)): truncation toward zero, then the low 32 bits.
+      const float f = *attribute;
+      const int64_t whole = std::isfinite(f) && std::fabs(f) < 9.2e18f ? static_cast<int64_t>(f) : 0;
+      return Rng::Numpy(static_cast<uint32_t>(static_cast<uint64_t>(whole)));
+    }
+    return Rng::Keyed(Mix(ctx.default_seed() ^ node_hash));
   }
 };
 

@@ -87,7 +87,7 @@ NodeRun RunText(const std::string& text, const std::vector<Tensor>& inputs,
   const Node* node = *run.model->graph().nodes().begin();
   NodeExecOptions options;
   options.default_seed = seed;
-  run.outputs = RunNode(*node, run.model->OpsetVersion(""), inputs, options);
+  run.outputs = RunNode(*node, run.model->OpsetVersion(node->domain()), inputs, options);
   return run;
 }
 
@@ -499,6 +499,140 @@ g (float[8] x, float r, bool t) => (float[8] y, bool[8] mask) {
   const std::vector<double> y = Values((*train.outputs)[0]);
   const std::vector<double> mask = Values((*train.outputs)[1]);
   for (int i = 0; i < 8; ++i) EXPECT_EQ(y[i], mask[i] != 0 ? 4 * x[i] : 0.0);
+}
+
+// A seed attribute draws numpy's legacy stream: the values ONNX's reference implementation
+// computes (np.random.seed(seed) then uniform / normal), as printed by numpy 1.24.
+TEST(MiscRandomTest, SeededNodesDrawNumpysStream) {
+  NodeRun uniform = RunText(R"(<ir_version: 8, opset_import: ["" : 13]>
+g () => (float[4] y) {
+  y = RandomUniform <dtype = 1, low = -2.0, high = 3.0, shape = [4], seed = 0.0> ()
+})",
+                            {});
+  ASSERT_TRUE(uniform.outputs.ok()) << uniform.outputs.status();
+  EXPECT_MATCH((*uniform.outputs)[0],
+               Floats({4}, {0.7440674901008606f, 1.5759468078613281f, 1.0138168334960938f,
+                            0.7244158983230591f}));
+  NodeRun normal = RunText(R"(<ir_version: 8, opset_import: ["" : 13]>
+g () => (float[4] y) {
+  y = RandomNormal <dtype = 1, mean = 10.0, scale = 2.0, shape = [4], seed = 0.0> ()
+})",
+                           {});
+  ASSERT_TRUE(normal.outputs.ok()) << normal.outputs.status();
+  EXPECT_MATCH((*normal.outputs)[0],
+               Floats({4}, {13.528104782104492f, 10.800313949584961f, 11.957475662231445f,
+                            14.481786727905273f}));
+  // Dropout's mask: np.random.seed(5); np.random.uniform(0, 1, 8) >= 0.75.
+  NodeRun dropout = RunText(
+      R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[8] x, float r, bool t) => (float[8] y, bool[8] mask) {
+  y, mask = Dropout <seed = 5.0> (x, r, t)
+})",
+      {Floats({8}, {1, 2, 3, 4, 5, 6, 7, 8}), Floats({}, {0.75}),
+       Make(ElementType::kBool, {}, std::vector<int>{1})});
+  ASSERT_TRUE(dropout.outputs.ok()) << dropout.outputs.status();
+  EXPECT_EQ(Values((*dropout.outputs)[1]), (std::vector<double>{0, 1, 0, 1, 0, 0, 1, 0}));
+  EXPECT_EQ(Values((*dropout.outputs)[0]), (std::vector<double>{0, 8, 0, 16, 0, 0, 28, 0}));
+}
+
+// ---- StringNormalizer ----
+
+Tensor Strings(std::vector<int64_t> dims, const std::vector<std::string>& values) {
+  Tensor t(ElementType::kString, dims);
+  std::copy(values.begin(), values.end(), t.As<std::string>());
+  return t;
+}
+
+std::vector<std::string> StringValues(const Tensor& t) {
+  if (t.type() != ElementType::kString) return {"<not strings>"};
+  return std::vector<std::string>(t.As<std::string>(), t.As<std::string>() + t.NumElements());
+}
+
+TEST(MiscStringTest, StringNormalizerDropsStopwordsAndMapsCaseOfUnicode) {
+  NodeRun upper = RunText(R"(<ir_version: 8, opset_import: ["" : 10]>
+g (string[1,4] x) => (string[1,?] y) {
+  y = StringNormalizer <case_change_action = "UPPER", stopwords = ["monday"]> (x)
+})",
+                          {Strings({1, 4}, {"Monday", "tuesday", "\xC3\xA9" "cole", "stra\xC3\x9F" "e"})});
+  ASSERT_TRUE(upper.outputs.ok()) << upper.outputs.status();
+  EXPECT_EQ((*upper.outputs)[0].dims(), (Shape{1, 3}));
+  // é -> É; ß has no one-letter upper case and stays.
+  EXPECT_EQ(StringValues((*upper.outputs)[0]),
+            (std::vector<std::string>{"TUESDAY", "\xC3\x89" "COLE", "STRA\xC3\x9F" "E"}));
+  // Case-sensitive stopwords keep "Monday"; everything removed leaves one empty string.
+  NodeRun sensitive = RunText(R"(<ir_version: 8, opset_import: ["" : 10]>
+g (string[3] x) => (string[?] y) {
+  y = StringNormalizer <is_case_sensitive = 1, case_change_action = "LOWER",
+                        stopwords = ["monday"]> (x)
+})",
+                              {Strings({3}, {"Monday", "monday", "\xC3\x89" "T\xC3\x89"})});
+  ASSERT_TRUE(sensitive.outputs.ok()) << sensitive.outputs.status();
+  EXPECT_EQ(StringValues((*sensitive.outputs)[0]),
+            (std::vector<std::string>{"monday", "\xC3\xA9" "t\xC3\xA9"}));
+  NodeRun empty = RunText(R"(<ir_version: 8, opset_import: ["" : 10]>
+g (string[2] x) => (string[?] y) {
+  y = StringNormalizer <stopwords = ["a"]> (x)
+})",
+                          {Strings({2}, {"a", "A"})});
+  ASSERT_TRUE(empty.outputs.ok()) << empty.outputs.status();
+  EXPECT_EQ((*empty.outputs)[0].dims(), (Shape{1}));
+  EXPECT_EQ(StringValues((*empty.outputs)[0]), (std::vector<std::string>{""}));
+  NodeRun invalid = RunText(R"(<ir_version: 8, opset_import: ["" : 10]>
+g (string[1] x) => (string[1] y) {
+  y = StringNormalizer <case_change_action = "UPPER"> (x)
+})",
+                            {Strings({1}, {"\xFF"})});
+  ASSERT_FALSE(invalid.outputs.ok());
+  EXPECT_TRUE(absl::StrContains(invalid.outputs.status().message(), "is not UTF-8"))
+      << invalid.outputs.status();
+}
+
+// ---- Optimizer updates (ai.onnx.preview.training) ----
+
+// Expected values from the numpy formulas of onnx/backend/test/case/node/{momentum,adam}.py.
+TEST(MiscTrainingTest, MomentumAndAdamFollowTheReferenceFormulas) {
+  const std::vector<Tensor> inputs = {Floats({}, {0.1f}),
+                                      Make(ElementType::kInt64, {}, std::vector<int>{1}),
+                                      Floats({2}, {1, 2}), Floats({2}, {-0.5f, 0.25f}),
+                                      Floats({2}, {0.5f, -1})};
+  NodeRun nesterov = RunText(
+      R"(<ir_version: 7, opset_import: ["" : 13, "ai.onnx.preview.training" : 1]>
+g (float r, int64 t, float[2] x, float[2] g, float[2] v) => (float[2] x_new, float[2] v_new) {
+  x_new, v_new = ai.onnx.preview.training.Momentum <alpha = 0.9, beta = 0.5,
+      norm_coefficient = 0.01, mode = "nesterov"> (r, t, x, g, v)
+})",
+      inputs);
+  ASSERT_TRUE(nesterov.outputs.ok()) << nesterov.outputs.status();
+  EXPECT_MATCH((*nesterov.outputs)[0], Floats({2}, {1.0305500030517578f, 2.0418500900268555f}));
+  EXPECT_MATCH((*nesterov.outputs)[1], Floats({2}, {0.20499998331069946f, -0.7649999856948853f}));
+
+  std::vector<Tensor> adam_inputs = inputs;
+  adam_inputs[1] = Make(ElementType::kInt64, {}, std::vector<int>{2});
+  adam_inputs.push_back(Floats({2}, {0.1f, 0.2f}));
+  NodeRun adam = RunText(
+      R"(<ir_version: 7, opset_import: ["" : 13, "ai.onnx.preview.training" : 1]>
+g (float r, int64 t, float[2] x, float[2] g, float[2] v, float[2] h)
+    => (float[2] x_new, float[2] v_new, float[2] h_new) {
+  x_new, v_new, h_new = ai.onnx.preview.training.Adam <alpha = 0.8, beta = 0.9,
+      norm_coefficient = 0.01, norm_coefficient_post = 0.05> (r, t, x, g, v, h)
+})",
+      adam_inputs);
+  ASSERT_TRUE(adam.outputs.ok()) << adam.outputs.status();
+  EXPECT_MATCH((*adam.outputs)[0], Floats({2}, {0.8471196889877319f, 2.0982797145843506f}));
+  EXPECT_MATCH((*adam.outputs)[1], Floats({2}, {0.3019999861717224f, -0.7459999918937683f}));
+  EXPECT_MATCH((*adam.outputs)[2], Floats({2}, {0.11400999873876572f, 0.1872899979352951f}));
+
+  // Momentum's mode and coefficients have no defaults.
+  NodeRun bad = RunText(
+      R"(<ir_version: 7, opset_import: ["" : 13, "ai.onnx.preview.training" : 1]>
+g (float r, int64 t, float[2] x, float[2] g, float[2] v) => (float[2] x_new, float[2] v_new) {
+  x_new, v_new = ai.onnx.preview.training.Momentum <alpha = 0.9, beta = 0.5,
+      norm_coefficient = 0.01, mode = "adam"> (r, t, x, g, v)
+})",
+      inputs);
+  ASSERT_FALSE(bad.outputs.ok());
+  EXPECT_TRUE(absl::StrContains(bad.outputs.status().message(), "mode 'adam'"))
+      << bad.outputs.status();
 }
 
 // ---- Errors and empty results ----

@@ -67,8 +67,8 @@ absl::StatusOr<Tensor> ReadBackendOutput(const Model& model, const fs::path& dat
 }
 
 absl::Status RunGraphNodes(const Model& model, std::map<const Value*, Tensor>& values) {
-  const int64_t opset = model.OpsetVersion("");
   for (const Node* node : model.graph().nodes()) {
+    const int64_t opset = model.OpsetVersion(node->domain());
     std::vector<Tensor> inputs;
     for (const Value* v : node->inputs()) {
       auto it = v == nullptr ? values.end() : values.find(v);

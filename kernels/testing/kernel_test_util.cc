@@ -74,7 +74,7 @@ absl::StatusOr<std::vector<Tensor>> RunViews(const std::string& text,
                                              ElementType out_type) {
   ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, ParseModelText(text));
   const Node& node = **model->graph().nodes().begin();
-  const int64_t opset = model->OpsetVersion("");
+  const int64_t opset = model->OpsetVersion(node.domain());
   ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, CreateKernel(node, opset));
   if (out_type == ElementType::kUndefined) out_type = inputs[0].type;
   std::vector<Tensor> outputs;

@@ -1002,6 +1002,13 @@ void Emitter::S(const Stmt& s) {
         return;
       }
       if (n->tensor.view_of.defined()) return DeclareTensor(t, Data(n->tensor.view_of));
+      // String elements are std::string objects, which only the host's Tensors construct: a
+      // planned (workspace or local) string buffer cannot be emitted.
+      if (t.type().kind() == ScalarKind::kString) {
+        return Fail(absl::UnimplementedError(absl::StrCat(
+            "emit_cc: string tensor '", Name(t), "' needs a buffer of its own; strings are not "
+            "compiled to native code (run the model with the interpreter)")));
+      }
       if (n->tensor.offset.defined()) {
         return DeclareTensor(t, absl::StrCat("workspace + (", E(n->tensor.offset), ")"));
       }

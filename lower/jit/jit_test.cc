@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
 #include "kernels/simd/gemm.h"
@@ -197,6 +198,34 @@ main (float[N, 1, H, W] x, float[M] v) => (float[N, 2, H, W] y, int64[1, K] nz, 
 })";
   ExpectSameBits(kText, {{"x", Input(ElementType::kFloat, {2, 1, 4, 6}, 1)},
                          {"v", Input(ElementType::kFloat, {9}, 2)}});
+}
+
+// Strings are std::string objects: the evaluator runs a string intermediate through its kernels,
+// the compiler refuses to emit a planned buffer for one (Unimplemented naming the tensor)
+// instead of handing a kernel raw bytes.
+TEST(JitTest, StringIntermediatesAreEvaluatedButNotCompiled) {
+  constexpr char kText[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+main (float[4] x) => (float[4] y) {
+  s = Cast <to = 8> (x)
+  u = StringNormalizer <case_change_action = "UPPER"> (s)
+  y = Cast <to = 1> (u)
+})";
+  std::unique_ptr<TirSession> eval = Load(kText, false);
+  ASSERT_NE(eval, nullptr);
+  Tensor x = Input(ElementType::kFloat, {4}, 1);
+  absl::StatusOr<std::vector<Tensor>> y = eval->Run({{"x", x}});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(std::memcmp((*y)[0].data(), x.data(), x.ByteSize()), 0);
+
+  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(kText);
+  ASSERT_TRUE(model.ok()) << model.status();
+  TirSessionOptions options;
+  options.compile = true;
+  options.jit.cache_dir = CacheDir();
+  absl::StatusOr<std::unique_ptr<TirSession>> jit = TirSession::Load(*std::move(model), options);
+  ASSERT_FALSE(jit.ok());
+  EXPECT_EQ(jit.status().code(), absl::StatusCode::kUnimplemented) << jit.status();
+  EXPECT_TRUE(absl::StrContains(jit.status().message(), "string tensor 's'")) << jit.status();
 }
 
 TEST(JitTest, IntegerArithmeticWrapsAndDivisionByZeroFails) {

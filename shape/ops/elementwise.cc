@@ -685,6 +685,9 @@ const ShapeRule kElementwiseRules[] = {
     {"", "Trilu", &TriluShape},
     {"", "Where", &WhereShape},
     {"", "Xor", &Predicate<nullptr>},
+    {"ai.onnx.preview.training", "Adagrad", &shape_ops::elementwise::OptimizerUpdateShape},
+    {"ai.onnx.preview.training", "Adam", &shape_ops::elementwise::OptimizerUpdateShape},
+    {"ai.onnx.preview.training", "Momentum", &shape_ops::elementwise::OptimizerUpdateShape},
     {nullptr, nullptr, nullptr},
 };
 

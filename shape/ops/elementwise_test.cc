@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "graph/attribute.h"
 #include "graph/element_type.h"
 #include "graph/ir.h"
@@ -66,24 +67,48 @@ const Values kNoValues = std::nullopt;
 
 TEST(ElementwiseRulesTest, TableIsSortedAndCoversEveryVersionOfItsOps) {
   const ShapeRule* rule = shape_rules::kElementwiseRules;
-  const char* previous = "";
+  std::pair<std::string, std::string> previous;
   int count = 0;
   for (; rule->op_type != nullptr; ++rule, ++count) {
     SCOPED_TRACE(rule->op_type);
-    EXPECT_STREQ(rule->domain, "");
-    EXPECT_LT(std::strcmp(previous, rule->op_type), 0) << "not sorted after " << previous;
+    // ONNX ops, then the optimizer updates of ai.onnx.preview.training.
+    const bool onnx = std::strcmp(rule->domain, "") == 0;
+    EXPECT_TRUE(onnx || std::strcmp(rule->domain, "ai.onnx.preview.training") == 0);
+    const std::pair<std::string, std::string> key(rule->domain, rule->op_type);
+    EXPECT_LT(previous, key) << "not sorted after " << previous.second;
     EXPECT_NE(rule->fn, nullptr);
-    const OpInfo* op = FindOpAnyVersion("", rule->op_type);
+    const OpInfo* op = FindOpAnyVersion(rule->domain, rule->op_type);
     ASSERT_NE(op, nullptr);
-    EXPECT_EQ(op->last_version, 17);
-    EXPECT_EQ(FindShapeFn("", rule->op_type, op->since_version), rule->fn);
-    EXPECT_EQ(FindShapeFn("ai.onnx", rule->op_type, 17), rule->fn);
-    previous = rule->op_type;
+    EXPECT_EQ(op->last_version, onnx ? 17 : 1);
+    EXPECT_EQ(FindShapeFn(rule->domain, rule->op_type, op->since_version), rule->fn);
+    if (onnx) EXPECT_EQ(FindShapeFn("ai.onnx", rule->op_type, 17), rule->fn);
+    previous = key;
   }
-  EXPECT_EQ(count, 81);
+  EXPECT_EQ(count, 84);
   EXPECT_EQ(rule->fn, nullptr);
   // Acos appeared in opset 7.
   EXPECT_EQ(FindShapeFn("", "Acos", 6), nullptr);
+}
+
+// Each output of an optimizer update is shaped like the input it updates: X_new like X, the new
+// states like theirs (Adam: V and H, after the gradients).
+TEST(ElementwiseRulesTest, OptimizerUpdatesShapeEachOutputLikeItsInput) {
+  OpTest t("Adam", 1, "ai.onnx.preview.training");
+  t.In(T(kF32, {})).In(T(kI64, {}));
+  t.In(T(kF32, {S("A")})).In(T(kF32, {2, 3}));  // X1 X2
+  t.In(T(kF32, {S("A")})).In(T(kF32, {2, 3}));  // G1 G2
+  t.In(T(kF32, {S("A")})).In(T(kF32, {2, 3}));  // V1 V2
+  t.In(T(kF64, {4})).In(T(kF64, {5}));          // H1 H2
+  t.Outputs(6);
+  ExpectInfo(t.Info(0), kF32, DimsExpr{S("A")});
+  ExpectInfo(t.Info(1), kF32, DimsExpr{2, 3});
+  ExpectInfo(t.Info(4), kF64, DimsExpr{4});
+  ExpectInfo(t.Info(5), kF64, DimsExpr{5});
+
+  OpTest bad("Momentum", 1, "ai.onnx.preview.training");
+  bad.In(T(kF32, {})).In(T(kI64, {})).In(T(kF32, {2})).In(T(kF32, {2}));
+  bad.Outputs(1);
+  EXPECT_TRUE(absl::StrContains(bad.Error(), "R, T and 3 groups")) << bad.Error();
 }
 
 // ---- Same shape and type as input 0 ----

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/absl_compat.h"
 #include "shape/ops/op_util.h"
 #include "shape/ops/shape_ops_internal.h"
 #include "shape/shape_rules.h"
@@ -425,6 +426,32 @@ absl::Status InferTfIdfVectorizer(ShapeContext& ctx) {
   return absl::OkStatus();
 }
 
+// StringNormalizer: strings [C] or [1, C] in, the same rank out; without stopwords nothing is
+// removed (same dims), with them the count is data-dependent (and at least 1: an empty result is
+// one empty string).
+absl::Status InferStringNormalizer(ShapeContext& ctx) {
+  if (ctx.InputType(0) != ElementType::kUndefined && ctx.InputType(0) != ElementType::kString) {
+    return ctx.Error(absl::StrCat("input must be a string tensor, is ",
+                                  AsAbsl(ElementTypeName(ctx.InputType(0)))));
+  }
+  const std::string action = ctx.node().GetString("case_change_action", "NONE");
+  if (action != "NONE" && action != "LOWER" && action != "UPPER") {
+    return ctx.Error(absl::StrCat("case_change_action '", action,
+                                  "' is not NONE, LOWER or UPPER"));
+  }
+  std::optional<DimsExpr> dims = ctx.InputDims(0);
+  if (dims && !(dims->size() == 1 || (dims->size() == 2 && (!(*dims)[0].IsLiteral() ||
+                                                            (*dims)[0].literal() == 1)))) {
+    return ctx.Error(absl::StrCat("input must be [C] or [1, C], is ", DimsToString(*dims)));
+  }
+  const Attribute* stopwords = ctx.node().FindAttribute("stopwords");
+  if (dims && stopwords != nullptr && !stopwords->strings.empty()) {
+    dims->back() = IndexExpr::Questionmark();
+  }
+  ctx.SetOutput(0, ElementType::kString, std::move(dims));
+  return absl::OkStatus();
+}
+
 }  // namespace anvil::shape_ops::shape_family
 
 namespace anvil::shape_rules {
@@ -462,6 +489,7 @@ const ShapeRule kShapeOpRules[] = {
     {"", "SpaceToDepth", sf::InferSpaceToDepth},
     {"", "Split", sf::InferSplit},
     {"", "Squeeze", sf::InferSqueeze},
+    {"", "StringNormalizer", sf::InferStringNormalizer},
     {"", "TfIdfVectorizer", sf::InferTfIdfVectorizer},
     {"", "Tile", sf::InferTile},
     {"", "Transpose", sf::InferTranspose},

@@ -7,7 +7,8 @@
 
 namespace anvil::shape_testing {
 
-OpTest::OpTest(std::string op_type, int64_t opset) : op_type_(std::move(op_type)), opset_(opset) {}
+OpTest::OpTest(std::string op_type, int64_t opset, std::string domain)
+    : op_type_(std::move(op_type)), opset_(opset), domain_(std::move(domain)) {}
 
 OpTest& OpTest::In(Arg arg) {
   if (arg.constant != nullptr) constants_[static_cast<int>(inputs_.size())] = arg.constant;
@@ -40,9 +41,9 @@ OpTest& OpTest::Outputs(std::vector<std::string> names) {
 
 absl::Status OpTest::Run() {
   Model model;
-  model.opset_imports = {{"", opset_}};
+  model.opset_imports = {{domain_, opset_}};
   Graph& graph = model.graph();
-  Node* node = graph.AddNode(op_type_);
+  Node* node = graph.AddNode(op_type_, domain_);
   node->set_name(name_);
   for (size_t i = 0; i < inputs_.size(); ++i) {
     node->AddInput(inputs_[i] ? graph.AddInput("x" + std::to_string(i), Type()) : nullptr);

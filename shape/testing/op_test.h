@@ -38,7 +38,8 @@ struct Arg {
 
 class OpTest {
  public:
-  explicit OpTest(std::string op_type, int64_t opset = 17);
+  // `opset` is the version of the op's `domain` ("" is ai.onnx).
+  explicit OpTest(std::string op_type, int64_t opset = 17, std::string domain = "");
 
   OpTest& In(Arg arg);
   OpTest& NoInput();
@@ -76,6 +77,7 @@ class OpTest {
  private:
   std::string op_type_;
   int64_t opset_;
+  std::string domain_;
   std::string name_ = "n";
   std::vector<std::optional<TensorInfo>> inputs_;
   std::map<int, std::shared_ptr<const Elements>> constants_;

@@ -72,6 +72,9 @@ TestResult RunFoldTest(const TestCase& test, const onnx::ModelProto& proto,
   import_options.base_dir = test.dir;
   absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto, import_options);
   if (!model.ok()) return error("import", model.status());
+  if (absl::Status s = RequireTensorInterface((*model)->graph()); !s.ok()) {
+    return error("test data", s);
+  }
   Graph& graph = (*model)->graph();
 
   std::vector<onnx::TensorProto> input_protos;

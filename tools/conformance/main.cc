@@ -35,7 +35,8 @@ namespace {
 
 constexpr char kUsage[] = R"(usage: conformance MODE [options]
 
-Runs Anvil against the ONNX backend test suite's in-scope tests and prints a verdict summary.
+Runs Anvil against the ONNX backend test suite and prints a verdict summary: the in-scope tests
+(tools/conformance/test_suite.h states the scope rule), or with --whole-suite all of them.
 
 modes:
   shapes [--dynamic] [--int-inputs-const]
@@ -54,6 +55,8 @@ modes:
       --dynamic declares every input dim a symbol (code made for any dims, run on the test's)
 
 options:
+  --whole-suite      every test of the suite, the scope rule off: strings, sequences,
+                     optionals and training ops run too (what Anvil lacks is an error)
   --filter=REGEX     only tests whose id (e.g. node/test_abs) matches REGEX
   --verbose          also list unknown tests and the non-passing tests per op
   --report=FILE      write one line per test: <folder/test> <verdict> <detail>
@@ -181,6 +184,9 @@ int Main(int argc, char** argv) {
       } else if (key == "--verbose") {
         ANVIL_RETURN_IF_ERROR(line.NoValue());
         options.verbose = true;
+      } else if (key == "--whole-suite") {
+        ANVIL_RETURN_IF_ERROR(line.NoValue());
+        options.whole_suite = true;
       } else if (key == "--no-fork") {
         ANVIL_RETURN_IF_ERROR(line.NoValue());
         options.isolate = false;

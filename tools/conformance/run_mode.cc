@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -208,6 +209,18 @@ TestResult CompareTensors(const std::string& name, const Tensor& actual, const T
   int64_t differ = 0, first = -1;
   double max_abs = 0;
   const int64_t n = ScalarCount(expected);
+  if (expected.type() == ElementType::kString) {
+    const std::string* a = actual.As<std::string>();
+    const std::string* e = expected.As<std::string>();
+    for (int64_t i = 0; i < n; ++i) {
+      if (a[i] != e[i] && differ++ == 0) first = i;
+    }
+    if (differ == 0) return {};
+    return {Verdict::kWrong,
+            absl::StrCat(name, ": ", differ, " of ", n, " strings differ, first at ",
+                         IndexString(expected.dims(), first), ": \"", absl::CHexEscape(a[first]),
+                         "\" vs expected \"", absl::CHexEscape(e[first]), "\"")};
+  }
   if (IsFloating(expected.type())) {
     for (int64_t i = 0; i < n; ++i) {
       const double a = FloatAt(actual, i), e = FloatAt(expected, i);
@@ -261,6 +274,9 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
   import_options.base_dir = test.dir;
   absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto, import_options);
   if (!model.ok()) return error("import", model.status());
+  if (absl::Status s = RequireTensorInterface((*model)->graph()); !s.ok()) {
+    return error("test data", s);
+  }
 
   std::vector<onnx::TensorProto> input_protos;
   for (const std::string& file : test.input_files) {

@@ -203,7 +203,8 @@ int RunSuite(std::string_view title, const RunnerOptions& options, const TestFn&
       if (report.is_open()) report << test.id() << " out-of-scope " << OneLine(s.message()) << "\n";
       continue;
     }
-    if (std::optional<std::string> reason = OutOfScopeReason(model)) {
+    if (std::optional<std::string> reason =
+            options.whole_suite ? std::nullopt : OutOfScopeReason(model)) {
       if (report.is_open()) report << test.id() << " out-of-scope " << OneLine(*reason) << "\n";
       continue;
     }
@@ -220,8 +221,9 @@ int RunSuite(std::string_view title, const RunnerOptions& options, const TestFn&
   for (const char* folder : kTestFolders) {
     folder_counts.push_back(absl::StrCat(folder, " ", in_scope_by_folder[folder]));
   }
-  out << "in scope: " << in_scope.size() + excluded_tests.size() << " of " << considered
-      << " tests (" << absl::StrJoin(folder_counts, ", ") << ")";
+  out << (options.whole_suite ? "whole suite: " : "in scope: ")
+      << in_scope.size() + excluded_tests.size() << " of " << considered << " tests ("
+      << absl::StrJoin(folder_counts, ", ") << ")";
   if (filter) out << ", filter '" << options.filter << "'";
   out << "\n";
   for (const auto& [id, reason] : excluded_tests) {

@@ -70,6 +70,9 @@ struct RunnerOptions {
   std::map<std::string, std::string> exclusions;
   // Print the non-passing tests per op even without --verbose (the run mode's breakdown).
   bool op_breakdown = false;
+  // Run every test of the suite: the scope rule (OutOfScopeReason) is not applied, so a test
+  // whose types or ops Anvil does not handle counts as an error (or unknown), never as skipped.
+  bool whole_suite = false;
 };
 
 // What a mode does with one in-scope test; `model` is the parsed model.onnx.

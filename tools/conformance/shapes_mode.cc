@@ -157,6 +157,9 @@ TestResult RunShapesTest(const TestCase& test, const onnx::ModelProto& proto,
   import_options.base_dir = test.dir;
   absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto, import_options);
   if (!model.ok()) return error("import", model.status());
+  if (absl::Status s = RequireTensorInterface((*model)->graph()); !s.ok()) {
+    return error("test data", s);
+  }
 
   std::vector<onnx::TensorProto> inputs, outputs;
   for (const std::string& file : test.input_files) {

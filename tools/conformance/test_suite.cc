@@ -49,19 +49,11 @@ std::vector<std::string> NumberedFiles(const fs::path& data_set, std::string_vie
 
 // ---- The scope rule (OutOfScopeReason) ----
 
-// A reason when `type` is not a tensor (or sparse tensor) type or holds strings.
+// A reason when `type` is not a tensor (or sparse tensor) type.
 std::optional<std::string> TypeReason(const onnx::TypeProto& type, const std::string& name) {
   switch (type.value_case()) {
     case onnx::TypeProto::kTensorType:
-      if (type.tensor_type().elem_type() == onnx::TensorProto::STRING) {
-        return absl::StrCat("string tensor '", name, "'");
-      }
-      return std::nullopt;
     case onnx::TypeProto::kSparseTensorType:
-      if (type.sparse_tensor_type().elem_type() == onnx::TensorProto::STRING) {
-        return absl::StrCat("string sparse tensor '", name, "'");
-      }
-      return std::nullopt;
     case onnx::TypeProto::VALUE_NOT_SET:  // a value_info without a type says nothing
       return std::nullopt;
     case onnx::TypeProto::kSequenceType:
@@ -75,22 +67,18 @@ std::optional<std::string> TypeReason(const onnx::TypeProto& type, const std::st
   }
 }
 
-std::optional<std::string> TensorReason(const onnx::TensorProto& tensor, std::string_view what) {
-  if (tensor.data_type() == onnx::TensorProto::STRING) {
-    return absl::StrCat("string ", std::string(what), " '", tensor.name(), "'");
-  }
-  return std::nullopt;
-}
-
 bool IsSequenceOrOptionalOp(const std::string& op) {
   return absl::StartsWith(op, "Sequence") || op == "SplitToSequence" ||
          op == "ConcatFromSequence" || absl::StartsWith(op, "Optional");
 }
 
+// Gradient (symbolic differentiation of a subgraph) and any other op of ai.onnx.preview.training
+// than the optimizer updates Anvil runs (Adagrad, Adam, Momentum).
 bool IsTrainingOp(const onnx::NodeProto& node) {
   const std::string& op = node.op_type();
-  return node.domain() == "ai.onnx.preview.training" || op == "Adagrad" || op == "Adam" ||
-         op == "Momentum" || op == "Gradient";
+  if (op == "Gradient") return true;
+  return node.domain() == "ai.onnx.preview.training" && op != "Adagrad" && op != "Adam" &&
+         op != "Momentum";
 }
 
 std::optional<std::string> GraphReason(const onnx::GraphProto& graph);
@@ -101,24 +89,6 @@ std::optional<std::string> NodeReason(const onnx::NodeProto& node) {
     return absl::StrCat("sequence/optional op ", node.op_type());
   }
   for (const onnx::AttributeProto& attr : node.attribute()) {
-    if (node.op_type() == "Constant" &&
-        (attr.name() == "value_string" || attr.name() == "value_strings")) {
-      return absl::StrCat("string constant in ", node.op_type(), " '", node.name(), "'");
-    }
-    if (attr.has_t()) {
-      if (auto r = TensorReason(attr.t(), "tensor attribute")) return r;
-    }
-    for (const onnx::TensorProto& t : attr.tensors()) {
-      if (auto r = TensorReason(t, "tensor attribute")) return r;
-    }
-    if (attr.has_sparse_tensor()) {
-      if (auto r = TensorReason(attr.sparse_tensor().values(), "sparse tensor attribute")) {
-        return r;
-      }
-    }
-    for (const onnx::SparseTensorProto& t : attr.sparse_tensors()) {
-      if (auto r = TensorReason(t.values(), "sparse tensor attribute")) return r;
-    }
     if (attr.has_g()) {
       if (auto r = GraphReason(attr.g())) return r;
     }
@@ -134,12 +104,6 @@ std::optional<std::string> GraphReason(const onnx::GraphProto& graph) {
     for (const onnx::ValueInfoProto& info : *list) {
       if (auto r = TypeReason(info.type(), info.name())) return r;
     }
-  }
-  for (const onnx::TensorProto& init : graph.initializer()) {
-    if (auto r = TensorReason(init, "initializer")) return r;
-  }
-  for (const onnx::SparseTensorProto& init : graph.sparse_initializer()) {
-    if (auto r = TensorReason(init.values(), "sparse initializer")) return r;
   }
   for (const onnx::NodeProto& node : graph.node()) {
     if (auto r = NodeReason(node)) return r;
@@ -264,6 +228,18 @@ absl::StatusOr<std::shared_ptr<const Elements>> IntegerTensorToElements(
   }
   return std::shared_ptr<const Elements>(
       DenseElements::FromBytes(type, std::move(dims), bytes.data(), bytes.size()));
+}
+
+absl::Status RequireTensorInterface(const Graph& graph) {
+  auto check = [](const Value* v, std::string_view role) -> absl::Status {
+    if (v->type().is_tensor() || !v->type().has_value()) return absl::OkStatus();
+    return absl::UnimplementedError(absl::StrCat("graph ", std::string(role), " '", v->name(),
+                                                 "' has type ", v->type().ToString(),
+                                                 ": only tensor values are supported"));
+  };
+  for (const Value* v : graph.inputs()) ANVIL_RETURN_IF_ERROR(check(v, "input"));
+  for (const Value* v : graph.outputs()) ANVIL_RETURN_IF_ERROR(check(v, "output"));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<Value*>> BindTestInputs(const Graph& graph,
