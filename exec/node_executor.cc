@@ -48,9 +48,17 @@ absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, Shap
   if ((!all_planned || options.check_planned_dims) && shape_fn != nullptr) {
     std::vector<RuntimeOperand> operands(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i].type == ElementType::kUndefined) continue;
+      if (!inputs[i].present()) continue;
       operands[i] = {inputs[i].type, inputs[i].dims,
                      inputs[i].Contiguous() ? inputs[i].data : nullptr};
+      if (inputs[i].kind == ValueKind::kSequence) {
+        operands[i].kind = RuntimeOperand::Kind::kSequence;
+        for (const Tensor& e : *inputs[i].elements) {
+          operands[i].element_dims.emplace_back(e.dims().begin(), e.dims().end());
+        }
+      } else if (inputs[i].kind == ValueKind::kNoneOptional) {
+        operands[i].kind = RuntimeOperand::Kind::kNoneOptional;
+      }
     }
     builder.emplace(std::move(operands));
     shape_ctx.emplace(node, opset, *builder);
@@ -88,6 +96,7 @@ absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, Shap
     return make_output(i, type, dims);
   });
   if (options.subgraph_runner) ctx.set_subgraph_runner(options.subgraph_runner);
+  if (options.value_sink) ctx.set_value_sink(options.value_sink);
   ctx.set_default_seed(options.default_seed);
   ANVIL_RETURN_IF_ERROR(kernel.Compute(ctx));
   for (int i = 0; i < n; ++i) {
@@ -119,6 +128,11 @@ absl::StatusOr<std::vector<Tensor>> RunNode(const Node& node, int64_t opset,
     if (inputs[i].defined()) views[i] = inputs[i].view();
   }
   std::vector<Tensor> outputs(node.num_outputs());
+  NodeExecOptions with_values = options;
+  with_values.value_sink = [&outputs](int i, Tensor value) {
+    outputs[i] = std::move(value);
+    return absl::OkStatus();
+  };
   ANVIL_RETURN_IF_ERROR(RunNodeOnViews(
       node, opset, std::move(views),
       [&](int i, ElementType type, absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
@@ -130,7 +144,7 @@ absl::StatusOr<std::vector<Tensor>> RunNode(const Node& node, int64_t opset,
         outputs[i] = *std::move(t);
         return outputs[i].view();
       },
-      options));
+      with_values));
   return outputs;
 }
 

@@ -33,6 +33,9 @@ struct NodeExecOptions {
   // finds a contradiction or dims other than a planned output's: for callers whose plan was made
   // over symbolic dims that this run's inputs may not satisfy (the Tensor IR evaluator).
   bool check_planned_dims = false;
+  // Where outputs that kernels set whole go (sequences, optionals, shared tensors:
+  // KernelContext::SetOutputValue); without one those kernels fail with Unimplemented.
+  KernelContext::ValueSink value_sink;
 };
 
 // Makes output `i` (dense, `dims`) wherever the caller keeps its memory.

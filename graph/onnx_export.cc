@@ -142,6 +142,20 @@ absl::Status ExportType(const Type& type, onnx::TypeProto* proto) {
       if (type.has_shape()) ExportShape(type.shape(), sparse->mutable_shape());
       break;
     }
+    case Type::Kind::kSequence: {
+      onnx::TypeProto::Sequence* sequence = proto->mutable_sequence_type();
+      if (type.elem().has_value()) {
+        ANVIL_RETURN_IF_ERROR(ExportType(type.elem(), sequence->mutable_elem_type()));
+      }
+      break;
+    }
+    case Type::Kind::kOptional: {
+      onnx::TypeProto::Optional* optional = proto->mutable_optional_type();
+      if (type.elem().has_value()) {
+        ANVIL_RETURN_IF_ERROR(ExportType(type.elem(), optional->mutable_elem_type()));
+      }
+      break;
+    }
     case Type::Kind::kOther:
       if (!proto->ParseFromString(type.serialized_proto())) {
         return CorruptOpaque("TypeProto");
@@ -481,6 +495,11 @@ std::filesystem::path DirectoryOf(const std::string& path) {
 }
 
 }  // namespace
+
+absl::Status ExportTypeProto(const Type& type, onnx::TypeProto* proto) {
+  proto->Clear();
+  return ExportType(type, proto);
+}
 
 namespace {
 

@@ -28,6 +28,7 @@
 namespace onnx {
 class ModelProto;
 class TensorProto;
+class TypeProto;
 }  // namespace onnx
 
 namespace anvil {
@@ -49,6 +50,9 @@ absl::Status ExportModelProto(const Model& model, onnx::ModelProto* proto,
 // output_K.pb files.
 absl::Status ExportTensorProto(const Elements& elements, const std::string& name,
                                onnx::TensorProto* proto);
+
+// A value's Type as a TypeProto (cleared first; nothing set for a value without a type).
+absl::Status ExportTypeProto(const Type& type, onnx::TypeProto* proto);
 
 // Writes a binary-protobuf .onnx file. Protobuf cannot serialize more than
 // 2 GB, so when the model would exceed that and no external_data_path is

@@ -380,8 +380,23 @@ Type ImportType(const onnx::TypeProto& proto) {
     type.set_denotation(proto.denotation());
     return type;
   }
-  // Sequence, map, optional, opaque, or an element type from a newer ONNX: kept
-  // as bytes. Type holds the denotation itself, so it is left out of the bytes.
+  // Sequences and optionals of modelled types; an element of a kind kept as bytes keeps the
+  // whole type as bytes (one lossless form).
+  if (proto.has_sequence_type() || proto.has_optional_type()) {
+    const bool sequence = proto.has_sequence_type();
+    const bool has_elem = sequence ? proto.sequence_type().has_elem_type()
+                                   : proto.optional_type().has_elem_type();
+    const onnx::TypeProto& elem_proto =
+        sequence ? proto.sequence_type().elem_type() : proto.optional_type().elem_type();
+    Type elem = has_elem ? ImportType(elem_proto) : Type();
+    if (elem.kind() != Type::Kind::kOther) {
+      Type type = sequence ? Type::Sequence(std::move(elem)) : Type::Optional(std::move(elem));
+      type.set_denotation(proto.denotation());
+      return type;
+    }
+  }
+  // Map, opaque, or an element type from a newer ONNX: kept as bytes. Type holds the
+  // denotation itself, so it is left out of the bytes.
   onnx::TypeProto value = proto;
   value.clear_denotation();
   return Type::Other(value.SerializeAsString(), proto.denotation());

@@ -528,6 +528,60 @@ TEST(OnnxImportGraphTest, DuplicateDefinitionIsAnError) {
   EXPECT_THAT(model.status().message(), HasSubstr("'x' is defined twice"));
 }
 
+// Sequences and optionals are modelled around their element type, nested to any depth, with or
+// without an element type; a sequence of maps stays bytes. All round-trip unchanged.
+TEST(OnnxImportGraphTest, SequenceAndOptionalTypesAreModelledAndRoundTrip) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  onnx::OperatorSetIdProto* opset = m.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("main");
+  auto input = [&](const char* name) {
+    onnx::ValueInfoProto* info = g->add_input();
+    info->set_name(name);
+    return info->mutable_type();
+  };
+  onnx::TypeProto* nested = input("nested");
+  onnx::TypeProto::Tensor* t = nested->mutable_optional_type()
+                                   ->mutable_elem_type()
+                                   ->mutable_sequence_type()
+                                   ->mutable_elem_type()
+                                   ->mutable_tensor_type();
+  t->set_elem_type(onnx::TensorProto::FLOAT);
+  t->mutable_shape()->add_dim()->set_dim_param("N");
+  input("untyped")->mutable_sequence_type();
+  input("maps")
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_map_type()
+      ->set_key_type(onnx::TensorProto::INT64);
+  onnx::NodeProto* n = g->add_node();
+  n->set_op_type("Identity");
+  n->add_input("nested");
+  n->add_output("y");
+  *g->add_output() = g->input(0);
+  g->mutable_output(0)->set_name("y");
+
+  auto model = ImportModelProto(m);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const Graph& graph = (*model)->graph();
+  EXPECT_EQ(graph.inputs()[0]->type().ToString(), "optional(seq(float[N]))");
+  EXPECT_TRUE(graph.inputs()[0]->type().elem().is_sequence());
+  EXPECT_EQ(graph.inputs()[1]->type().ToString(), "seq(?)");
+  EXPECT_EQ(graph.inputs()[2]->type().kind(), Type::Kind::kOther);
+  EXPECT_EQ(graph.inputs()[0]->type(), graph.outputs()[0]->type());
+  EXPECT_FALSE(graph.inputs()[0]->type() == graph.inputs()[1]->type());
+
+  onnx::ModelProto exported;
+  ASSERT_TRUE(ExportModelProto(**model, &exported).ok());
+  google::protobuf::util::MessageDifferencer differencer;
+  std::string report;
+  differencer.ReportDifferencesToString(&report);
+  EXPECT_TRUE(differencer.Compare(m, exported)) << report;
+}
+
 TEST(OnnxImportGraphTest, OptionalSlotsAndOpaquePartsRoundTrip) {
   onnx::ModelProto m;
   m.set_ir_version(8);
@@ -583,7 +637,10 @@ TEST(OnnxImportGraphTest, OptionalSlotsAndOpaquePartsRoundTrip) {
   EXPECT_EQ(node->num_outputs(), 2);
   EXPECT_EQ(node->output(1), nullptr);
   EXPECT_EQ(graph.inputs()[0]->type().ToString(), "float[N,3,?]");
-  EXPECT_EQ(graph.outputs()[0]->type().kind(), Type::Kind::kOther);
+  // A sequence of int64 tensors (rank unknown), its denotation kept.
+  EXPECT_EQ(graph.outputs()[0]->type().kind(), Type::Kind::kSequence);
+  EXPECT_EQ(graph.outputs()[0]->type().ToString(), "seq(int64[])");
+  EXPECT_EQ(graph.outputs()[0]->type().denotation(), "SEQ");
   EXPECT_EQ(graph.opaque().orphan_value_infos.size(), 1u);
   EXPECT_EQ(graph.value_info().size(), 1u);
 

@@ -103,6 +103,12 @@ absl::StatusOr<std::string> OnnxTypeString(const Type& type) {
       }
       return std::string();
     }
+    case Type::Kind::kSequence:
+    case Type::Kind::kOptional: {
+      ANVIL_ASSIGN_OR_RETURN(const std::string elem, OnnxTypeString(type.elem()));
+      if (elem.empty()) return std::string();
+      return absl::StrCat(type.is_sequence() ? "seq(" : "optional(", elem, ")");
+    }
     case Type::Kind::kNone:
       return std::string();
   }

@@ -22,6 +22,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/status_macros.h"
+#include "graph/onnx_export.h"
 #include "graph/onnx_import.h"
 #include "onnx/defs/parser.h"
 #include "onnx/onnx_pb.h"
@@ -79,6 +81,26 @@ bool IsElementTypeWord(absl::string_view word) {
   return ElementTypeFromName(std::string_view(word.data(), word.size())) != ElementType::kUndefined;
 }
 
+// At a comment (`#` to the end of the line) or a string literal (with backslash escapes): copies
+// it to `out`, moves `*i` past it and returns true; otherwise false.
+bool CopyCommentOrString(absl::string_view text, size_t* i, std::string* out) {
+  const char c = text[*i];
+  size_t end;
+  if (c == '#') {
+    end = text.find('\n', *i);
+    if (end == absl::string_view::npos) end = text.size();
+  } else if (c == '"') {
+    end = *i + 1;
+    while (end < text.size() && text[end] != '"') end += text[end] == '\\' ? 2 : 1;
+    end = std::min(end + 1, text.size());
+  } else {
+    return false;
+  }
+  absl::StrAppend(out, text.substr(*i, end - *i));
+  *i = end;
+  return true;
+}
+
 // Replaces expression dims inside `type[...]` shapes by placeholder identifiers the 1.12 parser
 // accepts, recording the originals in `dims` (placeholder k is dims[k]). Comments and string
 // literals are copied untouched.
@@ -88,21 +110,7 @@ std::string ReplaceExpressionDims(absl::string_view text, std::vector<std::strin
   size_t i = 0;
   while (i < text.size()) {
     const char c = text[i];
-    if (c == '#') {  // comment to end of line
-      size_t end = text.find('\n', i);
-      if (end == absl::string_view::npos) end = text.size();
-      absl::StrAppend(&out, text.substr(i, end - i));
-      i = end;
-      continue;
-    }
-    if (c == '"') {  // string literal with backslash escapes
-      size_t j = i + 1;
-      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
-      j = std::min(j + 1, text.size());
-      absl::StrAppend(&out, text.substr(i, j - i));
-      i = j;
-      continue;
-    }
+    if (CopyCommentOrString(text, &i, &out)) continue;
     if (!(absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_')) {
       out.push_back(c);
       ++i;
@@ -159,6 +167,71 @@ std::string ReplaceExpressionDims(absl::string_view text, std::vector<std::strin
   return out;
 }
 
+constexpr char kTypePlaceholderPrefix[] = "__anvil_type_";
+
+std::string OneLineParseError(const std::string& message);
+
+bool IsIdentifierChar(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Replaces seq(...), optional(...), map(...) and sparse_tensor(...) types by `uint8[placeholder]`,
+// which the 1.12 parser accepts in value lists (it reads those types only through
+// Parse(TypeProto&)), recording the originals in `types` (placeholder k is types[k]). A word is
+// taken for a type only when an element type or another type keyword follows its parenthesis,
+// so an operator call `y = seq(x)` stays as written. Comments and strings are copied untouched.
+std::string ReplaceNonTensorTypes(absl::string_view text, std::vector<std::string>* types) {
+  static const char* const kKeywords[] = {"seq", "optional", "map", "sparse_tensor"};
+  auto is_keyword = [](absl::string_view w) {
+    for (const char* k : kKeywords) {
+      if (w == k) return true;
+    }
+    return false;
+  };
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (CopyCommentOrString(text, &i, &out)) continue;
+    if (!IsIdentifierChar(c) || (i > 0 && IsIdentifierChar(text[i - 1]))) {
+      out.push_back(c);
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && IsIdentifierChar(text[end])) ++end;
+    const absl::string_view word = text.substr(i, end - i);
+    size_t open = end;
+    while (open < text.size() && text[open] == ' ') ++open;
+    bool replaced = false;
+    if (is_keyword(word) && open < text.size() && text[open] == '(') {
+      size_t next = open + 1;
+      while (next < text.size() && text[next] == ' ') ++next;
+      size_t next_end = next;
+      while (next_end < text.size() && IsIdentifierChar(text[next_end])) ++next_end;
+      const absl::string_view inner = text.substr(next, next_end - next);
+      if (IsElementTypeWord(inner) || is_keyword(inner)) {
+        int depth = 0;
+        size_t close = open;
+        for (; close < text.size(); ++close) {
+          if (text[close] == '(') ++depth;
+          if (text[close] == ')' && --depth == 0) break;
+        }
+        if (close < text.size()) {
+          absl::StrAppend(&out, "uint8[", kTypePlaceholderPrefix, types->size(), "]");
+          types->emplace_back(text.substr(i, close + 1 - i));
+          i = close + 1;
+          replaced = true;
+        }
+      }
+    }
+    if (!replaced) {
+      absl::StrAppend(&out, word);
+      i = end;
+    }
+  }
+  return out;
+}
+
 void RestoreExpressionDims(const std::vector<std::string>& dims, onnx::TypeProto* type);
 
 void RestoreExpressionDims(const std::vector<std::string>& dims, onnx::TensorShapeProto* shape) {
@@ -202,6 +275,48 @@ void RestoreExpressionDims(const std::vector<std::string>& dims, onnx::GraphProt
       for (onnx::GraphProto& g : *a.mutable_graphs()) RestoreExpressionDims(dims, &g);
     }
   }
+}
+
+// Puts the types ReplaceNonTensorTypes took out back, parsed (their expression dims replaced and
+// restored as everywhere else). InvalidArgument when one does not parse.
+absl::Status RestoreNonTensorTypes(const std::vector<std::string>& types,
+                                   std::vector<std::string>* dims, onnx::GraphProto* graph) {
+  auto restore = [&](onnx::TypeProto* type) -> absl::Status {
+    if (!type->has_tensor_type() || type->tensor_type().elem_type() != onnx::TensorProto::UINT8 ||
+        type->tensor_type().shape().dim_size() != 1) {
+      return absl::OkStatus();
+    }
+    const std::string& param = type->tensor_type().shape().dim(0).dim_param();
+    size_t index = 0;
+    if (!absl::StartsWith(param, kTypePlaceholderPrefix) ||
+        !absl::SimpleAtoi(absl::string_view(param).substr(sizeof(kTypePlaceholderPrefix) - 1),
+                          &index) ||
+        index >= types.size()) {
+      return absl::OkStatus();
+    }
+    const std::string text = ReplaceExpressionDims(types[index], dims);
+    onnx::TypeProto parsed;
+    const onnx::Common::Status status = onnx::OnnxParser::Parse(parsed, text.c_str());
+    if (!status.IsOK()) {
+      return absl::InvalidArgumentError(absl::StrCat("ONNX text: type '", types[index], "': ",
+                                                     OneLineParseError(status.ErrorMessage())));
+    }
+    *type = std::move(parsed);
+    return absl::OkStatus();
+  };
+  for (auto* list :
+       {graph->mutable_input(), graph->mutable_output(), graph->mutable_value_info()}) {
+    for (onnx::ValueInfoProto& vi : *list) ANVIL_RETURN_IF_ERROR(restore(vi.mutable_type()));
+  }
+  for (onnx::NodeProto& node : *graph->mutable_node()) {
+    for (onnx::AttributeProto& a : *node.mutable_attribute()) {
+      if (a.has_g()) ANVIL_RETURN_IF_ERROR(RestoreNonTensorTypes(types, dims, a.mutable_g()));
+      for (onnx::GraphProto& g : *a.mutable_graphs()) {
+        ANVIL_RETURN_IF_ERROR(RestoreNonTensorTypes(types, dims, &g));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 // What the 1.12 parser accepts as an identifier
@@ -656,13 +771,21 @@ class Printer {
   // printed, in which case the value is printed untyped.
   bool AppendType(std::string* s, const Type& t, absl::string_view what) {
     if (!t.denotation().empty()) Loss("type denotations are not kept", what);
-    if (t.kind() == Type::Kind::kSparseTensor) NonTensorTypeLoss(what);
     switch (t.kind()) {
       case Type::Kind::kNone:
         return false;
       case Type::Kind::kOther: {
         onnx::TypeProto proto;
         if (!proto.ParseFromString(t.serialized_proto())) {
+          Loss("unreadable types are not kept", what);
+          return false;
+        }
+        return AppendTypeProto(s, proto, what);
+      }
+      case Type::Kind::kSequence:
+      case Type::Kind::kOptional: {
+        onnx::TypeProto proto;
+        if (!ExportTypeProto(t, &proto).ok()) {
           Loss("unreadable types are not kept", what);
           return false;
         }
@@ -694,11 +817,6 @@ class Printer {
     return true;
   }
 
-  // The 1.12 parser reads only tensor types in value lists; newer ones read
-  // the others too, and printing them keeps a dump informative.
-  void NonTensorTypeLoss(absl::string_view what) {
-    Loss("non-tensor types (seq, map, optional, sparse_tensor) do not parse", what);
-  }
 
   bool AppendTypeProto(std::string* s, const onnx::TypeProto& t, absl::string_view what) {
     if (!t.denotation().empty()) Loss("type denotations are not kept", what);
@@ -725,7 +843,6 @@ class Printer {
         return tensor(t.tensor_type().elem_type(), t.tensor_type().has_shape(),
                       t.tensor_type().shape());
       case onnx::TypeProto::kSparseTensorType: {
-        NonTensorTypeLoss(what);
         *s += "sparse_tensor(";
         if (!tensor(t.sparse_tensor_type().elem_type(), t.sparse_tensor_type().has_shape(),
                     t.sparse_tensor_type().shape())) {
@@ -735,19 +852,16 @@ class Printer {
         return true;
       }
       case onnx::TypeProto::kSequenceType:
-        NonTensorTypeLoss(what);
         *s += "seq(";
         if (!AppendTypeProto(s, t.sequence_type().elem_type(), what)) return false;
         *s += ")";
         return true;
       case onnx::TypeProto::kOptionalType:
-        NonTensorTypeLoss(what);
         *s += "optional(";
         if (!AppendTypeProto(s, t.optional_type().elem_type(), what)) return false;
         *s += ")";
         return true;
       case onnx::TypeProto::kMapType: {
-        NonTensorTypeLoss(what);
         const int32_t key = t.map_type().key_type();
         if (!IsValidElementType(key)) {
           Loss("map types without a key type are not kept", what);
@@ -1149,10 +1263,11 @@ absl::StatusOr<std::unique_ptr<Model>> ParseModelText(std::string_view text) {
                      "' comments): print it with PrintOptions::full_constants "
                      "to get text that parses"));
   }
-  std::vector<std::string> expression_dims;
+  std::vector<std::string> expression_dims, non_tensor_types;
   // The parser wants a NUL-terminated string.
-  const std::string buffer =
-      ReplaceExpressionDims(absl::string_view(text.data(), text.size()), &expression_dims);
+  const std::string buffer = ReplaceExpressionDims(
+      ReplaceNonTensorTypes(absl::string_view(text.data(), text.size()), &non_tensor_types),
+      &expression_dims);
   onnx::ModelProto proto;
   try {
     const onnx::Common::Status status = onnx::OnnxParser::Parse(proto, buffer.c_str());
@@ -1167,6 +1282,10 @@ absl::StatusOr<std::unique_ptr<Model>> ParseModelText(std::string_view text) {
         absl::StrCat("ONNX text: a number is out of range or malformed (", e.what(),
                      " failed; the ONNX 1.12 parser cannot read inf, NaN or subnormal "
                      "floats)"));
+  }
+  if (!non_tensor_types.empty()) {
+    ANVIL_RETURN_IF_ERROR(
+        RestoreNonTensorTypes(non_tensor_types, &expression_dims, proto.mutable_graph()));
   }
   if (!expression_dims.empty()) RestoreExpressionDims(expression_dims, proto.mutable_graph());
   if (proto.ir_version() == 0) proto.set_ir_version(kDefaultIrVersion);

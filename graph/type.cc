@@ -34,6 +34,34 @@ Type Type::Other(std::string serialized_type_proto, std::string denotation) {
   return t;
 }
 
+Type Type::Sequence(Type elem) {
+  Type t;
+  t.kind_ = Kind::kSequence;
+  t.elem_ = std::make_shared<const Type>(std::move(elem));
+  return t;
+}
+
+Type Type::Optional(Type elem) {
+  Type t;
+  t.kind_ = Kind::kOptional;
+  t.elem_ = std::make_shared<const Type>(std::move(elem));
+  return t;
+}
+
+const Type& Type::elem() const {
+  static const Type* const kNoType = new Type();
+  return elem_ != nullptr ? *elem_ : *kNoType;
+}
+
+bool Type::operator==(const Type& other) const {
+  if (kind_ != other.kind_ || element_type_ != other.element_type_ || shape_ != other.shape_ ||
+      denotation_ != other.denotation_ || serialized_proto_ != other.serialized_proto_) {
+    return false;
+  }
+  return (elem_ == nullptr) == (other.elem_ == nullptr) &&
+         (elem_ == nullptr || *elem_ == *other.elem_);
+}
+
 bool Type::IsStatic() const {
   if (!shape_) return false;
   for (const Dim& d : *shape_) {
@@ -48,6 +76,10 @@ std::string Type::ToString() const {
       return "?";
     case Kind::kOther:
       return "<non-tensor type>";
+    case Kind::kSequence:
+      return absl::StrCat("seq(", elem().ToString(), ")");
+    case Kind::kOptional:
+      return absl::StrCat("optional(", elem().ToString(), ")");
     case Kind::kTensor:
     case Kind::kSparseTensor:
       break;

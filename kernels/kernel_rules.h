@@ -12,6 +12,7 @@ extern const KernelRule kComputeKernels[];      // ops/compute*.cc: matmul, conv
 extern const KernelRule kDataKernels[];         // ops/data*.cc: reshape, slice, gather, resize, ...
 extern const KernelRule kMiscKernels[];         // ops/misc*.cc: rnn, signal, detection, random, ...
 extern const KernelRule kControlFlowKernels[];  // ops/control_flow.cc: If, Loop, Scan
+extern const KernelRule kSequenceKernels[];     // ops/sequence.cc: Sequence*, Optional*
 
 }  // namespace anvil::kernel_rules
 

@@ -15,7 +15,8 @@ namespace {
 const std::vector<KernelFactory>& Factories() {
   static const auto* fns = new std::vector<KernelFactory>(BindToOps<KernelRule>(
       {kernel_rules::kElementwiseKernels, kernel_rules::kComputeKernels, kernel_rules::kDataKernels,
-       kernel_rules::kMiscKernels, kernel_rules::kControlFlowKernels}));
+       kernel_rules::kMiscKernels, kernel_rules::kControlFlowKernels,
+       kernel_rules::kSequenceKernels}));
   return *fns;
 }
 
@@ -41,6 +42,22 @@ absl::StatusOr<TensorView*> KernelContext::AllocateOutput(int i, absl::Span<cons
   outputs_[i] = *std::move(view);
   allocated_[i] = true;
   return &outputs_[i];
+}
+
+absl::Status KernelContext::SetOutputValue(int i, Tensor value) {
+  if (!HasOutput(i)) return absl::OkStatus();  // nobody reads it
+  if (allocated_[i]) {
+    return Error(absl::StrCat("output ", i, " was allocated as ", outputs_[i].DebugString(),
+                              "; the kernel sets it whole"));
+  }
+  if (!value_sink_) {
+    return absl::UnimplementedError(absl::StrCat(
+        node_.Describe(), ": output ", i, " is a value this caller cannot hold (",
+        value.kind() == ValueKind::kTensor ? "a shared tensor" : "a sequence or optional", ")"));
+  }
+  outputs_[i] = value.view();
+  allocated_[i] = true;
+  return value_sink_(i, std::move(value));
 }
 
 absl::StatusOr<std::vector<Tensor>> KernelContext::RunSubgraph(

@@ -38,6 +38,8 @@ class KernelContext {
       std::function<absl::StatusOr<TensorView>(int output, absl::Span<const int64_t>)>;
   using SubgraphRunner = std::function<absl::StatusOr<std::vector<Tensor>>(
       const Graph& body, const std::vector<TensorView>& inputs)>;
+  // Takes output `i` as a whole value (SetOutputValue).
+  using ValueSink = std::function<absl::Status(int output, Tensor value)>;
 
   KernelContext(const Node& node, int64_t opset) : node_(node), opset_(opset) {}
 
@@ -46,9 +48,7 @@ class KernelContext {
 
   // ---- Inputs ----
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
-  bool HasInput(int i) const {
-    return i >= 0 && i < num_inputs() && inputs_[i].type != ElementType::kUndefined;
-  }
+  bool HasInput(int i) const { return i >= 0 && i < num_inputs() && inputs_[i].present(); }
   const TensorView& input(int i) const { return inputs_[i]; }
 
   // ---- Outputs ----
@@ -61,6 +61,10 @@ class KernelContext {
   // Allocates output `i` with `dims` (for data-dependent sizes; also allowed when preallocated
   // dims agree). Returns the dense view.
   absl::StatusOr<TensorView*> AllocateOutput(int i, absl::Span<const int64_t> dims);
+  // Makes `value` output `i`, sharing its buffers: how a sequence or optional comes out (and a
+  // tensor taken whole from one, SequenceAt's). Unimplemented when the caller keeps no such
+  // values (set_value_sink), InvalidArgument when output `i` was preallocated.
+  absl::Status SetOutputValue(int i, Tensor value);
 
   // Runs a subgraph (If/Loop/Scan body) with the given inputs; Unimplemented if the caller
   // provides no runner.
@@ -83,6 +87,7 @@ class KernelContext {
     allocated_ = std::move(allocated);
   }
   void set_allocator(Allocator a) { allocator_ = std::move(a); }
+  void set_value_sink(ValueSink sink) { value_sink_ = std::move(sink); }
   void set_subgraph_runner(SubgraphRunner r) { subgraph_runner_ = std::move(r); }
   void set_default_seed(uint64_t seed) { default_seed_ = seed; }
   const std::vector<TensorView>& outputs() const { return outputs_; }
@@ -95,6 +100,7 @@ class KernelContext {
   std::vector<bool> requested_;
   std::vector<bool> allocated_;
   Allocator allocator_;
+  ValueSink value_sink_;
   SubgraphRunner subgraph_runner_;
   uint64_t default_seed_ = 0x5eed;
 };

@@ -125,7 +125,37 @@ absl::StatusOr<Tensor> Tensor::Allocate(ElementType type, absl::Span<const int64
   return t;
 }
 
+Tensor Tensor::Sequence(ElementType element_type, std::vector<Tensor> tensors) {
+  Tensor t;
+  t.type_ = element_type;
+  t.kind_ = ValueKind::kSequence;
+  t.elements_ = std::make_shared<const std::vector<Tensor>>(std::move(tensors));
+  return t;
+}
+
+Tensor Tensor::NoneOptional(ElementType element_type) {
+  Tensor t;
+  t.type_ = element_type;
+  t.kind_ = ValueKind::kNoneOptional;
+  return t;
+}
+
+const std::vector<Tensor>& Tensor::elements() const {
+  static const auto* const kNone = new std::vector<Tensor>();
+  return elements_ != nullptr ? *elements_ : *kNone;
+}
+
+TensorView Tensor::view() const {
+  if (kind_ == ValueKind::kTensor) return TensorView::Dense(type_, data(), dims_);
+  TensorView v;
+  v.type = type_;
+  v.kind = kind_;
+  v.elements = kind_ == ValueKind::kSequence ? &elements() : nullptr;
+  return v;
+}
+
 int64_t Tensor::NumElements() const {
+  if (kind_ != ValueKind::kTensor) return 0;  // no elements of its own (nor bytes)
   int64_t n = 1;
   for (int64_t d : dims_) n *= d;
   return n;
@@ -143,6 +173,10 @@ Tensor Tensor::FromElements(const Elements& elements) {
 }
 
 Tensor Tensor::CopyOf(const TensorView& view) {
+  if (view.kind == ValueKind::kSequence) {
+    return Sequence(view.type, view.elements != nullptr ? *view.elements : std::vector<Tensor>());
+  }
+  if (view.kind == ValueKind::kNoneOptional) return NoneOptional(view.type);
   Tensor t = Uninitialized(view.type, view.dims);
   const size_t size = ElementSize(view.type);
   const int64_t n = t.NumElements();

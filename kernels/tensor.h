@@ -36,23 +36,34 @@ class Tensor {
   static absl::StatusOr<Tensor> Allocate(ElementType type, absl::Span<const int64_t> dims,
                                          int64_t max_bytes, bool zero = true);
 
+  // A sequence of `tensors` (each of `element_type`; sharing their buffers), and an empty
+  // optional whose value would be of `element_type` (kUndefined when not known).
+  static Tensor Sequence(ElementType element_type, std::vector<Tensor> tensors);
+  static Tensor NoneOptional(ElementType element_type);
+
   // A dense copy of `elements` (views and lazy transforms are materialized).
   static Tensor FromElements(const Elements& elements);
-  // Copies a (possibly strided) view into a new dense tensor.
+  // Copies a (possibly strided) view into a new dense tensor; a sequence view gives a new
+  // sequence sharing the element tensors, an empty optional one another.
   static Tensor CopyOf(const TensorView& view);
+
+  ValueKind kind() const { return kind_; }
+  bool is_tensor() const { return kind_ == ValueKind::kTensor; }
+  // A sequence's tensors (empty for other values).
+  const std::vector<Tensor>& elements() const;
 
   ElementType type() const { return type_; }
   const Shape& dims() const { return dims_; }
   int64_t NumElements() const;
   size_t ByteSize() const { return NumElements() * ElementSize(type_); }
-  bool defined() const { return type_ != ElementType::kUndefined; }
+  bool defined() const { return type_ != ElementType::kUndefined || kind_ != ValueKind::kTensor; }
 
   void* data() const { return buffer_ ? buffer_.get() : nullptr; }
   template <typename T>
   T* As() const {
     return static_cast<T*>(data());
   }
-  TensorView view() const { return TensorView::Dense(type_, data(), dims_); }
+  TensorView view() const;
 
   // Shares the buffer as graph constant Elements (no copy).
   std::shared_ptr<const Elements> ToElements() const;
@@ -64,6 +75,8 @@ class Tensor {
   ElementType type_ = ElementType::kUndefined;
   Shape dims_;
   std::shared_ptr<uint8_t> buffer_;
+  ValueKind kind_ = ValueKind::kTensor;
+  std::shared_ptr<const std::vector<Tensor>> elements_;  // kSequence
 };
 
 // The buffers of a session's recent results, reused once the caller has let go of them: a model

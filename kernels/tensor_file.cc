@@ -4,12 +4,16 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <utility>
+#include <vector>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
+#include "base/absl_compat.h"
 #include "base/status_macros.h"
 #include "graph/onnx_export.h"
 #include "graph/onnx_import.h"
-#include "onnx/onnx_pb.h"
+#include "onnx/onnx-data_pb.h"
 
 namespace anvil {
 
@@ -44,6 +48,82 @@ absl::StatusOr<NamedTensor> ReadTensorFile(const std::string& path) {
                         absl::StrCat("'", path, "': ", tensor.status().message()));
   }
   return NamedTensor{proto.name(), *std::move(tensor)};
+}
+
+namespace {
+
+absl::StatusOr<Tensor> SequenceFromProto(const onnx::SequenceProto& proto, const Type& declared,
+                                         const std::string& dir) {
+  if (proto.elem_type() != onnx::SequenceProto::TENSOR && proto.tensor_values_size() > 0) {
+    return absl::UnimplementedError("only sequences of tensors are supported");
+  }
+  if (proto.elem_type() != onnx::SequenceProto::TENSOR &&
+      proto.elem_type() != onnx::SequenceProto::UNDEFINED) {
+    return absl::UnimplementedError(
+        absl::StrCat("sequences of element kind ", proto.elem_type(), " are not supported"));
+  }
+  std::vector<Tensor> tensors;
+  for (const onnx::TensorProto& t : proto.tensor_values()) {
+    ANVIL_ASSIGN_OR_RETURN(Tensor tensor, TensorFromProto(t, dir));
+    tensors.push_back(std::move(tensor));
+  }
+  ElementType type = declared.elem().element_type();
+  if (type == ElementType::kUndefined && !tensors.empty()) type = tensors[0].type();
+  for (const Tensor& t : tensors) {
+    if (t.type() != type) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sequence '", proto.name(), "' mixes ", AsAbsl(ElementTypeName(t.type())),
+                       " with ", AsAbsl(ElementTypeName(type))));
+    }
+  }
+  return Tensor::Sequence(type, std::move(tensors));
+}
+
+absl::StatusOr<Tensor> ValueFromBytes(const std::string& bytes, const Type& declared,
+                                      const std::string& dir, std::string* name) {
+  if (declared.is_sequence()) {
+    onnx::SequenceProto proto;
+    if (!proto.ParseFromString(bytes)) return absl::InvalidArgumentError("not a SequenceProto");
+    *name = proto.name();
+    return SequenceFromProto(proto, declared, dir);
+  }
+  if (declared.is_optional()) {
+    onnx::OptionalProto proto;
+    if (!proto.ParseFromString(bytes)) return absl::InvalidArgumentError("not an OptionalProto");
+    *name = proto.name();
+    if (proto.has_tensor_value()) return TensorFromProto(proto.tensor_value(), dir);
+    if (proto.has_sequence_value()) {
+      return SequenceFromProto(proto.sequence_value(), declared.elem(), dir);
+    }
+    const Type& elem = declared.elem();
+    return Tensor::NoneOptional(elem.is_sequence() ? elem.elem().element_type()
+                                                   : elem.element_type());
+  }
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(bytes)) return absl::InvalidArgumentError("not a TensorProto");
+  *name = proto.name();
+  return TensorFromProto(proto, dir);
+}
+
+}  // namespace
+
+absl::StatusOr<NamedTensor> ReadValueFile(const std::string& path, const Type& declared) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("cannot open '", path, "': ", std::strerror(errno)));
+  }
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string dir =
+      path.find('/') == std::string::npos ? std::string() : path.substr(0, path.rfind('/'));
+  NamedTensor named;
+  absl::StatusOr<Tensor> value = ValueFromBytes(bytes, declared, dir, &named.name);
+  if (!value.ok()) {
+    return absl::Status(value.status().code(),
+                        absl::StrCat("'", path, "' (", declared.ToString(), "): ",
+                                     value.status().message()));
+  }
+  named.tensor = *std::move(value);
+  return named;
 }
 
 absl::StatusOr<Tensor> ReadTensor(const std::string& path) {

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "graph/type.h"
 #include "kernels/tensor.h"
 
 namespace onnx {
@@ -33,6 +34,13 @@ absl::StatusOr<onnx::TensorProto> TensorToProto(const Tensor& tensor, const std:
 absl::StatusOr<NamedTensor> ReadTensorFile(const std::string& path);
 // ReadTensorFile without the name.
 absl::StatusOr<Tensor> ReadTensor(const std::string& path);
+
+// Reads input_K.pb / output_K.pb of a value declared `declared`: a TensorProto for a tensor (or
+// an untyped value), a SequenceProto of tensors for a sequence, an OptionalProto for an optional
+// (an empty one as Tensor::NoneOptional). The file's proto kind follows from the declared type
+// alone (a SequenceProto would parse as a garbage TensorProto), as ONNX's backend runner reads
+// them. Errors name the file.
+absl::StatusOr<NamedTensor> ReadValueFile(const std::string& path, const Type& declared);
 
 // Writes `tensor` as a binary TensorProto file named `name`.
 absl::Status WriteTensorFile(const Tensor& tensor, const std::string& name,

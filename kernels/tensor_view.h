@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
@@ -16,11 +17,26 @@ namespace anvil {
 
 using Shape = absl::InlinedVector<int64_t, 6>;
 
+class Tensor;
+
+// What a runtime value is. Tensors are the common case; a sequence is a list of tensors of one
+// element type (ONNX seq(T)); kNoneOptional is an empty optional (a present optional is simply
+// its value, a tensor or a sequence).
+enum class ValueKind : uint8_t { kTensor, kSequence, kNoneOptional };
+
 struct TensorView {
-  ElementType type = ElementType::kUndefined;
+  ElementType type = ElementType::kUndefined;  // of a sequence or optional: its element type
   void* data = nullptr;  // first element (of the view, after any offset)
   Shape dims;
   Shape strides;  // elements; same length as dims
+  // Not a tensor: a sequence (its tensors at `elements`, owned by the Tensor this views) or an
+  // empty optional. Such a view has no data or dims.
+  ValueKind kind = ValueKind::kTensor;
+  const std::vector<Tensor>* elements = nullptr;
+
+  // Whether the view holds a value (an omitted optional input does not).
+  bool present() const { return type != ElementType::kUndefined || kind != ValueKind::kTensor; }
+  bool is_tensor() const { return kind == ValueKind::kTensor; }
 
   // A dense row-major view of `dims` at `data`.
   static TensorView Dense(ElementType type, void* data, absl::Span<const int64_t> dims);

@@ -13,7 +13,7 @@ namespace anvil {
 const SlotValue* Frame::Lookup(const Value* v) const {
   for (const Frame* f = this; f != nullptr; f = f->parent_) {
     const int slot = f->plan_.SlotOf(v);
-    if (slot >= 0 && f->values_[slot].view.type != ElementType::kUndefined) {
+    if (slot >= 0 && f->values_[slot].view.present()) {
       return &f->values_[slot];
     }
   }
@@ -74,7 +74,7 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
       for (size_t i = 0; i < step.inputs.size(); ++i) {
         if (step.inputs[i] < 0) continue;
         inputs[i] = values[step.inputs[i]].view;
-        if (inputs[i].type == ElementType::kUndefined) {
+        if (!inputs[i].present()) {
           return absl::InternalError(
               absl::StrCat(node.Describe(), ": input '", node.input(i)->name(), "' has no value"));
         }
@@ -117,6 +117,13 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
       }
       NodeExecOptions exec;
       exec.default_seed = options.seed;
+      // Sequences, optionals and tensors a kernel hands over whole live on the heap.
+      exec.value_sink = [&](int i, Tensor value) -> absl::Status {
+        SlotValue& out = values[step.outputs[i]];
+        out.owner = std::move(value);
+        out.view = out.owner.view();
+        return absl::OkStatus();
+      };
       exec.subgraph_runner =
           [&frame, &plan, &inner](
               const Graph& body,
@@ -171,7 +178,7 @@ absl::StatusOr<std::vector<Tensor>> RunSubgraphPlan(const GraphPlan& plan, const
   outputs.reserve(plan.output_slots().size());
   for (int slot : plan.output_slots()) {
     const SlotValue& v = frame.values()[slot];
-    if (v.view.type == ElementType::kUndefined) {
+    if (!v.view.present()) {
       return absl::InternalError(absl::StrCat("subgraph '", plan.graph().name(), "' output '",
                                               plan.slots()[slot].value->name(), "' has no value"));
     }

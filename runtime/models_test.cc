@@ -4,6 +4,7 @@
 // size against its lower bound.
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -91,6 +92,36 @@ INSTANTIATE_TEST_SUITE_P(Generated, ModelsTest,
                            std::string name = info.param.file;
                            return name.substr(0, name.find('.'));
                          });
+
+// testdata/gen_value_types_model.py: strings pre-processed, a Loop carrying a sequence, an
+// optional, and a nested If whose values declare no types inside an If on a constant, run as
+// loaded and after constant propagation has inlined the outer If.
+TEST(ValueTypesModelTest, RunsAsLoadedAndWithTheOuterIfInlined) {
+  const std::string path =
+      std::string(std::getenv("TEST_SRCDIR")) + "/anvil/testdata/models/value_types.onnx";
+  Tensor x(ElementType::kFloat, {2});
+  x.As<float>()[0] = 1;
+  x.As<float>()[1] = 2;
+  Tensor words(ElementType::kString, {3});
+  words.As<std::string>()[0] = " 1.5";
+  words.As<std::string>()[1] = "THE";
+  words.As<std::string>()[2] = "2";
+  for (const char* pipeline : {"shape-inference,dce", "shape-inference,constprop,cse,dce"}) {
+    SCOPED_TRACE(pipeline);
+    SessionOptions options;
+    options.pipeline = pipeline;
+    absl::StatusOr<std::unique_ptr<Session>> session = Session::Load(path, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    for (int run = 0; run < 2; ++run) {
+      absl::StatusOr<std::vector<Tensor>> out = (*session)->Run({{"x", x}, {"words", words}});
+      ASSERT_TRUE(out.ok()) << out.status();
+      // total = 1.5 + 2 (the stopword dropped), s = (1 + 2) * (0 + 1 + 2), y = s + total.
+      EXPECT_EQ(*(*out)[0].As<float>(), 12.5f);
+      EXPECT_EQ(*(*out)[1].As<int64_t>(), 3);
+      EXPECT_EQ(*(*out)[2].As<uint8_t>(), 1);
+    }
+  }
+}
 
 }  // namespace
 }  // namespace anvil

@@ -149,6 +149,18 @@ absl::Status Session::BindInputs(const absl::flat_hash_map<std::string, Tensor>&
       return absl::InvalidArgumentError(
           absl::StrCat("input '", v->name(), "' is an undefined tensor"));
     }
+    // A sequence for a sequence, a tensor for a tensor; an optional takes its value or none.
+    const bool is_sequence = t.kind() == ValueKind::kSequence;
+    const bool kind_ok =
+        declared.is_optional() ||
+        (declared.is_sequence() && is_sequence) || (declared.is_tensor() && t.is_tensor()) ||
+        (!declared.is_sequence() && !declared.is_tensor() && t.kind() != ValueKind::kNoneOptional);
+    if (!kind_ok) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", v->name(), "': ",
+          is_sequence ? "a sequence" : (t.is_tensor() ? "a tensor" : "an empty optional"),
+          ", the model declares ", declared.ToString()));
+    }
     if (declared.is_tensor() && declared.element_type() != ElementType::kUndefined &&
         declared.element_type() != t.type()) {
       return absl::InvalidArgumentError(
@@ -291,7 +303,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
   outputs.reserve(plan_->output_slots().size());
   for (int slot : plan_->output_slots()) {
     const SlotValue& v = frame.values()[slot];
-    if (v.view.type == ElementType::kUndefined) {
+    if (!v.view.present()) {
       return absl::InternalError(
           absl::StrCat("graph output '", plan_->slots()[slot].value->name(), "' has no value"));
     }

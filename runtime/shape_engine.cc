@@ -70,6 +70,8 @@ bool ShapeInferenceEngine::SameKey(absl::Span<const TensorView> inputs) const {
   if (!has_key_ || inputs.size() != key_types_.size()) return false;
   for (size_t k = 0; k < inputs.size(); ++k) {
     const TensorView& in = inputs[k];
+    // A sequence or optional input changes what follows it on every run: never the same key.
+    if (!in.is_tensor()) return false;
     if (in.type != key_types_[k] || in.dims != key_dims_[k]) return false;
     const std::vector<uint8_t>& contents = key_contents_[k];
     if (!contents.empty() && std::memcmp(contents.data(), in.data, contents.size()) != 0) {
@@ -88,7 +90,7 @@ void ShapeInferenceEngine::StoreKey(absl::Span<const TensorView> inputs) {
     key_dims_.push_back(in.dims);
     std::vector<uint8_t> contents;
     const int64_t n = in.NumElements();
-    if (IsShapeRelevant(in.type, n) && n > 0) {
+    if (in.is_tensor() && IsShapeRelevant(in.type, n) && n > 0) {
       const auto* bytes = static_cast<const uint8_t*>(in.data);
       contents.assign(bytes, bytes + n * ElementSize(in.type));
     }
@@ -119,6 +121,10 @@ absl::Status ShapeInferenceEngine::Propagate(absl::Span<const TensorView> inputs
   const std::vector<int>& input_slots = plan_.input_slots();
   for (size_t k = 0; k < input_slots.size() && k < inputs.size(); ++k) {
     const TensorView& in = inputs[k];
+    if (!in.is_tensor()) {  // a sequence or optional: what reads it runs on the data
+      SetUnknown(shapes_[input_slots[k]]);
+      continue;
+    }
     const bool relevant = IsShapeRelevant(in.type, in.NumElements());
     SetKnown(shapes_[input_slots[k]], in.type, in.dims, relevant ? in.data : nullptr);
   }

@@ -29,7 +29,7 @@ class BorrowedElements final : public Elements {
 
 bool RuntimeBuilder::HasInput(int i) const {
   return i >= 0 && i < static_cast<int>(operands_.size()) &&
-         operands_[i].type != ElementType::kUndefined;
+         (operands_[i].type != ElementType::kUndefined || operands_[i].kind != RuntimeOperand::Kind::kTensor);
 }
 
 TensorInfo RuntimeBuilder::Input(int i) const {
@@ -41,6 +41,26 @@ TensorInfo RuntimeBuilder::Input(int i) const {
 void RuntimeBuilder::FillInput(int i, TensorInfo* info) const {
   if (!HasInput(i)) return;
   const RuntimeOperand& op = operands_[i];
+  if (op.kind != RuntimeOperand::Kind::kTensor) {
+    // A sequence: the union of its elements (shape/shape_helper.h); an empty optional: its type.
+    TensorInfo elem;
+    elem.type = op.type;
+    for (size_t k = 0; k < op.element_dims.size(); ++k) {
+      const std::vector<int64_t>& d = op.element_dims[k];
+      if (k == 0) {
+        elem.dims.emplace(d.begin(), d.end());
+      } else if (elem.dims && elem.dims->size() == d.size()) {
+        for (size_t j = 0; j < d.size(); ++j) {
+          if ((*elem.dims)[j] != IndexExpr(d[j])) (*elem.dims)[j] = IndexExpr::Questionmark();
+        }
+      } else {
+        elem.dims.reset();
+      }
+    }
+    *info = op.kind == RuntimeOperand::Kind::kSequence ? TensorInfo::Sequence(std::move(elem))
+                                            : TensorInfo::Optional(std::move(elem));
+    return;
+  }
   info->type = op.type;
   DimsExpr& dims = info->dims.emplace();
   int64_t n = 1;

@@ -23,6 +23,11 @@ struct RuntimeOperand {
   ElementType type = ElementType::kUndefined;
   absl::Span<const int64_t> dims;
   const void* data = nullptr;
+  // A sequence (type: its element type; element_dims: each element's dims) or an empty optional
+  // (type: its element type, when known).
+  enum class Kind : uint8_t { kTensor, kSequence, kNoneOptional };
+  Kind kind = Kind::kTensor;
+  std::vector<std::vector<int64_t>> element_dims;
 };
 
 class RuntimeBuilder final : public IndexExprBuilder {

@@ -17,7 +17,8 @@ namespace {
 const std::vector<ShapeFn>& ShapeFns() {
   static const auto* fns = new std::vector<ShapeFn>(
       BindToOps<ShapeRule>({shape_rules::kElementwiseRules, shape_rules::kShapeOpRules,
-                            shape_rules::kComputeRules, shape_rules::kControlFlowRules}));
+                            shape_rules::kComputeRules, shape_rules::kControlFlowRules,
+                            shape_rules::kSequenceRules}));
   return *fns;
 }
 

@@ -41,13 +41,39 @@
 
 namespace anvil {
 
-// What is known about one tensor: element type, dims, and (small integer tensors) values.
+// What is known about one value: for a tensor its element type, dims, and (small integer
+// tensors) values. A sequence or optional has no type or dims of its own (ShapeFns written for
+// tensors see an unknown tensor); `elem` describes its elements: for a sequence, what all of them
+// share (the union: a dim two elements disagree on is a questionmark, a rank they disagree on is
+// unknown), for an optional, its value when present.
 struct TensorInfo {
+  enum class Kind : uint8_t { kTensor, kSequence, kOptional };
+
   ElementType type = ElementType::kUndefined;
   std::optional<DimsExpr> dims;         // nullopt: rank unknown
   std::optional<IndexExprList> values;  // row-major contents, when known
+  Kind kind = Kind::kTensor;
+  std::shared_ptr<const TensorInfo> elem;  // kSequence, kOptional (nullptr: nothing known)
 
   int64_t rank() const { return dims ? static_cast<int64_t>(dims->size()) : -1; }
+  bool is_tensor() const { return kind == Kind::kTensor; }
+  static TensorInfo Sequence(TensorInfo elem) {
+    TensorInfo info;
+    info.kind = Kind::kSequence;
+    info.elem = std::make_shared<const TensorInfo>(std::move(elem));
+    return info;
+  }
+  static TensorInfo Optional(TensorInfo elem) {
+    TensorInfo info;
+    info.kind = Kind::kOptional;
+    info.elem = std::make_shared<const TensorInfo>(std::move(elem));
+    return info;
+  }
+  // The element's info (a default TensorInfo when unknown).
+  const TensorInfo& element() const {
+    static const TensorInfo* const kUnknown = new TensorInfo();
+    return elem != nullptr ? *elem : *kUnknown;
+  }
 };
 
 // What a ShapeFn derives on the way to the output dims that lowering needs to index the data, so

@@ -12,6 +12,7 @@ extern const ShapeRule kElementwiseRules[];  // ops/elementwise.cc: unary, broad
 extern const ShapeRule kShapeOpRules[];      // ops/shape_ops.cc: Reshape, Slice, Gather, ...
 extern const ShapeRule kComputeRules[];      // ops/compute.cc: MatMul, Conv, pools, RNN, ...
 extern const ShapeRule kControlFlowRules[];  // ops/control_flow.cc: If, Loop, Scan
+extern const ShapeRule kSequenceRules[];     // ops/sequence.cc: Sequence*, Optional*
 
 }  // namespace anvil::shape_rules
 

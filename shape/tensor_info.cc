@@ -1,11 +1,40 @@
 #include "shape/tensor_info.h"
 
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 
 namespace anvil {
-namespace {}  // namespace
+namespace {
+
+// What two element types of one sequence share: the element type (either's when one is unset),
+// each dim both state alike, the rank when both state the same one. Never a contradiction:
+// exporters declare sequence elements loosely (one dim for elements of many sizes).
+Type UnionOfElements(const Type& a, const Type& b) {
+  if (!a.has_value()) return b;
+  if (!b.has_value()) return a;
+  if (a.kind() != b.kind()) return Type();
+  if (a.is_sequence() || a.is_optional()) {
+    Type inner = UnionOfElements(a.elem(), b.elem());
+    return a.is_sequence() ? Type::Sequence(std::move(inner)) : Type::Optional(std::move(inner));
+  }
+  if (!a.is_tensor()) return a;
+  const ElementType elem =
+      a.element_type() != ElementType::kUndefined ? a.element_type() : b.element_type();
+  if (!a.has_shape() || !b.has_shape() || a.rank() != b.rank()) return Type::Tensor(elem);
+  std::vector<Dim> dims = a.shape();
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (!(dims[k] == b.shape()[k])) dims[k] = Dim::Unknown();
+  }
+  return Type::Tensor(elem, std::move(dims));
+}
+
+}  // namespace
 
 TensorInfo InfoFromType(const Type& type) {
+  if (type.is_sequence()) return TensorInfo::Sequence(InfoFromType(type.elem()));
+  if (type.is_optional()) return TensorInfo::Optional(InfoFromType(type.elem()));
   TensorInfo info;
   if (!type.is_tensor()) return info;
   info.type = type.element_type();
@@ -63,8 +92,42 @@ Dim DimFromIndexExpr(const IndexExpr& e) {
 MergeResult MergeInferredType(const TensorInfo& inferred, const Type& declared) {
   MergeResult result;
   const bool declared_tensor = declared.is_tensor();
+  if ((declared.is_sequence() || declared.is_optional()) && !inferred.is_tensor()) {
+    // Declared and inferred alike are widened to what both say (UnionOfElements): a loose
+    // declaration is never a contradiction, and a type written by an earlier round of a loop
+    // body's inference does not pin the later ones.
+    const TensorInfo& elem = inferred.element();
+    const Type inferred_elem = elem.is_tensor() && elem.type == ElementType::kUndefined && !elem.dims
+                                   ? Type()
+                                   : MergeInferredType(elem, Type()).type;
+    Type inner = UnionOfElements(declared.elem(), inferred_elem);
+    result.type = declared.is_sequence() && inferred.kind == TensorInfo::Kind::kSequence
+                      ? Type::Sequence(std::move(inner))
+                  : declared.is_optional() && inferred.kind == TensorInfo::Kind::kOptional
+                      ? Type::Optional(std::move(inner))
+                      : declared;
+    result.type.set_denotation(declared.denotation());
+    return result;
+  }
   if (!declared_tensor && declared.has_value()) {
-    result.type = declared;  // non-tensor types are not inferred here
+    // A declared sequence or optional holding a bare value (a present optional may be given as
+    // its value), or a kind kept as bytes: as declared.
+    result.type = declared;
+    return result;
+  }
+  if (!inferred.is_tensor()) {
+    if (declared_tensor) {
+      result.conflict = true;
+      result.conflict_detail = "a sequence or optional, declared a tensor";
+      result.type = declared;
+      return result;
+    }
+    const TensorInfo& elem = inferred.element();
+    Type elem_type = elem.is_tensor() && elem.type == ElementType::kUndefined && !elem.dims
+                         ? Type()
+                         : MergeInferredType(elem, Type()).type;
+    result.type = inferred.kind == TensorInfo::Kind::kSequence ? Type::Sequence(std::move(elem_type))
+                                                               : Type::Optional(std::move(elem_type));
     return result;
   }
   ElementType elem = inferred.type != ElementType::kUndefined
@@ -116,6 +179,13 @@ MergeResult MergeInferredType(const TensorInfo& inferred, const Type& declared) 
 }
 
 TensorInfo RefineWithDeclared(TensorInfo inferred, const Type& declared) {
+  if (declared.is_sequence() || declared.is_optional()) {
+    // Nothing inferred (an untyped body input, say): the declaration is all there is.
+    if (inferred.is_tensor() && inferred.type == ElementType::kUndefined && !inferred.dims) {
+      return InfoFromType(declared);
+    }
+    return inferred;
+  }
   if (!declared.is_tensor()) return inferred;
   if (inferred.type == ElementType::kUndefined) inferred.type = declared.element_type();
   if (!declared.has_shape()) return inferred;

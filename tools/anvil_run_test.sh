@@ -65,6 +65,36 @@ expect_error "wrong rank" 1 "anvil-run: error: input 'x': rank 1" -- \
   "$DATA/small.onnxtxt" --shape x=4
 expect_error "unsupported op" 1 "anvil-run: error:" -- "$DATA/unknown_domain.onnxtxt"
 
+# Every value type (testdata/gen_value_types_model.py): a string input, a Loop carrying a
+# sequence, an optional, an If nested in an If whose values declare no types.
+VT="$TEST_SRCDIR/anvil/testdata/models/value_types.onnx"
+mkdir -p "$TMP/vt"
+/usr/bin/python3 - "$TMP/vt" <<'PY' || fail "writing the value-types inputs failed"
+import sys
+import numpy as np
+from onnx import numpy_helper
+out = sys.argv[1]
+with open(out + "/input_0.pb", "wb") as f:
+    f.write(numpy_helper.from_array(np.array([1, 2], np.float32), "x").SerializeToString())
+with open(out + "/input_1.pb", "wb") as f:
+    f.write(numpy_helper.from_array(np.array([" 1.5", "THE", "2"], dtype=object),
+                                    "words").SerializeToString())
+PY
+"$RUN" "$VT" --input-dir "$TMP/vt" --iters 2 --out "$TMP/vt_out" >"$TMP/out" 2>"$TMP/err" ||
+  fail "value-types run exited $?: $(cat "$TMP/err")"
+/usr/bin/python3 - "$TMP/vt_out" <<'PY' || fail "value-types outputs are wrong"
+import sys
+import onnx
+from onnx import numpy_helper
+values = []
+for k in range(3):
+    t = onnx.TensorProto()
+    with open(f"{sys.argv[1]}/output_{k}.pb", "rb") as f:
+        t.ParseFromString(f.read())
+    values.append(numpy_helper.to_array(t).item())
+assert values == [12.5, 3, True], values
+PY
+
 if ((failures)); then
   echo "$failures check(s) failed"
   exit 1

@@ -11,7 +11,6 @@
 // scan outputs are collected per iteration and written once into the stacked output.
 #include <cstdint>
 #include <cstring>
-#include <string>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -20,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "kernels/kernel_rules.h"
+#include "kernels/ops/data_internal.h"
 
 namespace anvil::kernel_rules {
 namespace {
@@ -52,26 +52,7 @@ TensorView SliceAt(const TensorView& v, int64_t axis, int64_t index) {
 void CopyView(const TensorView& src, const TensorView& dst) {
   const int64_t n = src.NumElements();
   if (n == 0) return;
-  if (src.type == ElementType::kString) {
-    // std::string objects (ElementBytes 0): assigned one by one, both odometers in step.
-    const int64_t rank = src.rank();
-    Shape index(rank, 0);
-    int64_t so = 0, doff = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      dst.As<std::string>()[doff] = src.As<const std::string>()[so];
-      for (int64_t k = rank - 1; k >= 0; --k) {
-        if (++index[k] < src.dims[k]) {
-          so += src.strides[k];
-          doff += dst.strides[k];
-          break;
-        }
-        so -= src.strides[k] * (src.dims[k] - 1);
-        doff -= dst.strides[k] * (dst.dims[k] - 1);
-        index[k] = 0;
-      }
-    }
-    return;
-  }
+  if (src.type == ElementType::kString) return data_ops::CopyView(dst, src);
   const size_t size = src.ElementBytes();
   if (src.Contiguous() && dst.Contiguous()) {
     std::memcpy(dst.data, src.data, n * size);
@@ -124,6 +105,8 @@ absl::StatusOr<TensorView*> AllocateTyped(KernelContext& ctx, int i, ElementType
 // Writes a body result to output `i`.
 absl::Status EmitTensor(KernelContext& ctx, int i, const TensorView& value) {
   if (!ctx.HasOutput(i)) return absl::OkStatus();
+  // A sequence or empty optional goes out whole (sharing the element tensors).
+  if (!value.is_tensor()) return ctx.SetOutputValue(i, Tensor::CopyOf(value));
   absl::StatusOr<TensorView*> out = AllocateTyped(ctx, i, value.type, value.dims);
   if (!out.ok()) return out.status();
   CopyView(value, **out);
@@ -503,6 +486,71 @@ class ScanKernel final : public OpKernel {
   std::vector<int64_t> out_directions_;
 };
 
+// SequenceMap: the body runs once per element of the input sequence, given that element, the
+// same element of each other sequence input (of the same length) and every tensor input whole;
+// each body output's values are collected into one output sequence.
+class SequenceMapKernel final : public OpKernel {
+ public:
+  explicit SequenceMapKernel(const Graph* body) : body_(body) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& first = ctx.input(0);
+    if (first.kind != ValueKind::kSequence || first.elements == nullptr) {
+      return ctx.Error(absl::StrCat("input 0 must be a sequence, is ", first.DebugString()));
+    }
+    const size_t n = first.elements->size();
+    for (int i = 1; i < ctx.num_inputs(); ++i) {
+      const TensorView& in = ctx.input(i);
+      if (in.kind == ValueKind::kSequence && in.elements->size() != n) {
+        return ctx.Error(absl::StrCat("sequence input ", i, " has ", in.elements->size(),
+                                      " tensors, input 0 has ", n));
+      }
+    }
+    std::vector<std::vector<Tensor>> collected(ctx.num_outputs());
+    for (size_t k = 0; k < n; ++k) {
+      std::vector<TensorView> args;
+      for (int i = 0; i < ctx.num_inputs(); ++i) {
+        const TensorView& in = ctx.input(i);
+        args.push_back(in.kind == ValueKind::kSequence ? (*in.elements)[k].view() : in);
+      }
+      ANVIL_ASSIGN_OR_RETURN(std::vector<Tensor> results, ctx.RunSubgraph(*body_, args));
+      if (static_cast<int>(results.size()) != ctx.num_outputs()) {
+        return ctx.Error(absl::StrCat("the body returns ", results.size(), " values for ",
+                                      ctx.num_outputs(), " outputs"));
+      }
+      for (int o = 0; o < ctx.num_outputs(); ++o) {
+        if (!results[o].is_tensor()) {
+          return ctx.Error(absl::StrCat("body output ", o, " is not a tensor"));
+        }
+        if (k > 0 && results[o].type() != collected[o][0].type()) {
+          return ctx.Error(absl::StrCat("body output ", o, " changes element type at element ", k));
+        }
+        collected[o].push_back(std::move(results[o]));
+      }
+    }
+    for (int o = 0; o < ctx.num_outputs(); ++o) {
+      const Value* out = ctx.node().output(o);
+      const ElementType type = !collected[o].empty() ? collected[o][0].type()
+                               : out != nullptr    ? out->type().elem().element_type()
+                                                   : ElementType::kUndefined;
+      ANVIL_RETURN_IF_ERROR(ctx.SetOutputValue(o, Tensor::Sequence(type, std::move(collected[o]))));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const Graph* body_;
+};
+
+absl::StatusOr<std::unique_ptr<OpKernel>> MakeSequenceMap(const Node& node, int64_t) {
+  const Graph* body = GraphAttribute(node, "body");
+  if (body == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(node.Describe(), ": needs graph attribute body"));
+  }
+  return std::unique_ptr<OpKernel>(new SequenceMapKernel(body));
+}
+
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeScan(const Node& node, int64_t opset) {
   const Graph* body = GraphAttribute(node, "body");
   if (body == nullptr) {
@@ -540,6 +588,7 @@ const KernelRule kControlFlowKernels[] = {
     {"", "If", &MakeIf},
     {"", "Loop", &MakeLoop},
     {"", "Scan", &MakeScan},
+    {"", "SequenceMap", &MakeSequenceMap},
     {nullptr, nullptr, nullptr},
 };
 

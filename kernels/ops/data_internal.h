@@ -28,7 +28,8 @@ namespace anvil::data_ops {
 // ---- Copy engine (data_util.cc) ----
 
 // Copies every element of `src` to the same position in `dst` (equal dims; any strides,
-// negative ones included, stride 0 in `src` broadcasting). Elements are moved as bytes.
+// negative ones included, stride 0 in `src` broadcasting). Elements are moved as bytes; strings
+// are assigned.
 void CopyView(const TensorView& dst, const TensorView& src);
 
 // `view` with its first element moved by `elements` (may be negative).

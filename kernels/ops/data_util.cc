@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -191,6 +192,26 @@ void CopyCoalesced(char* d, const char* s, const CopyDims& dims, ElementType typ
 void CopyView(const TensorView& dst, const TensorView& src) {
   const int64_t elements = src.NumElements();
   if (elements == 0) return;
+  if (src.type == ElementType::kString) {
+    // std::string objects (no byte size): assigned one by one, the two odometers in step.
+    const int64_t rank = src.rank();
+    Shape index(rank, 0);
+    int64_t so = 0, doff = 0;
+    for (int64_t i = 0; i < elements; ++i) {
+      dst.As<std::string>()[doff] = src.As<const std::string>()[so];
+      for (int64_t k = rank - 1; k >= 0; --k) {
+        if (++index[k] < src.dims[k]) {
+          so += src.strides[k];
+          doff += dst.strides[k];
+          break;
+        }
+        so -= src.strides[k] * (src.dims[k] - 1);
+        doff -= dst.strides[k] * (dst.dims[k] - 1);
+        index[k] = 0;
+      }
+    }
+    return;
+  }
   const size_t esize = src.ElementBytes();
   char* d = static_cast<char*>(dst.data);
   const char* s = static_cast<const char*>(src.data);

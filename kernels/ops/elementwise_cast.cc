@@ -75,6 +75,8 @@ absl::Status CastCompute(KernelContext& ctx) {
 
 absl::Status IdentityCompute(KernelContext& ctx) {
   const TensorView& x = ctx.input(0);
+  // A sequence or optional (Identity-14+) passes whole, sharing its tensors.
+  if (!x.is_tensor()) return ctx.SetOutputValue(0, Tensor::CopyOf(x));
   const TensorView& y = ctx.output(0);
   if (x.type != y.type) return ctx.Error("input and output differ in type");
   return CopyView(ctx, x, y);

@@ -1,6 +1,7 @@
-// ShapeHelpers for If, Loop and Scan: their bodies are inferred through
+// ShapeHelpers for If, Loop, Scan and SequenceMap: their bodies are inferred through
 // IndexExprBuilder::InferSubgraph (the analysis builder runs shape inference on the body; the
 // runtime executes bodies itself and does not call these).
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -20,6 +21,18 @@ const Graph* SubgraphAttr(const Node& node, std::string_view name) {
 
 // The most specific info true of both: equal dims stay, others become questionmarks.
 TensorInfo Join(const TensorInfo& a, const TensorInfo& b) {
+  if (!a.is_tensor() || !b.is_tensor()) {
+    if (a.kind == b.kind) {
+      TensorInfo out = a;
+      out.elem = std::make_shared<const TensorInfo>(Join(a.element(), b.element()));
+      return out;
+    }
+    // An optional and a bare value (a present optional may be given as its value): an optional
+    // of what both hold.
+    if (a.kind == TensorInfo::Kind::kOptional) return TensorInfo::Optional(Join(a.element(), b));
+    if (b.kind == TensorInfo::Kind::kOptional) return TensorInfo::Optional(Join(a, b.element()));
+    return TensorInfo{};
+  }
   TensorInfo out;
   out.type = a.type != ElementType::kUndefined ? a.type : b.type;
   if (a.dims && b.dims && a.dims->size() == b.dims->size()) {
@@ -60,6 +73,13 @@ absl::Status IfShape(ShapeContext& ctx) {
   return absl::OkStatus();
 }
 
+// Type, dims and kind alike, sequence and optional elements included (values are not compared).
+bool SameShapeAndType(const TensorInfo& a, const TensorInfo& b) {
+  if (a.kind != b.kind || a.type != b.type || a.dims != b.dims) return false;
+  if (a.is_tensor()) return true;
+  return SameShapeAndType(a.element(), b.element());
+}
+
 // Loop(M, cond, v_initial...) with body (iteration_num, cond, v...) -> (cond, v..., scans...).
 absl::Status LoopShape(ShapeContext& ctx) {
   const Graph* body = SubgraphAttr(ctx.node(), "body");
@@ -91,7 +111,7 @@ absl::Status LoopShape(ShapeContext& ctx) {
     for (int i = 0; i < num_carried; ++i) {
       TensorInfo joined = Join(inputs[2 + i], (*outputs)[1 + i]);
       joined.values.reset();
-      if (joined.dims != inputs[2 + i].dims || joined.type != inputs[2 + i].type) {
+      if (!SameShapeAndType(joined, inputs[2 + i])) {
         stable = false;
         inputs[2 + i] = std::move(joined);
       }
@@ -197,6 +217,32 @@ absl::Status ScanShape(ShapeContext& ctx) {
   return absl::OkStatus();
 }
 
+// SequenceMap(input_sequence, additional_inputs...) with body (one value per input: a sequence's
+// element, a tensor whole) -> one value per output, collected into a sequence each.
+absl::Status SequenceMapShape(ShapeContext& ctx) {
+  const Graph* body = SubgraphAttr(ctx.node(), "body");
+  if (body == nullptr) return ctx.Error("needs graph attribute body");
+  if (static_cast<int>(body->inputs().size()) != ctx.num_inputs() ||
+      static_cast<int>(body->outputs().size()) != ctx.num_outputs()) {
+    return ctx.Error(absl::StrCat("body takes ", body->inputs().size(), " inputs and returns ",
+                                  body->outputs().size(), " values for ", ctx.num_inputs(),
+                                  " inputs and ", ctx.num_outputs(), " outputs"));
+  }
+  std::vector<TensorInfo> inputs;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    const TensorInfo& in = ctx.Input(i);
+    inputs.push_back(in.kind == TensorInfo::Kind::kSequence ? in.element() : in);
+  }
+  auto outputs = ctx.builder().InferSubgraph(*body, inputs);
+  if (!outputs.ok()) return outputs.status();
+  for (int i = 0; i < ctx.num_outputs(); ++i) {
+    TensorInfo elem = (*outputs)[i];
+    elem.values.reset();
+    ctx.output(i) = TensorInfo::Sequence(std::move(elem));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 namespace shape_rules {
@@ -205,6 +251,7 @@ const ShapeRule kControlFlowRules[] = {
     {"", "If", IfShape},
     {"", "Loop", LoopShape},
     {"", "Scan", ScanShape},
+    {"", "SequenceMap", SequenceMapShape},
     {nullptr, nullptr, nullptr},
 };
 

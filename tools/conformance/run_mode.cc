@@ -197,6 +197,31 @@ absl::StatusOr<std::map<std::string, std::string>> LoadExclusions(const RunModeO
 
 TestResult CompareTensors(const std::string& name, const Tensor& actual, const Tensor& expected,
                           double rtol, double atol) {
+  auto kind_name = [](const Tensor& t) {
+    switch (t.kind()) {
+      case ValueKind::kSequence:
+        return absl::StrCat("a sequence of ", t.elements().size());
+      case ValueKind::kNoneOptional:
+        return std::string("an empty optional");
+      case ValueKind::kTensor:
+        break;
+    }
+    return std::string("a tensor");
+  };
+  if (actual.kind() != expected.kind() ||
+      actual.elements().size() != expected.elements().size()) {
+    return {Verdict::kWrong,
+            absl::StrCat(name, ": ", kind_name(actual), ", expected ", kind_name(expected))};
+  }
+  if (expected.kind() == ValueKind::kNoneOptional) return {};
+  if (expected.kind() == ValueKind::kSequence) {
+    for (size_t k = 0; k < expected.elements().size(); ++k) {
+      TestResult r = CompareTensors(absl::StrCat(name, "[", k, "]"), actual.elements()[k],
+                                    expected.elements()[k], rtol, atol);
+      if (r.verdict != Verdict::kPass) return r;
+    }
+    return {};
+  }
   if (actual.type() != expected.type()) {
     return {Verdict::kWrong,
             absl::StrCat(name, ": element type ", AsAbsl(ElementTypeName(actual.type())),
@@ -274,25 +299,36 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
   import_options.base_dir = test.dir;
   absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto, import_options);
   if (!model.ok()) return error("import", model.status());
-  if (absl::Status s = RequireTensorInterface((*model)->graph()); !s.ok()) {
-    return error("test data", s);
-  }
 
-  std::vector<onnx::TensorProto> input_protos;
-  for (const std::string& file : test.input_files) {
-    absl::StatusOr<onnx::TensorProto> t = ReadTensorFile(file);
+  // Each file's proto kind (TensorProto, SequenceProto, OptionalProto) follows from the declared
+  // type of the input it binds to: positionally first, by name when the file names another.
+  std::vector<Value*> positional;
+  for (Value* in : (*model)->graph().inputs()) {
+    if (!in->IsInitializer()) positional.push_back(in);
+  }
+  std::vector<NamedTensor> input_values;
+  std::vector<onnx::TensorProto> input_protos;  // names only, for BindTestInputs
+  for (size_t k = 0; k < test.input_files.size(); ++k) {
+    const Type declared = k < positional.size() ? positional[k]->type() : Type();
+    absl::StatusOr<NamedTensor> t = ReadValueFile(test.input_files[k], declared);
     if (!t.ok()) return error("test data", t.status());
-    input_protos.push_back(*std::move(t));
+    input_protos.emplace_back().set_name(t->name);
+    input_values.push_back(*std::move(t));
   }
   absl::StatusOr<std::vector<Value*>> bound = BindTestInputs((*model)->graph(), input_protos);
   if (!bound.ok()) return error("test data", bound.status());
+  for (size_t k = 0; k < input_values.size(); ++k) {
+    const Type declared = k < positional.size() ? positional[k]->type() : Type();
+    if ((*bound)[k]->type() == declared) continue;
+    absl::StatusOr<NamedTensor> t = ReadValueFile(test.input_files[k], (*bound)[k]->type());
+    if (!t.ok()) return error("test data", t.status());
+    input_values[k] = *std::move(t);
+  }
   absl::flat_hash_map<std::string, Tensor> inputs;
   absl::flat_hash_set<std::string> symbols_taken;
-  for (size_t k = 0; k < input_protos.size(); ++k) {
-    absl::StatusOr<Tensor> t = TensorFromProto(input_protos[k], test.dir);
-    if (!t.ok()) return error("test data", t.status());
+  for (size_t k = 0; k < input_values.size(); ++k) {
     Value* input = (*bound)[k];
-    Tensor tensor = AsBfloat16IfStoredAsUint16(*t, input->type().element_type());
+    Tensor tensor = AsBfloat16IfStoredAsUint16(input_values[k].tensor, input->type().element_type());
     // The test's inputs define the run: a few models declare other input dims than their test
     // data has (test_castlike_*'s `like`), which the Session would rightly reject.
     if (input->type().is_tensor()) {
@@ -314,15 +350,12 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
   }
   std::vector<Tensor> expected;
   for (const std::string& file : test.output_files) {
-    absl::StatusOr<onnx::TensorProto> p = ReadTensorFile(file);
-    if (!p.ok()) return error("test data", p.status());
-    absl::StatusOr<Tensor> t = TensorFromProto(*p, test.dir);
-    if (!t.ok()) return error("test data", t.status());
     const std::vector<Value*>& graph_outputs = (*model)->graph().outputs();
-    const ElementType declared = expected.size() < graph_outputs.size()
-                                     ? graph_outputs[expected.size()]->type().element_type()
-                                     : ElementType::kUndefined;
-    expected.push_back(AsBfloat16IfStoredAsUint16(*t, declared));
+    const Type declared =
+        expected.size() < graph_outputs.size() ? graph_outputs[expected.size()]->type() : Type();
+    absl::StatusOr<NamedTensor> t = ReadValueFile(file, declared);
+    if (!t.ok()) return error("test data", t.status());
+    expected.push_back(AsBfloat16IfStoredAsUint16(t->tensor, declared.element_type()));
   }
 
   // The runtime's failures: Unimplemented (a missing kernel or shape rule) said so explicitly,

@@ -79,4 +79,47 @@ TestResult CheckShape(const std::string& output_name, const Type& type,
   return result;
 }
 
+TestResult CheckSequenceShape(const std::string& output_name, const Type& type,
+                              const std::vector<std::vector<int64_t>>& elements,
+                              const SymbolValues& symbols) {
+  const std::string label = absl::StrCat("output '", output_name, "'");
+  const Type& seq = type.is_optional() ? type.elem() : type;
+  if (!seq.is_sequence()) return {Verdict::kUnknown, absl::StrCat(label, ": no sequence type")};
+  const Type& elem = seq.elem();
+  if (!elem.is_tensor() || !elem.has_shape()) {
+    return {Verdict::kUnknown, absl::StrCat(label, ": element rank unknown")};
+  }
+  const std::vector<Dim>& dims = elem.shape();
+  TestResult result;
+  std::vector<std::string> problems;
+  for (size_t k = 0; k < elements.size(); ++k) {
+    if (elements[k].size() != dims.size()) {
+      return {Verdict::kWrong, absl::StrCat(label, ": element rank ", dims.size(), " ",
+                                            seq.ToString(), ", element ", k, " has rank ",
+                                            elements[k].size())};
+    }
+  }
+  for (size_t i = 0; i < dims.size(); ++i) {
+    bool agree = true;
+    for (const std::vector<int64_t>& e : elements) agree = agree && e[i] == elements[0][i];
+    if (dims[i].is_unknown()) {
+      if (agree && !elements.empty()) {
+        result.verdict = Worse(result.verdict, Verdict::kUnknown);
+        problems.push_back(absl::StrCat("dim ", i, " is ?"));
+      }
+      continue;
+    }
+    for (size_t k = 0; k < elements.size(); ++k) {
+      DimCheck check = CheckDim(dims[i], elements[k][i], symbols);
+      if (check.verdict == Verdict::kPass) continue;
+      result.verdict = Worse(result.verdict, check.verdict);
+      problems.push_back(absl::StrCat("dim ", i, " is ", check.got, ", element ", k, " has ",
+                                      elements[k][i]));
+      break;
+    }
+  }
+  if (!problems.empty()) result.detail = absl::StrCat(label, ": ", absl::StrJoin(problems, "; "));
+  return result;
+}
+
 }  // namespace anvil::conformance

@@ -43,6 +43,14 @@ bool IsDeterminedType(const Type& type, const SymbolValues& symbols);
 TestResult CheckShape(const std::string& output_name, const Type& type,
                       const std::vector<int64_t>& expected, const SymbolValues& symbols);
 
+// Checks a sequence output: its inferred element type against each recorded element's dims. A
+// dim passes when it is right for every element; a `?` passes only where the elements disagree
+// (no single dim can say more), and is unknown where they all agree. An optional's type checks
+// its value (an empty one passes on the type alone).
+TestResult CheckSequenceShape(const std::string& output_name, const Type& type,
+                              const std::vector<std::vector<int64_t>>& elements,
+                              const SymbolValues& symbols);
+
 }  // namespace anvil::conformance
 
 #endif  // ANVIL_TOOLS_CONFORMANCE_SHAPE_CHECK_H_

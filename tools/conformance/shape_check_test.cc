@@ -47,7 +47,8 @@ TEST(ScopeTest, PlainTensorModelIsInScope) {
   EXPECT_EQ(OutOfScopeReason(ReluModel()), std::nullopt);
 }
 
-TEST(ScopeTest, SequenceAndOptionalTypesAreOut) {
+// Sequences and optionals run; a map (also as their element) does not.
+TEST(ScopeTest, SequenceAndOptionalTypesAreInMapsAreOut) {
   onnx::ModelProto seq = ReluModel();
   seq.mutable_graph()
       ->mutable_output(0)
@@ -56,13 +57,22 @@ TEST(ScopeTest, SequenceAndOptionalTypesAreOut) {
       ->mutable_elem_type()
       ->mutable_tensor_type()
       ->set_elem_type(onnx::TensorProto::FLOAT);
-  EXPECT_EQ(OutOfScopeReason(seq), "sequence type of 'y'");
+  EXPECT_EQ(OutOfScopeReason(seq), std::nullopt);
 
   onnx::ModelProto opt = ReluModel();
   onnx::ValueInfoProto* info = opt.mutable_graph()->add_value_info();
   info->set_name("t");
   info->mutable_type()->mutable_optional_type();
-  EXPECT_EQ(OutOfScopeReason(opt), "optional type of 't'");
+  EXPECT_EQ(OutOfScopeReason(opt), std::nullopt);
+
+  onnx::ModelProto seq_of_maps = ReluModel();
+  seq_of_maps.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_map_type();
+  EXPECT_EQ(OutOfScopeReason(seq_of_maps), "map type of 'y'");
 
   onnx::ModelProto map = ReluModel();
   map.mutable_graph()->mutable_input(0)->mutable_type()->mutable_map_type();
@@ -87,14 +97,15 @@ TEST(ScopeTest, StringTensorsAreIn) {
   EXPECT_EQ(OutOfScopeReason(value_strings), std::nullopt);
 }
 
-TEST(ScopeTest, SequenceOptionalAndTrainingOpsAreOut) {
-  for (const char* op : {"SequenceAt", "SequenceConstruct", "SplitToSequence",
-                         "ConcatFromSequence", "OptionalHasElement", "OptionalGetElement",
-                         "Gradient"}) {
+TEST(ScopeTest, GradientAndUnknownTrainingOpsAreOut) {
+  for (const char* op : {"SequenceAt", "SplitToSequence", "OptionalHasElement"}) {
     onnx::ModelProto m = ReluModel();
     m.mutable_graph()->mutable_node(0)->set_op_type(op);
-    EXPECT_TRUE(OutOfScopeReason(m).has_value()) << op;
+    EXPECT_EQ(OutOfScopeReason(m), std::nullopt) << op;
   }
+  onnx::ModelProto gradient = ReluModel();
+  gradient.mutable_graph()->mutable_node(0)->set_op_type("Gradient");
+  EXPECT_EQ(OutOfScopeReason(gradient), "training op Gradient");
   // The optimizer updates run.
   for (const char* op : {"Adagrad", "Adam", "Momentum"}) {
     onnx::ModelProto m = ReluModel();
@@ -115,9 +126,9 @@ TEST(ScopeTest, SubgraphsAreSearched) {
   onnx::AttributeProto* branch = if_node->add_attribute();
   branch->set_name("then_branch");
   branch->set_type(onnx::AttributeProto::GRAPH);
-  branch->mutable_g()->add_node()->set_op_type("SequenceEmpty");
-  EXPECT_EQ(OutOfScopeReason(m), "sequence/optional op SequenceEmpty");
-  EXPECT_EQ(ModelOpTypes(m), (std::vector<std::string>{"If", "Relu", "SequenceEmpty"}));
+  branch->mutable_g()->add_node()->set_op_type("Gradient");
+  EXPECT_EQ(OutOfScopeReason(m), "training op Gradient");
+  EXPECT_EQ(ModelOpTypes(m), (std::vector<std::string>{"Gradient", "If", "Relu"}));
 }
 
 // ---- Test data ----

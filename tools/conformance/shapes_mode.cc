@@ -18,6 +18,7 @@
 #include "graph/onnx_import.h"
 #include "graph/pass_manager.h"
 #include "graph/type.h"
+#include "kernels/tensor_file.h"
 
 namespace anvil::conformance {
 namespace {
@@ -34,10 +35,48 @@ void StripComputedShapes(Model& model) {
   model.graph().ForEachGraph([](Graph& graph) {
     for (Node* node : graph.nodes()) {
       for (Value* out : node->outputs()) {
-        if (out != nullptr && out->type().has_shape()) out->mutable_type()->clear_shape();
+        if (out == nullptr) continue;
+        if (out->type().has_shape()) out->mutable_type()->clear_shape();
+        // A declared sequence or optional type is kept as declared (exporters write them
+        // loosely): dropped here, so that inference has to say it.
+        if (out->type().is_sequence() || out->type().is_optional()) out->set_type(Type());
       }
     }
   });
+}
+
+// The declared type of a sequence or optional input, from the test's value: each element dim
+// the elements agree on a literal, the others unknown; an empty optional keeps its declaration.
+Type TypeOfValue(const Tensor& value, const Type& declared) {
+  if (value.kind() == ValueKind::kNoneOptional) return declared;
+  auto tensor_type = [](const Tensor& t) {
+    std::vector<Dim> dims;
+    for (int64_t d : t.dims()) dims.push_back(Dim::Literal(d));
+    return Type::Tensor(t.type(), std::move(dims));
+  };
+  Type inner;
+  if (value.kind() == ValueKind::kSequence) {
+    const std::vector<Tensor>& elements = value.elements();
+    Type elem = Type::Tensor(value.type());
+    if (!elements.empty()) {
+      elem = tensor_type(elements[0]);
+      for (const Tensor& e : elements) {
+        if (static_cast<int64_t>(e.dims().size()) != elem.rank()) {
+          elem = Type::Tensor(value.type());
+          break;
+        }
+        for (size_t k = 0; k < e.dims().size(); ++k) {
+          if ((*elem.mutable_shape())[k] != Dim::Literal(e.dims()[k])) {
+            (*elem.mutable_shape())[k] = Dim::Unknown();
+          }
+        }
+      }
+    }
+    inner = Type::Sequence(std::move(elem));
+  } else {
+    inner = tensor_type(value);
+  }
+  return declared.is_optional() ? Type::Optional(std::move(inner)) : inner;
 }
 
 // The ops of the main graph's nodes that lost information: every input determined (see
@@ -157,25 +196,41 @@ TestResult RunShapesTest(const TestCase& test, const onnx::ModelProto& proto,
   import_options.base_dir = test.dir;
   absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto, import_options);
   if (!model.ok()) return error("import", model.status());
-  if (absl::Status s = RequireTensorInterface((*model)->graph()); !s.ok()) {
-    return error("test data", s);
+  // Sequence and optional inputs (their files are SequenceProto / OptionalProto, bound by
+  // position) get their types from their values here; tensors go through PrepareShapesModel.
+  std::vector<Value*> positional;
+  for (Value* in : (*model)->graph().inputs()) {
+    if (!in->IsInitializer()) positional.push_back(in);
   }
-
-  std::vector<onnx::TensorProto> inputs, outputs;
-  for (const std::string& file : test.input_files) {
-    absl::StatusOr<onnx::TensorProto> t = ReadTensorFile(file);
+  std::vector<onnx::TensorProto> inputs;
+  for (size_t k = 0; k < test.input_files.size(); ++k) {
+    Value* input = k < positional.size() ? positional[k] : nullptr;
+    if (input != nullptr && (input->type().is_sequence() || input->type().is_optional())) {
+      absl::StatusOr<NamedTensor> value = ReadValueFile(test.input_files[k], input->type());
+      if (!value.ok()) return error("test data", value.status());
+      input->set_type(TypeOfValue(value->tensor, input->type()));
+      continue;
+    }
+    absl::StatusOr<onnx::TensorProto> t = ReadTensorFile(test.input_files[k]);
     if (!t.ok()) return error("test data", t.status());
+    if (inputs.size() != k && t->name().empty()) {
+      return error("test data", absl::InvalidArgumentError(
+                                    "an unnamed tensor input follows a sequence or optional one"));
+    }
     inputs.push_back(*std::move(t));
   }
-  for (const std::string& file : test.output_files) {
-    absl::StatusOr<onnx::TensorProto> t = ReadTensorFile(file);
-    if (!t.ok()) return error("test data", t.status());
-    outputs.push_back(*std::move(t));
-  }
   const Graph& graph = (*model)->graph();
-  if (outputs.size() > graph.outputs().size()) {
-    return {Verdict::kError, absl::StrCat("the test has ", outputs.size(), " outputs, the model ",
-                                          graph.outputs().size())};
+  if (test.output_files.size() > graph.outputs().size()) {
+    return {Verdict::kError, absl::StrCat("the test has ", test.output_files.size(),
+                                          " outputs, the model ", graph.outputs().size())};
+  }
+  // The recorded outputs, read as their declared types say.
+  std::vector<Tensor> outputs;
+  for (size_t k = 0; k < test.output_files.size(); ++k) {
+    absl::StatusOr<NamedTensor> value =
+        ReadValueFile(test.output_files[k], graph.outputs()[k]->type());
+    if (!value.ok()) return error("test data", value.status());
+    outputs.push_back(std::move(value->tensor));
   }
 
   absl::StatusOr<SymbolValues> symbols = PrepareShapesModel(**model, inputs, options);
@@ -197,7 +252,23 @@ TestResult RunShapesTest(const TestCase& test, const onnx::ModelProto& proto,
   std::vector<std::string> details;
   for (size_t k = 0; k < outputs.size(); ++k) {
     const Value* out = graph.outputs()[k];
-    TestResult check = CheckShape(out->name(), out->type(), TensorDims(outputs[k]), *symbols);
+    const Tensor& expected = outputs[k];
+    TestResult check;
+    if (expected.kind() == ValueKind::kSequence) {
+      std::vector<std::vector<int64_t>> elements;
+      for (const Tensor& e : expected.elements()) elements.emplace_back(e.dims().begin(), e.dims().end());
+      check = CheckSequenceShape(out->name(), out->type(), elements, *symbols);
+    } else if (expected.kind() == ValueKind::kNoneOptional) {
+      check = out->type().is_optional()
+                  ? TestResult{}
+                  : TestResult{Verdict::kUnknown, absl::StrCat("output '", out->name(),
+                                                              "': no optional type")};
+    } else {
+      const Type& type = out->type().is_optional() ? out->type().elem() : out->type();
+      check = CheckShape(out->name(), type,
+                         std::vector<int64_t>(expected.dims().begin(), expected.dims().end()),
+                         *symbols);
+    }
     result.verdict = Worse(result.verdict, check.verdict);
     if (!check.detail.empty()) details.push_back(std::move(check.detail));
   }

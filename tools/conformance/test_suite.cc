@@ -49,7 +49,7 @@ std::vector<std::string> NumberedFiles(const fs::path& data_set, std::string_vie
 
 // ---- The scope rule (OutOfScopeReason) ----
 
-// A reason when `type` is not a tensor (or sparse tensor) type.
+// A reason when `type` is not a tensor, sparse tensor, or sequence or optional of those.
 std::optional<std::string> TypeReason(const onnx::TypeProto& type, const std::string& name) {
   switch (type.value_case()) {
     case onnx::TypeProto::kTensorType:
@@ -57,19 +57,14 @@ std::optional<std::string> TypeReason(const onnx::TypeProto& type, const std::st
     case onnx::TypeProto::VALUE_NOT_SET:  // a value_info without a type says nothing
       return std::nullopt;
     case onnx::TypeProto::kSequenceType:
-      return absl::StrCat("sequence type of '", name, "'");
+      return TypeReason(type.sequence_type().elem_type(), name);
+    case onnx::TypeProto::kOptionalType:
+      return TypeReason(type.optional_type().elem_type(), name);
     case onnx::TypeProto::kMapType:
       return absl::StrCat("map type of '", name, "'");
-    case onnx::TypeProto::kOptionalType:
-      return absl::StrCat("optional type of '", name, "'");
     default:
       return absl::StrCat("non-tensor type of '", name, "'");
   }
-}
-
-bool IsSequenceOrOptionalOp(const std::string& op) {
-  return absl::StartsWith(op, "Sequence") || op == "SplitToSequence" ||
-         op == "ConcatFromSequence" || absl::StartsWith(op, "Optional");
 }
 
 // Gradient (symbolic differentiation of a subgraph) and any other op of ai.onnx.preview.training
@@ -85,9 +80,6 @@ std::optional<std::string> GraphReason(const onnx::GraphProto& graph);
 
 std::optional<std::string> NodeReason(const onnx::NodeProto& node) {
   if (IsTrainingOp(node)) return absl::StrCat("training op ", node.op_type());
-  if (IsSequenceOrOptionalOp(node.op_type())) {
-    return absl::StrCat("sequence/optional op ", node.op_type());
-  }
   for (const onnx::AttributeProto& attr : node.attribute()) {
     if (attr.has_g()) {
       if (auto r = GraphReason(attr.g())) return r;

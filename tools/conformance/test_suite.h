@@ -49,11 +49,11 @@ absl::StatusOr<std::vector<TestCase>> DiscoverTests(const std::string& root = kD
 
 // The scope rule. A test is out of scope when its model, in any graph (subgraphs of If, Loop,
 // Scan attributes included), uses
-//  - a non-tensor type (sequence, map, optional, opaque) for a graph input, output or value_info;
-//  - a sequence or optional op: Sequence*, SplitToSequence, ConcatFromSequence, Optional*;
+//  - a map or opaque type (alone or as a sequence or optional element) for a graph input, output
+//    or value_info;
 //  - Gradient, or an op of ai.onnx.preview.training other than Adagrad, Adam and Momentum.
-// Returns nullopt when in scope, else the first reason found (e.g. "sequence type of 'x'",
-// "sequence op SequenceAt"). Anvil models none of these yet; `--whole-suite` runs them anyway.
+// Returns nullopt when in scope, else the first reason found (e.g. "map type of 'x'",
+// "training op Gradient"). `--whole-suite` runs every test anyway.
 std::optional<std::string> OutOfScopeReason(const onnx::ModelProto& model);
 
 // Reads a binary protobuf file (model.onnx, input_K.pb, ...) into `message`.
