@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "kernels/ops/misc_internal.h"
@@ -233,6 +234,10 @@ struct TfIdfAttrs {
   std::map<std::vector<int64_t>, int64_t> pool;  // n-gram -> its index in the pool
   std::vector<int64_t> ngram_indexes;            // pool index -> output column
   std::vector<float> weights;                    // pool index -> weight (empty: all 1)
+  // pool_strings: each distinct string's token id (its n-grams are kept in `pool` as ids);
+  // an input string the pool lacks gets id -1, which no n-gram holds.
+  absl::flat_hash_map<std::string, int64_t> string_ids;
+  bool strings = false;
 };
 
 // Counts the pool's n-grams in each row: n-grams of min_gram..max_gram tokens whose tokens are
@@ -240,13 +245,28 @@ struct TfIdfAttrs {
 // counted once.
 absl::Status TfIdfCompute(KernelContext& ctx, const TfIdfAttrs& attrs) {
   const TensorView& xv = ctx.input(0);
-  if (xv.type != ElementType::kInt32 && xv.type != ElementType::kInt64) {
-    return UnsupportedType("TfIdfVectorizer", xv.type);
+  const bool strings = xv.type == ElementType::kString;
+  if (strings != attrs.strings ||
+      (!strings && xv.type != ElementType::kInt32 && xv.type != ElementType::kInt64)) {
+    return ctx.Error(absl::StrCat("input ", xv.DebugString(), " does not match the pool (",
+                                  attrs.strings ? "pool_strings" : "pool_int64s", ")"));
   }
   if (xv.rank() != 1 && xv.rank() != 2) {
     return ctx.Error(absl::StrCat("input ", xv.DebugString(), " must be [C] or [N, C]"));
   }
-  absl::StatusOr<std::vector<int64_t>> x = ReadAs<int64_t>(xv, "TfIdfVectorizer");
+  absl::StatusOr<std::vector<int64_t>> x;
+  if (strings) {
+    // Tokens as the pool's ids.
+    x.emplace();
+    x->reserve(xv.NumElements());
+    const std::string* data = xv.As<const std::string>();
+    ForEachOffset(xv, [&](int64_t offset) {
+      auto it = attrs.string_ids.find(data[offset]);
+      x->push_back(it == attrs.string_ids.end() ? -1 : it->second);
+    });
+  } else {
+    x = ReadAs<int64_t>(xv, "TfIdfVectorizer");
+  }
   if (!x.ok()) return x.status();
   const int64_t rows = xv.rank() == 1 ? 1 : xv.dims[0];
   const int64_t row_size = xv.dims.back();
@@ -338,11 +358,18 @@ Factory CreateTfIdfVectorizer(const Node& node, int64_t) {
     return NodeError(node, absl::StrCat("gram lengths [", attrs.min_gram, ", ", attrs.max_gram,
                                         "] and max_skip_count ", attrs.max_skip, " are not valid"));
   }
-  if (node.FindAttribute("pool_strings") != nullptr) {
-    return absl::UnimplementedError(
-        absl::StrCat(node.Describe(), ": TfIdfVectorizer over strings is not supported"));
+  std::vector<int64_t> pool = node.GetInts("pool_int64s");
+  if (const Attribute* strings = node.FindAttribute("pool_strings")) {
+    if (node.FindAttribute("pool_int64s") != nullptr) {
+      return NodeError(node, "has both pool_strings and pool_int64s");
+    }
+    // The same n-gram machinery over token ids: each distinct string one id.
+    attrs.strings = true;
+    pool.clear();
+    for (const std::string& token : strings->strings) {
+      pool.push_back(attrs.string_ids.emplace(token, attrs.string_ids.size()).first->second);
+    }
   }
-  const std::vector<int64_t> pool = node.GetInts("pool_int64s");
   const std::vector<int64_t> starts = node.GetInts("ngram_counts");
   attrs.ngram_indexes = node.GetInts("ngram_indexes");
   if (const Attribute* w = node.FindAttribute("weights")) attrs.weights = w->floats;
@@ -354,8 +381,8 @@ Factory CreateTfIdfVectorizer(const Node& node, int64_t) {
     const int64_t end = i + 1 < starts.size() ? starts[i + 1] : static_cast<int64_t>(pool.size());
     if (begin < 0 || end < begin || end > static_cast<int64_t>(pool.size()) ||
         (end - begin) % n != 0) {
-      return NodeError(node,
-                       absl::StrCat("ngram_counts does not split pool_int64s into ", n, "-grams"));
+      return NodeError(node, absl::StrCat("ngram_counts does not split the pool into ", n,
+                                          "-grams"));
     }
     for (int64_t p = begin; p < end; p += n, ++id) {
       attrs.pool.emplace(std::vector<int64_t>(pool.begin() + p, pool.begin() + p + n), id);
