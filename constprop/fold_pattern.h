@@ -4,7 +4,7 @@
 // graph only through the FoldRewriter, which tells incremental shape inference what changed.
 //
 // The order is part of the behaviour: per node, the first pattern that matches wins, in
-//   InlineIf, Evaluate, ShapeSize, Identity, Reassociate
+//   InlineIf, Sequence, Evaluate, ShapeSize, Identity, Reassociate
 // (an all-constant If is inlined, not evaluated; Shape of a constant is evaluated, not read off
 // its type; (x + 0) + c simplifies before it reassociates).
 #ifndef ANVIL_CONSTPROP_FOLD_PATTERN_H_
@@ -32,6 +32,10 @@ class FoldPattern {
 
 // If with a constant condition: the taken branch's nodes move into the graph (fold_structure.cc).
 std::unique_ptr<FoldPattern> MakeInlineIfPattern();
+// Sequences and optionals of constants: the ops making them from constant tensors, and any op
+// reading one (FoldRewriter::ValueConstant), run by their kernels; a tensor result becomes an
+// initializer, a sequence or optional one a value constant (fold_sequence.cc).
+std::unique_ptr<FoldPattern> MakeSequencePattern();
 // Every input constant: a view (Transpose, Reshape, Slice, Cast, ...) or the kernel's result
 // into the pool, within max-expansion; a Constant node becomes an initializer (fold_evaluate.cc).
 std::unique_ptr<FoldPattern> MakeEvaluatePattern();

@@ -75,6 +75,14 @@ class FoldRewriter {
                     int64_t input_bytes);
   // A dense copy of the constant captured value `v` (subgraphs read it), kept for the run.
   const Tensor* OuterTensor(const Value* v);
+  // Sequence and optional constants: values that are constant but cannot be initializers (ONNX
+  // initializers are tensors), kept here for the run so that what reads them folds; the nodes
+  // computing them stay until dce finds them unread.
+  const Tensor* ValueConstant(const Value* v) const {
+    auto it = value_constants_.find(v);
+    return it == value_constants_.end() ? nullptr : &it->second;
+  }
+  void SetValueConstant(const Value* v, Tensor value) { value_constants_[v] = std::move(value); }
 
   // ---- Bookkeeping ----
 
@@ -100,6 +108,7 @@ class FoldRewriter {
   absl::flat_hash_set<const Node*> erased_;
   absl::flat_hash_set<const Node*> size_remarked_;  // nodes with a max-bytes remark
   absl::flat_hash_map<const Value*, Tensor> outer_tensors_;
+  absl::flat_hash_map<const Value*, Tensor> value_constants_;
 };
 
 }  // namespace anvil

@@ -300,35 +300,13 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
   absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto, import_options);
   if (!model.ok()) return error("import", model.status());
 
-  // Each file's proto kind (TensorProto, SequenceProto, OptionalProto) follows from the declared
-  // type of the input it binds to: positionally first, by name when the file names another.
-  std::vector<Value*> positional;
-  for (Value* in : (*model)->graph().inputs()) {
-    if (!in->IsInitializer()) positional.push_back(in);
-  }
-  std::vector<NamedTensor> input_values;
-  std::vector<onnx::TensorProto> input_protos;  // names only, for BindTestInputs
-  for (size_t k = 0; k < test.input_files.size(); ++k) {
-    const Type declared = k < positional.size() ? positional[k]->type() : Type();
-    absl::StatusOr<NamedTensor> t = ReadValueFile(test.input_files[k], declared);
-    if (!t.ok()) return error("test data", t.status());
-    input_protos.emplace_back().set_name(t->name);
-    input_values.push_back(*std::move(t));
-  }
-  absl::StatusOr<std::vector<Value*>> bound = BindTestInputs((*model)->graph(), input_protos);
+  absl::StatusOr<std::vector<BoundInput>> bound = ReadTestInputs(test, (*model)->graph());
   if (!bound.ok()) return error("test data", bound.status());
-  for (size_t k = 0; k < input_values.size(); ++k) {
-    const Type declared = k < positional.size() ? positional[k]->type() : Type();
-    if ((*bound)[k]->type() == declared) continue;
-    absl::StatusOr<NamedTensor> t = ReadValueFile(test.input_files[k], (*bound)[k]->type());
-    if (!t.ok()) return error("test data", t.status());
-    input_values[k] = *std::move(t);
-  }
   absl::flat_hash_map<std::string, Tensor> inputs;
   absl::flat_hash_set<std::string> symbols_taken;
-  for (size_t k = 0; k < input_values.size(); ++k) {
-    Value* input = (*bound)[k];
-    Tensor tensor = AsBfloat16IfStoredAsUint16(input_values[k].tensor, input->type().element_type());
+  for (BoundInput& bound_input : *bound) {
+    Value* input = bound_input.input;
+    Tensor tensor = AsBfloat16IfStoredAsUint16(bound_input.value, input->type().element_type());
     // The test's inputs define the run: a few models declare other input dims than their test
     // data has (test_castlike_*'s `like`), which the Session would rightly reject.
     if (input->type().is_tensor()) {

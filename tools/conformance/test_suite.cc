@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "kernels/tensor_file.h"
 #include "graph/element_type.h"
 
 namespace anvil::conformance {
@@ -300,6 +301,66 @@ Value* ReplaceInputWithInitializer(Graph& graph, Value* input,
   input->ReplaceAllUsesWith(constant);
   graph.EraseValue(input);
   return constant;
+}
+
+absl::StatusOr<std::vector<BoundInput>> ReadTestInputs(const TestCase& test, const Graph& graph) {
+  // Positionally first, then again by the input a file's name binds it to when that differs.
+  std::vector<Value*> positional;
+  for (Value* in : graph.inputs()) {
+    if (!in->IsInitializer()) positional.push_back(in);
+  }
+  std::vector<NamedTensor> values;
+  std::vector<onnx::TensorProto> names;  // only the names, for BindTestInputs
+  for (size_t k = 0; k < test.input_files.size(); ++k) {
+    const Type declared = k < positional.size() ? positional[k]->type() : Type();
+    ANVIL_ASSIGN_OR_RETURN(NamedTensor t, ReadValueFile(test.input_files[k], declared));
+    names.emplace_back().set_name(t.name);
+    values.push_back(std::move(t));
+  }
+  ANVIL_ASSIGN_OR_RETURN(std::vector<Value*> bound, BindTestInputs(graph, names));
+  std::vector<BoundInput> inputs;
+  for (size_t k = 0; k < values.size(); ++k) {
+    const Type declared = k < positional.size() ? positional[k]->type() : Type();
+    if (!(bound[k]->type() == declared)) {
+      ANVIL_ASSIGN_OR_RETURN(values[k], ReadValueFile(test.input_files[k], bound[k]->type()));
+    }
+    inputs.push_back({bound[k], std::move(values[k].tensor)});
+  }
+  return inputs;
+}
+
+absl::Status ReplaceInputWithConstantNodes(Graph& graph, Value* input, const Tensor& value) {
+  if (value.kind() == ValueKind::kNoneOptional) {
+    return absl::UnimplementedError(
+        absl::StrCat("input '", input->name(), "' is an empty optional: not made a constant"));
+  }
+  const std::string name = input->name();
+  input->SetName(graph.UniqueName(absl::StrCat(name, "__replaced_input")));
+  // The value as a sequence or tensor, named `out`.
+  auto make = [&](const Tensor& v, const std::string& out) -> Value* {
+    if (v.is_tensor()) return graph.AddInitializer(out, v.ToElements());
+    Node* node = graph.AddNode(v.elements().empty() ? "SequenceEmpty" : "SequenceConstruct");
+    if (v.elements().empty()) {
+      node->SetAttribute(Attribute::Int("dtype", static_cast<int64_t>(v.type())));
+    }
+    for (size_t k = 0; k < v.elements().size(); ++k) {
+      node->AddInput(graph.AddInitializer(graph.UniqueName(absl::StrCat(out, "__", k)),
+                                          v.elements()[k].ToElements()));
+    }
+    return node->AddOutput(out);
+  };
+  Value* made;
+  if (input->type().is_optional()) {
+    Node* optional = graph.AddNode("Optional");
+    optional->AddInput(make(value, graph.UniqueName(absl::StrCat(name, "__value"))));
+    made = optional->AddOutput(name);
+  } else {
+    made = make(value, name);
+  }
+  made->set_type(input->type());
+  input->ReplaceAllUsesWith(made);
+  graph.EraseValue(input);
+  return absl::OkStatus();
 }
 
 }  // namespace anvil::conformance

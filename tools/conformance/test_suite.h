@@ -18,6 +18,7 @@
 #include "google/protobuf/message.h"
 #include "graph/elements.h"
 #include "graph/ir.h"
+#include "kernels/tensor.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil::conformance {
@@ -71,6 +72,21 @@ std::vector<int64_t> TensorDims(const onnx::TensorProto& tensor);
 // decoder, which is internal to onnx_import.cc.
 absl::StatusOr<std::shared_ptr<const Elements>> IntegerTensorToElements(
     const onnx::TensorProto& tensor);
+
+// The test's inputs bound to the graph's inputs (as BindTestInputs binds them), each file read as
+// the declared type of its input says (ReadValueFile: a TensorProto, SequenceProto or
+// OptionalProto). One entry per input file.
+struct BoundInput {
+  Value* input;
+  Tensor value;
+};
+absl::StatusOr<std::vector<BoundInput>> ReadTestInputs(const TestCase& test, const Graph& graph);
+
+// Replaces the sequence or optional graph input `input` by nodes making `value` from
+// initializers (SequenceConstruct, SequenceEmpty, Optional), under the input's name: how fold
+// mode makes such an input a constant. Unimplemented for an empty optional (Optional's empty
+// form needs a TypeProto attribute).
+absl::Status ReplaceInputWithConstantNodes(Graph& graph, Value* input, const Tensor& value);
 
 // Unimplemented naming the first graph input or output whose declared type is not a tensor (a
 // sequence, optional or map): the test data of those is a SequenceProto or OptionalProto, which
