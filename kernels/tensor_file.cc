@@ -132,6 +132,57 @@ absl::StatusOr<Tensor> ReadTensor(const std::string& path) {
   return std::move(named->tensor);
 }
 
+namespace {
+
+absl::Status WriteMessage(const google::protobuf::Message& message, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot write '", path, "': ", std::strerror(errno)));
+  }
+  if (!message.SerializeToOstream(&out) || !out.flush()) {
+    return absl::DataLossError(absl::StrCat("writing '", path, "' failed"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<onnx::SequenceProto> SequenceToProto(const Tensor& value, const std::string& name) {
+  onnx::SequenceProto proto;
+  proto.set_name(name);
+  proto.set_elem_type(onnx::SequenceProto::TENSOR);
+  for (const Tensor& t : value.elements()) {
+    ANVIL_ASSIGN_OR_RETURN(*proto.add_tensor_values(), TensorToProto(t, ""));
+  }
+  return proto;
+}
+
+}  // namespace
+
+absl::Status WriteValueFile(const Tensor& value, const Type& declared, const std::string& name,
+                            const std::string& path) {
+  if (declared.is_optional()) {
+    onnx::OptionalProto proto;
+    proto.set_name(name);
+    if (value.kind() == ValueKind::kSequence) {
+      proto.set_elem_type(onnx::OptionalProto::SEQUENCE);
+      ANVIL_ASSIGN_OR_RETURN(*proto.mutable_sequence_value(), SequenceToProto(value, ""));
+    } else if (value.kind() == ValueKind::kTensor) {
+      proto.set_elem_type(onnx::OptionalProto::TENSOR);
+      ANVIL_ASSIGN_OR_RETURN(*proto.mutable_tensor_value(), TensorToProto(value, ""));
+    }
+    return WriteMessage(proto, path);
+  }
+  if (value.kind() == ValueKind::kSequence) {
+    ANVIL_ASSIGN_OR_RETURN(onnx::SequenceProto proto, SequenceToProto(value, name));
+    return WriteMessage(proto, path);
+  }
+  if (!value.is_tensor()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", name, "' is an empty optional but declared ", declared.ToString()));
+  }
+  return WriteTensorFile(value, name, path);
+}
+
 absl::Status WriteTensorFile(const Tensor& tensor, const std::string& name,
                              const std::string& path) {
   absl::StatusOr<onnx::TensorProto> proto = TensorToProto(tensor, name);

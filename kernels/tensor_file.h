@@ -42,6 +42,12 @@ absl::StatusOr<Tensor> ReadTensor(const std::string& path);
 // them. Errors name the file.
 absl::StatusOr<NamedTensor> ReadValueFile(const std::string& path, const Type& declared);
 
+// Writes `value` as its declared type calls for: an OptionalProto for an optional (holding the
+// tensor or sequence, or nothing), a SequenceProto for a sequence, else a TensorProto; named
+// `name`. What anvil-run writes as input_K.pb / output_K.pb.
+absl::Status WriteValueFile(const Tensor& value, const Type& declared, const std::string& name,
+                            const std::string& path);
+
 // Writes `tensor` as a binary TensorProto file named `name`.
 absl::Status WriteTensorFile(const Tensor& tensor, const std::string& name,
                              const std::string& path);

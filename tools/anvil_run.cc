@@ -11,9 +11,10 @@
 // (or --input NAME=FILE), else seeded random tensors with the --shape dims (symbolic dims not
 // given are 1) made exactly as ort_run.js makes them (mulberry32, the same value rules), so the
 // two tools see the same inputs for the same seed. Prints one JSON line: median/min/max latency
-// in ms over --iters runs after --warmup, the outputs' dims and types, and with --memory the
-// arena and lower-bound bytes of the memory plan. --out writes the inputs used and the outputs
-// as input_K.pb / output_K.pb. Relative paths are relative to where `bazel run` was started.
+// in ms over --iters runs after --warmup, the outputs' dims and types (a sequence's element
+// dims), and with --memory the arena and lower-bound bytes of the memory plan. --out writes the
+// inputs used and the outputs as input_K.pb / output_K.pb. Files are TensorProto, SequenceProto
+// or OptionalProto as the value's declared type says (the backend suite's convention). Relative paths are relative to where `bazel run` was started.
 //
 // Any error prints one line `anvil-run: error: ...` and exits 1 (2 for command-line mistakes).
 #include <algorithm>
@@ -52,11 +53,12 @@ namespace {
 constexpr char kUsage[] = R"(usage: anvil-run MODEL [options]
 
 Runs an ONNX model (.onnx or .onnxtxt) with Anvil's runtime and prints one JSON line with the
-latency (median/min/max ms) and the outputs' dims and types.
+latency (median/min/max ms) and the outputs' dims and types (of a sequence: each element's dims).
+Files are TensorProto, SequenceProto or OptionalProto as the value's declared type says.
 
 options:
   --input-dir DIR        read input_K.pb (K-th graph input that is not an initializer)
-  --input NAME=FILE      read input NAME from a TensorProto file
+  --input NAME=FILE      read input NAME from a file
   --shape NAME=D0,D1,..  dims of a random input (others: declared dims, unknown ones 1)
   --seed N               seed of the random inputs (default 1, as ort_run.js)
   --iters N              timed runs (default 10)
@@ -335,7 +337,7 @@ absl::Status Run(const Flags& flags) {
     }
     Tensor tensor;
     if (!file.empty()) {
-      absl::StatusOr<NamedTensor> read = ReadTensorFile(file);
+      absl::StatusOr<NamedTensor> read = ReadValueFile(file, in.type());
       if (!read.ok()) return read.status();
       tensor = read->tensor;
     } else {
@@ -381,15 +383,17 @@ absl::Status Run(const Flags& flags) {
           absl::StrCat("cannot create '", flags.out, "': ", error.message()));
     }
     for (size_t k = 0; k < ordered.size(); ++k) {
-      if (absl::Status s = WriteTensorFile(ordered[k], session.inputs()[k]->name(),
-                                           absl::StrCat(flags.out, "/input_", k, ".pb"));
+      if (absl::Status s = WriteValueFile(ordered[k], session.inputs()[k]->type(),
+                                          session.inputs()[k]->name(),
+                                          absl::StrCat(flags.out, "/input_", k, ".pb"));
           !s.ok()) {
         return s;
       }
     }
     for (size_t k = 0; k < outputs->size(); ++k) {
-      if (absl::Status s = WriteTensorFile((*outputs)[k], session.outputs()[k]->name(),
-                                           absl::StrCat(flags.out, "/output_", k, ".pb"));
+      if (absl::Status s = WriteValueFile((*outputs)[k], session.outputs()[k]->type(),
+                                          session.outputs()[k]->name(),
+                                          absl::StrCat(flags.out, "/output_", k, ".pb"));
           !s.ok()) {
         return s;
       }
@@ -399,9 +403,21 @@ absl::Status Run(const Flags& flags) {
   std::vector<std::string> out_json;
   for (size_t k = 0; k < outputs->size(); ++k) {
     const Tensor& t = (*outputs)[k];
-    out_json.push_back(absl::StrCat("{\"name\":", JsonString(session.outputs()[k]->name()),
-                                    ",\"dims\":[", absl::StrJoin(t.dims(), ","), "],\"type\":",
-                                    JsonString(std::string(ElementTypeName(t.type()))), "}"));
+    const std::string name = JsonString(session.outputs()[k]->name());
+    const std::string element = JsonString(std::string(ElementTypeName(t.type())));
+    if (t.kind() == ValueKind::kSequence) {
+      // A sequence: its element type and each element's dims.
+      std::vector<std::string> dims;
+      for (const Tensor& e : t.elements()) dims.push_back(absl::StrCat("[", absl::StrJoin(e.dims(), ","), "]"));
+      out_json.push_back(absl::StrCat("{\"name\":", name, ",\"sequence\":[",
+                                      absl::StrJoin(dims, ","), "],\"type\":", element, "}"));
+    } else if (t.kind() == ValueKind::kNoneOptional) {
+      out_json.push_back(absl::StrCat("{\"name\":", name, ",\"optional\":\"none\",\"type\":",
+                                      element, "}"));
+    } else {
+      out_json.push_back(absl::StrCat("{\"name\":", name, ",\"dims\":[",
+                                      absl::StrJoin(t.dims(), ","), "],\"type\":", element, "}"));
+    }
   }
   const std::string base = std::filesystem::path(flags.model).filename().string();
   std::string line = absl::StrFormat(

@@ -95,6 +95,26 @@ for k in range(3):
 assert values == [12.5, 3, True], values
 PY
 
+# Sequence inputs and outputs: read from and written as SequenceProto files (the backend suite's
+# own test data), the JSON line listing each element's dims.
+SEQ_TEST=/usr/include/onnx/backend/test/data/node/test_sequence_insert_at_back
+"$RUN" "$SEQ_TEST/model.onnx" --input-dir "$SEQ_TEST/test_data_set_0" --iters 1 \
+  --out "$TMP/seq" >"$TMP/out" 2>"$TMP/err" || fail "sequence run exited $?: $(cat "$TMP/err")"
+grep -q '"sequence":\[\[4\],\[3\],\[2\],\[3\]\]' "$TMP/out" ||
+  fail "sequence output not listed: $(cat "$TMP/out")"
+/usr/bin/python3 - "$SEQ_TEST/test_data_set_0" "$TMP/seq" <<'PY' || fail "sequence output differs"
+import sys
+import onnx
+from onnx import numpy_helper
+def load(path):
+    s = onnx.SequenceProto()
+    with open(path, "rb") as f:
+        s.ParseFromString(f.read())
+    return [numpy_helper.to_array(t).tolist() for t in s.tensor_values]
+assert load(sys.argv[1] + "/output_0.pb") == load(sys.argv[2] + "/output_0.pb")
+assert load(sys.argv[1] + "/input_0.pb") == load(sys.argv[2] + "/input_0.pb")
+PY
+
 if ((failures)); then
   echo "$failures check(s) failed"
   exit 1
