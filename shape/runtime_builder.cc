@@ -59,6 +59,17 @@ void RuntimeBuilder::FillInput(int i, TensorInfo* info) const {
     }
     *info = op.kind == RuntimeOperand::Kind::kSequence ? TensorInfo::Sequence(std::move(elem))
                                             : TensorInfo::Optional(std::move(elem));
+    if (op.kind == RuntimeOperand::Kind::kSequence) {
+      // Every element is known at run time.
+      std::vector<TensorInfo> items;
+      for (const std::vector<int64_t>& d : op.element_dims) {
+        TensorInfo item;
+        item.type = op.type;
+        item.dims.emplace(d.begin(), d.end());
+        items.push_back(std::move(item));
+      }
+      info->elements = std::make_shared<const std::vector<TensorInfo>>(std::move(items));
+    }
     return;
   }
   info->type = op.type;

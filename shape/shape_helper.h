@@ -54,6 +54,9 @@ struct TensorInfo {
   std::optional<IndexExprList> values;  // row-major contents, when known
   Kind kind = Kind::kTensor;
   std::shared_ptr<const TensorInfo> elem;  // kSequence, kOptional (nullptr: nothing known)
+  // kSequence: each element, when the length is known (nullptr: not known). `elem` is then
+  // their union.
+  std::shared_ptr<const std::vector<TensorInfo>> elements;
 
   int64_t rank() const { return dims ? static_cast<int64_t>(dims->size()) : -1; }
   bool is_tensor() const { return kind == Kind::kTensor; }

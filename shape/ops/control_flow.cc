@@ -25,6 +25,7 @@ TensorInfo Join(const TensorInfo& a, const TensorInfo& b) {
     if (a.kind == b.kind) {
       TensorInfo out = a;
       out.elem = std::make_shared<const TensorInfo>(Join(a.element(), b.element()));
+      out.elements = nullptr;  // the lengths of the two may differ
       return out;
     }
     // An optional and a bare value (a present optional may be given as its value): an optional

@@ -3,10 +3,12 @@
 // Optional, OptionalHasElement, OptionalGetElement). A sequence's TensorInfo carries the union of
 // its elements (shape/shape_helper.h): what every element shares, so that SequenceAt and
 // ConcatFromSequence know their element type and whatever dims all elements agree on.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -50,6 +52,45 @@ absl::StatusOr<TensorInfo> SequenceElement(const ShapeContext& ctx, int i) {
   return TensorInfo{};  // nothing known yet
 }
 
+// A sequence of exactly `items` (values dropped): their union as the element, the items kept.
+absl::StatusOr<TensorInfo> KnownSequence(const ShapeContext& ctx, ElementType type,
+                                         std::vector<TensorInfo> items) {
+  TensorInfo elem;
+  elem.type = type;
+  for (size_t k = 0; k < items.size(); ++k) {
+    items[k].values.reset();
+    if (k == 0) {
+      elem.type = items[0].type != ElementType::kUndefined ? items[0].type : type;
+      elem.dims = items[0].dims;
+    } else {
+      ANVIL_ASSIGN_OR_RETURN(elem, Union(ctx, elem, items[k]));
+    }
+  }
+  TensorInfo seq = TensorInfo::Sequence(std::move(elem));
+  seq.elements = std::make_shared<const std::vector<TensorInfo>>(std::move(items));
+  return seq;
+}
+
+// The known elements of sequence input `i`, or nullptr.
+const std::vector<TensorInfo>* KnownElements(const ShapeContext& ctx, int i) {
+  const TensorInfo& s = ctx.Input(i);
+  return s.kind == TensorInfo::Kind::kSequence ? s.elements.get() : nullptr;
+}
+
+// A literal position input `i` in [-n, n) (or [-n, n] with `end_ok`), made non-negative; nullopt
+// when not literal. An out-of-range literal is an error.
+absl::StatusOr<std::optional<int64_t>> LiteralPosition(const ShapeContext& ctx, int i, int64_t n,
+                                                       bool end_ok) {
+  std::optional<std::vector<int64_t>> values = ctx.InputLiteralValues(i);
+  if (!values || values->size() != 1) return std::optional<int64_t>();
+  const int64_t p = (*values)[0];
+  if (p < -n || p > (end_ok ? n : n - 1)) {
+    return ctx.Error(absl::StrCat("position ", p, " is out of range for a sequence of ", n,
+                                  " tensors"));
+  }
+  return std::optional<int64_t>(p < 0 ? p + n : p);
+}
+
 TensorInfo Tensor(ElementType type, std::optional<DimsExpr> dims) {
   TensorInfo t;
   t.type = type;
@@ -60,21 +101,33 @@ TensorInfo Tensor(ElementType type, std::optional<DimsExpr> dims) {
 absl::Status SequenceEmptyShape(ShapeContext& ctx) {
   const auto type = static_cast<ElementType>(
       ctx.node().GetInt("dtype", static_cast<int64_t>(ElementType::kFloat)));
-  ctx.output(0) = TensorInfo::Sequence(Tensor(type, std::nullopt));
+  ANVIL_ASSIGN_OR_RETURN(ctx.output(0), KnownSequence(ctx, type, {}));
   return absl::OkStatus();
 }
 
 absl::Status SequenceConstructShape(ShapeContext& ctx) {
   if (ctx.num_inputs() == 0) return ctx.Error("needs at least one input");
-  TensorInfo elem = Tensor(ctx.Input(0).type, ctx.Input(0).dims);
-  for (int i = 1; i < ctx.num_inputs(); ++i) {
-    ANVIL_ASSIGN_OR_RETURN(elem, Union(ctx, elem, ctx.Input(i)));
-  }
-  ctx.output(0) = TensorInfo::Sequence(std::move(elem));
+  std::vector<TensorInfo> items;
+  for (int i = 0; i < ctx.num_inputs(); ++i) items.push_back(Tensor(ctx.Input(i).type, ctx.Input(i).dims));
+  ANVIL_ASSIGN_OR_RETURN(ctx.output(0), KnownSequence(ctx, ctx.Input(0).type, std::move(items)));
   return absl::OkStatus();
 }
 
 absl::Status SequenceInsertShape(ShapeContext& ctx) {
+  if (const std::vector<TensorInfo>* known = KnownElements(ctx, 0)) {
+    const int64_t n = static_cast<int64_t>(known->size());
+    std::optional<int64_t> at = n;
+    if (ctx.HasInput(2)) {
+      ANVIL_ASSIGN_OR_RETURN(at, LiteralPosition(ctx, 2, n, /*end_ok=*/true));
+    }
+    if (at) {
+      std::vector<TensorInfo> items = *known;
+      items.insert(items.begin() + *at, Tensor(ctx.Input(1).type, ctx.Input(1).dims));
+      ANVIL_ASSIGN_OR_RETURN(ctx.output(0),
+                             KnownSequence(ctx, ctx.Input(0).element().type, std::move(items)));
+      return absl::OkStatus();
+    }
+  }
   ANVIL_ASSIGN_OR_RETURN(TensorInfo elem, SequenceElement(ctx, 0));
   const TensorInfo& tensor = ctx.Input(1);
   // An empty sequence's element has no dims yet: the inserted tensor's are all there is.
@@ -86,12 +139,36 @@ absl::Status SequenceInsertShape(ShapeContext& ctx) {
 }
 
 absl::Status SequenceAtShape(ShapeContext& ctx) {
+  if (const std::vector<TensorInfo>* known = KnownElements(ctx, 0)) {
+    ANVIL_ASSIGN_OR_RETURN(
+        const std::optional<int64_t> at,
+        LiteralPosition(ctx, 1, static_cast<int64_t>(known->size()), /*end_ok=*/false));
+    if (at) {
+      ctx.SetOutput(0, (*known)[*at].type, (*known)[*at].dims);
+      return absl::OkStatus();
+    }
+  }
   ANVIL_ASSIGN_OR_RETURN(const TensorInfo elem, SequenceElement(ctx, 0));
   ctx.SetOutput(0, elem.type, elem.dims);
   return absl::OkStatus();
 }
 
 absl::Status SameSequenceShape(ShapeContext& ctx) {  // SequenceErase
+  if (const std::vector<TensorInfo>* known = KnownElements(ctx, 0)) {
+    const int64_t n = static_cast<int64_t>(known->size());
+    if (n == 0) return ctx.Error("cannot erase from an empty sequence");
+    std::optional<int64_t> at = n - 1;
+    if (ctx.HasInput(1)) {
+      ANVIL_ASSIGN_OR_RETURN(at, LiteralPosition(ctx, 1, n, /*end_ok=*/false));
+    }
+    if (at) {
+      std::vector<TensorInfo> items = *known;
+      items.erase(items.begin() + *at);
+      ANVIL_ASSIGN_OR_RETURN(ctx.output(0),
+                             KnownSequence(ctx, ctx.Input(0).element().type, std::move(items)));
+      return absl::OkStatus();
+    }
+  }
   ANVIL_ASSIGN_OR_RETURN(TensorInfo elem, SequenceElement(ctx, 0));
   ctx.output(0) = TensorInfo::Sequence(std::move(elem));
   return absl::OkStatus();
@@ -100,6 +177,9 @@ absl::Status SameSequenceShape(ShapeContext& ctx) {  // SequenceErase
 absl::Status SequenceLengthShape(ShapeContext& ctx) {
   ANVIL_RETURN_IF_ERROR(SequenceElement(ctx, 0).status());
   ctx.SetOutput(0, ElementType::kInt64, DimsExpr{});
+  if (const std::vector<TensorInfo>* known = KnownElements(ctx, 0)) {
+    ctx.output(0).values = IndexExprList{IndexExpr(static_cast<int64_t>(known->size()))};
+  }
   return absl::OkStatus();
 }
 
@@ -130,14 +210,46 @@ absl::Status SplitToSequenceShape(ShapeContext& ctx) {
       }
       dims[axis] = one_size ? IndexExpr((*split)[0]) : IndexExpr::Questionmark();
     }
-    elem.dims = std::move(dims);
+    elem.dims = dims;
+    // The pieces themselves when the axis length and the split are literals: the length known.
+    const IndexExpr& length = (*x.dims)[axis];
+    std::optional<std::vector<int64_t>> sizes;
+    if (length.IsLiteral()) {
+      if (!ctx.HasInput(1)) {
+        sizes.emplace(length.literal(), 1);
+      } else if (std::optional<std::vector<int64_t>> split = ctx.InputLiteralValues(1)) {
+        if (ctx.InputRank(1) == 0 && split->size() == 1 && (*split)[0] > 0) {
+          sizes.emplace();
+          for (int64_t at = 0; at < length.literal(); at += (*split)[0]) {
+            sizes->push_back(std::min((*split)[0], length.literal() - at));
+          }
+        } else if (ctx.InputRank(1) == 1) {
+          sizes = *split;
+        }
+      }
+    }
+    if (sizes && sizes->size() <= static_cast<size_t>(kMaxTrackedValues)) {
+      std::vector<TensorInfo> items;
+      for (int64_t size : *sizes) {
+        DimsExpr piece = *x.dims;
+        if (!ctx.HasInput(1) && ctx.node().GetInt("keepdims", 1) == 0) {
+          piece.erase(piece.begin() + axis);
+        } else {
+          piece[axis] = IndexExpr(size);
+        }
+        items.push_back(Tensor(x.type, std::move(piece)));
+      }
+      ANVIL_ASSIGN_OR_RETURN(ctx.output(0), KnownSequence(ctx, x.type, std::move(items)));
+      return absl::OkStatus();
+    }
   }
   ctx.output(0) = TensorInfo::Sequence(std::move(elem));
   return absl::OkStatus();
 }
 
-// One tensor: the elements joined along `axis` (its dim a questionmark: the count is data), or
-// stacked along a new one with new_axis = 1.
+// One tensor: the elements joined along `axis` (the sum of their dims there when every element
+// is known, else a questionmark: the count is data), or stacked along a new one with
+// new_axis = 1.
 absl::Status ConcatFromSequenceShape(ShapeContext& ctx) {
   ANVIL_ASSIGN_OR_RETURN(const TensorInfo elem, SequenceElement(ctx, 0));
   std::optional<DimsExpr> dims;
@@ -147,8 +259,19 @@ absl::Status ConcatFromSequenceShape(ShapeContext& ctx) {
     ANVIL_ASSIGN_OR_RETURN(const int64_t axis,
                            ctx.NormalizeAxis(ctx.node().GetInt("axis", 0), rank, "axis"));
     dims = *elem.dims;
+    const std::vector<TensorInfo>* known = KnownElements(ctx, 0);
+    bool ranks_known = known != nullptr && !known->empty();
+    for (size_t k = 0; ranks_known && k < known->size(); ++k) {
+      ranks_known = (*known)[k].rank() == elem.rank();
+    }
     if (new_axis) {
-      dims->insert(dims->begin() + axis, IndexExpr::Questionmark());
+      dims->insert(dims->begin() + axis,
+                   ranks_known ? IndexExpr(static_cast<int64_t>(known->size()))
+                               : IndexExpr::Questionmark());
+    } else if (ranks_known) {
+      IndexExpr total(0);
+      for (const TensorInfo& e : *known) total = total + (*e.dims)[axis];
+      (*dims)[axis] = total;
     } else {
       (*dims)[axis] = IndexExpr::Questionmark();
     }
