@@ -87,6 +87,11 @@ absl::StatusOr<std::string> OnnxTypeString(const Type& type) {
     case Type::Kind::kTensor:
     case Type::Kind::kSparseTensor: {
       if (type.element_type() == ElementType::kUndefined) return std::string();
+      // ToDataTypeString throws on a code ONNX does not define.
+      if (!IsValidElementType(static_cast<int32_t>(type.element_type()))) {
+        return Fail(absl::StrCat("element type code ", static_cast<int32_t>(type.element_type()),
+                                 " is not an ONNX data type"));
+      }
       const char* kind = type.kind() == Type::Kind::kTensor ? "tensor(" : "sparse_tensor(";
       return absl::StrCat(
           kind,

@@ -67,9 +67,11 @@ absl::Status EmitTensor(KernelContext& ctx, int i, const Tensor& t) {
 Tensor Own(const KernelContext& ctx, int i) { return Tensor::CopyOf(ctx.input(i)); }
 
 absl::Status SequenceEmpty(KernelContext& ctx) {
-  const auto type = static_cast<ElementType>(
-      ctx.node().GetInt("dtype", static_cast<int64_t>(ElementType::kFloat)));
-  return ctx.SetOutputValue(0, Tensor::Sequence(type, {}));
+  const int64_t dtype = ctx.node().GetInt("dtype", static_cast<int64_t>(ElementType::kFloat));
+  if (dtype < 0 || dtype > INT32_MAX || !IsValidElementType(static_cast<int32_t>(dtype))) {
+    return ctx.Error(absl::StrCat("dtype ", dtype, " is not an ONNX data type"));
+  }
+  return ctx.SetOutputValue(0, Tensor::Sequence(static_cast<ElementType>(dtype), {}));
 }
 
 absl::Status SequenceConstruct(KernelContext& ctx) {

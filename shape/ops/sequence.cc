@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
 #include "base/status_macros.h"
+#include "shape/ops/elementwise.h"
 #include "shape/ops/op_util.h"
 #include "shape/shape_rules.h"
 #include "shape/tensor_info.h"
@@ -99,9 +100,10 @@ TensorInfo Tensor(ElementType type, std::optional<DimsExpr> dims) {
 }
 
 absl::Status SequenceEmptyShape(ShapeContext& ctx) {
-  const auto type = static_cast<ElementType>(
-      ctx.node().GetInt("dtype", static_cast<int64_t>(ElementType::kFloat)));
-  ANVIL_ASSIGN_OR_RETURN(ctx.output(0), KnownSequence(ctx, type, {}));
+  const int64_t dtype = ctx.node().GetInt("dtype", static_cast<int64_t>(ElementType::kFloat));
+  const std::optional<ElementType> type = shape_ops::elementwise::ElementTypeFromAttr(dtype);
+  if (!type) return ctx.Error(absl::StrCat("dtype ", dtype, " is not an ONNX data type"));
+  ANVIL_ASSIGN_OR_RETURN(ctx.output(0), KnownSequence(ctx, *type, {}));
   return absl::OkStatus();
 }
 

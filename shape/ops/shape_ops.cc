@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
+#include "shape/ops/elementwise.h"
 #include "shape/ops/op_util.h"
 #include "shape/ops/shape_ops_internal.h"
 #include "shape/shape_rules.h"
@@ -292,25 +293,27 @@ absl::Status InferConstantOfShape(ShapeContext& ctx) {
 
 // Multinomial: [batch_size, sample_size] of dtype (default int32).
 absl::Status InferMultinomial(ShapeContext& ctx) {
-  const auto type =
-      static_cast<ElementType>(ctx.node().GetInt("dtype", static_cast<int>(ElementType::kInt32)));
+  const std::optional<ElementType> type = shape_ops::elementwise::ElementTypeFromAttr(
+      ctx.node().GetInt("dtype", static_cast<int>(ElementType::kInt32)));
+  if (!type) return ctx.Error("dtype is not an ONNX data type");
   const IndexExpr samples = ctx.node().GetInt("sample_size", 1);
   std::optional<DimsExpr> dims = ctx.InputDims(0);
   if (dims && dims->size() != 2) {
     return ctx.Error(
         absl::StrCat("input must be 2-D [batch_size, class_size], is ", DimsToString(*dims)));
   }
-  ctx.SetOutput(0, type, DimsExpr{dims ? (*dims)[0] : IndexExpr::Questionmark(), samples});
+  ctx.SetOutput(0, *type, DimsExpr{dims ? (*dims)[0] : IndexExpr::Questionmark(), samples});
   return absl::OkStatus();
 }
 
 // RandomNormal, RandomUniform: the `shape` attribute, dtype (default float).
 absl::Status InferRandom(ShapeContext& ctx) {
-  const auto type =
-      static_cast<ElementType>(ctx.node().GetInt("dtype", static_cast<int>(ElementType::kFloat)));
+  const std::optional<ElementType> type = shape_ops::elementwise::ElementTypeFromAttr(
+      ctx.node().GetInt("dtype", static_cast<int>(ElementType::kFloat)));
+  if (!type) return ctx.Error("dtype is not an ONNX data type");
   if (ctx.node().FindAttribute("shape") == nullptr) return ctx.Error("missing attribute shape");
   const std::vector<int64_t> shape = ctx.node().GetInts("shape");
-  ctx.SetOutput(0, type, DimsExpr(shape.begin(), shape.end()));
+  ctx.SetOutput(0, *type, DimsExpr(shape.begin(), shape.end()));
   return absl::OkStatus();
 }
 
