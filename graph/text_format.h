@@ -54,9 +54,11 @@
 //    ([A-Za-z_][A-Za-z0-9_]*) or that are type keywords (`float`, `seq`, ...)
 //    are printed sanitized and unique (`onnx::Add_1` -> `onnx__Add_1`); a
 //    leading omitted output, which 1.12 cannot spell, gets an unused name.
+//  - Non-tensor types (`seq(T)`, `optional(T)`, `map(K, V)`, `sparse_tensor(T)`)
+//    print and parse in value lists (the 1.12 parser reads them only as
+//    standalone types; ParseModelText stands placeholders in for them).
 //  - What the 1.12 parser cannot read at all is printed as newer ONNX spells
-//    it, so a dump still shows it but the text does not parse: non-tensor
-//    types (`seq(T)`, `map(K, V)`, `optional(T)`, `sparse_tensor(T)`),
+//    it, so a dump still shows it but the text does not parse:
 //    float16/bfloat16/complex constants, inf/NaN/subnormal floats, strings
 //    holding `"`, empty lists, tensor-list/graph-list/sparse/type attributes,
 //    a leading omitted input (`""`).
