@@ -82,9 +82,12 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
       auto heap = [&](int i, ElementType type,
                       absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
         const int slot = step.outputs[i];
+        TensorRecycler* recycler =
+            options.outputs != nullptr && plan.slots()[slot].graph_output ? options.outputs
+                                                                          : options.frame_buffers;
         absl::StatusOr<Tensor> tensor =
-            options.outputs != nullptr && plan.slots()[slot].graph_output
-                ? options.outputs->Allocate(slot, type, dims, options.max_allocation_bytes)
+            recycler != nullptr
+                ? recycler->Allocate(slot, type, dims, options.max_allocation_bytes)
                 : Tensor::Allocate(type, dims, options.max_allocation_bytes);
         if (!tensor.ok()) {
           return absl::Status(
@@ -133,7 +136,9 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
           return absl::InternalError(
               absl::StrCat("subgraph '", body.name(), "' has no execution plan"));
         }
-        return RunSubgraphPlan(*sub, frame, args, inner);
+        ExecutionOptions body_options = inner;
+        if (inner.body_buffers != nullptr) body_options.frame_buffers = &(*inner.body_buffers)[sub];
+        return RunSubgraphPlan(*sub, frame, args, body_options);
       };
       ANVIL_RETURN_IF_ERROR(ExecuteNode(
           node, step.opset, *step.kernel, step.shape_fn, std::move(inputs), planned,

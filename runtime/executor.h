@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "kernels/tensor.h"
@@ -66,6 +67,14 @@ struct ExecutionOptions {
   // session run in a loop reuses the buffers of results its caller has dropped. Main graph
   // only.
   TensorRecycler* outputs = nullptr;
+  // When set, every heap tensor of subgraph bodies (If/Loop/Scan/SequenceMap) is allocated
+  // through the recycler of its body's plan, keyed by slot: a Loop's iterations reuse the
+  // buffers the previous ones dropped instead of allocating each step anew (a body's shapes
+  // may change between iterations, so the bodies have no static arena).
+  // (A node map: a nested body's insertion must not move the recycler an outer body uses.)
+  absl::node_hash_map<const GraphPlan*, TensorRecycler>* body_buffers = nullptr;
+  // The recycler of the frame being run (a body's), from body_buffers.
+  TensorRecycler* frame_buffers = nullptr;
 };
 
 // Runs every step of `frame.plan()`; inputs, constants and captures must be bound.

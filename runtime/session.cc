@@ -296,7 +296,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
   if (options_.profile) step_nanos_.resize(plan_->steps().size(), 0);
   ExecutionOptions exec_options{options_.seed, &heap_tensors_,
                                 options_.profile ? &step_nanos_ : nullptr,
-                                options_.max_allocation_bytes, &output_recycler_};
+                                options_.max_allocation_bytes, &output_recycler_, &body_buffers_};
   ANVIL_RETURN_IF_ERROR(ExecuteFrame(frame, &layout, exec_options));
 
   std::vector<Tensor> outputs;

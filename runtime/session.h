@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "graph/ir.h"
@@ -149,6 +150,8 @@ class Session {
   int64_t released_weight_bytes_ = 0;
   // The last two runs' graph outputs, reused when the caller has dropped them.
   TensorRecycler output_recycler_;
+  // Subgraph bodies' tensors, per body plan, reused across iterations and runs.
+  absl::node_hash_map<const GraphPlan*, TensorRecycler> body_buffers_;
   int64_t runs_ = 0;
   std::vector<int64_t> step_nanos_;  // per step, when profiling
 };

@@ -381,6 +381,50 @@ g (int64 m, float[2] x) => (float[2] sum, float[?, 2] all) {
   for (int i = 0; i < 6; ++i) EXPECT_EQ((*out)[1].As<float>()[i], expected[i]);
 }
 
+// Body tensors are recycled across iterations and runs (ExecutionOptions::body_buffers): a
+// buffer is reused only when nothing else holds it, so carried values, stacked scan outputs and
+// earlier runs' results the caller still holds keep their values.
+TEST(SessionTest, LoopBodyBuffersAreReusedOnlyWhenFree) {
+  std::unique_ptr<Session> session = LoadText(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+g (int64 m, float[2] x) => (float[2] sum, float[?, 2] all) {
+  sum, all = Loop (m, , x) <
+    body = body_g (int64 i, bool c_in, float[2] acc) => (bool c_out, float[2] next, float[2] seen) {
+      c_out = Identity (c_in)
+      doubled = Add (acc, acc)
+      next = Sub (doubled, acc)
+      plus = Add (next, x)
+      seen = Identity (plus)
+    }
+  >
+}
+)onnx");
+  ASSERT_NE(session, nullptr);
+  auto run = [&](int64_t trips) {
+    Tensor m(ElementType::kInt64, {});
+    m.As<int64_t>()[0] = trips;
+    absl::StatusOr<std::vector<Tensor>> out =
+        session->Run({{"m", m}, {"x", Floats({2}, {1.0f, 2.0f})}});
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? *out : std::vector<Tensor>();
+  };
+  // Iteration t sees acc = x (acc carried unchanged) and stacks x + x.
+  auto check = [](const std::vector<Tensor>& out, int64_t trips) {
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].As<float>()[1], 2.0f);
+    ASSERT_EQ(out[1].dims(), (Shape{trips, 2}));
+    for (int64_t t = 0; t < trips; ++t) {
+      EXPECT_EQ(out[1].As<float>()[2 * t], 2.0f) << t;
+      EXPECT_EQ(out[1].As<float>()[2 * t + 1], 4.0f) << t;
+    }
+  };
+  const std::vector<Tensor> first = run(3);
+  const std::vector<Tensor> second = run(50);
+  const std::vector<Tensor> third = run(3);
+  check(first, 3);
+  check(second, 50);
+  check(third, 3);
+}
+
 TEST(SessionTest, ScanWithReverseInputAndOutputAxis) {
   std::unique_ptr<Session> session = LoadText(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
 g (float[2] init, float[3, 2] xs) => (float[2] last, float[2, 3] partial) {
