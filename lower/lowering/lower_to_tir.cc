@@ -35,6 +35,11 @@ struct LoweredModuleAttachment {
   std::unique_ptr<tir::Module> module;
 };
 
+// Why a sequence or optional value stops lowering.
+const char* NoSequences() {
+  return ": the Tensor IR has no sequences or optionals (run the model with the interpreter)";
+}
+
 absl::StatusOr<DataType> ElementOf(const Value& v, ElementType type) {
   std::optional<tir::ScalarKind> kind = tir::ScalarKindOf(type);
   if (!kind) {
@@ -188,6 +193,10 @@ absl::Status Lowerer::DeclareInputs() {
   for (size_t k = 0; k < g.inputs().size(); ++k) {
     const Value* v = g.inputs()[k];
     const TensorInfo& info = inference_.state().Get(v);
+    if (!info.is_tensor()) {
+      return absl::UnimplementedError(absl::StrCat("input '", v->name(), "' is a ",
+                                                   v->type().ToString(), NoSequences()));
+    }
     if (!info.dims) {
       return absl::UnimplementedError(
           absl::StrCat("input '", v->name(), "' has an unknown rank; lowering needs its rank"));
@@ -318,6 +327,11 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
       if (!declared) {
         // Data decides its dims: index variables the call assigns, bound for later nodes.
         const TensorInfo& info = inference_.state().Get(v);
+        if (!info.is_tensor()) {
+          return absl::UnimplementedError(absl::StrCat(node.Describe(), ": output '", v->name(),
+                                                       "' is a ", v->type().ToString(),
+                                                       NoSequences()));
+        }
         std::optional<tir::ScalarKind> kind = tir::ScalarKindOf(info.type);
         if (!kind) kind = tir::ScalarKindOf(v->type().element_type());
         if (!kind || !info.dims) {
