@@ -30,6 +30,12 @@ Type UnionOfElements(const Type& a, const Type& b) {
   return Type::Tensor(elem, std::move(dims));
 }
 
+// The Type of a sequence's or optional's element info (no type when nothing is known).
+Type ElementInfoType(const TensorInfo& elem) {
+  if (elem.is_tensor() && elem.type == ElementType::kUndefined && !elem.dims) return Type();
+  return MergeInferredType(elem, Type()).type;
+}
+
 }  // namespace
 
 TensorInfo InfoFromType(const Type& type) {
@@ -96,11 +102,7 @@ MergeResult MergeInferredType(const TensorInfo& inferred, const Type& declared) 
     // Declared and inferred alike are widened to what both say (UnionOfElements): a loose
     // declaration is never a contradiction, and a type written by an earlier round of a loop
     // body's inference does not pin the later ones.
-    const TensorInfo& elem = inferred.element();
-    const Type inferred_elem = elem.is_tensor() && elem.type == ElementType::kUndefined && !elem.dims
-                                   ? Type()
-                                   : MergeInferredType(elem, Type()).type;
-    Type inner = UnionOfElements(declared.elem(), inferred_elem);
+    Type inner = UnionOfElements(declared.elem(), ElementInfoType(inferred.element()));
     result.type = declared.is_sequence() && inferred.kind == TensorInfo::Kind::kSequence
                       ? Type::Sequence(std::move(inner))
                   : declared.is_optional() && inferred.kind == TensorInfo::Kind::kOptional
@@ -122,10 +124,7 @@ MergeResult MergeInferredType(const TensorInfo& inferred, const Type& declared) 
       result.type = declared;
       return result;
     }
-    const TensorInfo& elem = inferred.element();
-    Type elem_type = elem.is_tensor() && elem.type == ElementType::kUndefined && !elem.dims
-                         ? Type()
-                         : MergeInferredType(elem, Type()).type;
+    Type elem_type = ElementInfoType(inferred.element());
     result.type = inferred.kind == TensorInfo::Kind::kSequence ? Type::Sequence(std::move(elem_type))
                                                                : Type::Optional(std::move(elem_type));
     return result;

@@ -389,8 +389,6 @@ absl::StatusOr<T> ScalarInput(const KernelContext& ctx, int input, std::string_v
 // Strings (elementwise_string.cc)
 // ---------------------------------------------------------------------------------------------
 
-// Copies the strings of `x` (any strides) into the dense string tensor `y` of the same dims.
-absl::Status CopyStrings(const TensorView& x, const TensorView& y);
 // Cast where x or y (or both) is a string tensor: numbers formatted or parsed as the top of
 // elementwise_string.cc says; an unparseable string is an error naming the element.
 absl::Status CastWithStrings(const KernelContext& ctx, const TensorView& x, const TensorView& y);

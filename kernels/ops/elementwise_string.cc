@@ -1,4 +1,4 @@
-// Cast to and from string, and string copies (Identity, Cast string -> string).
+// Cast to and from string (string to string copies through data_ops::CopyView).
 //
 // ONNX's Cast says numbers become "plain floating-point representation (such as 314.15926)"
 // and strings parse as numbers, with "NaN", "INF", "+INF", "-INF" accepted in any case. The
@@ -25,6 +25,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
+#include "kernels/ops/data_internal.h"
 #include "kernels/ops/elementwise_internal.h"
 
 namespace anvil::elementwise {
@@ -146,17 +147,12 @@ absl::StatusOr<To> ParseNumber(std::string_view text) {
 
 }  // namespace
 
-absl::Status CopyStrings(const TensorView& x, const TensorView& y) {
-  const std::string* in = x.As<const std::string>();
-  std::string* out = y.As<std::string>();
-  int64_t i = 0;
-  ForEachOffset(x, [&](int64_t offset) { out[i++] = in[offset]; });
-  return absl::OkStatus();
-}
-
 absl::Status CastWithStrings(const KernelContext& ctx, const TensorView& x, const TensorView& y) {
   const std::string_view op = ctx.node().op_type();
-  if (x.type == ElementType::kString && y.type == ElementType::kString) return CopyStrings(x, y);
+  if (x.type == ElementType::kString && y.type == ElementType::kString) {
+    data_ops::CopyView(y, x);
+    return absl::OkStatus();
+  }
   if (y.type == ElementType::kString) {
     std::string* out = y.As<std::string>();
     return DispatchTypes<kAllNumericTypes>(x.type, op, [&](auto tag) -> absl::Status {

@@ -169,18 +169,11 @@ absl::Status SplitToSequence(KernelContext& ctx) {
   for (int64_t size : sizes) {
     TensorView piece = data_ops::Offset(x, at * x.strides[axis]);
     piece.dims[axis] = size;
-    Tensor t = Tensor::CopyOf(piece);
-    if (squeeze) {
-      Shape dims = t.dims();
-      dims.erase(dims.begin() + axis);
-      Tensor reshaped(t.type(), dims);
-      data_ops::CopyView(reshaped.view(), TensorView::Dense(t.type(), t.data(), dims));
-      if (t.type() == ElementType::kString) {
-        std::copy_n(t.As<std::string>(), t.NumElements(), reshaped.As<std::string>());
-      }
-      t = reshaped;
+    if (squeeze) {  // pieces of 1: the axis dropped from the view, so one copy makes the piece
+      piece.dims.erase(piece.dims.begin() + axis);
+      piece.strides.erase(piece.strides.begin() + axis);
     }
-    pieces.push_back(std::move(t));
+    pieces.push_back(Tensor::CopyOf(piece));
     at += size;
   }
   return ctx.SetOutputValue(0, Tensor::Sequence(x.type, std::move(pieces)));

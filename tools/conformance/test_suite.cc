@@ -223,18 +223,6 @@ absl::StatusOr<std::shared_ptr<const Elements>> IntegerTensorToElements(
       DenseElements::FromBytes(type, std::move(dims), bytes.data(), bytes.size()));
 }
 
-absl::Status RequireTensorInterface(const Graph& graph) {
-  auto check = [](const Value* v, std::string_view role) -> absl::Status {
-    if (v->type().is_tensor() || !v->type().has_value()) return absl::OkStatus();
-    return absl::UnimplementedError(absl::StrCat("graph ", std::string(role), " '", v->name(),
-                                                 "' has type ", v->type().ToString(),
-                                                 ": only tensor values are supported"));
-  };
-  for (const Value* v : graph.inputs()) ANVIL_RETURN_IF_ERROR(check(v, "input"));
-  for (const Value* v : graph.outputs()) ANVIL_RETURN_IF_ERROR(check(v, "output"));
-  return absl::OkStatus();
-}
-
 absl::StatusOr<std::vector<Value*>> BindTestInputs(const Graph& graph,
                                                    const std::vector<onnx::TensorProto>& inputs) {
   std::vector<Value*> positional;

@@ -88,11 +88,6 @@ absl::StatusOr<std::vector<BoundInput>> ReadTestInputs(const TestCase& test, con
 // form needs a TypeProto attribute).
 absl::Status ReplaceInputWithConstantNodes(Graph& graph, Value* input, const Tensor& value);
 
-// Unimplemented naming the first graph input or output whose declared type is not a tensor (a
-// sequence, optional or map): the test data of those is a SequenceProto or OptionalProto, which
-// would parse as a garbage TensorProto, and the runtime has no such values yet.
-absl::Status RequireTensorInterface(const Graph& graph);
-
 // Binds the test's inputs to the model's graph inputs. input_K.pb names its input when the
 // tensor's name is set (node tests); unnamed tensors (pytorch-converted) go, in order, to the
 // graph inputs that are not initializers. Returns one graph input per input file.
