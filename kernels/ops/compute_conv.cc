@@ -24,6 +24,7 @@
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "kernels/ops/compute_util.h"
+#include "kernels/ops/conv_winograd.h"
 #include "kernels/simd/depthwise.h"
 #include "kernels/simd/elementwise.h"
 #include "kernels/simd/gemm.h"
@@ -590,6 +591,9 @@ class ConvKernel final : public OpKernel {
  public:
   ConvKernel(WindowAttrs attrs, int64_t group) : attrs_(std::move(attrs)), group_(group) {}
 
+  // Prepares the Winograd path when the node's weight and attributes allow it.
+  void PrepareFor(const Node& node) { winograd_ = PrepareWinogradWeights(node); }
+
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& x = ctx.input(0);
     const TensorView& w = ctx.input(1);
@@ -602,6 +606,17 @@ class ConvKernel final : public OpKernel {
       DenseInput<C> xd(x), wd(w), bd;
       if (ctx.HasInput(2)) bd.Reset(ctx.input(2));
       DenseOutput<C> yd(y);
+      if constexpr (std::is_same_v<C, float>) {
+        // The prepared weight is the node's constant: its dims are checked, not its bytes.
+        if (winograd_ != nullptr && w.dims[0] == winograd_->out_channels &&
+            w.dims[1] == winograd_->in_channels && group_ == 1 &&
+            WinogradApplies(*g, x.dims[0], *winograd_)) {
+          WinogradConv2D(*g, x.dims[0], *winograd_, xd.data(),
+                         ctx.HasInput(2) ? bd.data() : nullptr, yd.data());
+          yd.Commit();
+          return absl::OkStatus();
+        }
+      }
       ConvForward<C>(*g, x.dims[0], x.dims[1], w.dims[0], group_, xd.data(), wd.data(),
                      ctx.HasInput(2) ? bd.data() : nullptr, yd.data());
       yd.Commit();
@@ -612,6 +627,7 @@ class ConvKernel final : public OpKernel {
  private:
   WindowAttrs attrs_;
   int64_t group_;
+  std::unique_ptr<const WinogradWeights> winograd_;
 };
 
 bool IsQuantized(ElementType t) { return t == ElementType::kUint8 || t == ElementType::kInt8; }
@@ -837,7 +853,9 @@ KernelOr MakeConvLike(const Node& node) {
   if (!attrs.ok()) return attrs.status();
   absl::StatusOr<int64_t> group = ReadGroup(node);
   if (!group.ok()) return group.status();
-  return std::unique_ptr<OpKernel>(new Kernel(*std::move(attrs), *group));
+  auto kernel = std::make_unique<Kernel>(*std::move(attrs), *group);
+  if constexpr (std::is_same_v<Kernel, ConvKernel>) kernel->PrepareFor(node);
+  return std::unique_ptr<OpKernel>(std::move(kernel));
 }
 
 // com.microsoft FusedConv (ONNX Runtime's contrib op, which the fuse-activations pass makes):

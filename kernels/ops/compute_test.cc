@@ -35,6 +35,7 @@
 #include "kernels/op_kernel.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/reduce.h"
+#include "kernels/simd/winograd.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_file.h"
 #include "kernels/testing/backend_test_util.h"
@@ -479,6 +480,52 @@ TEST(Conv, MatchesDirectConvolution) {
     ExpectNear(Values<float>((*y)[0]),
                NaiveConv(c, out, Values<float>(x), Values<float>(w), Values<float>(b)), 1e-4,
                attrs);
+  }
+}
+
+// A Conv with a constant 3x3 weight, unit strides and enough channels and tiles runs Winograd
+// F(4x4, 3x3) (ops/conv_winograd.h): the definition's values within 1e-4 (relative above 1;
+// Winograd's rounding is ~1e-6 of the sum of |terms|, and a wrong tap or tile is off by O(1)), for
+// outputs that are and are not multiples of the 4x4 tile, asymmetric and zero pads, one and several
+// images, several blocks of tiles, odd channel counts, no bias.
+TEST(Conv, WinogradGivesTheDirectSum) {
+  struct Case {
+    std::vector<int64_t> x_dims;
+    int64_t m;
+    std::vector<int64_t> pads;
+    bool bias;
+  };
+  const Case cases[] = {
+      {{1, 8, 16, 16}, 8, {1, 1, 1, 1}, true},
+      {{2, 16, 13, 11}, 24, {1, 0, 2, 1}, true},
+      {{3, 8, 20, 20}, 16, {0, 0, 0, 0}, true},
+      {{2, 32, 30, 30}, 40, {2, 2, 2, 2}, true},  // 128 tiles: three blocks
+      {{1, 9, 17, 17}, 9, {1, 1, 1, 1}, false},
+  };
+  for (const Case& c : cases) {
+    const ConvCase conv{c.x_dims, c.m, 1, {3, 3}, {1, 1}, {1, 1}, c.pads};
+    const std::vector<int64_t> out = {c.x_dims[2] + c.pads[0] + c.pads[2] - 2,
+                                      c.x_dims[3] + c.pads[1] + c.pads[3] - 2};
+    const std::vector<int64_t> w_dims = {c.m, c.x_dims[1], 3, 3};
+    // Weights k / 64 print exactly in the model text.
+    std::vector<float> wv = Values<float>(RandomTensor(w_dims, 52));
+    for (float& v : wv) v = std::round(v * 64.0f) / 64.0f;
+    const Tensor x = RandomTensor(c.x_dims, 51), w = Floats(w_dims, wv);
+    const Tensor b = c.bias ? RandomTensor({c.m}, 53) : Floats({c.m}, std::vector<float>(c.m));
+    const std::string attrs = absl::StrCat("pads = [", absl::StrJoin(c.pads, ", "), "]");
+    const std::string text =
+        ModelText(11,
+                  absl::StrCat("agraph (float[A] x", c.bias ? ", float[K] b" : "",
+                               ") => (float[D] y) <float[", absl::StrJoin(w_dims, ", "), "] w = {",
+                               absl::StrJoin(wv, ", "), "}>"),
+                  absl::StrCat("y = Conv <", attrs, "> (x, w", c.bias ? ", b" : "", ")"));
+    const int64_t transforms = simd::WinogradOutputTransforms();
+    absl::StatusOr<std::vector<Tensor>> y =
+        RunText(text, c.bias ? std::vector<Tensor>{x, w, b} : std::vector<Tensor>{x, w});
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_GT(simd::WinogradOutputTransforms(), transforms) << attrs << ": no Winograd";
+    ExpectNear(Values<float>((*y)[0]), NaiveConv(conv, out, Values<float>(x), wv, Values<float>(b)),
+               1e-4, absl::StrCat(absl::StrJoin(c.x_dims, "x"), " ", attrs));
   }
 }
 

@@ -1,0 +1,44 @@
+// Conv's Winograd path: 2-D float convolutions with a constant 3x3 weight, unit strides and
+// dilations and one group (the body of VGG/ResNet-style networks) run as Winograd F(4x4, 3x3)
+// (simd/winograd.h): a quarter of the multiplies of im2col + GEMM. The weight is transformed
+// once, when the kernel is made; the input and output transforms run per block of tiles sized
+// so that the transformed block and its 36 products stay in L2, and threads split the blocks.
+//
+// Results differ from the im2col path by about 1e-6 of the sum of |terms| (simd/winograd.h);
+// they do not depend on the thread count.
+#ifndef ANVIL_KERNELS_OPS_CONV_WINOGRAD_H_
+#define ANVIL_KERNELS_OPS_CONV_WINOGRAD_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "graph/ir.h"
+#include "kernels/ops/compute_util.h"
+
+namespace anvil::compute_ops {
+
+// A Conv weight [K, C, 3, 3] as the 36 K x C matrices of the Winograd products.
+struct WinogradWeights {
+  int64_t out_channels = 0, in_channels = 0;
+  std::vector<float> u;  // simd::WinogradTransformWeights's layout
+};
+
+// The transformed weight of a Conv node whose weight (input 1) is a float32 initializer
+// [K, C, 3, 3] that a run cannot override, with group 1, unit strides and dilations and enough
+// channels for the products to run at GEMM speed; null otherwise.
+std::unique_ptr<const WinogradWeights> PrepareWinogradWeights(const Node& node);
+
+// Whether WinogradConv2D pays for a convolution of geometry `g` over `images` images with
+// these weights: 2-D, 3x3, unit strides and dilations, and enough output tiles to fill the
+// products' columns.
+bool WinogradApplies(const WindowGeometry& g, int64_t images, const WinogradWeights& w);
+
+// y [N, K, out...] = conv(x [N, C, in...], the weight `w` was made from) + bias (K values, or
+// null), for a geometry WinogradApplies to.
+void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeights& w,
+                    const float* x, const float* bias, float* y);
+
+}  // namespace anvil::compute_ops
+
+#endif  // ANVIL_KERNELS_OPS_CONV_WINOGRAD_H_

@@ -1,0 +1,236 @@
+// Per-target body of simd/winograd.h (included once per target by winograd.cc).
+#if defined(ANVIL_KERNELS_SIMD_WINOGRAD_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ANVIL_KERNELS_SIMD_WINOGRAD_INL_H_
+#undef ANVIL_KERNELS_SIMD_WINOGRAD_INL_H_
+#else
+#define ANVIL_KERNELS_SIMD_WINOGRAD_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/cache_control.h"
+#include "hwy/highway.h"
+#include "kernels/simd/winograd.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace anvil::simd::HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The largest vector of floats of any target: the staging buffers hold one value per lane.
+constexpr int64_t kMaxFloatLanes = HWY_MAX_BYTES / sizeof(float);
+
+// y = B^T x for one column of six values:
+//   [4  0 -5  0 1 0]
+//   [0 -4 -4  1 1 0]
+//   [0  4 -4 -1 1 0]
+//   [0 -2 -1  2 1 0]
+//   [0  2 -1 -2 1 0]
+//   [0  4  0 -5 0 1]
+template <class D, class V>
+HWY_INLINE void InputColumn(D d, const V* x, V* y) {
+  const V four = hn::Set(d, 4.0f), five = hn::Set(d, 5.0f), two = hn::Set(d, 2.0f);
+  const V a = hn::NegMulAdd(four, x[2], x[4]);  // x4 - 4 x2
+  const V b = hn::NegMulAdd(four, x[1], x[3]);  // x3 - 4 x1
+  const V c = hn::Sub(x[4], x[2]);
+  const V e = hn::Mul(two, hn::Sub(x[3], x[1]));
+  y[0] = hn::NegMulAdd(five, x[2], hn::MulAdd(four, x[0], x[4]));
+  y[1] = hn::Add(a, b);
+  y[2] = hn::Sub(a, b);
+  y[3] = hn::Add(c, e);
+  y[4] = hn::Sub(c, e);
+  y[5] = hn::NegMulAdd(five, x[3], hn::MulAdd(four, x[1], x[5]));
+}
+
+// y = A^T x for one column of six values:
+//   [1 1  1 1  1 0]
+//   [0 1 -1 2 -2 0]
+//   [0 1  1 4  4 0]
+//   [0 1 -1 8 -8 1]
+template <class D, class V>
+HWY_INLINE void OutputColumn(D d, const V* x, V* y) {
+  const V p12 = hn::Add(x[1], x[2]), m12 = hn::Sub(x[1], x[2]);
+  const V p34 = hn::Add(x[3], x[4]), m34 = hn::Sub(x[3], x[4]);
+  y[0] = hn::Add(hn::Add(x[0], p12), p34);
+  y[1] = hn::MulAdd(hn::Set(d, 2.0f), m34, m12);
+  y[2] = hn::MulAdd(hn::Set(d, 4.0f), p34, p12);
+  y[3] = hn::Add(hn::MulAdd(hn::Set(d, 8.0f), m34, m12), x[5]);
+}
+
+// One vector of tiles per step, lane j holding tile j: the 36 window elements of a channel are
+// gathered (a masked-off lane reads element 0 and becomes a zero: the padding), transformed by
+// columns and then by rows in registers, and stored to their 36 rows of v.
+HWY_NOINLINE void WinogradInputImpl(const float* in, int64_t channels, const WinogradTiles& t,
+                                    float* v, int64_t ldv, int64_t point_stride) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  using V = hn::Vec<decltype(d)>;
+  using M = hn::Mask<decltype(d)>;
+  constexpr int64_t kIn = kWinogradInTile;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  HWY_ALIGN int32_t offset[kMaxFloatLanes], row0[kMaxFloatLanes], col0[kMaxFloatLanes];
+  const int64_t plane = t.height * t.width;
+  for (int64_t j0 = 0; j0 < t.count; j0 += L) {
+    const int64_t lanes = t.count - j0 < L ? t.count - j0 : L;
+    bool inside = lanes == L;
+    for (int64_t l = 0; l < L; ++l) {
+      if (l >= lanes) {  // no tile: every element masked off
+        offset[l] = 0;
+        row0[l] = col0[l] = -static_cast<int32_t>(kIn);
+        continue;
+      }
+      const int64_t j = j0 + l, r = t.row0[j], c = t.col0[j];
+      offset[l] = static_cast<int32_t>(t.image_offset[j] + r * t.width + c);
+      row0[l] = static_cast<int32_t>(r);
+      col0[l] = static_cast<int32_t>(c);
+      inside = inside && r >= 0 && c >= 0 && r + kIn <= t.height && c + kIn <= t.width;
+    }
+    const auto base = hn::Load(di, offset);
+    M row_ok[kIn], col_ok[kIn];
+    if (!inside) {
+      const auto r0 = hn::Load(di, row0), c0 = hn::Load(di, col0);
+      const auto height = hn::Set(di, static_cast<int32_t>(t.height));
+      const auto width = hn::Set(di, static_cast<int32_t>(t.width));
+      const auto minus_one = hn::Set(di, -1);
+      for (int64_t r = 0; r < kIn; ++r) {
+        const auto row = hn::Add(r0, hn::Set(di, static_cast<int32_t>(r)));
+        row_ok[r] = hn::RebindMask(d, hn::And(hn::Gt(row, minus_one), hn::Lt(row, height)));
+        const auto col = hn::Add(c0, hn::Set(di, static_cast<int32_t>(r)));
+        col_ok[r] = hn::RebindMask(d, hn::And(hn::Gt(col, minus_one), hn::Lt(col, width)));
+      }
+    }
+    const auto store_mask = hn::FirstN(d, static_cast<size_t>(lanes));
+    for (int64_t c = 0; c < channels; ++c) {
+      const float* src = in + c * plane;
+      V x[kWinogradPoints], y[kWinogradPoints];
+      for (int64_t r = 0; r < kIn; ++r) {
+        for (int64_t s = 0; s < kIn; ++s) {
+          const auto idx = hn::Add(base, hn::Set(di, static_cast<int32_t>(r * t.width + s)));
+          if (inside) {
+            x[r * kIn + s] = hn::GatherIndex(d, src, idx);
+          } else {
+            const M ok = hn::And(row_ok[r], col_ok[s]);
+            const auto safe = hn::IfThenElseZero(hn::RebindMask(di, ok), idx);
+            x[r * kIn + s] = hn::IfThenElseZero(ok, hn::GatherIndex(d, src, safe));
+          }
+        }
+      }
+      // Columns: y[a][s] = (B^T x)[a][s].
+      for (int64_t s = 0; s < kIn; ++s) {
+        V col[kIn], out[kIn];
+        for (int64_t r = 0; r < kIn; ++r) col[r] = x[r * kIn + s];
+        InputColumn(d, col, out);
+        for (int64_t a = 0; a < kIn; ++a) y[a * kIn + s] = out[a];
+      }
+      // Rows: (y B)[a][b] = (B^T y^T)[b] of row a.
+      for (int64_t a = 0; a < kIn; ++a) {
+        V out[kIn];
+        InputColumn(d, y + a * kIn, out);
+        for (int64_t b = 0; b < kIn; ++b) {
+          float* dst = v + (a * kIn + b) * point_stride + c * ldv + j0;
+          if (lanes == L) {
+            hn::StoreU(out[b], d, dst);
+          } else {
+            hn::BlendedStore(out[b], store_mask, d, dst);
+          }
+        }
+      }
+    }
+  }
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// Lanes 4b + q of r[0..3] as rows: block b (four floats) of t[q] = r[0..3][4b + q]. A 4x4
+// transpose within each 128-bit block.
+template <class D, class V>
+HWY_INLINE void TransposeBlocks(D d, const V* r, V* t) {
+  const V a = hn::InterleaveLower(d, r[0], r[2]), b = hn::InterleaveLower(d, r[1], r[3]);
+  const V c = hn::InterleaveUpper(d, r[0], r[2]), e = hn::InterleaveUpper(d, r[1], r[3]);
+  t[0] = hn::InterleaveLower(d, a, b);
+  t[1] = hn::InterleaveUpper(d, a, b);
+  t[2] = hn::InterleaveLower(d, c, e);
+  t[3] = hn::InterleaveUpper(d, c, e);
+}
+#endif
+
+// One output channel and one vector of tiles per step (channels outer, so the 36 rows of
+// products stream forward): the 36 products load as vectors, the transform runs by columns and
+// then by rows in registers, each output row of four tiles is transposed so that a tile's four
+// values are adjacent, and each tile row is copied to its place (tile rows are scattered over
+// the output planes, four floats each).
+HWY_NOINLINE void WinogradOutputImpl(const float* products, int64_t ldm, int64_t point_stride,
+                                     int64_t K, const float* bias, const WinogradTiles& t,
+                                     float* out) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  constexpr int64_t kOut = kWinogradOutTile, kIn = kWinogradInTile;
+  // Rows of the transposed results: tile 4b + q's row i at stage[(i * 4 + q) * L + 4b].
+  HWY_ALIGN float stage[kOut * kOut * kMaxFloatLanes];
+  const bool blocks_of_four = L % 4 == 0;
+  for (int64_t k = 0; k < K; ++k) {
+    const V b = hn::Set(d, bias != nullptr ? bias[k] : 0.0f);
+    float* plane = out + k * t.out_plane;
+    for (int64_t j0 = 0; j0 < t.count; j0 += L) {
+      const int64_t lanes = t.count - j0 < L ? t.count - j0 : L;
+      const auto load_mask = hn::FirstN(d, static_cast<size_t>(lanes));
+      V m[kWinogradPoints];
+      for (int64_t xi = 0; xi < kWinogradPoints; ++xi) {
+        const float* src = products + xi * point_stride + k * ldm + j0;
+        m[xi] = lanes == L ? hn::LoadU(d, src) : hn::MaskedLoad(load_mask, d, src);
+        hwy::Prefetch(src + L);
+      }
+      // Columns: y[i][b] = (A^T m)[i][b].
+      V y[kOut * kIn];
+      for (int64_t c = 0; c < kIn; ++c) {
+        V col[kIn], res[kOut];
+        for (int64_t r = 0; r < kIn; ++r) col[r] = m[r * kIn + c];
+        OutputColumn(d, col, res);
+        for (int64_t i = 0; i < kOut; ++i) y[i * kIn + c] = res[i];
+      }
+      for (int64_t i = 0; i < kOut; ++i) {
+        V res[kOut], rows[kOut];
+        OutputColumn(d, y + i * kIn, res);
+        for (int64_t j = 0; j < kOut; ++j) res[j] = hn::Add(res[j], b);
+#if HWY_TARGET != HWY_SCALAR
+        if (blocks_of_four) {
+          TransposeBlocks(d, res, rows);
+          for (int64_t q = 0; q < kOut; ++q) hn::Store(rows[q], d, stage + (i * kOut + q) * L);
+          continue;
+        }
+#endif
+        {  // fewer than four lanes: the same layout, lane by lane
+          HWY_ALIGN float lane_values[kMaxFloatLanes];
+          for (int64_t j = 0; j < kOut; ++j) {
+            hn::Store(res[j], d, lane_values);
+            for (int64_t l = 0; l < L; ++l) {
+              stage[(i * kOut + l % 4) * L + l / 4 * 4 + j] = lane_values[l];
+            }
+          }
+        }
+      }
+      for (int64_t l = 0; l < lanes; ++l) {
+        const int64_t tile = j0 + l;
+        float* dst = plane + t.out_offset[tile];
+        const float* src = stage + (l % 4) * L + l / 4 * 4;
+        const int64_t rows = t.out_rows[tile], cols = t.out_cols[tile];
+        if (rows == kOut && cols == kOut) {
+          for (int64_t i = 0; i < kOut; ++i) {
+            std::memcpy(dst + i * t.out_width, src + i * kOut * L, kOut * sizeof(float));
+          }
+          continue;
+        }
+        for (int64_t i = 0; i < rows; ++i) {
+          std::memcpy(dst + i * t.out_width, src + i * kOut * L, cols * sizeof(float));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace anvil::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // ANVIL_KERNELS_SIMD_WINOGRAD_INL_H_

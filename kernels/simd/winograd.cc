@@ -1,0 +1,66 @@
+// Runtime dispatch of simd/winograd.h over the Highway targets compiled from winograd-inl.h, and
+// the weight transform (once per constant weight, so plain scalar code).
+#include "kernels/simd/winograd.h"
+
+#include <atomic>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/simd/winograd.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/simd/winograd-inl.h"
+
+#if HWY_ONCE
+namespace anvil::simd {
+
+HWY_EXPORT(WinogradInputImpl);
+HWY_EXPORT(WinogradOutputImpl);
+
+namespace {
+std::atomic<int64_t> output_transforms{0};
+}  // namespace
+
+int64_t WinogradOutputTransforms() { return output_transforms.load(std::memory_order_relaxed); }
+
+void WinogradTransformWeights(const float* w, int64_t K, int64_t C, float* u) {
+  // G, 6 x 3.
+  static constexpr double kG[6][3] = {
+      {1.0 / 4, 0, 0},
+      {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+      {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+      {1.0 / 24, 1.0 / 12, 1.0 / 6},
+      {1.0 / 24, -1.0 / 12, 1.0 / 6},
+      {0, 0, 1},
+  };
+  for (int64_t k = 0; k < K; ++k) {
+    for (int64_t c = 0; c < C; ++c) {
+      const float* g = w + (k * C + c) * 9;
+      double gt[6][3];  // G g
+      for (int a = 0; a < 6; ++a) {
+        for (int s = 0; s < 3; ++s) {
+          gt[a][s] = kG[a][0] * g[s] + kG[a][1] * g[3 + s] + kG[a][2] * g[6 + s];
+        }
+      }
+      for (int a = 0; a < 6; ++a) {
+        for (int b = 0; b < 6; ++b) {
+          const double value = gt[a][0] * kG[b][0] + gt[a][1] * kG[b][1] + gt[a][2] * kG[b][2];
+          u[((a * 6 + b) * K + k) * C + c] = static_cast<float>(value);
+        }
+      }
+    }
+  }
+}
+
+void WinogradTransformInput(const float* in, int64_t channels, const WinogradTiles& tiles, float* v,
+                            int64_t ldv, int64_t point_stride) {
+  HWY_DYNAMIC_DISPATCH(WinogradInputImpl)(in, channels, tiles, v, ldv, point_stride);
+}
+
+void WinogradTransformOutput(const float* products, int64_t ldm, int64_t point_stride, int64_t K,
+                             const float* bias, const WinogradTiles& tiles, float* out) {
+  output_transforms.fetch_add(1, std::memory_order_relaxed);
+  HWY_DYNAMIC_DISPATCH(WinogradOutputImpl)(products, ldm, point_stride, K, bias, tiles, out);
+}
+
+}  // namespace anvil::simd
+#endif  // HWY_ONCE
