@@ -29,6 +29,7 @@
 #include "graph/onnx_import.h"
 #include "graph/op_table.h"
 #include "graph/text_format.h"
+#include "base/parallel.h"
 #include "gtest/gtest.h"
 #include "kernels/dispatch.h"
 #include "kernels/kernel_rules.h"
@@ -524,6 +525,14 @@ TEST(Conv, WinogradGivesTheDirectSum) {
         RunText(text, c.bias ? std::vector<Tensor>{x, w, b} : std::vector<Tensor>{x, w});
     ASSERT_TRUE(y.ok()) << y.status();
     EXPECT_GT(simd::WinogradOutputTransforms(), transforms) << attrs << ": no Winograd";
+    {  // Threads split the tiles, never an output's arithmetic: the same bits.
+      parallel::ThreadScope threads(3);
+      parallel::ScopedSplitAll split;
+      absl::StatusOr<std::vector<Tensor>> split_y =
+          RunText(text, c.bias ? std::vector<Tensor>{x, w, b} : std::vector<Tensor>{x, w});
+      ASSERT_TRUE(split_y.ok()) << split_y.status();
+      EXPECT_EQ(Values<float>((*split_y)[0]), Values<float>((*y)[0])) << attrs;
+    }
     ExpectNear(Values<float>((*y)[0]), NaiveConv(conv, out, Values<float>(x), wv, Values<float>(b)),
                1e-4, absl::StrCat(absl::StrJoin(c.x_dims, "x"), " ", attrs));
   }

@@ -27,6 +27,10 @@ constexpr int64_t kBlockBytes = 768 * 1024;
 // floats on AVX-512) where the budget allows.
 constexpr int64_t kColumnPanel = 48;
 constexpr int64_t kCacheLineFloats = 64 / sizeof(float);
+// Threads split the tiles in units of this many (the last unit takes the remainder), and blocks
+// are whole units: every product is at least 16 columns wide, so it takes the GEMM's packed path
+// whatever the split, and each output's arithmetic does not depend on the thread count.
+constexpr int64_t kTileUnit = 16;
 
 template <typename T>
 T* Scratch(int slot, size_t n) {
@@ -41,14 +45,13 @@ bool AllOnes(const std::vector<int64_t>& v) {
 
 int64_t Ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Tiles per block: as many as kBlockBytes holds, in whole column panels when that is at least
-// one, spread evenly over the blocks a grid of `tiles` needs.
-int64_t BlockTiles(int64_t tiles, int64_t C, int64_t K) {
+// Tiles per block at most: as many as kBlockBytes holds, in whole column panels when that is at
+// least one.
+int64_t MaxBlockTiles(int64_t C, int64_t K) {
   const int64_t per_tile = kWinogradPoints * (C + K) * static_cast<int64_t>(sizeof(float));
-  int64_t block = std::max<int64_t>(16, kBlockBytes / per_tile);
-  block = block >= kColumnPanel ? block / kColumnPanel * kColumnPanel : block / 16 * 16;
-  const int64_t blocks = Ceil(tiles, block);
-  return std::min(block, Ceil(Ceil(tiles, blocks), 16) * 16);
+  const int64_t block = std::max<int64_t>(kTileUnit, kBlockBytes / per_tile);
+  return block >= kColumnPanel ? block / kColumnPanel * kColumnPanel
+                               : block / kTileUnit * kTileUnit;
 }
 
 // Asks for the cache lines of [p, p + n) to be fetched: the input transform gathers from many
@@ -109,67 +112,77 @@ void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeigh
   const int64_t tiles_w = Ceil(OW, kWinogradOutTile);
   const int64_t per_image = Ceil(OH, kWinogradOutTile) * tiles_w;
   const int64_t tiles = images * per_image;
-  const int64_t block = BlockTiles(tiles, C, K);
-  const int64_t blocks = Ceil(tiles, block);
-  const double block_flops = 2.0 * kWinogradPoints * static_cast<double>(K * C * block);
-  parallel::For(blocks, parallel::MinChunk(block_flops, parallel::kMinChunkFlops),
-                [&](int64_t begin, int64_t end) {
-                  // One cache line between the points' matrices: rows a step touches at the same
-                  // column of 36 matrices whose size is a multiple of 4 KiB would share one L1 set.
-                  const int64_t v_stride = C * block + kCacheLineFloats;
-                  const int64_t m_stride = K * block + kCacheLineFloats;
-                  float* v = Scratch<float>(0, kWinogradPoints * v_stride);
-                  float* m = Scratch<float>(1, kWinogradPoints * m_stride);
-                  int64_t* desc = Scratch<int64_t>(0, 6 * block);
-                  simd::WinogradTiles t;
-                  t.image_offset = desc;
-                  t.row0 = desc + block;
-                  t.col0 = desc + 2 * block;
-                  t.out_offset = desc + 3 * block;
-                  t.out_rows = desc + 4 * block;
-                  t.out_cols = desc + 5 * block;
-                  t.height = H;
-                  t.width = W;
-                  t.out_plane = OH * OW;
-                  t.out_width = OW;
-                  // The input images block b reads: contiguous in x.
-                  auto block_images = [&](int64_t b, const float** first, int64_t* count) {
-                    const int64_t lo = b * block / per_image;
-                    const int64_t hi = (std::min(tiles, (b + 1) * block) - 1) / per_image;
-                    *first = x + lo * C * H * W;
-                    *count = (hi - lo + 1) * C * H * W;
-                  };
-                  const float* first;
-                  int64_t count;
-                  block_images(begin, &first, &count);
-                  PrefetchFloats(first, count);
-                  for (int64_t b = begin; b < end; ++b) {
-                    const int64_t p0 = b * block;
-                    const int64_t n = std::min(block, tiles - p0);
-                    t.count = n;
-                    for (int64_t j = 0; j < n; ++j) {
-                      const int64_t image = (p0 + j) / per_image, tile = (p0 + j) % per_image;
-                      const int64_t oh = tile / tiles_w * kWinogradOutTile;
-                      const int64_t ow = tile % tiles_w * kWinogradOutTile;
-                      desc[j] = image * C * H * W;
-                      desc[block + j] = oh - g.pad_begin[0];
-                      desc[2 * block + j] = ow - g.pad_begin[1];
-                      desc[3 * block + j] = image * K * OH * OW + oh * OW + ow;
-                      desc[4 * block + j] = std::min(kWinogradOutTile, OH - oh);
-                      desc[5 * block + j] = std::min(kWinogradOutTile, OW - ow);
-                    }
-                    simd::WinogradTransformInput(x, C, t, v, n, v_stride);
-                    if (b + 1 < end) {  // arrives while the products run
-                      block_images(b + 1, &first, &count);
-                      PrefetchFloats(first, count);
-                    }
-                    for (int64_t xi = 0; xi < kWinogradPoints; ++xi) {
-                      simd::Sgemm(false, false, K, n, C, 1.0f, w.u.data() + xi * K * C, C,
-                                  v + xi * v_stride, n, 0.0f, m + xi * m_stride, n);
-                    }
-                    simd::WinogradTransformOutput(m, n, m_stride, K, bias, t, y);
-                  }
-                });
+  const int64_t max_block = MaxBlockTiles(C, K);
+  const int64_t units = std::max<int64_t>(1, tiles / kTileUnit);
+  auto unit_begin = [&](int64_t u) { return u * kTileUnit; };  // unit `units` ends at `tiles`
+  const double unit_flops = 2.0 * kWinogradPoints * static_cast<double>(K * C * kTileUnit);
+  parallel::For(
+      units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops), [&](int64_t u0, int64_t u1) {
+        // This chunk's tiles [first_tile, last_tile) in blocks of near-equal whole units.
+        const int64_t first_tile = unit_begin(u0);
+        const int64_t last_tile = u1 == units ? tiles : unit_begin(u1);
+        // (At most one block per unit: the remainder always joins a whole unit.)
+        const int64_t blocks = std::min(u1 - u0, Ceil(last_tile - first_tile, max_block));
+        const int64_t block =
+            Ceil(u1 - u0, blocks) * kTileUnit + (u1 == units ? tiles - unit_begin(units) : 0);
+        // One cache line between the points' matrices: rows a step touches at the
+        // same column of 36 matrices whose size is a multiple of 4 KiB would share
+        // one L1 set.
+        const int64_t v_stride = C * block + kCacheLineFloats;
+        const int64_t m_stride = K * block + kCacheLineFloats;
+        float* v = Scratch<float>(0, kWinogradPoints * v_stride);
+        float* m = Scratch<float>(1, kWinogradPoints * m_stride);
+        int64_t* desc = Scratch<int64_t>(0, 6 * block);
+        simd::WinogradTiles t;
+        t.image_offset = desc;
+        t.row0 = desc + block;
+        t.col0 = desc + 2 * block;
+        t.out_offset = desc + 3 * block;
+        t.out_rows = desc + 4 * block;
+        t.out_cols = desc + 5 * block;
+        t.height = H;
+        t.width = W;
+        t.out_plane = OH * OW;
+        t.out_width = OW;
+        // Block b of this chunk: tiles [block_begin(b), block_begin(b + 1)).
+        const int64_t chunk_units = u1 - u0;
+        auto block_begin = [&](int64_t b) {
+          return b == blocks
+                     ? last_tile
+                     : first_tile + parallel::ChunkBegin(chunk_units, blocks, b) * kTileUnit;
+        };
+        // The input images tiles [p0, p1) read: contiguous in x.
+        auto prefetch_images = [&](int64_t p0, int64_t p1) {
+          const int64_t lo = p0 / per_image, hi = (p1 - 1) / per_image;
+          PrefetchFloats(x + lo * C * H * W, (hi - lo + 1) * C * H * W);
+        };
+        prefetch_images(block_begin(0), block_begin(1));
+        for (int64_t b = 0; b < blocks; ++b) {
+          const int64_t p0 = block_begin(b);
+          const int64_t n = block_begin(b + 1) - p0;
+          t.count = n;
+          for (int64_t j = 0; j < n; ++j) {
+            const int64_t image = (p0 + j) / per_image, tile = (p0 + j) % per_image;
+            const int64_t oh = tile / tiles_w * kWinogradOutTile;
+            const int64_t ow = tile % tiles_w * kWinogradOutTile;
+            desc[j] = image * C * H * W;
+            desc[block + j] = oh - g.pad_begin[0];
+            desc[2 * block + j] = ow - g.pad_begin[1];
+            desc[3 * block + j] = image * K * OH * OW + oh * OW + ow;
+            desc[4 * block + j] = std::min(kWinogradOutTile, OH - oh);
+            desc[5 * block + j] = std::min(kWinogradOutTile, OW - ow);
+          }
+          simd::WinogradTransformInput(x, C, t, v, n, v_stride);
+          if (b + 1 < blocks) {  // arrives while the products run
+            prefetch_images(block_begin(b + 1), block_begin(b + 2));
+          }
+          for (int64_t xi = 0; xi < kWinogradPoints; ++xi) {
+            simd::Sgemm(false, false, K, n, C, 1.0f, w.u.data() + xi * K * C, C, v + xi * v_stride,
+                        n, 0.0f, m + xi * m_stride, n);
+          }
+          simd::WinogradTransformOutput(m, n, m_stride, K, bias, t, y);
+        }
+      });
 }
 
 }  // namespace anvil::compute_ops
