@@ -23,13 +23,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/parallel.h"
 #include "base/status_macros.h"
 #include "exec/node_executor.h"
 #include "graph/ir.h"
 #include "graph/onnx_import.h"
 #include "graph/op_table.h"
 #include "graph/text_format.h"
-#include "base/parallel.h"
 #include "gtest/gtest.h"
 #include "kernels/dispatch.h"
 #include "kernels/kernel_rules.h"
@@ -610,8 +610,51 @@ TEST(Gemm, BiasRowOnAPackedWeight) {
   }
 }
 
+// x [N, C, H, W] with `extra` zero channels appended, and w [M, C, KH, KW] with `extra` channels
+// of `fill` appended: the same convolution (the appended taps add w * 0 after the real ones) with
+// a K (channels x taps) over simd::DirectConvPlanes' limit, so it runs im2col + GEMM.
+std::pair<Tensor, Tensor> WithZeroChannels(const Tensor& x, const Tensor& w, int64_t extra,
+                                           float fill) {
+  const auto& xd = x.dims();
+  const auto& wd = w.dims();
+  const int64_t N = xd[0], C = xd[1], plane = xd[2] * xd[3];
+  const int64_t M = wd[0], taps = wd[2] * wd[3];
+  const std::vector<float> xs = Values<float>(x), ws = Values<float>(w);
+  std::vector<float> x2, w2;
+  for (int64_t n = 0; n < N; ++n) {
+    x2.insert(x2.end(), xs.begin() + n * C * plane, xs.begin() + (n + 1) * C * plane);
+    x2.insert(x2.end(), extra * plane, 0.0f);
+  }
+  for (int64_t m = 0; m < M; ++m) {
+    w2.insert(w2.end(), ws.begin() + m * C * taps, ws.begin() + (m + 1) * C * taps);
+    w2.insert(w2.end(), extra * taps, fill);
+  }
+  return {Floats({N, C + extra, xd[2], xd[3]}, x2), Floats({M, C + extra, wd[2], wd[3]}, w2)};
+}
+
+// A dense convolution with few input channels runs the direct kernel (simd::DirectConvPlanes):
+// the bits of im2col + GEMM, for strides, dilations, asymmetric pads, output channels not a
+// multiple of four and rows wider than a vector.
+TEST(Conv, DirectFewChannelsGivesTheGemmBits) {
+  const Tensor x = RandomTensor({2, 3, 11, 37}, 61), w = RandomTensor({6, 3, 3, 3}, 62),
+               b = RandomTensor({6}, 63);
+  for (const std::string attrs : {"pads = [1, 1, 1, 1]", "strides = [2, 2], pads = [1, 0, 1, 1]",
+                                  "strides = [1, 3], dilations = [2, 1], pads = [2, 1, 0, 2]"}) {
+    const std::string text =
+        ModelText(11, "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)",
+                  absl::StrCat("y = Conv <", attrs, "> (x, w, b)"));
+    absl::StatusOr<std::vector<Tensor>> direct = RunText(text, {x, w, b});
+    ASSERT_TRUE(direct.ok()) << direct.status();
+    const auto [x2, w2] = WithZeroChannels(x, w, 1, 0.5f);
+    absl::StatusOr<std::vector<Tensor>> gemm = RunText(text, {x2, w2, b});
+    ASSERT_TRUE(gemm.ok()) << gemm.status();
+    EXPECT_EQ(Values<float>((*direct)[0]), Values<float>((*gemm)[0])) << attrs;
+  }
+}
+
 // The direct depthwise kernel and batched images give the bits of the im2col + GEMM path: each
-// channel convolved alone (one group, one image: the GEMM path) matches its slice.
+// channel convolved alone (one group, one image, zero channels appended: the GEMM path) matches
+// its slice.
 TEST(Conv, DepthwiseAndBatchedImagesGiveTheGemmBits) {
   const int64_t N = 3, C = 4, H = 9, W = 21, Mg = 2;
   const Tensor x = RandomTensor({N, C, H, W}, 21), w = RandomTensor({C * Mg, 1, 3, 3}, 22),
@@ -634,10 +677,11 @@ TEST(Conv, DepthwiseAndBatchedImagesGiveTheGemmBits) {
                                                                  ws.begin() + (c + 1) * Mg * 9));
       const Tensor bc =
           Floats({Mg}, std::vector<float>(bs.begin() + c * Mg, bs.begin() + (c + 1) * Mg));
+      const auto [xg, wg] = WithZeroChannels(xc, wc, 3, 0.25f);
       absl::StatusOr<std::vector<Tensor>> one =
           RunText(ModelText(11, "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)",
                             absl::StrCat("y = Conv <", attrs, "> (x, w, b)")),
-                  {xc, wc, bc});
+                  {xg, wg, bc});
       ASSERT_TRUE(one.ok()) << one.status();
       const std::vector<float> want = Values<float>((*one)[0]);
       const std::vector<float> got(all.begin() + (n * C + c) * Mg * out_size,

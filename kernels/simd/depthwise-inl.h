@@ -17,56 +17,95 @@ namespace anvil::simd::HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Four output rows at a time, one vector of columns at a time: the four accumulators stay in
-// registers across all taps (independent chains, so the FMA latency overlaps) and are stored
-// once (storing partial sums between taps and reloading them would stall on masked
-// store-to-load forwarding). Columns a tap does not reach load as zeros (MaskedLoad does not
-// touch them), adding w * 0 = nothing, as in the GEMM.
-HWY_NOINLINE void DepthwisePlaneImpl(const DepthwiseTaps& t, const float* plane, const float* w,
-                                     const float* bias, float* y) {
+// kOuts output channels (k0...) x four output rows x one vector of columns: each input vector a
+// tap reads feeds kOuts fused multiply-adds, with the weights broadcast.
+template <int64_t kOuts>
+HWY_INLINE void DirectConvBlock(const DepthwiseTaps& t, const float* planes, int64_t plane_stride,
+                                int64_t channels, const float* w, int64_t k0, const float* bias,
+                                float* y, int64_t out_plane) {
   constexpr int64_t kRows = 4;
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  const V b = hn::Set(d, bias != nullptr ? *bias : 0.0f);
+  const int64_t taps = t.kernel_h * t.kernel_w;
+  const int64_t w_stride = channels * taps;  // between output channels
   for (int64_t oh0 = 0; oh0 < t.out_h; oh0 += kRows) {
     const int64_t rows = t.out_h - oh0 < kRows ? t.out_h - oh0 : kRows;
     for (int64_t c0 = 0; c0 < t.out_w; c0 += L) {
       const int64_t c1 = c0 + L < t.out_w ? c0 + L : t.out_w;
-      V acc[kRows];
-      for (int64_t r = 0; r < kRows; ++r) acc[r] = hn::Zero(d);
-      for (int64_t kh = 0; kh < t.kernel_h; ++kh) {
-        const int64_t r_lo = t.row_lo[kh] > oh0 ? t.row_lo[kh] - oh0 : 0;
-        const int64_t r_hi = t.row_hi[kh] - oh0 < rows ? t.row_hi[kh] - oh0 : rows;
-        if (r_lo >= r_hi) continue;
-        const float* row0 = plane + t.row_offset[kh] + (oh0 - t.row_lo[kh]) * t.row_step;
-        for (int64_t kw = 0; kw < t.kernel_w; ++kw) {
-          // Lanes j with c0 + j in [col_lo, col_hi) and [c0, c1).
-          const int64_t lo = t.col_lo[kw] > c0 ? t.col_lo[kw] : c0;
-          const int64_t hi = t.col_hi[kw] < c1 ? t.col_hi[kw] : c1;
-          if (lo >= hi) continue;
-          const float* src = row0 + t.col_offset[kw] + (c0 - t.col_lo[kw]);
-          const V wv = hn::Set(d, w[kh * t.kernel_w + kw]);
-          const auto mask = hn::AndNot(hn::FirstN(d, static_cast<size_t>(lo - c0)),
-                                       hn::FirstN(d, static_cast<size_t>(hi - c0)));
-          if (r_lo == 0 && r_hi == kRows) {
+      // Every loop over rows and outputs has constant bounds and is unrolled, so the
+      // accumulators are registers (a row range known only at run time would put them in memory).
+      V acc[kRows][kOuts];
+      HWY_UNROLL(4)
+      for (int64_t r = 0; r < kRows; ++r) {
+        HWY_UNROLL(4)
+        for (int64_t k = 0; k < kOuts; ++k) acc[r][k] = hn::Zero(d);
+      }
+      for (int64_t c = 0; c < channels; ++c) {
+        const float* plane = planes + c * plane_stride;
+        for (int64_t kh = 0; kh < t.kernel_h; ++kh) {
+          const int64_t r_lo = t.row_lo[kh] > oh0 ? t.row_lo[kh] - oh0 : 0;
+          const int64_t r_hi = t.row_hi[kh] - oh0 < rows ? t.row_hi[kh] - oh0 : rows;
+          if (r_lo >= r_hi) continue;
+          const float* row0 = plane + t.row_offset[kh] + (oh0 - t.row_lo[kh]) * t.row_step;
+          for (int64_t kw = 0; kw < t.kernel_w; ++kw) {
+            const int64_t lo = t.col_lo[kw] > c0 ? t.col_lo[kw] : c0;
+            const int64_t hi = t.col_hi[kw] < c1 ? t.col_hi[kw] : c1;
+            if (lo >= hi) continue;
+            const float* src = row0 + t.col_offset[kw] + (c0 - t.col_lo[kw]);
+            const float* wk = w + (k0 * channels + c) * taps + kh * t.kernel_w + kw;
+            V wv[kOuts];
+            HWY_UNROLL(4)
+            for (int64_t k = 0; k < kOuts; ++k) wv[k] = hn::Set(d, wk[k * w_stride]);
+            const auto mask = hn::AndNot(hn::FirstN(d, static_cast<size_t>(lo - c0)),
+                                         hn::FirstN(d, static_cast<size_t>(hi - c0)));
+            const bool all_rows = r_lo == 0 && r_hi == kRows;
             HWY_UNROLL(4)
             for (int64_t r = 0; r < kRows; ++r) {
-              acc[r] = hn::MulAdd(wv, hn::MaskedLoad(mask, d, src + r * t.row_step), acc[r]);
-            }
-          } else {
-            for (int64_t r = r_lo; r < r_hi; ++r) {
-              acc[r] = hn::MulAdd(wv, hn::MaskedLoad(mask, d, src + r * t.row_step), acc[r]);
+              if (!all_rows && (r < r_lo || r >= r_hi)) continue;
+              const V v = hn::MaskedLoad(mask, d, src + r * t.row_step);
+              HWY_UNROLL(4)
+              for (int64_t k = 0; k < kOuts; ++k) acc[r][k] = hn::MulAdd(wv[k], v, acc[r][k]);
             }
           }
         }
       }
       const auto store = hn::FirstN(d, static_cast<size_t>(c1 - c0));
-      for (int64_t r = 0; r < rows; ++r) {
-        const V v = bias != nullptr ? hn::Add(b, acc[r]) : acc[r];
-        hn::BlendedStore(v, store, d, y + (oh0 + r) * t.out_w + c0);
+      HWY_UNROLL(4)
+      for (int64_t k = 0; k < kOuts; ++k) {
+        float* yk = y + (k0 + k) * out_plane;
+        const V b = hn::Set(d, bias != nullptr ? bias[k0 + k] : 0.0f);
+        HWY_UNROLL(4)
+        for (int64_t r = 0; r < kRows; ++r) {
+          if (r >= rows) continue;
+          const V v = bias != nullptr ? hn::Add(b, acc[r][k]) : acc[r][k];
+          hn::BlendedStore(v, store, d, yk + (oh0 + r) * t.out_w + c0);
+        }
       }
     }
+  }
+}
+
+// A depthwise plane is the one-input, one-output case: four accumulators (one per output row)
+// stay in registers across all taps (independent chains, so the FMA latency overlaps) and are
+// stored once (storing partial sums between taps and reloading them would stall on masked
+// store-to-load forwarding). Columns a tap does not reach load as zeros (MaskedLoad does not
+// touch them), adding w * 0 = nothing, as in the GEMM.
+HWY_NOINLINE void DepthwisePlaneImpl(const DepthwiseTaps& t, const float* plane, const float* w,
+                                     const float* bias, float* y) {
+  DirectConvBlock<1>(t, plane, 0, 1, w, 0, bias, y, 0);
+}
+
+HWY_NOINLINE void DirectConvPlanesImpl(const DepthwiseTaps& t, const float* planes,
+                                       int64_t plane_stride, int64_t channels, const float* w,
+                                       int64_t out_channels, const float* bias, float* y,
+                                       int64_t out_plane) {
+  int64_t k0 = 0;
+  for (; k0 + 4 <= out_channels; k0 += 4) {
+    DirectConvBlock<4>(t, planes, plane_stride, channels, w, k0, bias, y, out_plane);
+  }
+  for (; k0 < out_channels; ++k0) {
+    DirectConvBlock<1>(t, planes, plane_stride, channels, w, k0, bias, y, out_plane);
   }
 }
 

@@ -31,6 +31,18 @@ struct DepthwiseTaps {
 void DepthwisePlane(const DepthwiseTaps& taps, const float* plane, const float* w,
                     const float* bias, float* y);
 
+// A dense convolution with few input channels (a network's first layer: 3 channels of 3x3), all
+// its output planes for one image: y[k] (out_h x out_w, planes out_plane apart) = bias[k] + sum
+// over input channels c, then taps (kh, kw), of w[(k * channels + c) * kh_count * kw_count +
+// kh * kw_count + kw] * the block of plane c (planes + c * plane_stride) the tap reaches, in the
+// geometry `taps` describes (every input plane alike). Four output channels and four output rows
+// at a time keep 16 accumulators in registers: the im2col GEMM's sequence of fused operations
+// down each column (K = channels x taps, one slice), so both give the same bits, without
+// writing the im2col matrix or packing it. `bias` may be null.
+void DirectConvPlanes(const DepthwiseTaps& taps, const float* planes, int64_t plane_stride,
+                      int64_t channels, const float* w, int64_t out_channels, const float* bias,
+                      float* y, int64_t out_plane);
+
 }  // namespace anvil::simd
 
 #endif  // ANVIL_KERNELS_SIMD_DEPTHWISE_H_
