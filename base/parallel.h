@@ -75,10 +75,14 @@ inline int64_t MinChunk(double work_per_item, double min_work) {
   return items <= 1 ? 1 : items >= 9e18 ? int64_t{1} << 62 : static_cast<int64_t>(items + 0.999);
 }
 
-// Streaming work (element-wise, normalization, pooling) worth a thread: ~10 us of it.
-constexpr double kMinChunkElements = 1 << 15;
-// Arithmetic (GEMM, convolution) worth a thread: ~10 us at 100 GFLOP/s.
-constexpr double kMinChunkFlops = 1 << 20;
+// Streaming work (element-wise, normalization, pooling) worth a thread: ~2.5 us of it (with
+// kMinChunkFlops below, the batch-1 transformer and MobileNet at 2 threads ran 10-20% faster
+// than with 1 << 15).
+constexpr double kMinChunkElements = 1 << 13;
+// Arithmetic (GEMM, convolution) worth a thread: ~2.5 us at 100 GFLOP/s, well over a fork-join
+// on OpenMP's waiting threads (measured at 2 threads: the generated CNN at batch 1 runs 25%
+// faster than with 1 << 20, the batch-1 MLP and MobileNet 10-15%; large batches split anyway).
+constexpr double kMinChunkFlops = 1 << 18;
 
 // The bounds of chunk c of `chunks` over [0, n): near-equal, contiguous, in order.
 inline int64_t ChunkBegin(int64_t n, int64_t chunks, int64_t c) {
