@@ -39,6 +39,8 @@ size_t PackedBColumnBlocksImpl(int64_t N, int64_t K) {
   return gemm_internal::PackedBColumnBlocks<float>(N, K);
 }
 
+size_t MicroTileRowsImpl() { return gemm_internal::Tile<float>::kMR; }
+
 void GemmPrepackedImpl(bool trans_a, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                        int64_t lda, const float* packed, float beta, float* C, int64_t ldc,
                        int64_t first_block, int64_t end_block, const float* col_bias) {
@@ -74,6 +76,7 @@ HWY_EXPORT(PackedBSizeImpl);
 HWY_EXPORT(PackAllBImpl);
 HWY_EXPORT(GemmPrepackedImpl);
 HWY_EXPORT(PackedBColumnBlocksImpl);
+HWY_EXPORT(MicroTileRowsImpl);
 HWY_EXPORT(SgemmFilledBImpl);
 
 // Splits one product across the current parallel scope (base/parallel.h) into row blocks or
@@ -170,10 +173,13 @@ void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t 
     }
     return;
   }
-  // Rows split across threads in blocks of kRowUnit; a product of too few rows splits by the
-  // packed column blocks instead. Either way each element is computed as in a serial call.
-  const int64_t row_units = M / kRowUnit;
-  const double unit_flops = 2.0 * static_cast<double>(kRowUnit) * N * K;
+  // Rows split across threads in blocks of this target's micro-tile rows (B is packed already,
+  // so a row split costs no packing; whole tiles of 24 rows split 64 rows 24:40); a product of
+  // too few rows splits by the packed column blocks instead. Either way each element is
+  // computed as in a serial call.
+  static const int64_t row_unit = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(MicroTileRowsImpl)());
+  const int64_t row_units = M / row_unit;
+  const double unit_flops = 2.0 * static_cast<double>(row_unit) * N * K;
   const int64_t row_chunks =
       parallel::ChunkCount(row_units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops));
   const double block_flops = 2.0 * static_cast<double>(M) * N * K /
@@ -192,7 +198,7 @@ void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t 
   const int64_t units = std::max<int64_t>(1, row_units);
   parallel::For(units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops),
                 [&](int64_t begin, int64_t end) {
-                  const int64_t lo = begin * kRowUnit, hi = end == units ? M : end * kRowUnit;
+                  const int64_t lo = begin * row_unit, hi = end == units ? M : end * row_unit;
                   HWY_DYNAMIC_DISPATCH(GemmPrepackedImpl)
                   (trans_a, hi - lo, N, K, alpha, trans_a ? A + lo : A + lo * lda, lda,
                    b.data.data(), beta, C + lo * ldc, ldc, 0, b.column_blocks, col_bias);
