@@ -25,6 +25,7 @@
 #include "base/status_macros.h"
 #include "kernels/ops/compute_util.h"
 #include "kernels/ops/conv_winograd.h"
+#include "kernels/simd/activation.h"
 #include "kernels/simd/depthwise.h"
 #include "kernels/simd/elementwise.h"
 #include "kernels/simd/gemm.h"
@@ -451,7 +452,8 @@ class DirectTaps {
 // tap order, that the GEMM runs down the im2col column (padding taps add w * 0, which changes
 // nothing for finite weights), so results are the GEMM path's bits at a fraction of its cost.
 void DepthwiseConv2D(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
-                     const float* x, const float* w, const float* bias, float* y) {
+                     const float* x, const float* w, const float* bias,
+                     const simd::Epilogue& epilogue, float* y) {
   const int64_t Mg = M / group;
   const DirectTaps direct(g);
   const double plane_work = static_cast<double>(g.out_size * g.kernel_size);
@@ -465,9 +467,9 @@ void DepthwiseConv2D(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, i
                     if (phases != nullptr && (nm == begin || m % Mg == 0)) {
                       direct.SplitPhases(xc, phases);
                     }
-                    simd::DepthwisePlane(direct.taps(), phases != nullptr ? phases : xc,
-                                         w + m * g.kernel_size,
-                                         bias != nullptr ? bias + m : nullptr, y + nm * g.out_size);
+                    simd::DepthwisePlane(
+                        direct.taps(), phases != nullptr ? phases : xc, w + m * g.kernel_size,
+                        bias != nullptr ? bias + m : nullptr, epilogue, y + nm * g.out_size);
                   }
                 });
 }
@@ -487,7 +489,7 @@ bool UsesDirectConv(const WindowGeometry& g, int64_t Cg, int64_t group) {
 // A dense 2-D convolution with few input channels, by the direct kernel: the im2col GEMM's bits
 // (see simd/depthwise.h). Threads split (image, block of output channels) pairs.
 void DirectConv2D(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, const float* x,
-                  const float* w, const float* bias, float* y) {
+                  const float* w, const float* bias, const simd::Epilogue& epilogue, float* y) {
   const DirectTaps direct(g);
   constexpr int64_t kOutBlock = 4;  // the kernel's output channels at a time
   const int64_t blocks = (M + kOutBlock - 1) / kOutBlock;
@@ -506,7 +508,7 @@ void DirectConv2D(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, cons
                     const int64_t outs = std::min(kOutBlock, M - k0);
                     simd::DirectConvPlanes(direct.taps(), phases != nullptr ? phases : xn, plane, C,
                                            w + k0 * C * g.kernel_size, outs,
-                                           bias != nullptr ? bias + k0 : nullptr,
+                                           bias != nullptr ? bias + k0 : nullptr, epilogue,
                                            y + (n * M + k0) * g.out_size, g.out_size);
                   }
                 });
@@ -545,18 +547,23 @@ bool ImplicitConvGemm(const WindowGeometry& g, int64_t Mg, int64_t cols, int64_t
 }
 
 // Y[N, M, out...] = conv(X[N, C, in...], W[M, C / group, k...]) + bias[M] (bias may be null).
+// With an epilogue, the paths that apply it in registers (the direct kernels) do so and return
+// true; the others leave Y without it and return false.
 template <typename T>
-void ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
-                 const T* x, const T* w, const T* bias, T* y) {
+bool ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
+                 const T* x, const T* w, const T* bias, T* y,
+                 const simd::Epilogue* epilogue = nullptr) {
   const int64_t Cg = C / group, Mg = M / group;
   if constexpr (std::is_same_v<T, float>) {
+    const simd::Epilogue none;
+    const simd::Epilogue& e = epilogue != nullptr ? *epilogue : none;
     if (g.spatial == 2 && Cg == 1 && group > 1) {
-      DepthwiseConv2D(g, N, C, M, group, x, w, bias, y);
-      return;
+      DepthwiseConv2D(g, N, C, M, group, x, w, bias, e, y);
+      return epilogue != nullptr;
     }
     if (UsesDirectConv(g, Cg, group)) {
-      DirectConv2D(g, N, C, M, x, w, bias, y);
-      return;
+      DirectConv2D(g, N, C, M, x, w, bias, e, y);
+      return epilogue != nullptr;
     }
   }
   const int64_t K = Cg * g.kernel_size;
@@ -632,6 +639,7 @@ void ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64
           }
         }
       });
+  return false;
 }
 
 absl::Status CheckConvShapes(const KernelContext& ctx, const TensorView& x, const TensorView& w,
@@ -664,12 +672,23 @@ class ConvKernel final : public OpKernel {
   void PrepareFor(const Node& node) { winograd_ = PrepareWinogradWeights(node); }
 
   absl::Status Compute(KernelContext& ctx) override {
+    bool applied = false;
+    return ComputeWithEpilogue(ctx, nullptr, &applied);
+  }
+
+  // Compute, with `epilogue` (or none: null) applied in registers by the paths that can (the
+  // direct kernels and Winograd, on float32); *applied says whether it was.
+  absl::Status ComputeWithEpilogue(KernelContext& ctx, const simd::Epilogue* epilogue,
+                                   bool* applied) {
+    *applied = false;
     const TensorView& x = ctx.input(0);
     const TensorView& w = ctx.input(1);
     TensorView& y = ctx.output(0);
     ANVIL_RETURN_IF_ERROR(CheckConvShapes(ctx, x, w, group_));
     absl::StatusOr<WindowGeometry> g = ConvGeometry(ctx, attrs_, x, w, y);
     if (!g.ok()) return g.status();
+    // Only on float32: a 16-bit float's activation kernel runs on the rounded values.
+    if (x.type != ElementType::kFloat) epilogue = nullptr;
     return DispatchFloat(x.type, "Conv", [&](auto tag) -> absl::Status {
       using C = ComputeType<decltype(tag)>;
       DenseInput<C> xd(x), wd(w), bd;
@@ -681,13 +700,15 @@ class ConvKernel final : public OpKernel {
             w.dims[1] == winograd_->in_channels && group_ == 1 &&
             WinogradApplies(*g, x.dims[0], *winograd_)) {
           WinogradConv2D(*g, x.dims[0], *winograd_, xd.data(),
-                         ctx.HasInput(2) ? bd.data() : nullptr, yd.data());
+                         ctx.HasInput(2) ? bd.data() : nullptr,
+                         epilogue != nullptr ? *epilogue : simd::Epilogue(), yd.data());
+          *applied = epilogue != nullptr;
           yd.Commit();
           return absl::OkStatus();
         }
       }
-      ConvForward<C>(*g, x.dims[0], x.dims[1], w.dims[0], group_, xd.data(), wd.data(),
-                     ctx.HasInput(2) ? bd.data() : nullptr, yd.data());
+      *applied = ConvForward<C>(*g, x.dims[0], x.dims[1], w.dims[0], group_, xd.data(), wd.data(),
+                                ctx.HasInput(2) ? bd.data() : nullptr, yd.data(), epilogue);
       yd.Commit();
       return absl::OkStatus();
     });
@@ -935,27 +956,41 @@ KernelOr MakeConvLike(const Node& node) {
 class FusedConvKernel final : public OpKernel {
  public:
   static KernelOr Create(const Node& node) {
-    KernelOr conv = MakeConvLike<ConvKernel>(node);
-    if (!conv.ok()) return conv.status();
+    absl::StatusOr<WindowAttrs> attrs = ReadWindowAttrs(node);
+    if (!attrs.ok()) return attrs.status();
+    absl::StatusOr<int64_t> group = ReadGroup(node);
+    if (!group.ok()) return group.status();
     auto kernel = std::unique_ptr<FusedConvKernel>(new FusedConvKernel());
-    kernel->conv_ = *std::move(conv);
+    kernel->conv_ = std::make_unique<ConvKernel>(*std::move(attrs), *group);
+    kernel->conv_->PrepareFor(node);
     const std::string activation = node.GetString("activation", "");
     std::vector<float> params;
     if (const Attribute* a = node.FindAttribute("activation_params")) params = a->floats;
     // The standalone activation node, at opset 6 (Clip's bounds as attributes).
     Node* act = kernel->model_.graph().AddNode(activation);
     size_t want = 0;
+    // The epilogue the direct and Winograd paths apply in registers (HardSigmoid's kernel is
+    // scalar code, so it always runs after).
+    simd::Epilogue& e = kernel->epilogue_;
     if (activation == "LeakyRelu") {
       want = 1;
       if (params.size() == want) act->SetAttribute(Attribute::Float("alpha", params[0]));
+      if (params.size() == want) e = {simd::Activation::kLeakyRelu, params[0], 0.0f};
     } else if (activation == "HardSigmoid" || activation == "Clip") {
       want = 2;
       const bool clip = activation == "Clip";
       if (params.size() == want) {
         act->SetAttribute(Attribute::Float(clip ? "min" : "alpha", params[0]));
         act->SetAttribute(Attribute::Float(clip ? "max" : "beta", params[1]));
+        if (clip) e = {simd::Activation::kClip, params[0], params[1]};
       }
-    } else if (activation != "Relu" && activation != "Sigmoid" && activation != "Tanh") {
+    } else if (activation == "Relu") {
+      e.activation = simd::Activation::kRelu;
+    } else if (activation == "Sigmoid") {
+      e.activation = simd::Activation::kSigmoid;
+    } else if (activation == "Tanh") {
+      e.activation = simd::Activation::kTanh;
+    } else {
       return absl::UnimplementedError(absl::StrCat(node.Describe(), ": FusedConv activation '",
                                                    activation, "' is not supported"));
     }
@@ -975,7 +1010,10 @@ class FusedConvKernel final : public OpKernel {
     if (ctx.HasInput(3))
       return absl::UnimplementedError(
           absl::StrCat(ctx.node().Describe(), ": FusedConv with Z (a sum input) is not supported"));
-    ANVIL_RETURN_IF_ERROR(conv_->Compute(ctx));
+    bool applied = false;
+    ANVIL_RETURN_IF_ERROR(conv_->ComputeWithEpilogue(
+        ctx, epilogue_.activation != simd::Activation::kNone ? &epilogue_ : nullptr, &applied));
+    if (applied) return absl::OkStatus();
     KernelContext act(*act_node_, kActivationOpset);
     act.SetInputs({ctx.output(0)});
     act.SetOutputs({ctx.output(0)}, {true}, {true});
@@ -985,7 +1023,9 @@ class FusedConvKernel final : public OpKernel {
  private:
   static constexpr int64_t kActivationOpset = 6;
   FusedConvKernel() = default;
-  std::unique_ptr<OpKernel> conv_, act_;
+  std::unique_ptr<ConvKernel> conv_;
+  std::unique_ptr<OpKernel> act_;
+  simd::Epilogue epilogue_;
   Model model_;  // holds act_node_
   const Node* act_node_ = nullptr;
 };

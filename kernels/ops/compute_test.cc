@@ -770,7 +770,9 @@ TEST(MaxPool, MatchesDirectPooling) {
 }
 
 // com.microsoft FusedConv: the bits of Conv then the activation node, for every activation it
-// takes; an activation it does not take, wrong parameters and the Z input are clear errors.
+// takes and every path of the Conv kernel (applied after the GEMM, or in the direct, depthwise
+// and Winograd kernels' epilogue); an activation it does not take, wrong parameters and the Z
+// input are clear errors.
 TEST(FusedConv, GivesTheBitsOfConvThenActivation) {
   struct Case {
     std::string activation, params, standalone;  // standalone: the activation as an ONNX node
@@ -783,32 +785,63 @@ TEST(FusedConv, GivesTheBitsOfConvThenActivation) {
       {"Clip", "[-0.5, 0.75]", "Clip <min = -0.5, max = 0.75>"},
       {"HardSigmoid", "[0.25, 0.375]", "HardSigmoid <alpha = 0.25, beta = 0.375>"},
   };
+  // Every path of the Conv kernel: im2col + GEMM (the activation runs after), and the direct
+  // few-channel, depthwise and Winograd kernels (the activation runs in their epilogue).
+  struct Geometry {
+    std::vector<int64_t> x_dims, w_dims;
+    std::string attrs;
+    bool constant_weight;  // Winograd needs one
+  };
+  const Geometry geometries[] = {
+      {{2, 6, 9, 11}, {8, 6, 3, 3}, "pads = [1, 0, 1, 2], strides = [1, 2]", false},
+      {{2, 3, 9, 11}, {7, 3, 3, 3}, "pads = [1, 0, 1, 2], strides = [1, 2]", false},
+      {{2, 6, 9, 11}, {6, 1, 3, 3}, "pads = [1, 0, 1, 2], strides = [1, 2], group = 6", false},
+      {{2, 8, 12, 12}, {8, 8, 3, 3}, "pads = [1, 1, 1, 1]", true},
+  };
+  for (const Geometry& geo : geometries) {
+    const std::string& conv_attrs = geo.attrs;
+    const Tensor x = RandomTensor(geo.x_dims, 51), b = RandomTensor({geo.w_dims[0]}, 53);
+    // Weights k / 64 print exactly in the model text.
+    std::vector<float> wv = Values<float>(RandomTensor(geo.w_dims, 52));
+    for (float& v : wv) v = std::round(v * 64.0f) / 64.0f;
+    const Tensor w = Floats(geo.w_dims, wv);
+    const std::string signature =
+        geo.constant_weight
+            ? absl::StrCat("agraph (float[A] x, float[C] b) => (float[D] y) <float[",
+                           absl::StrJoin(geo.w_dims, ", "), "] w = {", absl::StrJoin(wv, ", "),
+                           "}>")
+            : "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)";
+    absl::StatusOr<std::vector<Tensor>> conv = RunText(
+        ModelText(11, signature, absl::StrCat("y = Conv <", conv_attrs, "> (x, w, b)")), {x, w, b});
+    ASSERT_TRUE(conv.ok()) << conv.status();
+    auto fused_text = [&](const std::string& activation, const std::string& params) {
+      return absl::StrCat(
+          "<ir_version: 8, opset_import: [\"\" : 11, \"com.microsoft\" : 1]>\n", signature,
+          " {\n  y = com.microsoft.FusedConv <", conv_attrs, ", activation = \"", activation, "\"",
+          params.empty() ? "" : absl::StrCat(", activation_params = ", params), "> (x, w, b)\n}\n");
+    };
+    for (const Case& c : cases) {
+      absl::StatusOr<std::vector<Tensor>> want =
+          RunText(ModelText(6, "agraph (float[A] c) => (float[D] y)",  // Clip-6: bounds attributes
+                            absl::StrCat("y = ", c.standalone, " (c)")),
+                  {(*conv)[0]});
+      ASSERT_TRUE(want.ok()) << want.status();
+      absl::StatusOr<std::vector<Tensor>> got =
+          RunText(fused_text(c.activation, c.params), {x, w, b});
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_EQ(Values<float>((*got)[0]), Values<float>((*want)[0]))
+          << c.activation << " " << conv_attrs;
+    }
+  }
   const Tensor x = RandomTensor({2, 6, 9, 11}, 51), w = RandomTensor({8, 6, 3, 3}, 52),
                b = RandomTensor({8}, 53);
-  const std::string conv_attrs = "pads = [1, 0, 1, 2], strides = [1, 2]";
-  absl::StatusOr<std::vector<Tensor>> conv =
-      RunText(ModelText(11, "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)",
-                        absl::StrCat("y = Conv <", conv_attrs, "> (x, w, b)")),
-              {x, w, b});
-  ASSERT_TRUE(conv.ok()) << conv.status();
   auto fused_text = [&](const std::string& activation, const std::string& params) {
     return absl::StrCat(
         "<ir_version: 8, opset_import: [\"\" : 11, \"com.microsoft\" : 1]>\n",
         "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y) {\n",
-        "  y = com.microsoft.FusedConv <", conv_attrs, ", activation = \"", activation, "\"",
+        "  y = com.microsoft.FusedConv <pads = [1, 1, 1, 1], activation = \"", activation, "\"",
         params.empty() ? "" : absl::StrCat(", activation_params = ", params), "> (x, w, b)\n}\n");
   };
-  for (const Case& c : cases) {
-    absl::StatusOr<std::vector<Tensor>> want =
-        RunText(ModelText(6, "agraph (float[A] c) => (float[D] y)",  // Clip-6: bounds attributes
-                          absl::StrCat("y = ", c.standalone, " (c)")),
-                {(*conv)[0]});
-    ASSERT_TRUE(want.ok()) << want.status();
-    absl::StatusOr<std::vector<Tensor>> got =
-        RunText(fused_text(c.activation, c.params), {x, w, b});
-    ASSERT_TRUE(got.ok()) << got.status();
-    EXPECT_EQ(Values<float>((*got)[0]), Values<float>((*want)[0])) << c.activation;
-  }
   absl::StatusOr<std::vector<Tensor>> elu = RunText(fused_text("Elu", "[1.0]"), {x, w, b});
   EXPECT_EQ(elu.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(elu.status().message().find("activation 'Elu' is not supported"), std::string::npos)

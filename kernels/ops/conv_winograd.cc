@@ -106,7 +106,7 @@ bool WinogradApplies(const WindowGeometry& g, int64_t images, const WinogradWeig
 }
 
 void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeights& w,
-                    const float* x, const float* bias, float* y) {
+                    const float* x, const float* bias, const simd::Epilogue& epilogue, float* y) {
   const int64_t K = w.out_channels, C = w.in_channels;
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
   const int64_t tiles_w = Ceil(OW, kWinogradOutTile);
@@ -180,7 +180,7 @@ void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeigh
             simd::Sgemm(false, false, K, n, C, 1.0f, w.u.data() + xi * K * C, C, v + xi * v_stride,
                         n, 0.0f, m + xi * m_stride, n);
           }
-          simd::WinogradTransformOutput(m, n, m_stride, K, bias, t, y);
+          simd::WinogradTransformOutput(m, n, m_stride, K, bias, epilogue, t, y);
         }
       });
 }

@@ -15,6 +15,7 @@
 
 #include "graph/ir.h"
 #include "kernels/ops/compute_util.h"
+#include "kernels/simd/activation.h"
 
 namespace anvil::compute_ops {
 
@@ -34,10 +35,10 @@ std::unique_ptr<const WinogradWeights> PrepareWinogradWeights(const Node& node);
 // products' columns.
 bool WinogradApplies(const WindowGeometry& g, int64_t images, const WinogradWeights& w);
 
-// y [N, K, out...] = conv(x [N, C, in...], the weight `w` was made from) + bias (K values, or
-// null), for a geometry WinogradApplies to.
+// y [N, K, out...] = epilogue(conv(x [N, C, in...], the weight `w` was made from) + bias (K
+// values, or null)), for a geometry WinogradApplies to.
 void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeights& w,
-                    const float* x, const float* bias, float* y);
+                    const float* x, const float* bias, const simd::Epilogue& epilogue, float* y);
 
 }  // namespace anvil::compute_ops
 

@@ -11,6 +11,7 @@
 
 #include "hwy/highway.h"
 #include "kernels/simd/depthwise.h"
+#include "kernels/simd/vector_math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace anvil::simd::HWY_NAMESPACE {
@@ -22,7 +23,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <int64_t kOuts>
 HWY_INLINE void DirectConvBlock(const DepthwiseTaps& t, const float* planes, int64_t plane_stride,
                                 int64_t channels, const float* w, int64_t k0, const float* bias,
-                                float* y, int64_t out_plane) {
+                                const Epilogue& epilogue, float* y, int64_t out_plane) {
   constexpr int64_t kRows = 4;
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
@@ -78,7 +79,8 @@ HWY_INLINE void DirectConvBlock(const DepthwiseTaps& t, const float* planes, int
         HWY_UNROLL(4)
         for (int64_t r = 0; r < kRows; ++r) {
           if (r >= rows) continue;
-          const V v = bias != nullptr ? hn::Add(b, acc[r][k]) : acc[r][k];
+          const V v =
+              ApplyEpilogue(d, epilogue, bias != nullptr ? hn::Add(b, acc[r][k]) : acc[r][k]);
           hn::BlendedStore(v, store, d, yk + (oh0 + r) * t.out_w + c0);
         }
       }
@@ -92,20 +94,20 @@ HWY_INLINE void DirectConvBlock(const DepthwiseTaps& t, const float* planes, int
 // store-to-load forwarding). Columns a tap does not reach load as zeros (MaskedLoad does not
 // touch them), adding w * 0 = nothing, as in the GEMM.
 HWY_NOINLINE void DepthwisePlaneImpl(const DepthwiseTaps& t, const float* plane, const float* w,
-                                     const float* bias, float* y) {
-  DirectConvBlock<1>(t, plane, 0, 1, w, 0, bias, y, 0);
+                                     const float* bias, const Epilogue& epilogue, float* y) {
+  DirectConvBlock<1>(t, plane, 0, 1, w, 0, bias, epilogue, y, 0);
 }
 
 HWY_NOINLINE void DirectConvPlanesImpl(const DepthwiseTaps& t, const float* planes,
                                        int64_t plane_stride, int64_t channels, const float* w,
-                                       int64_t out_channels, const float* bias, float* y,
-                                       int64_t out_plane) {
+                                       int64_t out_channels, const float* bias,
+                                       const Epilogue& epilogue, float* y, int64_t out_plane) {
   int64_t k0 = 0;
   for (; k0 + 4 <= out_channels; k0 += 4) {
-    DirectConvBlock<4>(t, planes, plane_stride, channels, w, k0, bias, y, out_plane);
+    DirectConvBlock<4>(t, planes, plane_stride, channels, w, k0, bias, epilogue, y, out_plane);
   }
   for (; k0 < out_channels; ++k0) {
-    DirectConvBlock<1>(t, planes, plane_stride, channels, w, k0, bias, y, out_plane);
+    DirectConvBlock<1>(t, planes, plane_stride, channels, w, k0, bias, epilogue, y, out_plane);
   }
 }
 

@@ -14,15 +14,15 @@ HWY_EXPORT(DepthwisePlaneImpl);
 HWY_EXPORT(DirectConvPlanesImpl);
 
 void DepthwisePlane(const DepthwiseTaps& taps, const float* plane, const float* w,
-                    const float* bias, float* y) {
-  HWY_DYNAMIC_DISPATCH(DepthwisePlaneImpl)(taps, plane, w, bias, y);
+                    const float* bias, const Epilogue& epilogue, float* y) {
+  HWY_DYNAMIC_DISPATCH(DepthwisePlaneImpl)(taps, plane, w, bias, epilogue, y);
 }
 
 void DirectConvPlanes(const DepthwiseTaps& taps, const float* planes, int64_t plane_stride,
                       int64_t channels, const float* w, int64_t out_channels, const float* bias,
-                      float* y, int64_t out_plane) {
+                      const Epilogue& epilogue, float* y, int64_t out_plane) {
   HWY_DYNAMIC_DISPATCH(DirectConvPlanesImpl)
-  (taps, planes, plane_stride, channels, w, out_channels, bias, y, out_plane);
+  (taps, planes, plane_stride, channels, w, out_channels, bias, epilogue, y, out_plane);
 }
 
 }  // namespace anvil::simd

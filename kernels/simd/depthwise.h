@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "kernels/simd/activation.h"
+
 namespace anvil::simd {
 
 // Where each tap reads. For kernel row kh, outputs rows [row_lo[kh], row_hi[kh]) are inside the
@@ -27,9 +29,9 @@ struct DepthwiseTaps {
   const int64_t* col_offset = nullptr;
 };
 
-// `bias` may be null (no bias).
+// `bias` may be null (no bias); `epilogue` is applied to each result before it is stored.
 void DepthwisePlane(const DepthwiseTaps& taps, const float* plane, const float* w,
-                    const float* bias, float* y);
+                    const float* bias, const Epilogue& epilogue, float* y);
 
 // A dense convolution with few input channels (a network's first layer: 3 channels of 3x3), all
 // its output planes for one image: y[k] (out_h x out_w, planes out_plane apart) = bias[k] + sum
@@ -38,10 +40,11 @@ void DepthwisePlane(const DepthwiseTaps& taps, const float* plane, const float* 
 // geometry `taps` describes (every input plane alike). Four output channels and four output rows
 // at a time keep 16 accumulators in registers: the im2col GEMM's sequence of fused operations
 // down each column (K = channels x taps, one slice), so both give the same bits, without
-// writing the im2col matrix or packing it. `bias` may be null.
+// writing the im2col matrix or packing it. `bias` may be null; `epilogue` is applied to each
+// result before it is stored.
 void DirectConvPlanes(const DepthwiseTaps& taps, const float* planes, int64_t plane_stride,
                       int64_t channels, const float* w, int64_t out_channels, const float* bias,
-                      float* y, int64_t out_plane);
+                      const Epilogue& epilogue, float* y, int64_t out_plane);
 
 }  // namespace anvil::simd
 

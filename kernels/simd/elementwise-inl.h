@@ -13,6 +13,7 @@
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "kernels/simd/elementwise.h"
+#include "kernels/simd/vector_math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace anvil::simd {
@@ -165,9 +166,7 @@ HWY_NOINLINE void BinaryImpl(int op, int kind, const float* a, const float* b, f
 // Unary operations
 // ---------------------------------------------------------------------------------------------
 
-#define ANVIL_VECTOR_MATH(...) __VA_ARGS__
-#include "kernels/simd/vector_math.inc"
-#undef ANVIL_VECTOR_MATH
+// The vector math (ReluOp, SigmoidOp, ClipOp, ...) comes from vector_math-inl.h.
 
 HWY_NOINLINE void UnaryImpl(int op, const float* x, float* out, size_t n) {
   switch (static_cast<UnaryOp>(op)) {
@@ -196,27 +195,9 @@ HWY_NOINLINE void UnaryImpl(int op, const float* x, float* out, size_t n) {
   }
 }
 
-// Comparisons rather than Min/Max so that NaN passes through on every target.
-struct ClipOp {
-  float lo, hi;
-  HWY_INLINE V operator()(D d, V x) const {
-    const V vlo = hn::Set(d, lo);
-    const V vhi = hn::Set(d, hi);
-    const V y = hn::IfThenElse(hn::Lt(x, vlo), vlo, x);
-    return hn::IfThenElse(hn::Gt(y, vhi), vhi, y);
-  }
-};
-
 HWY_NOINLINE void ClipImpl(const float* x, float lo, float hi, float* out, size_t n) {
   MapUnary(x, out, n, ClipOp{lo, hi});
 }
-
-struct LeakyReluOp {
-  float alpha;
-  HWY_INLINE V operator()(D d, V x) const {
-    return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(x, hn::Set(d, alpha)), x);
-  }
-};
 
 HWY_NOINLINE void LeakyReluImpl(const float* x, float alpha, float* out, size_t n) {
   MapUnary(x, out, n, LeakyReluOp{alpha});

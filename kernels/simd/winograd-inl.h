@@ -12,6 +12,7 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "kernels/simd/vector_math-inl.h"
 #include "kernels/simd/winograd.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -161,8 +162,8 @@ HWY_INLINE void TransposeBlocks(D d, const V* r, V* t) {
 // values are adjacent, and each tile row is copied to its place (tile rows are scattered over
 // the output planes, four floats each).
 HWY_NOINLINE void WinogradOutputImpl(const float* products, int64_t ldm, int64_t point_stride,
-                                     int64_t K, const float* bias, const WinogradTiles& t,
-                                     float* out) {
+                                     int64_t K, const float* bias, const Epilogue& epilogue,
+                                     const WinogradTiles& t, float* out) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
@@ -193,7 +194,7 @@ HWY_NOINLINE void WinogradOutputImpl(const float* products, int64_t ldm, int64_t
       for (int64_t i = 0; i < kOut; ++i) {
         V res[kOut], rows[kOut];
         OutputColumn(d, y + i * kIn, res);
-        for (int64_t j = 0; j < kOut; ++j) res[j] = hn::Add(res[j], b);
+        for (int64_t j = 0; j < kOut; ++j) res[j] = ApplyEpilogue(d, epilogue, hn::Add(res[j], b));
 #if HWY_TARGET != HWY_SCALAR
         if (blocks_of_four) {
           TransposeBlocks(d, res, rows);

@@ -57,9 +57,11 @@ void WinogradTransformInput(const float* in, int64_t channels, const WinogradTil
 }
 
 void WinogradTransformOutput(const float* products, int64_t ldm, int64_t point_stride, int64_t K,
-                             const float* bias, const WinogradTiles& tiles, float* out) {
+                             const float* bias, const Epilogue& epilogue,
+                             const WinogradTiles& tiles, float* out) {
   output_transforms.fetch_add(1, std::memory_order_relaxed);
-  HWY_DYNAMIC_DISPATCH(WinogradOutputImpl)(products, ldm, point_stride, K, bias, tiles, out);
+  HWY_DYNAMIC_DISPATCH(WinogradOutputImpl)
+  (products, ldm, point_stride, K, bias, epilogue, tiles, out);
 }
 
 }  // namespace anvil::simd

@@ -16,6 +16,8 @@
 
 #include <cstdint>
 
+#include "kernels/simd/activation.h"
+
 namespace anvil::simd {
 
 inline constexpr int64_t kWinogradOutTile = 4;  // outputs per tile side
@@ -52,10 +54,11 @@ struct WinogradTiles {
 void WinogradTransformInput(const float* in, int64_t channels, const WinogradTiles& tiles, float* v,
                             int64_t ldv, int64_t point_stride);
 
-// Output channel k of tile j = A^T m A + bias[k] (bias may be null) with m[xi] =
+// Output channel k of tile j = epilogue(A^T m A + bias[k]) (bias may be null) with m[xi] =
 // products[xi * point_stride + k * ldm + j], written where `tiles` says.
 void WinogradTransformOutput(const float* products, int64_t ldm, int64_t point_stride, int64_t K,
-                             const float* bias, const WinogradTiles& tiles, float* out);
+                             const float* bias, const Epilogue& epilogue,
+                             const WinogradTiles& tiles, float* out);
 
 // WinogradTransformOutput calls so far in this process: tests check that a convolution took the
 // Winograd path (the im2col path gives nearly the same values).
