@@ -26,8 +26,8 @@ struct WinogradWeights {
 };
 
 // The transformed weight of a Conv node whose weight (input 1) is a float32 initializer
-// [K, C, 3, 3] that a run cannot override, with group 1, unit strides and dilations and enough
-// channels for the products to run at GEMM speed; null otherwise.
+// [K, C, 3, 3] that a run cannot override, with group 1, unit strides and dilations and 8 to
+// 4096 channels on either side (enough for the products to run at GEMM speed); null otherwise.
 std::unique_ptr<const WinogradWeights> PrepareWinogradWeights(const Node& node);
 
 // Whether WinogradConv2D pays for a convolution of geometry `g` over `images` images with
