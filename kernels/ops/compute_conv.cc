@@ -40,15 +40,6 @@ constexpr int64_t kColBudget = int64_t{1} << 20;
 // Chunks narrower than this would make the GEMM's N too small to run at full speed.
 constexpr int64_t kMinChunkColumns = 256;
 
-// Grow-only per-thread buffers (im2col, the batched product): steady-state calls neither
-// allocate nor touch fresh pages, which for these megabyte buffers cost more than the im2col.
-template <typename T>
-T* Scratch(int slot, size_t n) {
-  thread_local std::vector<T> buffers[2];
-  if (buffers[slot].size() < n) buffers[slot].resize(n);
-  return buffers[slot].data();
-}
-
 int64_t ChunkColumns(int64_t rows, int64_t total) {
   const int64_t by_budget = rows > 0 ? kColBudget / rows : total;
   return std::max<int64_t>(1, std::min(total, std::max(by_budget, kMinChunkColumns)));
@@ -460,7 +451,7 @@ void DepthwiseConv2D(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, i
   parallel::For(N * M, parallel::MinChunk(plane_work, parallel::kMinChunkElements),
                 [&](int64_t begin, int64_t end) {
                   float* phases =
-                      direct.NeedsPhases() ? Scratch<float>(0, direct.PhasedSize()) : nullptr;
+                      direct.NeedsPhases() ? ConvScratch<float>(0, direct.PhasedSize()) : nullptr;
                   for (int64_t nm = begin; nm < end; ++nm) {
                     const int64_t n = nm / M, m = nm % M;
                     const float* xc = x + (n * C + m / Mg) * g.in_size;
@@ -497,7 +488,7 @@ void DirectConv2D(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, cons
   parallel::For(N * blocks, parallel::MinChunk(pair_flops, parallel::kMinChunkFlops),
                 [&](int64_t begin, int64_t end) {
                   const int64_t plane = direct.NeedsPhases() ? direct.PhasedSize() : g.in_size;
-                  float* phases = direct.NeedsPhases() ? Scratch<float>(0, C * plane) : nullptr;
+                  float* phases = direct.NeedsPhases() ? ConvScratch<float>(0, C * plane) : nullptr;
                   for (int64_t pair = begin; pair < end; ++pair) {
                     const int64_t n = pair / blocks, k0 = pair % blocks * kOutBlock;
                     const float* xn = x + n * C * g.in_size;
@@ -537,7 +528,7 @@ bool ImplicitConvGemm(const WindowGeometry& g, int64_t Mg, int64_t cols, int64_t
     }
     if (g.spatial == 2 && Mg > 4 && cols > 4) {
       const int64_t images = cols / g.out_size, channels = K / g.kernel_size;
-      float* buffer = Scratch<float>(0, PaddedPlanes::Size(g, images * channels));
+      float* buffer = ConvScratch<float>(0, PaddedPlanes::Size(g, images * channels));
       const PaddedPlanes padded(g, x, images, image_stride, channels, buffer);
       simd::SgemmFilledB(Mg, cols, K, w, K, Im2ColPanels(g, padded, K), bias, 0.0f, c, ldc);
       return true;
@@ -588,9 +579,9 @@ bool ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64
       batches * group, parallel::MinChunk(pair_flops, parallel::kMinChunkFlops),
       [&](int64_t begin, int64_t end) {
         auto col_buffer = [&] {
-          return Scratch<T>(0, K * (batch > 1 ? batch * g.out_size : chunk));
+          return ConvScratch<T>(0, K * (batch > 1 ? batch * g.out_size : chunk));
         };
-        T* product = batch > 1 ? Scratch<T>(1, Mg * batch * g.out_size) : nullptr;
+        T* product = batch > 1 ? ConvScratch<T>(1, Mg * batch * g.out_size) : nullptr;
         for (int64_t pair = begin; pair < end; ++pair) {
           const int64_t n0 = pair / group * batch, gi = pair % group;
           const T* wg = w + gi * Mg * K;
@@ -904,7 +895,7 @@ class ConvTransposeKernel final : public OpKernel {
         2.0 * static_cast<double>(rows) * static_cast<double>(g.in_size) * static_cast<double>(Cg);
     parallel::For(N * group_, parallel::MinChunk(pair_flops, parallel::kMinChunkFlops),
                   [&](int64_t begin, int64_t end) {
-                    T* col = Scratch<T>(0, rows * chunk);
+                    T* col = ConvScratch<T>(0, rows * chunk);
                     for (int64_t pair = begin; pair < end; ++pair) {
                       const int64_t n = pair / group_, gi = pair % group_;
                       const T* xg = x + (n * C + gi * Cg) * g.in_size;
@@ -937,32 +928,37 @@ absl::StatusOr<int64_t> ReadGroup(const Node& node) {
   return group;
 }
 
+// The kernel of a Conv-like node, its window attributes and group read and checked (a Conv's
+// Winograd weight prepared).
 template <class Kernel>
-KernelOr MakeConvLike(const Node& node) {
+absl::StatusOr<std::unique_ptr<Kernel>> MakeConvKernel(const Node& node) {
   absl::StatusOr<WindowAttrs> attrs = ReadWindowAttrs(node);
   if (!attrs.ok()) return attrs.status();
   absl::StatusOr<int64_t> group = ReadGroup(node);
   if (!group.ok()) return group.status();
   auto kernel = std::make_unique<Kernel>(*std::move(attrs), *group);
   if constexpr (std::is_same_v<Kernel, ConvKernel>) kernel->PrepareFor(node);
-  return std::unique_ptr<OpKernel>(std::move(kernel));
+  return kernel;
+}
+
+template <class Kernel>
+KernelOr MakeConvLike(const Node& node) {
+  absl::StatusOr<std::unique_ptr<Kernel>> kernel = MakeConvKernel<Kernel>(node);
+  if (!kernel.ok()) return kernel.status();
+  return std::unique_ptr<OpKernel>(*std::move(kernel));
 }
 
 // com.microsoft FusedConv (ONNX Runtime's contrib op, which the fuse-activations pass makes):
 // Conv, then the activation named by `activation` (Relu, LeakyRelu, Sigmoid, Tanh, Clip,
-// HardSigmoid; `activation_params` as ONNX Runtime orders them) applied to the output in place
-// by that activation's own kernel from the registry, while the output is in cache: the bits of
-// the two nodes it replaces. The optional Z input (a sum) is not supported.
+// HardSigmoid; `activation_params` as ONNX Runtime orders them): in registers by the Conv paths
+// that take an epilogue, else applied to the output in place by that activation's own kernel
+// from the registry, while the output is in cache. Either way the bits of the two nodes it
+// replaces. The optional Z input (a sum) is not supported.
 class FusedConvKernel final : public OpKernel {
  public:
   static KernelOr Create(const Node& node) {
-    absl::StatusOr<WindowAttrs> attrs = ReadWindowAttrs(node);
-    if (!attrs.ok()) return attrs.status();
-    absl::StatusOr<int64_t> group = ReadGroup(node);
-    if (!group.ok()) return group.status();
     auto kernel = std::unique_ptr<FusedConvKernel>(new FusedConvKernel());
-    kernel->conv_ = std::make_unique<ConvKernel>(*std::move(attrs), *group);
-    kernel->conv_->PrepareFor(node);
+    ANVIL_ASSIGN_OR_RETURN(kernel->conv_, MakeConvKernel<ConvKernel>(node));
     const std::string activation = node.GetString("activation", "");
     std::vector<float> params;
     if (const Attribute* a = node.FindAttribute("activation_params")) params = a->floats;

@@ -38,13 +38,6 @@ constexpr int64_t kCacheLineFloats = 64 / sizeof(float);
 // whatever the split, and each output's arithmetic does not depend on the thread count.
 constexpr int64_t kTileUnit = 16;
 
-template <typename T>
-T* Scratch(int slot, size_t n) {
-  thread_local std::vector<T> buffers[2];
-  if (buffers[slot].size() < n) buffers[slot].resize(n);
-  return buffers[slot].data();
-}
-
 bool AllOnes(const std::vector<int64_t>& v) {
   return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
 }
@@ -138,9 +131,9 @@ void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeigh
         // one L1 set.
         const int64_t v_stride = C * block + kCacheLineFloats;
         const int64_t m_stride = K * block + kCacheLineFloats;
-        float* v = Scratch<float>(0, kWinogradPoints * v_stride);
-        float* m = Scratch<float>(1, kWinogradPoints * m_stride);
-        int64_t* desc = Scratch<int64_t>(0, 6 * block);
+        float* v = ConvScratch<float>(0, kWinogradPoints * v_stride);
+        float* m = ConvScratch<float>(1, kWinogradPoints * m_stride);
+        int64_t* desc = ConvScratch<int64_t>(0, 6 * block);
         simd::WinogradTiles t;
         t.image_offset = desc;
         t.row0 = desc + block;
