@@ -108,6 +108,19 @@ class PoolKernel final : public OpKernel {
       DenseOutput<C> yd(y);
       const int64_t planes = x.dims[0] * x.dims[1];
       const double plane_work = static_cast<double>(g->in_size + g->out_size * g->kernel_size);
+      if constexpr (std::is_same_v<C, float>) {
+        if (kind_ == PoolKind::kMax && indices == nullptr && IsFull2x2(taps)) {
+          const int64_t H = taps[1].in, W = taps[2].in;
+          const int64_t OH = taps[1].first.size(), OW = taps[2].first.size();
+          parallel::For(planes, parallel::MinChunk(plane_work, parallel::kMinChunkElements),
+                        [&](int64_t begin, int64_t end) {
+                          simd::MaxPool2x2Planes(xd.data() + begin * H * W, end - begin, H, W,
+                                                 yd.data() + begin * OH * OW, OH, OW);
+                        });
+          yd.Commit();
+          return absl::OkStatus();
+        }
+      }
       parallel::For(planes, parallel::MinChunk(plane_work, parallel::kMinChunkElements),
                     [&](int64_t begin, int64_t end) {
                       std::vector<double> acc;
@@ -132,6 +145,20 @@ class PoolKernel final : public OpKernel {
   static bool IsFloating(ElementType t) {
     return t == ElementType::kFloat || t == ElementType::kDouble || t == ElementType::kFloat16 ||
            t == ElementType::kBfloat16;
+  }
+
+  // 2-D windows of 2x2 at stride 2, dilation 1, all inside the input (no pads, no ceil_mode
+  // partial windows): simd::MaxPool2x2Planes' case.
+  static bool IsFull2x2(const DimTaps* taps) {
+    if (taps[0].in != 1 || taps[0].kernel != 1) return false;
+    for (int d = 1; d < 3; ++d) {
+      const DimTaps& t = taps[d];
+      if (t.kernel != 2 || t.stride != 2 || t.dilation != 1 || t.pad_begin != 0 ||
+          t.full_begin != 0 || t.full_end != static_cast<int64_t>(t.first.size())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   // Max and average pools without Indices, one output row at a time: each tap row of the window

@@ -5,6 +5,7 @@
 // convolution geometries against a direct reference), then every single-node ONNX backend test
 // of the family through RunNode.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -714,7 +715,9 @@ TEST(Conv, DepthwiseAndBatchedImagesGiveTheGemmBits) {
 
 // MaxPool without Indices (tap rows folded into output rows, strides 1 and 2 vectorized)
 // against a direct loop: strides, dilations, pads, rows wider and narrower than a vector, NaN
-// inputs (skipped by the fold, as the scalar path does).
+// inputs (skipped by the fold, as the scalar path does), and the 2x2 stride-2 fast path on
+// widths that take full, half, quarter vectors and scalar tails, odd planes (floor mode) and
+// signed zeros (the first of equal maxima wins: compared bit for bit).
 TEST(MaxPool, MatchesDirectPooling) {
   struct Case {
     std::vector<int64_t> x_dims, kernel, strides, dilations, pads;
@@ -726,46 +729,60 @@ TEST(MaxPool, MatchesDirectPooling) {
       {{1, 1, 11, 67}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},
       {{1, 1, 10, 50}, {2, 3}, {1, 2}, {2, 2}, {0, 1, 1, 2}},
       {{1, 1, 7, 41}, {1, 5}, {1, 1}, {1, 3}, {0, 2, 0, 2}},
+      {{3, 5, 8, 64}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
+      {{2, 3, 9, 43}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
+      {{1, 4, 8, 8}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
+      {{1, 2, 7, 7}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
   };
   for (const Case& c : cases) {
-    Tensor x = RandomTensor(c.x_dims, 41);
-    std::vector<float> xv = Values<float>(x);
-    for (size_t i = 5; i < xv.size(); i += 97) xv[i] = std::nanf("");
-    x = Floats(c.x_dims, xv);
-    const std::string attrs = absl::StrCat("kernel_shape = [", absl::StrJoin(c.kernel, ", "),
-                                           "], strides = [", absl::StrJoin(c.strides, ", "),
-                                           "], dilations = [", absl::StrJoin(c.dilations, ", "),
-                                           "], pads = [", absl::StrJoin(c.pads, ", "), "]");
-    absl::StatusOr<std::vector<Tensor>> y =
-        RunText(ModelText(12, "agraph (float[A] x) => (float[D] y)",
-                          absl::StrCat("y = MaxPool <", attrs, "> (x)")),
-                {x});
-    ASSERT_TRUE(y.ok()) << y.status();
-    const int64_t H = c.x_dims[2], W = c.x_dims[3], planes = c.x_dims[0] * c.x_dims[1];
-    const int64_t OH =
-        (H + c.pads[0] + c.pads[2] - ((c.kernel[0] - 1) * c.dilations[0] + 1)) / c.strides[0] + 1;
-    const int64_t OW =
-        (W + c.pads[1] + c.pads[3] - ((c.kernel[1] - 1) * c.dilations[1] + 1)) / c.strides[1] + 1;
-    std::vector<float> want;
-    for (int64_t p = 0; p < planes; ++p) {
-      for (int64_t oh = 0; oh < OH; ++oh) {
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          float m = -std::numeric_limits<float>::infinity();
-          for (int64_t a = 0; a < c.kernel[0]; ++a) {
-            const int64_t ih = oh * c.strides[0] - c.pads[0] + a * c.dilations[0];
-            if (ih < 0 || ih >= H) continue;
-            for (int64_t b = 0; b < c.kernel[1]; ++b) {
-              const int64_t iw = ow * c.strides[1] - c.pads[1] + b * c.dilations[1];
-              if (iw < 0 || iw >= W) continue;
-              const float v = xv[(p * H + ih) * W + iw];
-              m = v > m ? v : m;
+    for (const bool zeros : {false, true}) {
+      Tensor x = RandomTensor(c.x_dims, 41);
+      std::vector<float> xv = Values<float>(x);
+      if (zeros) {  // only -1, -0, +0 and NaN: ties between zeros of both signs everywhere
+        const float pick[] = {-1.0f, -0.0f, 0.0f, std::nanf("")};
+        for (size_t i = 0; i < xv.size(); ++i) xv[i] = pick[(i * 2654435761u >> 9) % 4];
+      } else {
+        for (size_t i = 5; i < xv.size(); i += 97) xv[i] = std::nanf("");
+      }
+      x = Floats(c.x_dims, xv);
+      const std::string attrs = absl::StrCat("kernel_shape = [", absl::StrJoin(c.kernel, ", "),
+                                             "], strides = [", absl::StrJoin(c.strides, ", "),
+                                             "], dilations = [", absl::StrJoin(c.dilations, ", "),
+                                             "], pads = [", absl::StrJoin(c.pads, ", "), "]");
+      absl::StatusOr<std::vector<Tensor>> y =
+          RunText(ModelText(12, "agraph (float[A] x) => (float[D] y)",
+                            absl::StrCat("y = MaxPool <", attrs, "> (x)")),
+                  {x});
+      ASSERT_TRUE(y.ok()) << y.status();
+      const int64_t H = c.x_dims[2], W = c.x_dims[3], planes = c.x_dims[0] * c.x_dims[1];
+      const int64_t OH =
+          (H + c.pads[0] + c.pads[2] - ((c.kernel[0] - 1) * c.dilations[0] + 1)) / c.strides[0] + 1;
+      const int64_t OW =
+          (W + c.pads[1] + c.pads[3] - ((c.kernel[1] - 1) * c.dilations[1] + 1)) / c.strides[1] + 1;
+      std::vector<float> want;
+      for (int64_t p = 0; p < planes; ++p) {
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            float m = -std::numeric_limits<float>::infinity();
+            for (int64_t a = 0; a < c.kernel[0]; ++a) {
+              const int64_t ih = oh * c.strides[0] - c.pads[0] + a * c.dilations[0];
+              if (ih < 0 || ih >= H) continue;
+              for (int64_t b = 0; b < c.kernel[1]; ++b) {
+                const int64_t iw = ow * c.strides[1] - c.pads[1] + b * c.dilations[1];
+                if (iw < 0 || iw >= W) continue;
+                const float v = xv[(p * H + ih) * W + iw];
+                m = v > m ? v : m;
+              }
             }
+            want.push_back(m);
           }
-          want.push_back(m);
         }
       }
+      std::vector<uint32_t> got_bits, want_bits;
+      for (const float v : Values<float>((*y)[0])) got_bits.push_back(std::bit_cast<uint32_t>(v));
+      for (const float v : want) want_bits.push_back(std::bit_cast<uint32_t>(v));
+      EXPECT_EQ(got_bits, want_bits) << attrs << (zeros ? " (signed zeros)" : "");
     }
-    EXPECT_EQ(Values<float>((*y)[0]), want) << attrs;
   }
 }
 

@@ -373,6 +373,55 @@ HWY_NOINLINE void MaxPoolRowsImpl(const float* x, int64_t in_w, const int64_t* r
   }
 }
 
+// MaxPool2x2PlanesImpl's vector loop over outputs [j, n) of one row with the vectors of `d`: each
+// window's four values folded in (row, column) order from -inf, NaN skipped, as the scalar fold.
+template <class DV>
+HWY_INLINE size_t MaxPool2x2RowVectors(DV d, const float* r0, const float* r1, float* y, size_t j,
+                                       size_t n) {
+  using VV = hn::Vec<DV>;
+  const size_t L = hn::Lanes(d);
+  const VV neg_inf = hn::Set(d, -std::numeric_limits<float>::infinity());
+  for (; j + L <= n; j += L) {
+    VV e0, o0, e1, o1;
+    hn::LoadInterleaved2(d, r0 + 2 * j, e0, o0);
+    hn::LoadInterleaved2(d, r1 + 2 * j, e1, o1);
+    VV m = hn::IfThenElse(hn::Gt(e0, neg_inf), e0, neg_inf);
+    m = hn::IfThenElse(hn::Gt(o0, m), o0, m);
+    m = hn::IfThenElse(hn::Gt(e1, m), e1, m);
+    m = hn::IfThenElse(hn::Gt(o1, m), o1, m);
+    hn::StoreU(m, d, y + j);
+  }
+  return j;
+}
+
+HWY_NOINLINE void MaxPool2x2PlanesImpl(const float* x, int64_t planes, int64_t in_h, int64_t in_w,
+                                       float* y, int64_t out_h, int64_t out_w) {
+  const D d;
+  const size_t n = static_cast<size_t>(out_w);
+  for (int64_t p = 0; p < planes; ++p) {
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      const float* r0 = x + (p * in_h + 2 * oh) * in_w;
+      const float* r1 = r0 + in_w;
+      float* yr = y + (p * out_h + oh) * out_w;
+      size_t j = MaxPool2x2RowVectors(d, r0, r1, yr, 0, n);
+      // Narrow rows (8 or 4 outputs: the late layers of small images) in narrower vectors.
+      if constexpr (hn::MaxLanes(D()) >= 8) {
+        j = MaxPool2x2RowVectors(hn::Half<D>(), r0, r1, yr, j, n);
+      }
+      if constexpr (hn::MaxLanes(D()) >= 16) {
+        j = MaxPool2x2RowVectors(hn::Half<hn::Half<D>>(), r0, r1, yr, j, n);
+      }
+      for (; j < n; ++j) {
+        float m = -std::numeric_limits<float>::infinity();
+        for (const float v : {r0[2 * j], r0[2 * j + 1], r1[2 * j], r1[2 * j + 1]}) {
+          m = v > m ? v : m;
+        }
+        yr[j] = m;
+      }
+    }
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace anvil::simd
 HWY_AFTER_NAMESPACE();

@@ -18,6 +18,7 @@ HWY_EXPORT(LeakyReluImpl);
 HWY_EXPORT(ExpLinearImpl);
 HWY_EXPORT(DeinterleaveImpl);
 HWY_EXPORT(MaxPoolRowsImpl);
+HWY_EXPORT(MaxPool2x2PlanesImpl);
 HWY_EXPORT(AddInterleaved2Impl);
 HWY_EXPORT(Interpolate2Impl);
 HWY_EXPORT(AddScaledImpl);
@@ -74,6 +75,11 @@ void MaxPoolRows(const float* x, int64_t in_w, const int64_t* row_first, const i
   HWY_DYNAMIC_DISPATCH(MaxPoolRowsImpl)
   (x, in_w, row_first, row_count, row_dilation, out_rows, col_offset, stride, taps, dilation, y,
    out_w, col_begin, col_end);
+}
+
+void MaxPool2x2Planes(const float* x, int64_t planes, int64_t in_h, int64_t in_w, float* y,
+                      int64_t out_h, int64_t out_w) {
+  HWY_DYNAMIC_DISPATCH(MaxPool2x2PlanesImpl)(x, planes, in_h, in_w, y, out_h, out_w);
 }
 
 }  // namespace anvil::simd

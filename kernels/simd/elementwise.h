@@ -82,6 +82,15 @@ void MaxPoolRows(const float* x, int64_t in_w, const int64_t* row_first, const i
                  int64_t taps, int64_t dilation, float* y, int64_t out_w, int64_t col_begin,
                  int64_t col_end);
 
+// Max pooling with 2x2 windows at stride 2, no padding: for each of `planes` consecutive
+// in_h x in_w planes of x, y's out_h x out_w plane gets y[oh][ow] = the fold of
+// (v > m ? v : m) from m = -inf over x[2oh][2ow], x[2oh][2ow + 1], x[2oh + 1][2ow],
+// x[2oh + 1][2ow + 1] (NaN skipped): MaxPoolRows' values for that window, bit for bit.
+// Requires 2 * out_h <= in_h and 2 * out_w <= in_w (the rest of an odd plane is ignored, as
+// floor mode does). The commonest pooling of CNNs, without MaxPoolRows' per-row setup.
+void MaxPool2x2Planes(const float* x, int64_t planes, int64_t in_h, int64_t in_w, float* y,
+                      int64_t out_h, int64_t out_w);
+
 }  // namespace anvil::simd
 
 #endif  // ANVIL_KERNELS_SIMD_ELEMENTWISE_H_
