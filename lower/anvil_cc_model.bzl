@@ -13,21 +13,29 @@
 The generated library is the C API of lower/emit/aot.h (anvil_model_create/run/destroy). The
 compiler, anvil-compile, is built from source by Bazel like any tool, and every input and
 output is declared, so the actions are hermetic: many models compile in parallel, locally or on
-remote execution, with no extra machinery. Limits are anvil-compile's: every node must lower to
-loops or gemm.
+remote execution, with no extra machinery.
+
+Nodes that do not lower to loops or gemm (convolutions, pooling, ops without a lowering rule)
+call Anvil's kernels through the kernel host, //lower:aot_host, which the library then depends
+on (its gemm calls use Anvil's SGEMM too). `kernel_host = False` leaves that dependency out for
+a model that lowers entirely to loops (the build then compiles the model alone); a model that
+needs kernels is then a build error naming their ops.
 """
 
-def anvil_cc_model(name, model, passes = None, visibility = None, **kwargs):
+def anvil_cc_model(name, model, passes = None, kernel_host = True, visibility = None, deps = [], **kwargs):
     """Compiles `model` into cc_library `name` (header `<name>/model.h`)."""
     outs = [name + "/model.cc", name + "/model.h", name + "/model_weights.inc"]
     pipeline = "--pipeline='%s'" % passes if passes else ""
+    if not kernel_host:
+        pipeline += " --no-kernel-host"
     native.genrule(
         name = name + "_sources",
         srcs = [model],
         outs = outs,
         tools = [Label("//tools:anvil-compile")],
         # A cc_library takes the weights as a .inc (the assembler embeds them, .incbin).
-        cmd = "$(location %s) $(location %s) -o $(RULEDIR)/%s --weights=model_weights.inc %s 2>/dev/null" % (
+        # anvil-compile's progress lines only when it fails (they hold the error).
+        cmd = "log=$$(mktemp) && if $(location %s) $(location %s) -o $(RULEDIR)/%s --weights=model_weights.inc %s 2>$$log; then rm -f $$log; else cat $$log >&2; rm -f $$log; exit 1; fi" % (
             Label("//tools:anvil-compile"),
             model,
             name,
@@ -46,5 +54,6 @@ def anvil_cc_model(name, model, passes = None, visibility = None, **kwargs):
             "-Wa,-I$(GENDIR)/%s/%s" % (native.package_name(), name),
         ],
         visibility = visibility,
+        deps = deps + ([Label("//lower:aot_host")] if kernel_host else []),
         **kwargs
     )

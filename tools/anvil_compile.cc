@@ -1,12 +1,17 @@
 // anvil-compile: a model compiled ahead of time into a C library.
 //
-//   anvil-compile MODEL -o DIR [--shared] [--native] [--pipeline=P] [--weights=NAME]
+//   anvil-compile MODEL -o DIR [--shared] [--native] [--no-kernel-host] [--pipeline=P]
+//                 [--weights=NAME]
 //
 // Writes DIR/model.cc, DIR/model.h (the C API, see lower/emit/aot.h) and DIR/model.weights; with
 // --shared also DIR/libmodel.so, compiled with $CXX (else c++) as
 //   $CXX -std=c++17 -O3 -ffp-contract=off -fno-math-errno -fPIC -shared -I DIR -Wa,-I,DIR
-// (--native adds -march=native: faster, for this CPU only). The model goes through the same
-// preparation and lowering as the runtime and the JIT (default pipeline
+// (--native adds -march=native: faster, for this CPU only). A model with nodes that call runtime
+// kernels (convolutions, pooling, ops without a lowering rule) links Anvil's kernel host
+// (lower/emit/aot_host.h): --shared copies libanvil_aot_host.so into DIR and links libmodel.so
+// against it (rpath $ORIGIN); the library is found in $ANVIL_AOT_HOST_LIB, else in this tool's
+// runfiles, else next to it in bazel-bin. --no-kernel-host refuses such models instead. The model
+// goes through the same preparation and lowering as the runtime and the JIT (default pipeline
 // shape-inference,einsum-decompose,fold-batchnorm,fuse-activations,dce, then lower-to-tir).
 // Errors are one line `anvil-compile: error: ...`, exit 1 (2 for command-line mistakes).
 
@@ -38,12 +43,14 @@ constexpr char kUsage[] =
 Compiles an ONNX model ahead of time: DIR/model.cc, DIR/model.h (a C API: create, run, destroy)
 and DIR/model.weights; --shared also builds DIR/libmodel.so with $CXX (else c++), --native for
 this CPU (-march=native); --weights=NAME names the weights file (default model.weights).
-Every node must lower to loops or gemm (no runtime kernels yet).
+Nodes that do not lower to loops or gemm (convolutions, pooling, ...) call Anvil's kernels
+through the kernel host: --shared copies libanvil_aot_host.so next to libmodel.so (found in
+$ANVIL_AOT_HOST_LIB, the runfiles or bazel-bin); --no-kernel-host refuses such models.
 )";
 
 struct Flags {
   std::string model, out;
-  bool shared = false, native = false;
+  bool shared = false, native = false, kernel_host = true;
   std::string pipeline = "shape-inference,einsum-decompose,fold-batchnorm,fuse-activations,dce";
   std::string weights = "model.weights";
 };
@@ -55,11 +62,43 @@ absl::Status Write(const std::string& path, const std::string& bytes) {
   return absl::OkStatus();
 }
 
+// libanvil_aot_host.so: $ANVIL_AOT_HOST_LIB, else the runfiles of this binary (bazel run, a
+// test), else bazel-bin's lower/ beside tools/.
+absl::StatusOr<std::string> FindKernelHost() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("ANVIL_AOT_HOST_LIB"); env != nullptr && *env) {
+    if (fs::exists(env)) return std::string(env);
+    return absl::NotFoundError(absl::StrCat("ANVIL_AOT_HOST_LIB='", env, "' does not exist"));
+  }
+  std::error_code error;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  std::vector<fs::path> candidates;
+  for (const char* var : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
+    if (const char* dir = std::getenv(var); dir != nullptr && *dir) {
+      candidates.push_back(fs::path(dir) / "anvil/lower/libanvil_aot_host.so");
+    }
+  }
+  if (!error) {
+    candidates.push_back(fs::path(exe.string() + ".runfiles") / "anvil/lower/libanvil_aot_host.so");
+    candidates.push_back(exe.parent_path().parent_path() / "lower/libanvil_aot_host.so");
+  }
+  for (const fs::path& p : candidates) {
+    if (fs::exists(p, error)) return p.string();
+  }
+  return absl::NotFoundError(
+      "this model calls runtime kernels and libanvil_aot_host.so was not found: bazel build "
+      "//lower:libanvil_aot_host.so and set ANVIL_AOT_HOST_LIB to it (or --no-kernel-host to "
+      "refuse such models)");
+}
+
 absl::Status Compile(const Flags& flags) {
   ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(flags.model));
   ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model, flags.pipeline));
   ANVIL_ASSIGN_OR_RETURN(tir::Module module, lower::LowerToTir(*model));
-  ANVIL_ASSIGN_OR_RETURN(lower::AotSources sources, lower::EmitAot(module, flags.weights));
+  lower::AotOptions aot;
+  aot.weights_name = flags.weights;
+  aot.kernel_host = flags.kernel_host;
+  ANVIL_ASSIGN_OR_RETURN(lower::AotSources sources, lower::EmitAot(module, aot));
   std::error_code error;
   std::filesystem::create_directories(flags.out, error);
   if (error) {
@@ -70,8 +109,27 @@ absl::Status Compile(const Flags& flags) {
   ANVIL_RETURN_IF_ERROR(Write(flags.out + "/model.h", sources.header));
   ANVIL_RETURN_IF_ERROR(Write(flags.out + "/" + flags.weights, sources.weights));
   std::cerr << "anvil-compile: wrote " << flags.out << "/model.cc, model.h, " << flags.weights
-            << " (" << sources.weights.size() << " bytes of weights)\n";
+            << " (" << sources.weights.size() << " bytes of weights";
+  if (sources.kernel_calls > 0) {
+    std::cerr << ", of which " << sources.graph_bytes << " the graph of " << sources.kernel_calls
+              << " kernel call(s): the library links the kernel host";
+  }
+  std::cerr << ")\n";
   if (!flags.shared) return absl::OkStatus();
+  std::vector<std::string> host_flags;
+  if (sources.kernel_calls > 0) {
+    ANVIL_ASSIGN_OR_RETURN(const std::string host, FindKernelHost());
+    const std::string copy = flags.out + "/libanvil_aot_host.so";
+    std::filesystem::copy_file(host, copy, std::filesystem::copy_options::overwrite_existing,
+                               error);
+    if (error) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot copy '", host, "' to '", copy, "': ", error.message()));
+    }
+    std::filesystem::permissions(copy, std::filesystem::perms::owner_write,
+                                 std::filesystem::perm_options::add, error);
+    host_flags = {"-L", flags.out, "-lanvil_aot_host", "-Wl,-rpath,$ORIGIN"};
+  }
   const char* env = std::getenv("CXX");
   std::vector<std::string> argv = {env != nullptr && *env ? env : "c++",
                                    "-std=c++17",
@@ -86,6 +144,7 @@ absl::Status Compile(const Flags& flags) {
                                    absl::StrCat("-Wa,-I,", flags.out)};
   if (flags.native) argv.push_back("-march=native");
   argv.insert(argv.end(), {"-o", flags.out + "/libmodel.so", flags.out + "/model.cc"});
+  argv.insert(argv.end(), host_flags.begin(), host_flags.end());
   const int rc = RunCommand(argv);
   if (rc == 127) {
     return absl::FailedPreconditionError(
@@ -95,7 +154,8 @@ absl::Status Compile(const Flags& flags) {
     return absl::InternalError(
         absl::StrCat("compiling ", flags.out, "/model.cc failed: ", absl::StrJoin(argv, " ")));
   }
-  std::cerr << "anvil-compile: wrote " << flags.out << "/libmodel.so\n";
+  std::cerr << "anvil-compile: wrote " << flags.out << "/libmodel.so"
+            << (host_flags.empty() ? "" : " (and libanvil_aot_host.so, which it links)") << "\n";
   return absl::OkStatus();
 }
 
@@ -130,6 +190,8 @@ int main(int argc, char** argv) {
       flags.shared = true;
     } else if (key == "--native") {
       flags.native = true;
+    } else if (key == "--no-kernel-host") {
+      flags.kernel_host = false;
     } else if (args.IsOption()) {
       return usage(std::string(args.Unknown().message()));
     } else if (flags.model.empty()) {

@@ -1,43 +1,67 @@
 #!/usr/bin/env bash
-# anvil-compile end to end: the LayerNorm+GELU model compiled to libmodel.so, the C program of
+# anvil-compile end to end, as a user would: a model compiled to libmodel.so, the C program of
 # examples/aot built against it with the system C compiler, run on an input, and its output
 # compared with anvil-run's on the same input (float32 tolerance: the library's loops are
-# vectorized, anvil-run's kernels are too, in a different order).
+# vectorized, anvil-run's kernels are too, in a different order). Two models: the
+# LayerNorm+GELU chain (loops only: a self-contained library) and the CNN (Conv and pooling call
+# Anvil's kernels: libanvil_aot_host.so is copied next to libmodel.so, which finds it by rpath).
+# Then --no-kernel-host on the CNN must be a one-line error naming the ops.
 set -uo pipefail
 R="$TEST_SRCDIR/anvil"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-MODEL="$R/testdata/models/lngelu.onnx"
-"$R/tools/anvil-compile" "$MODEL" -o "$TMP/lib" --shared || { echo "FAIL: anvil-compile"; exit 1; }
-for f in model.cc model.h model.weights libmodel.so; do
-  [[ -s "$TMP/lib/$f" ]] || { echo "FAIL: $f missing"; exit 1; }
-done
-cc -I "$TMP/lib" -o "$TMP/main" "$R/examples/aot/main.c" -L "$TMP/lib" -lmodel ||
-  { echo "FAIL: building examples/aot/main.c"; exit 1; }
-/usr/bin/python3 - "$TMP" <<'PY' || { echo "FAIL: writing the input"; exit 1; }
-import sys, numpy as np, onnx
+
+check_model() {  # name dims...
+  local name=$1
+  shift
+  local dims=("$@") out="$TMP/$name"
+  local model="$R/testdata/models/$name.onnx"
+  "$R/tools/anvil-compile" "$model" -o "$out" --shared || { echo "FAIL: anvil-compile $name"; exit 1; }
+  for f in model.cc model.h model.weights libmodel.so; do
+    [[ -s "$out/$f" ]] || { echo "FAIL: $name: $f missing"; exit 1; }
+  done
+  cc -I "$out" -o "$out/main" "$R/examples/aot/main.c" -L "$out" -lmodel ||
+    { echo "FAIL: building examples/aot/main.c for $name"; exit 1; }
+  /usr/bin/python3 - "$out" "${dims[@]}" <<'PY' || { echo "FAIL: writing the input"; exit 1; }
+import os, sys, numpy as np
 from onnx import numpy_helper
-tmp = sys.argv[1]
-x = np.random.default_rng(7).standard_normal((2, 3, 768)).astype(np.float32)
-x.tofile(f"{tmp}/x.raw")
-import os
-os.makedirs(f"{tmp}/in", exist_ok=True)
-with open(f"{tmp}/in/input_0.pb", "wb") as f:
+out, dims = sys.argv[1], [int(d) for d in sys.argv[2:]]
+x = np.random.default_rng(7).standard_normal(dims).astype(np.float32)
+x.tofile(f"{out}/x.raw")
+os.makedirs(f"{out}/in", exist_ok=True)
+with open(f"{out}/in/input_0.pb", "wb") as f:
     f.write(numpy_helper.from_array(x, "x").SerializeToString())
 PY
-LD_LIBRARY_PATH="$TMP/lib" "$TMP/main" "$TMP/x.raw" 2 3 768 >"$TMP/y.raw" ||
-  { echo "FAIL: running the AOT program"; exit 1; }
-"$R/tools/anvil-run" "$MODEL" --input-dir "$TMP/in" --out "$TMP/out" --iters 1 --warmup 0 \
-  >/dev/null || { echo "FAIL: anvil-run"; exit 1; }
-/usr/bin/python3 - "$TMP" <<'PY'
+  # No LD_LIBRARY_PATH for the kernel host: libmodel.so finds it next to itself.
+  LD_LIBRARY_PATH="$out" "$out/main" "$out/x.raw" "${dims[@]}" >"$out/y.raw" ||
+    { echo "FAIL: running the AOT program on $name"; exit 1; }
+  "$R/tools/anvil-run" "$model" --input-dir "$out/in" --out "$out/ref" --iters 1 --warmup 0 \
+    >/dev/null || { echo "FAIL: anvil-run $name"; exit 1; }
+  /usr/bin/python3 - "$out" "$name" <<'PY' || exit 1
 import sys, numpy as np, onnx
 from onnx import numpy_helper
-tmp = sys.argv[1]
-want = numpy_helper.to_array(onnx.load_tensor(f"{tmp}/out/output_0.pb")).reshape(-1)
-got = np.fromfile(f"{tmp}/y.raw", dtype=np.float32)
+out, name = sys.argv[1], sys.argv[2]
+want = numpy_helper.to_array(onnx.load_tensor(f"{out}/ref/output_0.pb")).reshape(-1)
+got = np.fromfile(f"{out}/y.raw", dtype=np.float32)
 if got.shape != want.shape:
-    sys.exit(f"FAIL: {got.shape} outputs, want {want.shape}")
+    sys.exit(f"FAIL: {name}: {got.shape} outputs, want {want.shape}")
 err = float(np.max(np.abs(got - want)))
 if not np.allclose(got, want, rtol=1e-4, atol=1e-5):
-    sys.exit(f"FAIL: max abs difference {err}")
-print(f"AOT output matches anvil-run: {got.size} values, max abs difference {err:.3g}")
+    sys.exit(f"FAIL: {name}: max abs difference {err}")
+print(f"{name}: AOT output matches anvil-run: {got.size} values, max abs difference {err:.3g}")
 PY
+}
+
+check_model lngelu 2 3 768
+[[ ! -e "$TMP/lngelu/libanvil_aot_host.so" ]] ||
+  { echo "FAIL: lngelu needs no kernel host, but one was copied"; exit 1; }
+check_model cnn 2 3 32 32
+[[ -s "$TMP/cnn/libanvil_aot_host.so" ]] || { echo "FAIL: cnn: libanvil_aot_host.so missing"; exit 1; }
+
+if "$R/tools/anvil-compile" "$R/testdata/models/cnn.onnx" -o "$TMP/refused" --no-kernel-host \
+    2>"$TMP/refused.err"; then
+  echo "FAIL: --no-kernel-host compiled the CNN"
+  exit 1
+fi
+grep -q "call runtime kernels (.*FusedConv.*MaxPool" "$TMP/refused.err" ||
+  { echo "FAIL: --no-kernel-host error: $(cat "$TMP/refused.err")"; exit 1; }
+echo "--no-kernel-host: $(cat "$TMP/refused.err")"

@@ -6,15 +6,26 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "graph/element_type.h"
+#include "graph/ir.h"
+#include "graph/onnx_export.h"
 #include "lower/emit/emit_cc.h"
 #include "lower/ir/printer.h"
+#include "onnx/onnx_pb.h"
 
 namespace anvil::lower {
 namespace {
+
+#define ANVIL_AOT_HOST_API(...) #__VA_ARGS__
+constexpr char kAotHostApi[] =
+#include "lower/emit/aot_host_api.inc"
+    ;
+#undef ANVIL_AOT_HOST_API
 
 std::string CName(const std::string& s) {
   std::string out = "\"";
@@ -64,7 +75,9 @@ constexpr char kHeaderTail[] = R"(
 #endif  // ANVIL_MODEL_H_
 )";
 
-// The host of a library: no kernels, a plain gemm, malloc, and the error buffer.
+// The host of a library: malloc, the error buffer, and either no kernels and a plain gemm, or
+// (a model calling runtime kernels) Anvil's kernel host for both (aot_host.h). The @...@ markers
+// are filled in by EmitAot.
 constexpr char kHost[] = R"cc(
 #include <cstdio>
 #include <cstdlib>
@@ -76,13 +89,17 @@ constexpr char kHost[] = R"cc(
       ".incbin \"@WEIGHTS@\"\n.previous\n");
   extern "C" const unsigned char anvil_model_weights[];
 
+  /*@HOST_API@*/
+
   struct AnvilModel {
     std::vector<unsigned char> workspace;
+    /*@MODEL_FIELDS@*/
   };
 
   namespace {
 
   struct AotRun {
+    AnvilModel* model = nullptr;
     std::vector<void*> allocations;
     char* error = nullptr;
     size_t error_size = 0;
@@ -97,10 +114,7 @@ constexpr char kHost[] = R"cc(
     run->failed = true;
   }
 
-  int32_t aot_kernel(void* ctx, int64_t, AnvilBuffer* const*, int32_t) {
-    aot_fail(ctx, "this library has no runtime kernels");
-    return 1;
-  }
+  /*@KERNEL@*/
 
   template <class T>
   void aot_gemm_t(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
@@ -125,6 +139,7 @@ constexpr char kHost[] = R"cc(
   int32_t aot_gemm(void*, int32_t f64, int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k,
                    double alpha, const void* a, int64_t lda, const void* b, int64_t ldb,
                    double beta, void* c, int64_t ldc) {
+    /*@GEMM@*/
     if (f64) {
       aot_gemm_t<double>(ta, tb, m, n, k, alpha, static_cast<const double*>(a), lda,
                          static_cast<const double*>(b), ldb, beta, static_cast<double*>(c), ldc);
@@ -149,28 +164,85 @@ constexpr char kHost[] = R"cc(
   }  // namespace
 
   extern "C" AnvilModel* anvil_model_create(void) { return new AnvilModel(); }
-  extern "C" void anvil_model_destroy(AnvilModel* model) { delete model; }
+  extern "C" void anvil_model_destroy(AnvilModel* model) {
+    /*@DESTROY@*/
+    delete model;
+  }
   extern "C" void anvil_model_free_output(AnvilArg* output) {
     std::free(output->data);
     output->data = nullptr;
   }
 )cc";
 
+// `text` fit for a // comment: line breaks become spaces.
+std::string OneLine(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+// The kernel calls' table for the host (AnvilAotKernel, aot_host_api.inc): per call, the node's
+// position in the source graph, its op and opset, and per operand its slot and element type.
+absl::StatusOr<std::string> KernelTable(const tir::Module& module) {
+  const absl::flat_hash_map<int64_t, std::vector<tir::DataType>> types = KernelOperandTypes(module);
+  const Graph& graph = module.source->graph();
+  std::string arrays, table = "  const AnvilAotKernel anvil_kernels[] = {\n";
+  for (size_t id = 0; id < module.kernels.size(); ++id) {
+    const tir::KernelBinding& k = module.kernels[id];
+    if (k.node == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("kernel ", id, " (", k.op_type, ") has no node (a parsed module)"));
+    }
+    const int64_t index = graph.NodeIndex(k.node);
+    if (index < 0) {
+      return absl::UnimplementedError(
+          absl::StrCat(k.node->Describe(), ": a kernel call of a node inside a subgraph"));
+    }
+    const size_t operands = k.slots.size() + k.captures.size();
+    std::vector<int> type_numbers(operands, 0);  // a call the entry never makes: unknown types
+    if (auto it = types.find(static_cast<int64_t>(id)); it != types.end()) {
+      for (size_t i = 0; i < operands && i < it->second.size(); ++i) {
+        type_numbers[i] = static_cast<int>(tir::ElementTypeOf(it->second[i].kind()));
+      }
+    }
+    absl::StrAppend(&arrays, "  const int32_t anvil_k", id, "_slots[] = {",
+                    k.slots.empty() ? "0" : absl::StrJoin(k.slots, ", "), "};\n");
+    absl::StrAppend(&arrays, "  const int32_t anvil_k", id, "_types[] = {",
+                    type_numbers.empty() ? "0" : absl::StrJoin(type_numbers, ", "), "};\n");
+    std::string captures = "nullptr";
+    if (!k.captures.empty()) {
+      std::vector<std::string> names;
+      for (const std::string& name : k.captures) names.push_back(CName(name));
+      absl::StrAppend(&arrays, "  const char* const anvil_k", id, "_captures[] = {",
+                      absl::StrJoin(names, ", "), "};\n");
+      captures = absl::StrCat("anvil_k", id, "_captures");
+    }
+    absl::StrAppend(&table, "      {", index, ", ", k.opset, ", ", CName(k.op_type), ", ",
+                    k.slots.size(), ", anvil_k", id, "_slots, ", k.captures.size(), ", ", captures,
+                    ", anvil_k", id, "_types},  // ", OneLine(k.node->Describe()), "\n");
+  }
+  return absl::StrCat("  // Per kernel call: node, opset, op, operand slots, captures, types.\n",
+                      arrays, table, "  };\n");
+}
+
 }  // namespace
 
-absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const std::string& weights_name) {
+absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& options) {
+  const std::string& weights_name = options.weights_name;
   for (char ch : weights_name) {
     if (ch == '"' || ch == '\\' || ch == '/' || ch == '\n') {
       return absl::InvalidArgumentError(
           absl::StrCat("weights file name '", weights_name, "' must be a plain file name"));
     }
   }
-  if (!module.kernels.empty()) {
+  const bool kernels = !module.kernels.empty();
+  if (kernels && !options.kernel_host) {
     std::set<std::string> ops;
     for (const tir::KernelBinding& k : module.kernels) ops.insert(k.op_type);
-    return absl::UnimplementedError(absl::StrCat(
-        module.kernels.size(), " node(s) call runtime kernels, which a library cannot link yet (",
-        absl::StrJoin(ops, ", "), ")"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(module.kernels.size(), " node(s) call runtime kernels (",
+                     absl::StrJoin(ops, ", "), "), and this library is to link no kernel host"));
   }
   for (const tir::EntryBinding::Tensor& o : module.binding.outputs) {
     if (o.dynamic) {
@@ -178,9 +250,9 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const std::string&
           absl::StrCat("output '", o.name, "' has data-dependent dims (allocated by a kernel)"));
     }
   }
-  EmitOptions options;
-  options.entry_symbol = "anvil_entry";
-  absl::StatusOr<EmittedModule> emitted = EmitCc(module, options);
+  EmitOptions emit_options;
+  emit_options.entry_symbol = "anvil_entry";
+  absl::StatusOr<EmittedModule> emitted = EmitCc(module, emit_options);
   if (!emitted.ok()) return emitted.status();
   const tir::Function* entry = module.FindFunction(module.entry);
   AotSources out;
@@ -195,6 +267,52 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const std::string&
     g.data->CopyTo(reinterpret_cast<uint8_t*>(bytes.data()));
     out.weights += bytes;
   }
+  // A model calling kernels: the graph they come from, serialized, after the globals.
+  size_t graph_offset = 0, graph_tensors = 0;
+  std::string kernel_table;
+  if (kernels) {
+    ANVIL_ASSIGN_OR_RETURN(kernel_table, KernelTable(module));
+    if (module.source == nullptr) {
+      return absl::FailedPreconditionError("a module calling kernels without its source model");
+    }
+    onnx::ModelProto proto;
+    ANVIL_RETURN_IF_ERROR(ExportModelProto(*module.source, &proto));
+    // Initializers the globals hold byte for byte stay in the library once: the graph keeps
+    // them empty and the host fills them from the globals (AnvilAotTensorData).
+    absl::flat_hash_map<std::string, size_t> global_of;
+    for (size_t g = 0; g < module.globals.size(); ++g) {
+      global_of.emplace(module.globals[g].source, g);
+    }
+    std::vector<std::string> held;
+    for (onnx::TensorProto& t : *proto.mutable_graph()->mutable_initializer()) {
+      auto it = global_of.find(t.name());
+      if (it == global_of.end() || t.raw_data().empty()) continue;
+      const size_t g = it->second;
+      const size_t size = module.globals[g].data->ByteSize();
+      if (t.raw_data().size() != size ||
+          out.weights.compare(global_offset[g], size, t.raw_data()) != 0) {
+        continue;
+      }
+      t.clear_raw_data();
+      held.push_back(absl::StrCat("{", CName(t.name()), ", anvil_model_weights + ",
+                                  global_offset[g], ", ", size, "}"));
+    }
+    kernel_table +=
+        held.empty() ? "  const AnvilAotTensorData* const anvil_graph_tensors = nullptr;\n"
+                     : absl::StrCat("  const AnvilAotTensorData anvil_graph_tensors[] = {\n      ",
+                                    absl::StrJoin(held, ",\n      "), "};\n");
+    graph_tensors = held.size();
+    std::string bytes;
+    if (!proto.SerializeToString(&bytes)) {
+      return absl::ResourceExhaustedError(
+          "the model the kernels come from does not serialize (over 2 GB?)");
+    }
+    out.weights.resize((out.weights.size() + 63) / 64 * 64, '\0');
+    graph_offset = out.weights.size();
+    out.graph_bytes = bytes.size();
+    out.weights += bytes;
+  }
+  out.kernel_calls = module.kernels.size();
   if (out.weights.empty()) out.weights.push_back('\0');
 
   // The header: names, types and ranks.
@@ -218,13 +336,53 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const std::string&
   // model.cc: the emitted code, the host, then anvil_model_run for this model.
   out.cc = emitted->source;
   std::string host = kHost;
-  host.replace(host.find("@WEIGHTS@"), 9, weights_name);
+  auto fill = [&host](const std::string& marker, const std::string& text) {
+    const size_t at = host.find(marker);
+    if (at != std::string::npos) host.replace(at, marker.size(), text);  // kHost has each once
+  };
+  fill("@WEIGHTS@", weights_name);
+  if (kernels) {
+    fill("/*@HOST_API@*/",
+         absl::StrCat("  // Anvil's kernel host (lower/emit/aot_host.h).\n  extern \"C\" {\n",
+                      kAotHostApi, "\n  }\n", kernel_table));
+    fill("/*@MODEL_FIELDS@*/", "    AnvilAotHost* host = nullptr;\n");
+    fill("/*@KERNEL@*/", R"cc(
+      int32_t aot_kernel(void* ctx, int64_t id, AnvilBuffer* const* operands, int32_t count) {
+        return anvil_aot_host_kernel(static_cast<AotRun*>(ctx)->model->host, id, operands, count,
+                                     ctx, aot_fail);
+      })cc");
+    fill("/*@GEMM@*/",
+         "    return anvil_aot_host_gemm(f64, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, "
+         "ldc);\n");
+    fill("/*@DESTROY@*/",
+         "    if (model != nullptr && model->host != nullptr) "
+         "anvil_aot_host_destroy(model->host);\n");
+  } else {
+    fill("/*@HOST_API@*/", "");
+    fill("/*@MODEL_FIELDS@*/", "");
+    fill("/*@KERNEL@*/", R"cc(
+      int32_t aot_kernel(void* ctx, int64_t, AnvilBuffer* const*, int32_t) {
+        aot_fail(ctx, "this library has no runtime kernels");
+        return 1;
+      })cc");
+    fill("/*@GEMM@*/", "");
+    fill("/*@DESTROY@*/", "");
+  }
   out.cc += host;
   std::string& c = out.cc;
   c += "\nextern \"C\" int anvil_model_run(AnvilModel* model, const AnvilArg* inputs, "
        "AnvilArg* outputs, char* error, size_t error_size) {\n";
-  c += "  AotRun run;\n  run.error = error;\n  run.error_size = error_size;\n";
+  c +=
+      "  AotRun run;\n  run.model = model;\n  run.error = error;\n  run.error_size = error_size;\n";
   c += "  if (error != nullptr && error_size > 0) error[0] = 0;\n";
+  if (kernels) {  // the kernel host, made by the context's first run
+    absl::StrAppend(
+        &c, "  if (model->host == nullptr) {\n    char message[512] = \"\";\n",
+        "    model->host = anvil_aot_host_create(anvil_model_weights + ", graph_offset, ", ",
+        out.graph_bytes, ", anvil_graph_tensors, ", graph_tensors, ", anvil_kernels, ",
+        module.kernels.size(), ", message, sizeof message);\n",
+        "    if (model->host == nullptr) { aot_fail(&run, message); return 1; }\n  }\n");
+  }
   // Inputs: type, rank and literal dims.
   for (size_t k = 0; k < in.size(); ++k) {
     const auto* t = in[k].tensor.as<tir::TensorNode>();
@@ -338,6 +496,7 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const std::string&
   c += "  AnvilHost host = {&run, aot_kernel, aot_gemm, aot_alloc, aot_fail, nullptr};\n";
   c += "  const int32_t rc = anvil_entry(&host, indices, slots, ws);\n";
   c += "  for (void* p : run.allocations) std::free(p);\n";
+  if (kernels) c += "  anvil_aot_host_end_run(model->host);\n";
   absl::StrAppend(&c, "  if (rc != 0 || run.failed) {\n    for (int i = 0; i < ", outs.size(),
                   "; ++i) anvil_model_free_output(&outputs[i]);\n    return 1;\n  }\n");
   c += "  return 0;\n}\n";

@@ -2,6 +2,13 @@
 // host for it and a C API), model.h (the API) and model.weights (the globals, embedded into the
 // library by the assembler's .incbin when model.cc is compiled with `-Wa,-I,<dir>`).
 //
+// A module whose nodes call runtime kernels (convolutions, pooling, ops without a lowering rule)
+// makes a library that links Anvil's kernel host (aot_host.h): model.weights then also holds the
+// graph they were lowered from (serialized ONNX, with the initializers the globals already hold
+// left empty, so each weight is in the library once), model.cc a table of its kernel calls, and
+// each context creates its kernels on its first run; gemm calls go to Anvil's SGEMM. Without
+// kernel calls the library is self-contained (libc, libstdc++) with a plain gemm loop nest.
+//
 // The C API (model.h), thread-safe for concurrent runs on separate contexts:
 //   AnvilModel* anvil_model_create(void);
 //   void anvil_model_destroy(AnvilModel*);
@@ -11,10 +18,10 @@
 // with inputs and outputs in the graph's order (names, element types and ranks in model.h);
 // outputs are allocated by the run (malloc) with their dims filled in.
 //
-// Limits of this first version: every node must lower to loops or gemm (a model that calls a
-// runtime kernel — convolutions, pooling, ops without a lowering rule — is Unimplemented naming
-// them, since the library links nothing of Anvil); gemm is a plain loop nest the compiler
-// vectorizes; the workspace gives every intermediate its own bytes (no MemoryPlanner sharing).
+// Limits: kernel calls of nodes inside subgraphs, and outputs whose dims only data decides, are
+// Unimplemented; the library runs on one thread (no parallel_for); the workspace gives every
+// intermediate its own bytes (no MemoryPlanner sharing); a kernel-host library's constant gemm
+// weights are not packed ahead (the JIT packs them at load).
 #ifndef ANVIL_LOWER_EMIT_AOT_H_
 #define ANVIL_LOWER_EMIT_AOT_H_
 
@@ -29,11 +36,21 @@ struct AotSources {
   std::string cc;       // model.cc
   std::string header;   // model.h
   std::string weights;  // model.weights (bytes)
+  // Kernel calls in the module: when nonzero, model.cc calls the kernel host (aot_host.h),
+  // which the library must link, and `weights` ends with the graph they run (graph_bytes).
+  size_t kernel_calls = 0;
+  size_t graph_bytes = 0;
 };
 
-// `weights_name`: the file name model.cc embeds (the weights are written under it).
-absl::StatusOr<AotSources> EmitAot(const tir::Module& module,
-                                   const std::string& weights_name = "model.weights");
+struct AotOptions {
+  // The file name model.cc embeds (the weights are written under it).
+  std::string weights_name = "model.weights";
+  // Whether the library may call runtime kernels through the kernel host; false: a model that
+  // needs them is FailedPrecondition naming their ops.
+  bool kernel_host = true;
+};
+
+absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& options = {});
 
 }  // namespace anvil::lower
 

@@ -1005,9 +1005,10 @@ void Emitter::S(const Stmt& s) {
       // String elements are std::string objects, which only the host's Tensors construct: a
       // planned (workspace or local) string buffer cannot be emitted.
       if (t.type().kind() == ScalarKind::kString) {
-        return Fail(absl::UnimplementedError(absl::StrCat(
-            "emit_cc: string tensor '", Name(t), "' needs a buffer of its own; strings are not "
-            "compiled to native code (run the model with the interpreter)")));
+        return Fail(absl::UnimplementedError(
+            absl::StrCat("emit_cc: string tensor '", Name(t),
+                         "' needs a buffer of its own; strings are not "
+                         "compiled to native code (run the model with the interpreter)")));
       }
       if (n->tensor.offset.defined()) {
         return DeclareTensor(t, absl::StrCat("workspace + (", E(n->tensor.offset), ")"));
@@ -1494,6 +1495,34 @@ absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
 absl::StatusOr<EmittedModule> EmitCc(const tir::Module& module, const EmitOptions& options) {
   Emitter emitter(module, options);
   return emitter.Run(options);
+}
+
+namespace {
+
+class KernelOperandTypeVisitor final : public tir::IRVisitor {
+ public:
+  absl::flat_hash_map<int64_t, std::vector<tir::DataType>> types;
+
+ protected:
+  void VisitIntrinsic(const tir::IntrinsicNode& n, const tir::Expr& e) override {
+    if (n.op == tir::IntrinsicOp::kKernel) {
+      int64_t id = 0;
+      tir::AsIntConstant(n.args[0], &id);
+      std::vector<tir::DataType>& t = types[id];
+      t.clear();
+      for (size_t k = 1; k < n.args.size(); ++k) t.push_back(n.args[k].type());
+    }
+    IRVisitor::VisitIntrinsic(n, e);
+  }
+};
+
+}  // namespace
+
+absl::flat_hash_map<int64_t, std::vector<tir::DataType>> KernelOperandTypes(
+    const tir::Module& module) {
+  KernelOperandTypeVisitor visitor;
+  if (const tir::Function* f = module.FindFunction(module.entry)) visitor.Visit(*f);
+  return std::move(visitor.types);
 }
 
 }  // namespace anvil::lower

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "lower/ir/module.h"
 
@@ -70,6 +71,11 @@ struct EmitOptions {
 };
 
 absl::StatusOr<EmittedModule> EmitCc(const tir::Module& module, const EmitOptions& options = {});
+
+// Per kernel id, the element types of the operands the entry function passes to its calls (what
+// a host reads the operands' bytes as).
+absl::flat_hash_map<int64_t, std::vector<tir::DataType>> KernelOperandTypes(
+    const tir::Module& module);
 
 }  // namespace anvil::lower
 

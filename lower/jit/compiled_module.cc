@@ -25,15 +25,13 @@
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "base/subprocess.h"
-#include "exec/interpreter.h"
-#include "exec/node_executor.h"
 #include "kernels/op_kernel.h"
 #include "kernels/simd/gemm.h"
 #include "lower/emit/abi.h"
 #include "lower/ir/functor.h"
 #include "lower/ir/printer.h"
+#include "lower/jit/kernel_call.h"
 #include "runtime/memory_planner.h"
-#include "shape/shape_helper.h"
 
 namespace anvil::lower {
 namespace {
@@ -75,24 +73,6 @@ std::string CpuIdentity() {
   }
   return model + "\n" + flags;
 }
-
-// The element types of each kernel call's operands (the host builds views from them).
-class KernelOperandTypes final : public tir::IRVisitor {
- public:
-  absl::flat_hash_map<int64_t, std::vector<tir::DataType>> types;
-
- protected:
-  void VisitIntrinsic(const tir::IntrinsicNode& n, const tir::Expr& e) override {
-    if (n.op == tir::IntrinsicOp::kKernel) {
-      int64_t id = 0;
-      tir::AsIntConstant(n.args[0], &id);
-      std::vector<tir::DataType>& t = types[id];
-      t.clear();
-      for (size_t k = 1; k < n.args.size(); ++k) t.push_back(n.args[k].type());
-    }
-    IRVisitor::VisitIntrinsic(n, e);
-  }
-};
 
 // The gemm calls whose B is a whole f32 global (a constant weight) with constant N, K and ldb:
 // packed once at load (simd::PackB), as the interpreter's MatMul and Gemm kernels pack theirs.
@@ -169,6 +149,7 @@ struct CompiledModule::Impl {
   void (*sizes)(const int64_t*, int64_t*) = nullptr;
   void (*output_dims)(const int64_t*, int64_t*) = nullptr;
   std::vector<std::unique_ptr<OpKernel>> kernels;
+  std::vector<KernelCallSite> sites;  // made with kernels[id]
   absl::flat_hash_map<int64_t, std::vector<tir::DataType>> kernel_types;
   std::unique_ptr<MemoryPlanner> planner;
   Tensor workspace;
@@ -281,65 +262,28 @@ int32_t CompiledModule::Impl::Kernel(int64_t id, AnvilBuffer* const* operands, i
         absl::StrCat("kernel ", id, " (", binding.op_type, ") has no node to run")));
     return 1;
   }
-  const Node& node = *binding.node;
-  if (kernels.size() < module->kernels.size()) kernels.resize(module->kernels.size());
+  if (kernels.size() < module->kernels.size()) {
+    kernels.resize(module->kernels.size());
+    sites.resize(module->kernels.size());
+  }
   if (kernels[id] == nullptr) {
-    absl::StatusOr<std::unique_ptr<OpKernel>> k = CreateKernel(node, binding.opset);
+    absl::StatusOr<std::unique_ptr<OpKernel>> k = CreateKernel(*binding.node, binding.opset);
     if (!k.ok()) {
       Fail(k.status());
       return 1;
     }
+    KernelCallSite& site = sites[id];
+    site.node = binding.node;
+    site.opset = binding.opset;
+    site.slots = binding.slots;
+    site.captures = binding.captured_values;
+    site.captures.resize(binding.captures.size(), nullptr);
+    for (const tir::DataType& t : kernel_types[id])
+      site.types.push_back(tir::ElementTypeOf(t.kind()));
     kernels[id] = *std::move(k);
   }
-  const std::vector<tir::DataType>& types = kernel_types[id];
-  auto view = [&](int k) {
-    const AnvilBuffer* b = operands[k];
-    return TensorView::Dense(tir::ElementTypeOf(types[k].kind()), b->data,
-                             std::vector<int64_t>(b->dims, b->dims + b->rank));
-  };
-  std::vector<TensorView> inputs(node.num_inputs());
-  std::vector<TensorView> planned(node.num_outputs());
-  std::vector<AnvilBuffer*> outputs(node.num_outputs(), nullptr);
-  for (size_t k = 0; k < binding.slots.size() && static_cast<int32_t>(k) < count; ++k) {
-    const int slot = binding.slots[k];
-    if (slot >= 0) {
-      inputs[slot] = view(static_cast<int>(k));
-    } else {
-      outputs[-1 - slot] = operands[k];
-      if (operands[k]->data != nullptr) planned[-1 - slot] = view(static_cast<int>(k));
-    }
-  }
-  absl::flat_hash_map<const Value*, Tensor> captured;
-  for (size_t k = 0; k < binding.captures.size(); ++k) {
-    const int at = static_cast<int>(binding.slots.size() + k);
-    if (at < count && k < binding.captured_values.size()) {
-      captured[binding.captured_values[k]] = Tensor::CopyOf(view(at));
-    }
-  }
-  NodeExecOptions exec;
-  exec.check_planned_dims = node.Subgraphs().empty();
-  if (module->source != nullptr) {
-    exec.subgraph_runner =
-        InterpreterSubgraphRunner(*module->source, [&captured](const Value* v) -> const Tensor* {
-          auto it = captured.find(v);
-          return it == captured.end() ? nullptr : &it->second;
-        });
-  }
-  const ShapeFn shape_fn = FindShapeFn(node.domain(), node.op_type(), binding.opset);
-  auto make_output = [&](int i, ElementType type,
-                         absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
-    if (dims.size() > 8) return absl::UnimplementedError("a kernel output of rank over 8");
-    ANVIL_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, dims, options.max_allocation_bytes));
-    allocations.push_back(t);
-    if (AnvilBuffer* b = outputs[i]) {
-      b->data = static_cast<uint8_t*>(t.data());
-      b->rank = static_cast<int32_t>(dims.size());
-      for (size_t d = 0; d < dims.size(); ++d) b->dims[d] = dims[d];
-    }
-    return t.view();
-  };
-  absl::Status s = ExecuteNode(node, binding.opset, *kernels[id], shape_fn, std::move(inputs),
-                               planned, make_output, exec);
+  absl::Status s = RunKernelCall(sites[id], *kernels[id], module->source.get(), operands, count,
+                                 options.max_allocation_bytes, allocations);
   if (!s.ok()) {
     Fail(s);
     return 1;
@@ -441,9 +385,7 @@ absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::Compile(const ti
     return absl::InternalError(absl::StrCat("'", library, "' lacks the emitted functions"));
   }
   stats.load_seconds = Since(start);
-  KernelOperandTypes types;
-  if (const tir::Function* f = module.FindFunction(module.entry)) types.Visit(*f);
-  impl->kernel_types = std::move(types.types);
+  impl->kernel_types = KernelOperandTypes(module);
   for (const tir::Global& g : module.globals) {
     if (g.data == nullptr) {
       return absl::FailedPreconditionError("a global without contents (a parsed module)");

@@ -1,0 +1,185 @@
+#include "lower/emit/aot_host.h"
+
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "graph/element_type.h"
+#include "graph/ir.h"
+#include "graph/onnx_import.h"
+#include "kernels/op_kernel.h"
+#include "kernels/simd/gemm.h"
+#include "kernels/tensor.h"
+#include "lower/jit/kernel_call.h"
+#include "onnx/onnx_pb.h"
+#include "runtime/session.h"
+
+struct AnvilAotHost {
+  std::unique_ptr<anvil::Model> model;
+  std::vector<anvil::lower::KernelCallSite> sites;
+  std::vector<std::unique_ptr<anvil::OpKernel>> kernels;  // made on first call
+  std::deque<anvil::Tensor> allocations;                  // this run's
+};
+
+namespace anvil::lower {
+namespace {
+
+void Report(const absl::Status& status, char* error, int64_t error_size) {
+  if (error != nullptr && error_size > 0) {
+    std::snprintf(error, static_cast<size_t>(error_size), "%s",
+                  std::string(status.message()).c_str());
+  }
+}
+
+// The table entry's site in `model`, checked against its node.
+absl::StatusOr<KernelCallSite> MakeSite(const Model& model, const std::vector<Node*>& nodes,
+                                        const AnvilAotKernel& k, int32_t id) {
+  const std::string what = absl::StrCat("kernel ", id, " (", k.op_type ? k.op_type : "?", ")");
+  if (k.node < 0 || k.node >= static_cast<int64_t>(nodes.size())) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": node ", k.node, " of ", nodes.size()));
+  }
+  KernelCallSite site;
+  site.node = nodes[k.node];
+  site.opset = k.opset;
+  if (k.op_type == nullptr || site.node->op_type() != k.op_type) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": the embedded graph's node ", k.node, " is ", site.node->Describe()));
+  }
+  for (int32_t i = 0; i < k.num_slots; ++i) {
+    const int slot = k.slots[i];
+    if (slot >= static_cast<int>(site.node->num_inputs()) ||
+        -1 - slot >= static_cast<int>(site.node->num_outputs())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": operand ", i, " names slot ", slot, " of ", site.node->Describe()));
+    }
+    site.slots.push_back(slot);
+  }
+  for (int32_t i = 0; i < k.num_captures; ++i) {
+    const Value* v = model.graph().FindValue(k.captures[i]);
+    if (v == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": captured value '", k.captures[i], "' is not in the graph"));
+    }
+    site.captures.push_back(v);
+  }
+  for (int32_t i = 0; i < k.num_slots + k.num_captures; ++i) {
+    site.types.push_back(static_cast<ElementType>(k.types[i]));
+  }
+  return site;
+}
+
+absl::StatusOr<std::unique_ptr<AnvilAotHost>> CreateHost(const void* bytes, int64_t size,
+                                                         const AnvilAotTensorData* tensors,
+                                                         int32_t num_tensors,
+                                                         const AnvilAotKernel* kernels,
+                                                         int32_t count) {
+  if (bytes == nullptr || size <= 0 || size > INT32_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat("an embedded graph of ", size, " bytes"));
+  }
+  onnx::ModelProto proto;
+  if (!proto.ParseFromArray(bytes, static_cast<int>(size))) {
+    return absl::DataLossError("the embedded graph is not a valid ONNX model");
+  }
+  // Initializers whose bytes the library holds as globals come back from there.
+  absl::flat_hash_map<std::string_view, const AnvilAotTensorData*> held;
+  for (int32_t i = 0; i < num_tensors; ++i) held[tensors[i].name] = &tensors[i];
+  for (onnx::TensorProto& t : *proto.mutable_graph()->mutable_initializer()) {
+    auto it = held.find(t.name());
+    if (it == held.end()) continue;
+    if (!t.raw_data().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the embedded graph's initializer '", t.name(), "' has bytes of its own"));
+    }
+    t.set_raw_data(it->second->data, static_cast<size_t>(it->second->bytes));
+    held.erase(it);
+  }
+  if (!held.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("the embedded graph has no initializer '",
+                                                   std::string(held.begin()->first), "' to take bytes"));
+  }
+  ImportOptions options;
+  options.consume_raw_data = true;
+  absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto, options);
+  if (!model.ok()) {
+    return absl::Status(model.status().code(),
+                        absl::StrCat("the embedded graph: ", model.status().message()));
+  }
+  auto host = std::make_unique<AnvilAotHost>();
+  host->model = *std::move(model);
+  const std::vector<Node*> nodes = host->model->graph().NodesSnapshot();
+  for (int32_t id = 0; id < count; ++id) {
+    absl::StatusOr<KernelCallSite> site = MakeSite(*host->model, nodes, kernels[id], id);
+    if (!site.ok()) return site.status();
+    host->sites.push_back(*std::move(site));
+  }
+  host->kernels.resize(count);
+  return host;
+}
+
+}  // namespace
+}  // namespace anvil::lower
+
+extern "C" {
+
+AnvilAotHost* anvil_aot_host_create(const void* model, int64_t model_bytes,
+                                    const AnvilAotTensorData* tensors, int32_t num_tensors,
+                                    const AnvilAotKernel* kernels, int32_t count, char* error,
+                                    int64_t error_size) {
+  absl::StatusOr<std::unique_ptr<AnvilAotHost>> host =
+      anvil::lower::CreateHost(model, model_bytes, tensors, num_tensors, kernels, count);
+  if (!host.ok()) {
+    anvil::lower::Report(host.status(), error, error_size);
+    return nullptr;
+  }
+  return host->release();
+}
+
+void anvil_aot_host_destroy(AnvilAotHost* host) { delete host; }
+
+int32_t anvil_aot_host_kernel(AnvilAotHost* host, int64_t id, AnvilBuffer* const* operands,
+                              int32_t count, void* ctx,
+                              void (*fail)(void* ctx, const char* message)) {
+  auto failed = [&](const absl::Status& s) {
+    fail(ctx, std::string(s.message()).c_str());
+    return 1;
+  };
+  if (id < 0 || id >= static_cast<int64_t>(host->sites.size())) {
+    return failed(absl::InternalError(absl::StrCat("kernel ", id, " is not in the table")));
+  }
+  const anvil::lower::KernelCallSite& site = host->sites[id];
+  if (host->kernels[id] == nullptr) {
+    absl::StatusOr<std::unique_ptr<anvil::OpKernel>> k =
+        anvil::CreateKernel(*site.node, site.opset);
+    if (!k.ok()) return failed(k.status());
+    host->kernels[id] = *std::move(k);
+  }
+  const absl::Status s =
+      anvil::lower::RunKernelCall(site, *host->kernels[id], host->model.get(), operands, count,
+                                  anvil::DefaultMaxAllocationBytes(), host->allocations);
+  return s.ok() ? 0 : failed(s);
+}
+
+void anvil_aot_host_end_run(AnvilAotHost* host) { host->allocations.clear(); }
+
+int32_t anvil_aot_host_gemm(int32_t f64, int32_t trans_a, int32_t trans_b, int64_t m, int64_t n,
+                            int64_t k, double alpha, const void* a, int64_t lda, const void* b,
+                            int64_t ldb, double beta, void* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return m < 0 || n < 0 || k < 0 ? 1 : 0;
+  if (f64) {
+    anvil::simd::Dgemm(trans_a != 0, trans_b != 0, m, n, k, alpha, static_cast<const double*>(a),
+                       lda, static_cast<const double*>(b), ldb, beta, static_cast<double*>(c), ldc);
+  } else {
+    anvil::simd::Sgemm(trans_a != 0, trans_b != 0, m, n, k, static_cast<float>(alpha),
+                       static_cast<const float*>(a), lda, static_cast<const float*>(b), ldb,
+                       static_cast<float>(beta), static_cast<float*>(c), ldc);
+  }
+  return 0;
+}
+
+}  // extern "C"

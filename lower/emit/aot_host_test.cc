@@ -1,0 +1,143 @@
+// The AOT kernel host's C API (aot_host.h) on a graph embedded as a library would: a kernel call
+// runs its node and fills outputs the code left to it, held initializer bytes are restored, and
+// every malformed table entry is a one-line error naming what is wrong.
+#include "lower/emit/aot_host.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/onnx_export.h"
+#include "graph/text_format.h"
+#include "gtest/gtest.h"
+#include "onnx/onnx_pb.h"
+
+namespace anvil::lower {
+namespace {
+
+// y = MaxPool(x) then z = Add(y, bias): node 0 is the kernel call; `bias` an initializer.
+constexpr char kModel[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[1, 1, 4, 4] x) => (float[1, 1, 2, 2] z)
+<float[4] bias = {1, 2, 3, 4}>
+{
+  y = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (x)
+  b = Reshape(bias, shape)
+  z = Add(y, b)
+  shape = Constant <value = int64[4] {1, 1, 2, 2}> ()
+}
+)";
+
+struct Embedded {
+  std::string bytes;
+  std::vector<float> bias = {1, 2, 3, 4};
+};
+
+// The model serialized, with `bias` left empty when `hold_bias` (the library holds it).
+Embedded Embed(bool hold_bias) {
+  Embedded e;
+  auto model = ParseModelText(kModel);
+  EXPECT_TRUE(model.ok()) << model.status();
+  onnx::ModelProto proto;
+  EXPECT_TRUE(ExportModelProto(**model, &proto).ok());
+  if (hold_bias) {
+    for (onnx::TensorProto& t : *proto.mutable_graph()->mutable_initializer()) {
+      if (t.name() == "bias") t.clear_raw_data();
+    }
+  }
+  EXPECT_TRUE(proto.SerializeToString(&e.bytes));
+  return e;
+}
+
+const int32_t kSlots[] = {0, -1};
+const int32_t kTypes[] = {1, 1};
+
+AnvilAotKernel MaxPoolCall() { return {0, 17, "MaxPool", 2, kSlots, 0, nullptr, kTypes}; }
+
+std::string CreateError(const Embedded& e, const AnvilAotTensorData* tensors, int32_t count,
+                        AnvilAotKernel k) {
+  char error[256] = "";
+  AnvilAotHost* host =
+      anvil_aot_host_create(e.bytes.data(), e.bytes.size(), tensors, count, &k, 1, error, 256);
+  if (host != nullptr) {
+    anvil_aot_host_destroy(host);
+    return "";
+  }
+  return error;
+}
+
+void Fail(void* ctx, const char* message) { *static_cast<std::string*>(ctx) = message; }
+
+TEST(AotHost, RunsKernelCallsAndAllocatesWhatTheCodeLeft) {
+  const Embedded e = Embed(/*hold_bias=*/true);
+  const AnvilAotTensorData held[] = {{"bias", e.bias.data(), 16}};
+  const AnvilAotKernel k = MaxPoolCall();
+  char error[256] = "";
+  AnvilAotHost* host =
+      anvil_aot_host_create(e.bytes.data(), e.bytes.size(), held, 1, &k, 1, error, 256);
+  ASSERT_NE(host, nullptr) << error;
+  std::vector<float> x(16);
+  for (int i = 0; i < 16; ++i) x[i] = static_cast<float>((i * 7) % 16);
+  AnvilBuffer in = {reinterpret_cast<uint8_t*>(x.data()), {1, 1, 4, 4}, 4};
+  std::vector<float> planned(4, -1);
+  AnvilBuffer out = {reinterpret_cast<uint8_t*>(planned.data()), {1, 1, 2, 2}, 4};
+  AnvilBuffer* operands[] = {&in, &out};
+  std::string message;
+  ASSERT_EQ(anvil_aot_host_kernel(host, 0, operands, 2, &message, Fail), 0) << message;
+  // x = (i * 7) % 16 as a 4x4 plane: rows 0 7 14 5 / 12 3 10 1 / 8 15 6 13 / 4 11 2 9.
+  EXPECT_EQ(planned, (std::vector<float>{12, 14, 15, 13}));
+  // An output the code left unallocated: the host allocates it and fills in data and dims.
+  AnvilBuffer open = {nullptr, {0}, 0};
+  AnvilBuffer* open_operands[] = {&in, &open};
+  ASSERT_EQ(anvil_aot_host_kernel(host, 0, open_operands, 2, &message, Fail), 0) << message;
+  ASSERT_NE(open.data, nullptr);
+  EXPECT_EQ(open.rank, 4);
+  EXPECT_EQ(std::memcmp(open.data, planned.data(), 16), 0);
+  anvil_aot_host_end_run(host);
+  // A call that is not in the table, and a bad input, come back through fail.
+  EXPECT_NE(anvil_aot_host_kernel(host, 3, operands, 2, &message, Fail), 0);
+  EXPECT_NE(message.find("kernel 3 is not in the table"), std::string::npos) << message;
+  AnvilBuffer wrong = {reinterpret_cast<uint8_t*>(x.data()), {1, 1, 4}, 3};
+  AnvilBuffer* wrong_operands[] = {&wrong, &out};
+  EXPECT_NE(anvil_aot_host_kernel(host, 0, wrong_operands, 2, &message, Fail), 0);
+  EXPECT_NE(message.find("MaxPool"), std::string::npos) << message;
+  anvil_aot_host_destroy(host);
+}
+
+TEST(AotHost, RefusesTablesThatDoNotMatchTheGraph) {
+  const Embedded held_graph = Embed(/*hold_bias=*/true);
+  const Embedded full_graph = Embed(/*hold_bias=*/false);
+  const AnvilAotTensorData held[] = {{"bias", held_graph.bias.data(), 16}};
+  EXPECT_EQ(CreateError(full_graph, nullptr, 0, MaxPoolCall()), "");
+  AnvilAotKernel k = MaxPoolCall();
+  k.node = 7;
+  EXPECT_EQ(CreateError(full_graph, nullptr, 0, k), "kernel 0 (MaxPool): node 7 of 4");
+  k = MaxPoolCall();
+  k.op_type = "Conv";
+  EXPECT_NE(CreateError(full_graph, nullptr, 0, k).find("node 0 is node #0 (MaxPool"),
+            std::string::npos);
+  const int32_t bad_slots[] = {0, -3};
+  k = MaxPoolCall();
+  k.slots = bad_slots;
+  EXPECT_NE(CreateError(full_graph, nullptr, 0, k).find("operand 1 names slot -3"),
+            std::string::npos);
+  const char* const captures[] = {"nowhere"};
+  k = MaxPoolCall();
+  k.num_captures = 1;
+  k.captures = captures;
+  EXPECT_NE(CreateError(full_graph, nullptr, 0, k).find("captured value 'nowhere'"),
+            std::string::npos);
+  // Held bytes: the graph must have left the initializer empty, and must have it at all.
+  EXPECT_NE(CreateError(full_graph, held, 1, MaxPoolCall()).find("has bytes of its own"),
+            std::string::npos);
+  const AnvilAotTensorData stray[] = {{"weights", held_graph.bias.data(), 16}};
+  EXPECT_NE(CreateError(held_graph, stray, 1, MaxPoolCall()).find("no initializer 'weights'"),
+            std::string::npos);
+  // Without its bytes the held initializer is empty: the import names it.
+  EXPECT_NE(CreateError(held_graph, nullptr, 0, MaxPoolCall()).find("bias"), std::string::npos);
+  EXPECT_EQ(CreateError(held_graph, held, 1, MaxPoolCall()), "");
+  EXPECT_NE(CreateError(Embedded{"not a model"}, nullptr, 0, MaxPoolCall()), "");
+}
+
+}  // namespace
+}  // namespace anvil::lower

@@ -1,0 +1,72 @@
+#include "lower/jit/kernel_call.h"
+
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "exec/interpreter.h"
+#include "exec/node_executor.h"
+#include "shape/shape_helper.h"
+
+namespace anvil::lower {
+
+absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const Model* source,
+                           AnvilBuffer* const* operands, int32_t count,
+                           int64_t max_allocation_bytes, std::deque<Tensor>& allocations) {
+  const Node& node = *site.node;
+  if (count < 0 || static_cast<size_t>(count) > site.types.size()) {
+    return absl::InternalError(absl::StrCat(node.Describe(), ": a kernel call with ", count,
+                                            " operands, the site has ", site.types.size()));
+  }
+  auto view = [&](int k) {
+    const AnvilBuffer* b = operands[k];
+    return TensorView::Dense(site.types[k], b->data,
+                             std::vector<int64_t>(b->dims, b->dims + b->rank));
+  };
+  std::vector<TensorView> inputs(node.num_inputs());
+  std::vector<TensorView> planned(node.num_outputs());
+  std::vector<AnvilBuffer*> outputs(node.num_outputs(), nullptr);
+  for (size_t k = 0; k < site.slots.size() && static_cast<int32_t>(k) < count; ++k) {
+    const int slot = site.slots[k];
+    if (slot >= 0) {
+      inputs[slot] = view(static_cast<int>(k));
+    } else {
+      outputs[-1 - slot] = operands[k];
+      if (operands[k]->data != nullptr) planned[-1 - slot] = view(static_cast<int>(k));
+    }
+  }
+  absl::flat_hash_map<const Value*, Tensor> captured;
+  for (size_t k = 0; k < site.captures.size(); ++k) {
+    const int at = static_cast<int>(site.slots.size() + k);
+    if (at < count && site.captures[k] != nullptr) {
+      captured[site.captures[k]] = Tensor::CopyOf(view(at));
+    }
+  }
+  NodeExecOptions exec;
+  exec.check_planned_dims = node.Subgraphs().empty();
+  if (source != nullptr) {
+    exec.subgraph_runner =
+        InterpreterSubgraphRunner(*source, [&captured](const Value* v) -> const Tensor* {
+          auto it = captured.find(v);
+          return it == captured.end() ? nullptr : &it->second;
+        });
+  }
+  const ShapeFn shape_fn = FindShapeFn(node.domain(), node.op_type(), site.opset);
+  auto make_output = [&](int i, ElementType type,
+                         absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
+    if (dims.size() > 8) return absl::UnimplementedError("a kernel output of rank over 8");
+    ANVIL_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, dims, max_allocation_bytes));
+    allocations.push_back(t);
+    if (AnvilBuffer* b = outputs[i]) {
+      b->data = static_cast<uint8_t*>(t.data());
+      b->rank = static_cast<int32_t>(dims.size());
+      for (size_t d = 0; d < dims.size(); ++d) b->dims[d] = dims[d];
+    }
+    return t.view();
+  };
+  return ExecuteNode(node, site.opset, kernel, shape_fn, std::move(inputs), planned, make_output,
+                     exec);
+}
+
+}  // namespace anvil::lower

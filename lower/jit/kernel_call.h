@@ -1,0 +1,45 @@
+// One kernel call of compiled code (the Tensor IR's `kernel` intrinsic), run on the host's side
+// of the ABI (emit/abi.h): the JIT's host and the AOT kernel host (emit/aot_host.h) both run
+// their calls here, so a node behaves the same under either.
+//
+// The operands' buffers become views of the node's inputs and of the outputs the code planned;
+// ExecuteNode checks the inputs against the op's ShapeHelper and runs the kernel; outputs the
+// code left unallocated (data == null: dims only the data decides) are allocated here, their
+// data and dims written back into the operand, and kept in `allocations` until the caller's run
+// ends. Subgraphs (If, Loop, Scan) run on the interpreter over `source`, seeing the captured
+// operands as the enclosing values they stand for.
+#ifndef ANVIL_LOWER_JIT_KERNEL_CALL_H_
+#define ANVIL_LOWER_JIT_KERNEL_CALL_H_
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "graph/element_type.h"
+#include "graph/ir.h"
+#include "kernels/op_kernel.h"
+#include "kernels/tensor.h"
+#include "lower/emit/abi.h"
+
+namespace anvil::lower {
+
+// Where a call's operands go: per operand, the node's input slot (>= 0) or -1 - its output
+// slot, then one operand per captured enclosing value; and every operand's element type.
+struct KernelCallSite {
+  const Node* node = nullptr;
+  int64_t opset = 0;
+  std::vector<int> slots;
+  std::vector<const Value*> captures;
+  std::vector<ElementType> types;  // slots.size() + captures.size()
+};
+
+// `source` is the model the node belongs to (needed only by nodes with subgraphs);
+// `max_allocation_bytes` bounds each output allocated here (0: no bound).
+absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const Model* source,
+                           AnvilBuffer* const* operands, int32_t count,
+                           int64_t max_allocation_bytes, std::deque<Tensor>& allocations);
+
+}  // namespace anvil::lower
+
+#endif  // ANVIL_LOWER_JIT_KERNEL_CALL_H_
