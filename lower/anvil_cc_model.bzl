@@ -16,10 +16,11 @@ output is declared, so the actions are hermetic: many models compile in parallel
 remote execution, with no extra machinery.
 
 Nodes that do not lower to loops or gemm (convolutions, pooling, ops without a lowering rule)
-call Anvil's kernels through the kernel host, //lower:aot_host, which the library then depends
-on (its gemm calls use Anvil's SGEMM too). `kernel_host = False` leaves that dependency out for
-a model that lowers entirely to loops (the build then compiles the model alone); a model that
-needs kernels is then a build error naming their ops.
+call Anvil's kernels through the kernel host, //lower:aot_host, which the library depends on;
+gemm calls run on its packed SGEMM, and anvil_model_set_threads gives a context threads.
+`kernel_host = False` leaves that dependency out (the build then compiles the model alone): a
+self-contained serial library with a plain gemm loop nest, and a model that needs kernels is a
+build error naming their ops.
 """
 
 def anvil_cc_model(name, model, passes = None, kernel_host = True, visibility = None, deps = [], **kwargs):

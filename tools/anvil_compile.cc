@@ -7,10 +7,12 @@
 // --shared also DIR/libmodel.so, compiled with $CXX (else c++) as
 //   $CXX -std=c++17 -O3 -ffp-contract=off -fno-math-errno -fPIC -shared -I DIR -Wa,-I,DIR
 // (--native adds -march=native: faster, for this CPU only). A model with nodes that call runtime
-// kernels (convolutions, pooling, ops without a lowering rule) links Anvil's kernel host
-// (lower/emit/aot_host.h): --shared copies libanvil_aot_host.so into DIR and links libmodel.so
-// against it (rpath $ORIGIN); the library is found in $ANVIL_AOT_HOST_LIB, else in this tool's
-// runfiles, else next to it in bazel-bin. --no-kernel-host refuses such models instead. The model
+// kernels (convolutions, pooling, ops without a lowering rule), or with gemm calls, links Anvil's
+// kernel host (lower/emit/aot_host.h: kernels, packed SGEMM, threads): --shared copies
+// libanvil_aot_host.so into DIR and links libmodel.so against it (rpath $ORIGIN); the library is
+// found in $ANVIL_AOT_HOST_LIB, else in this tool's runfiles, else next to it in bazel-bin.
+// --no-kernel-host makes a self-contained, serial library (a plain gemm loop nest) and refuses
+// models that need kernels. The model
 // goes through the same preparation and lowering as the runtime and the JIT (default pipeline
 // shape-inference,einsum-decompose,fold-batchnorm,fuse-activations,dce, then lower-to-tir).
 // Errors are one line `anvil-compile: error: ...`, exit 1 (2 for command-line mistakes).
@@ -44,8 +46,10 @@ Compiles an ONNX model ahead of time: DIR/model.cc, DIR/model.h (a C API: create
 and DIR/model.weights; --shared also builds DIR/libmodel.so with $CXX (else c++), --native for
 this CPU (-march=native); --weights=NAME names the weights file (default model.weights).
 Nodes that do not lower to loops or gemm (convolutions, pooling, ...) call Anvil's kernels
-through the kernel host: --shared copies libanvil_aot_host.so next to libmodel.so (found in
-$ANVIL_AOT_HOST_LIB, the runfiles or bazel-bin); --no-kernel-host refuses such models.
+through the kernel host, which also runs gemm (packed SGEMM) and threads: --shared copies
+libanvil_aot_host.so next to libmodel.so (found in $ANVIL_AOT_HOST_LIB, the runfiles or
+bazel-bin); --no-kernel-host makes a self-contained serial library and refuses models that need
+kernels.
 )";
 
 struct Flags {
@@ -86,9 +90,9 @@ absl::StatusOr<std::string> FindKernelHost() {
     if (fs::exists(p, error)) return p.string();
   }
   return absl::NotFoundError(
-      "this model calls runtime kernels and libanvil_aot_host.so was not found: bazel build "
-      "//lower:libanvil_aot_host.so and set ANVIL_AOT_HOST_LIB to it (or --no-kernel-host to "
-      "refuse such models)");
+      "the library links Anvil's kernel host (for kernel calls or gemm) and "
+      "libanvil_aot_host.so was not found: bazel build //lower:libanvil_aot_host.so and set "
+      "ANVIL_AOT_HOST_LIB to it (or --no-kernel-host for a self-contained library)");
 }
 
 absl::Status Compile(const Flags& flags) {
@@ -112,12 +116,13 @@ absl::Status Compile(const Flags& flags) {
             << " (" << sources.weights.size() << " bytes of weights";
   if (sources.kernel_calls > 0) {
     std::cerr << ", of which " << sources.graph_bytes << " the graph of " << sources.kernel_calls
-              << " kernel call(s): the library links the kernel host";
+              << " kernel call(s)";
   }
+  if (sources.kernel_host) std::cerr << "; the library links the kernel host";
   std::cerr << ")\n";
   if (!flags.shared) return absl::OkStatus();
   std::vector<std::string> host_flags;
-  if (sources.kernel_calls > 0) {
+  if (sources.kernel_host) {
     ANVIL_ASSIGN_OR_RETURN(const std::string host, FindKernelHost());
     const std::string copy = flags.out + "/libanvil_aot_host.so";
     std::filesystem::copy_file(host, copy, std::filesystem::copy_options::overwrite_existing,

@@ -2,20 +2,23 @@
 # anvil-compile end to end, as a user would: a model compiled to libmodel.so, the C program of
 # examples/aot built against it with the system C compiler, run on an input, and its output
 # compared with anvil-run's on the same input (float32 tolerance: the library's loops are
-# vectorized, anvil-run's kernels are too, in a different order). Two models: the
-# LayerNorm+GELU chain (loops only: a self-contained library) and the CNN (Conv and pooling call
-# Anvil's kernels: libanvil_aot_host.so is copied next to libmodel.so, which finds it by rpath).
-# Then --no-kernel-host on the CNN must be a one-line error naming the ops.
+# vectorized, anvil-run's kernels are too, in a different order). The LayerNorm+GELU chain
+# (loops only: a self-contained library); the CNN (Conv and pooling call Anvil's kernels:
+# libanvil_aot_host.so is copied next to libmodel.so, which finds it by rpath); the transformer
+# (gemm calls: the kernel host's packed SGEMM) and the MLP with --no-kernel-host (self-contained,
+# a plain gemm loop nest). Then --no-kernel-host on the CNN must be a one-line error naming the
+# ops.
 set -uo pipefail
 R="$TEST_SRCDIR/anvil"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 
-check_model() {  # name dims...
+check_model() {  # name dims... (FLAGS: more anvil-compile flags)
   local name=$1
   shift
   local dims=("$@") out="$TMP/$name"
   local model="$R/testdata/models/$name.onnx"
-  "$R/tools/anvil-compile" "$model" -o "$out" --shared || { echo "FAIL: anvil-compile $name"; exit 1; }
+  "$R/tools/anvil-compile" "$model" -o "$out" --shared ${FLAGS:-} ||
+    { echo "FAIL: anvil-compile $name"; exit 1; }
   for f in model.cc model.h model.weights libmodel.so; do
     [[ -s "$out/$f" ]] || { echo "FAIL: $name: $f missing"; exit 1; }
   done
@@ -56,6 +59,12 @@ check_model lngelu 2 3 768
   { echo "FAIL: lngelu needs no kernel host, but one was copied"; exit 1; }
 check_model cnn 2 3 32 32
 [[ -s "$TMP/cnn/libanvil_aot_host.so" ]] || { echo "FAIL: cnn: libanvil_aot_host.so missing"; exit 1; }
+check_model transformer 2 32 64
+[[ -s "$TMP/transformer/libanvil_aot_host.so" ]] ||
+  { echo "FAIL: transformer: its gemm calls should link the kernel host"; exit 1; }
+FLAGS=--no-kernel-host check_model mlp 4 256
+[[ ! -e "$TMP/mlp/libanvil_aot_host.so" ]] ||
+  { echo "FAIL: mlp --no-kernel-host: a kernel host was copied"; exit 1; }
 
 if "$R/tools/anvil-compile" "$R/testdata/models/cnn.onnx" -o "$TMP/refused" --no-kernel-host \
     2>"$TMP/refused.err"; then

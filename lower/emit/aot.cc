@@ -65,6 +65,9 @@ void anvil_model_destroy(AnvilModel* model);
 int anvil_model_run(AnvilModel* model, const AnvilArg* inputs, AnvilArg* outputs, char* error,
                     size_t error_size);
 void anvil_model_free_output(AnvilArg* output);
+// Intra-op threads for the context's runs (<= 0: every CPU; default 1) when the library links
+// Anvil's kernel host; a self-contained library runs on the calling thread whatever this says.
+void anvil_model_set_threads(AnvilModel* model, int threads);
 )";
 
 constexpr char kHeaderTail[] = R"(
@@ -75,12 +78,13 @@ constexpr char kHeaderTail[] = R"(
 #endif  // ANVIL_MODEL_H_
 )";
 
-// The host of a library: malloc, the error buffer, and either no kernels and a plain gemm, or
-// (a model calling runtime kernels) Anvil's kernel host for both (aot_host.h). The @...@ markers
-// are filled in by EmitAot.
+// The host of a library: malloc, the error buffer, and either no kernels, a plain gemm and no
+// threads, or Anvil's kernel host (aot_host.h) for kernel calls, gemm and parallel loops. The @...@
+// markers are filled in by EmitAot.
 constexpr char kHost[] = R"cc(
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <vector>
 
 #include "model.h"
@@ -93,12 +97,14 @@ constexpr char kHost[] = R"cc(
 
   struct AnvilModel {
     std::vector<unsigned char> workspace;
+    int threads = 1;
     /*@MODEL_FIELDS@*/
   };
 
   namespace {
 
   struct AotRun {
+    std::mutex mu;  // fail and alloc may be called from the threads of a parallel loop
     AnvilModel* model = nullptr;
     std::vector<void*> allocations;
     char* error = nullptr;
@@ -108,6 +114,7 @@ constexpr char kHost[] = R"cc(
 
   void aot_fail(void* ctx, const char* message) {
     AotRun* run = static_cast<AotRun*>(ctx);
+    std::lock_guard<std::mutex> lock(run->mu);
     if (!run->failed && run->error != nullptr && run->error_size > 0) {
       std::snprintf(run->error, run->error_size, "%s", message);
     }
@@ -136,7 +143,7 @@ constexpr char kHost[] = R"cc(
     }
   }
 
-  int32_t aot_gemm(void*, int32_t f64, int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k,
+  int32_t aot_gemm(void* ctx, int32_t f64, int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k,
                    double alpha, const void* a, int64_t lda, const void* b, int64_t ldb,
                    double beta, void* c, int64_t ldc) {
     /*@GEMM@*/
@@ -157,8 +164,16 @@ constexpr char kHost[] = R"cc(
       aot_fail(ctx, "out of memory for a local tensor");
       return nullptr;
     }
-    static_cast<AotRun*>(ctx)->allocations.push_back(p);
+    AotRun* run = static_cast<AotRun*>(ctx);
+    std::lock_guard<std::mutex> lock(run->mu);
+    run->allocations.push_back(p);
     return p;
+  }
+
+  int32_t aot_parallel_for(void*, int64_t trips, int64_t work_per_trip,
+                           int32_t (*chunk)(void* closure, int64_t lo, int64_t hi), void* closure) {
+    /*@PARALLEL_FOR@*/
+    return chunk(closure, 0, trips);
   }
 
   }  // namespace
@@ -167,6 +182,9 @@ constexpr char kHost[] = R"cc(
   extern "C" void anvil_model_destroy(AnvilModel* model) {
     /*@DESTROY@*/
     delete model;
+  }
+  extern "C" void anvil_model_set_threads(AnvilModel* model, int threads) {
+    model->threads = threads;
   }
   extern "C" void anvil_model_free_output(AnvilArg* output) {
     std::free(output->data);
@@ -237,6 +255,8 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
     }
   }
   const bool kernels = !module.kernels.empty();
+  // The kernel host also runs gemm (packed weights) and parallel loops (threads) when allowed.
+  const bool linked = kernels || (options.kernel_host && CallsGemm(module));
   if (kernels && !options.kernel_host) {
     std::set<std::string> ops;
     for (const tir::KernelBinding& k : module.kernels) ops.insert(k.op_type);
@@ -313,6 +333,18 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
     out.weights += bytes;
   }
   out.kernel_calls = module.kernels.size();
+  out.kernel_host = linked;
+  // Constant f32 gemm weights, packed by the host when it makes a context's kernels.
+  std::vector<std::string> gemm_weights;
+  if (linked) {
+    for (const GemmWeightUse& u : ConstantGemmWeights(module)) {
+      const Elements& e = *module.globals[u.global].data;
+      if (e.element_type() != ElementType::kFloat) continue;
+      gemm_weights.push_back(absl::StrCat(
+          "{reinterpret_cast<const float*>(anvil_model_weights + ", global_offset[u.global], "), ",
+          e.NumElements(), ", ", u.trans_b ? 1 : 0, ", ", u.k, ", ", u.n, ", ", u.ldb, "}"));
+    }
+  }
   if (out.weights.empty()) out.weights.push_back('\0');
 
   // The header: names, types and ranks.
@@ -341,32 +373,43 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
     if (at != std::string::npos) host.replace(at, marker.size(), text);  // kHost has each once
   };
   fill("@WEIGHTS@", weights_name);
-  if (kernels) {
+  if (linked) {
     fill("/*@HOST_API@*/",
-         absl::StrCat("  // Anvil's kernel host (lower/emit/aot_host.h).\n  extern \"C\" {\n",
-                      kAotHostApi, "\n  }\n", kernel_table));
+         absl::StrCat(
+             "  // Anvil's kernel host (lower/emit/aot_host.h).\n  extern \"C\" {\n", kAotHostApi,
+             "\n  }\n", kernel_table,
+             gemm_weights.empty()
+                 ? "  const AnvilAotGemmWeight* const anvil_gemm_weights = nullptr;\n"
+                 : absl::StrCat("  const AnvilAotGemmWeight anvil_gemm_weights[] = {\n      ",
+                                absl::StrJoin(gemm_weights, ",\n      "), "};\n")));
     fill("/*@MODEL_FIELDS@*/", "    AnvilAotHost* host = nullptr;\n");
-    fill("/*@KERNEL@*/", R"cc(
-      int32_t aot_kernel(void* ctx, int64_t id, AnvilBuffer* const* operands, int32_t count) {
-        return anvil_aot_host_kernel(static_cast<AotRun*>(ctx)->model->host, id, operands, count,
-                                     ctx, aot_fail);
-      })cc");
+    fill("/*@PARALLEL_FOR@*/",
+         "    return anvil_aot_host_parallel_for(trips, work_per_trip, chunk, closure);\n");
     fill("/*@GEMM@*/",
-         "    return anvil_aot_host_gemm(f64, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, "
-         "ldc);\n");
+         "    return anvil_aot_host_gemm(static_cast<AotRun*>(ctx)->model->host, ctx, aot_fail, "
+         "f64, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);\n");
     fill("/*@DESTROY@*/",
          "    if (model != nullptr && model->host != nullptr) "
          "anvil_aot_host_destroy(model->host);\n");
   } else {
     fill("/*@HOST_API@*/", "");
     fill("/*@MODEL_FIELDS@*/", "");
+    fill("/*@PARALLEL_FOR@*/", "    (void)work_per_trip;\n");
+    fill("/*@GEMM@*/", "");
+    fill("/*@DESTROY@*/", "");
+  }
+  if (kernels) {
+    fill("/*@KERNEL@*/", R"cc(
+      int32_t aot_kernel(void* ctx, int64_t id, AnvilBuffer* const* operands, int32_t count) {
+        return anvil_aot_host_kernel(static_cast<AotRun*>(ctx)->model->host, id, operands, count,
+                                     ctx, aot_fail);
+      })cc");
+  } else {
     fill("/*@KERNEL@*/", R"cc(
       int32_t aot_kernel(void* ctx, int64_t, AnvilBuffer* const*, int32_t) {
         aot_fail(ctx, "this library has no runtime kernels");
         return 1;
       })cc");
-    fill("/*@GEMM@*/", "");
-    fill("/*@DESTROY@*/", "");
   }
   out.cc += host;
   std::string& c = out.cc;
@@ -375,12 +418,16 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
   c +=
       "  AotRun run;\n  run.model = model;\n  run.error = error;\n  run.error_size = error_size;\n";
   c += "  if (error != nullptr && error_size > 0) error[0] = 0;\n";
-  if (kernels) {  // the kernel host, made by the context's first run
+  if (linked) {  // the kernel host, made by the context's first run
+    const std::string graph =
+        kernels ? absl::StrCat("anvil_model_weights + ", graph_offset, ", ", out.graph_bytes,
+                               ", anvil_graph_tensors, ", graph_tensors, ", anvil_kernels, ",
+                               module.kernels.size())
+                : "nullptr, 0, nullptr, 0, nullptr, 0";
     absl::StrAppend(
         &c, "  if (model->host == nullptr) {\n    char message[512] = \"\";\n",
-        "    model->host = anvil_aot_host_create(anvil_model_weights + ", graph_offset, ", ",
-        out.graph_bytes, ", anvil_graph_tensors, ", graph_tensors, ", anvil_kernels, ",
-        module.kernels.size(), ", message, sizeof message);\n",
+        "    model->host = anvil_aot_host_create(", graph, ", anvil_gemm_weights, ",
+        gemm_weights.size(), ", message, sizeof message);\n",
         "    if (model->host == nullptr) { aot_fail(&run, message); return 1; }\n  }\n");
   }
   // Inputs: type, rank and literal dims.
@@ -492,11 +539,18 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
   absl::StrAppend(&c, "  AnvilBuffer* slots[", std::max<size_t>(emitted->tensor_slots.size(), 1),
                   "];\n  for (int i = 0; i < ", emitted->tensor_slots.size(),
                   "; ++i) slots[i] = &buffers[i];\n");
-  // No thread pool in the library: parallel loops run serially (parallel_for null).
-  c += "  AnvilHost host = {&run, aot_kernel, aot_gemm, aot_alloc, aot_fail, nullptr};\n";
+  if (linked) {
+    // Parallel loops, kernels and gemm on the context's threads.
+    c +=
+        "  AnvilHost host = {&run, aot_kernel, aot_gemm, aot_alloc, aot_fail, aot_parallel_for};\n";
+    c += "  anvil_aot_host_begin_run(model->host, model->threads);\n";
+  } else {
+    // Without the kernel host the library has no threads: parallel loops run serially.
+    c += "  AnvilHost host = {&run, aot_kernel, aot_gemm, aot_alloc, aot_fail, nullptr};\n";
+  }
   c += "  const int32_t rc = anvil_entry(&host, indices, slots, ws);\n";
   c += "  for (void* p : run.allocations) std::free(p);\n";
-  if (kernels) c += "  anvil_aot_host_end_run(model->host);\n";
+  if (linked) c += "  anvil_aot_host_end_run(model->host);\n";
   absl::StrAppend(&c, "  if (rc != 0 || run.failed) {\n    for (int i = 0; i < ", outs.size(),
                   "; ++i) anvil_model_free_output(&outputs[i]);\n    return 1;\n  }\n");
   c += "  return 0;\n}\n";

@@ -6,8 +6,11 @@
 // makes a library that links Anvil's kernel host (aot_host.h): model.weights then also holds the
 // graph they were lowered from (serialized ONNX, with the initializers the globals already hold
 // left empty, so each weight is in the library once), model.cc a table of its kernel calls, and
-// each context creates its kernels on its first run; gemm calls go to Anvil's SGEMM. Without
-// kernel calls the library is self-contained (libc, libstdc++) with a plain gemm loop nest.
+// each context creates its kernels on its first run. A module with gemm calls links the host
+// too (unless AotOptions::kernel_host is false): gemm runs on Anvil's SGEMM with constant
+// weights packed at the context's first run, and parallel loops, kernels and gemm on
+// anvil_model_set_threads' threads. Otherwise the library is self-contained (libc, libstdc++),
+// serial, with a plain gemm loop nest.
 //
 // The C API (model.h), thread-safe for concurrent runs on separate contexts:
 //   AnvilModel* anvil_model_create(void);
@@ -15,13 +18,13 @@
 //   int anvil_model_run(AnvilModel*, const AnvilArg* inputs, AnvilArg* outputs,
 //                       char* error, size_t error_size);   // 0 on success
 //   void anvil_model_free_output(AnvilArg*);
+//   void anvil_model_set_threads(AnvilModel*, int threads);  // with the kernel host; default 1
 // with inputs and outputs in the graph's order (names, element types and ranks in model.h);
 // outputs are allocated by the run (malloc) with their dims filled in.
 //
 // Limits: kernel calls of nodes inside subgraphs, and outputs whose dims only data decides, are
-// Unimplemented; the library runs on one thread (no parallel_for); the workspace gives every
-// intermediate its own bytes (no MemoryPlanner sharing); a kernel-host library's constant gemm
-// weights are not packed ahead (the JIT packs them at load).
+// Unimplemented; the workspace gives every intermediate its own bytes (no MemoryPlanner
+// sharing); each context holds its own kernels and packed weights.
 #ifndef ANVIL_LOWER_EMIT_AOT_H_
 #define ANVIL_LOWER_EMIT_AOT_H_
 
@@ -40,13 +43,18 @@ struct AotSources {
   // which the library must link, and `weights` ends with the graph they run (graph_bytes).
   size_t kernel_calls = 0;
   size_t graph_bytes = 0;
+  // Whether the library links the kernel host: for kernel calls, or (allowed by
+  // AotOptions::kernel_host) for its gemm calls and threads.
+  bool kernel_host = false;
 };
 
 struct AotOptions {
   // The file name model.cc embeds (the weights are written under it).
   std::string weights_name = "model.weights";
-  // Whether the library may call runtime kernels through the kernel host; false: a model that
-  // needs them is FailedPrecondition naming their ops.
+  // Whether the library may link the kernel host (for kernel calls; and for gemm on Anvil's
+  // SGEMM with packed constant weights, and threads, when it calls gemm); false: a
+  // self-contained library, and a model that needs kernels is FailedPrecondition naming their
+  // ops.
   bool kernel_host = true;
 };
 

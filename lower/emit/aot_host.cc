@@ -10,21 +10,25 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/parallel.h"
 #include "graph/element_type.h"
 #include "graph/ir.h"
 #include "graph/onnx_import.h"
 #include "kernels/op_kernel.h"
-#include "kernels/simd/gemm.h"
 #include "kernels/tensor.h"
+#include "lower/jit/host_support.h"
 #include "lower/jit/kernel_call.h"
 #include "onnx/onnx_pb.h"
 #include "runtime/session.h"
 
 struct AnvilAotHost {
-  std::unique_ptr<anvil::Model> model;
+  std::unique_ptr<anvil::Model> model;  // null without kernel calls
   std::vector<anvil::lower::KernelCallSite> sites;
   std::vector<std::unique_ptr<anvil::OpKernel>> kernels;  // made on first call
-  std::deque<anvil::Tensor> allocations;                  // this run's
+  anvil::lower::GemmHost gemm;
+  // This run's.
+  std::deque<anvil::Tensor> allocations;
+  std::unique_ptr<anvil::parallel::ThreadScope> threads;
 };
 
 namespace anvil::lower {
@@ -79,6 +83,9 @@ absl::StatusOr<std::unique_ptr<AnvilAotHost>> CreateHost(const void* bytes, int6
                                                          int32_t num_tensors,
                                                          const AnvilAotKernel* kernels,
                                                          int32_t count) {
+  if (bytes == nullptr && size == 0 && num_tensors == 0 && count == 0) {
+    return std::make_unique<AnvilAotHost>();  // gemm and threads only
+  }
   if (bytes == nullptr || size <= 0 || size > INT32_MAX) {
     return absl::InvalidArgumentError(absl::StrCat("an embedded graph of ", size, " bytes"));
   }
@@ -101,7 +108,8 @@ absl::StatusOr<std::unique_ptr<AnvilAotHost>> CreateHost(const void* bytes, int6
   }
   if (!held.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("the embedded graph has no initializer '",
-                                                   std::string(held.begin()->first), "' to take bytes"));
+                                                   std::string(held.begin()->first),
+                                                   "' to take bytes"));
   }
   ImportOptions options;
   options.consume_raw_data = true;
@@ -129,15 +137,24 @@ extern "C" {
 
 AnvilAotHost* anvil_aot_host_create(const void* model, int64_t model_bytes,
                                     const AnvilAotTensorData* tensors, int32_t num_tensors,
-                                    const AnvilAotKernel* kernels, int32_t count, char* error,
-                                    int64_t error_size) {
+                                    const AnvilAotKernel* kernels, int32_t count,
+                                    const AnvilAotGemmWeight* weights, int32_t num_weights,
+                                    char* error, int64_t error_size) {
   absl::StatusOr<std::unique_ptr<AnvilAotHost>> host =
       anvil::lower::CreateHost(model, model_bytes, tensors, num_tensors, kernels, count);
   if (!host.ok()) {
     anvil::lower::Report(host.status(), error, error_size);
     return nullptr;
   }
+  for (int32_t i = 0; i < num_weights; ++i) {
+    const AnvilAotGemmWeight& w = weights[i];
+    (*host)->gemm.PackWeight(w.data, w.elements, w.trans_b != 0, w.k, w.n, w.ldb);
+  }
   return host->release();
+}
+
+void anvil_aot_host_begin_run(AnvilAotHost* host, int32_t threads) {
+  host->threads = std::make_unique<anvil::parallel::ThreadScope>(threads);
 }
 
 void anvil_aot_host_destroy(AnvilAotHost* host) { delete host; }
@@ -165,21 +182,27 @@ int32_t anvil_aot_host_kernel(AnvilAotHost* host, int64_t id, AnvilBuffer* const
   return s.ok() ? 0 : failed(s);
 }
 
-void anvil_aot_host_end_run(AnvilAotHost* host) { host->allocations.clear(); }
+void anvil_aot_host_end_run(AnvilAotHost* host) {
+  host->allocations.clear();
+  host->threads.reset();
+}
 
-int32_t anvil_aot_host_gemm(int32_t f64, int32_t trans_a, int32_t trans_b, int64_t m, int64_t n,
-                            int64_t k, double alpha, const void* a, int64_t lda, const void* b,
-                            int64_t ldb, double beta, void* c, int64_t ldc) {
-  if (m <= 0 || n <= 0) return m < 0 || n < 0 || k < 0 ? 1 : 0;
-  if (f64) {
-    anvil::simd::Dgemm(trans_a != 0, trans_b != 0, m, n, k, alpha, static_cast<const double*>(a),
-                       lda, static_cast<const double*>(b), ldb, beta, static_cast<double*>(c), ldc);
-  } else {
-    anvil::simd::Sgemm(trans_a != 0, trans_b != 0, m, n, k, static_cast<float>(alpha),
-                       static_cast<const float*>(a), lda, static_cast<const float*>(b), ldb,
-                       static_cast<float>(beta), static_cast<float*>(c), ldc);
-  }
-  return 0;
+int32_t anvil_aot_host_gemm(AnvilAotHost* host, void* ctx,
+                            void (*fail)(void* ctx, const char* message), int32_t f64,
+                            int32_t trans_a, int32_t trans_b, int64_t m, int64_t n, int64_t k,
+                            double alpha, const void* a, int64_t lda, const void* b, int64_t ldb,
+                            double beta, void* c, int64_t ldc) {
+  const absl::Status s = host->gemm.Gemm(f64 != 0, trans_a != 0, trans_b != 0, m, n, k, alpha, a,
+                                         lda, b, ldb, beta, c, ldc);
+  if (s.ok()) return 0;
+  fail(ctx, std::string(s.message()).c_str());
+  return 1;
+}
+
+int32_t anvil_aot_host_parallel_for(int64_t trips, int64_t work_per_trip,
+                                    int32_t (*chunk)(void* closure, int64_t lo, int64_t hi),
+                                    void* closure) {
+  return anvil::lower::HostParallelFor(trips, work_per_trip, chunk, closure);
 }
 
 }  // extern "C"

@@ -1,23 +1,30 @@
 // The kernel host of AOT libraries: Anvil's kernels for the nodes a library compiled by
 // anvil-compile (emit/aot.h) calls instead of lowering them to loops — convolutions, pooling,
-// ops without a lowering rule — and Anvil's SGEMM/DGEMM for its gemm calls.
+// ops without a lowering rule — Anvil's SGEMM/DGEMM for its gemm calls (constant weights packed
+// once), and Anvil's threads for its parallel loops, kernels and gemm.
 //
 // A library that needs it embeds the graph it was lowered from (the prepared model, serialized
 // ONNX) and a table saying, per kernel call, which node it runs and what each operand is; it
 // links this library (//lower:aot_host in Bazel; libanvil_aot_host.so next to libmodel.so from
 // `anvil-compile --shared`). The API is C (aot_host_api.inc), called from the library's model.cc:
 //
-//   anvil_aot_host_create(model, bytes, tensors, num_tensors, kernels, count, error, error_size)
+//   anvil_aot_host_create(model, bytes, tensors, num_tensors, kernels, count, weights,
+//                         num_weights, error, error_size)
 //       imports the graph and checks every table entry against its node (position in range, op
 //       type as recorded, operand slots within the node's inputs and outputs, captured names
 //       defined); null with a one-line message in `error` otherwise. `tensors` give the bytes of
 //       initializers the embedded graph left empty because the library holds them already (its
 //       globals): each weight is in the library once. Kernels are created on their first call.
+//       A library with gemm calls but no kernel calls passes no graph (null, 0). `weights` are
+//       the constant gemm weights, packed here (lower/jit/host_support.h).
+//   anvil_aot_host_begin_run(host, threads)   the run's intra-op threads (<= 0: every CPU),
+//       for its parallel loops, kernels and gemm, until
+//   anvil_aot_host_end_run(host)   which also frees what kernels allocated during the run.
 //   anvil_aot_host_kernel(host, id, operands, count, ctx, fail)
 //       runs call `id` (lower/jit/kernel_call.h: the JIT's semantics); on failure calls
 //       fail(ctx, message) and returns nonzero.
-//   anvil_aot_host_end_run(host)   frees what kernels allocated during the run.
-//   anvil_aot_host_gemm(...)       AnvilHost's gemm, on Anvil's packed SGEMM/DGEMM.
+//   anvil_aot_host_gemm(host, ctx, fail, ...)      AnvilHost's gemm, as the JIT's host does it.
+//   anvil_aot_host_parallel_for(...)               AnvilHost's parallel_for, likewise.
 //   anvil_aot_host_destroy(host)
 //
 // A host serves one run at a time (a library makes one per AnvilModel context: separate contexts

@@ -6,6 +6,8 @@ extern "C" __attribute__((used, visibility("default"))) void* const anvil_aot_ho
     reinterpret_cast<void*>(&anvil_aot_host_create),
     reinterpret_cast<void*>(&anvil_aot_host_destroy),
     reinterpret_cast<void*>(&anvil_aot_host_kernel),
+    reinterpret_cast<void*>(&anvil_aot_host_begin_run),
     reinterpret_cast<void*>(&anvil_aot_host_end_run),
+    reinterpret_cast<void*>(&anvil_aot_host_parallel_for),
     reinterpret_cast<void*>(&anvil_aot_host_gemm),
 };

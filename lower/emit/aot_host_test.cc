@@ -57,8 +57,8 @@ AnvilAotKernel MaxPoolCall() { return {0, 17, "MaxPool", 2, kSlots, 0, nullptr, 
 std::string CreateError(const Embedded& e, const AnvilAotTensorData* tensors, int32_t count,
                         AnvilAotKernel k) {
   char error[256] = "";
-  AnvilAotHost* host =
-      anvil_aot_host_create(e.bytes.data(), e.bytes.size(), tensors, count, &k, 1, error, 256);
+  AnvilAotHost* host = anvil_aot_host_create(e.bytes.data(), e.bytes.size(), tensors, count, &k, 1,
+                                             nullptr, 0, error, 256);
   if (host != nullptr) {
     anvil_aot_host_destroy(host);
     return "";
@@ -74,7 +74,7 @@ TEST(AotHost, RunsKernelCallsAndAllocatesWhatTheCodeLeft) {
   const AnvilAotKernel k = MaxPoolCall();
   char error[256] = "";
   AnvilAotHost* host =
-      anvil_aot_host_create(e.bytes.data(), e.bytes.size(), held, 1, &k, 1, error, 256);
+      anvil_aot_host_create(e.bytes.data(), e.bytes.size(), held, 1, &k, 1, nullptr, 0, error, 256);
   ASSERT_NE(host, nullptr) << error;
   std::vector<float> x(16);
   for (int i = 0; i < 16; ++i) x[i] = static_cast<float>((i * 7) % 16);
@@ -137,6 +137,45 @@ TEST(AotHost, RefusesTablesThatDoNotMatchTheGraph) {
   EXPECT_NE(CreateError(held_graph, nullptr, 0, MaxPoolCall()).find("bias"), std::string::npos);
   EXPECT_EQ(CreateError(held_graph, held, 1, MaxPoolCall()), "");
   EXPECT_NE(CreateError(Embedded{"not a model"}, nullptr, 0, MaxPoolCall()), "");
+}
+
+// A library with gemm calls and no kernel calls: a host without a graph packs its constant
+// weights, gemm gives the plain product, and parallel_for covers the trips on the run's threads.
+TEST(AotHost, GemmOnPackedWeightsAndParallelLoops) {
+  constexpr int64_t kM = 6, kK = 7, kN = 9;
+  std::vector<float> a(kM * kK), w(kK * kN), c(kM * kN, -1), want(kM * kN, 0);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 5) - 2;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 7) * 0.5f;
+  for (int64_t i = 0; i < kM; ++i) {
+    for (int64_t j = 0; j < kN; ++j) {
+      for (int64_t p = 0; p < kK; ++p) want[i * kN + j] += a[i * kK + p] * w[p * kN + j];
+    }
+  }
+  const AnvilAotGemmWeight weights[] = {{w.data(), kK * kN, 0, kK, kN, kN}};
+  char error[256] = "";
+  AnvilAotHost* host =
+      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, weights, 1, error, 256);
+  ASSERT_NE(host, nullptr) << error;
+  anvil_aot_host_begin_run(host, 2);
+  std::string message;
+  ASSERT_EQ(anvil_aot_host_gemm(host, &message, Fail, 0, 0, 0, kM, kN, kK, 1.0, a.data(), kK,
+                                w.data(), kN, 0.0, c.data(), kN),
+            0)
+      << message;
+  EXPECT_EQ(c, want);  // small integers and halves: exact in any order
+  EXPECT_NE(anvil_aot_host_gemm(host, &message, Fail, 0, 0, 0, -1, kN, kK, 1.0, a.data(), kK,
+                                w.data(), kN, 0.0, c.data(), kN),
+            0);
+  EXPECT_EQ(message, "gemm with a negative size");
+  std::vector<int> seen(1000, 0);
+  auto chunk = [](void* closure, int64_t lo, int64_t hi) -> int32_t {
+    for (int64_t i = lo; i < hi; ++i) ++(*static_cast<std::vector<int>*>(closure))[i];
+    return 0;
+  };
+  EXPECT_EQ(anvil_aot_host_parallel_for(1000, 1 << 20, chunk, &seen), 0);
+  EXPECT_EQ(seen, std::vector<int>(1000, 1));
+  anvil_aot_host_end_run(host);
+  anvil_aot_host_destroy(host);
 }
 
 }  // namespace

@@ -1518,6 +1518,68 @@ class KernelOperandTypeVisitor final : public tir::IRVisitor {
 
 }  // namespace
 
+namespace {
+
+class GemmCallVisitor final : public tir::IRVisitor {
+ public:
+  explicit GemmCallVisitor(const tir::Module& module) : module_(module) {}
+  std::vector<GemmWeightUse> uses;
+  bool calls = false;
+
+ protected:
+  void VisitIntrinsic(const tir::IntrinsicNode& n, const tir::Expr& e) override {
+    if (n.op == tir::IntrinsicOp::kGemm) {
+      calls = true;
+      if (n.args.size() == 13 && n.args[8].type().kind() == tir::ScalarKind::kF32) Record(n.args);
+    }
+    IRVisitor::VisitIntrinsic(n, e);
+  }
+
+ private:
+  void Record(const std::vector<tir::Expr>& args) {
+    const tir::TensorPtrNode* b = args[8].as<tir::TensorPtrNode>();
+    if (b == nullptr) return;
+    for (const tir::Expr& i : b->indices) {
+      if (!tir::IsIntConstant(i, 0)) return;
+    }
+    GemmWeightUse use;
+    int64_t tb = 0;
+    if (!tir::AsIntConstant(args[1], &tb) || !tir::AsIntConstant(args[3], &use.n) ||
+        !tir::AsIntConstant(args[4], &use.k) || !tir::AsIntConstant(args[9], &use.ldb)) {
+      return;
+    }
+    use.trans_b = tb != 0;
+    for (size_t g = 0; g < module_.globals.size(); ++g) {
+      if (!module_.globals[g].tensor.same(b->tensor)) continue;
+      use.global = g;
+      for (const GemmWeightUse& u : uses) {
+        if (u.global == g && u.trans_b == use.trans_b && u.k == use.k && u.n == use.n &&
+            u.ldb == use.ldb) {
+          return;
+        }
+      }
+      uses.push_back(use);
+      return;
+    }
+  }
+
+  const tir::Module& module_;
+};
+
+GemmCallVisitor VisitGemmCalls(const tir::Module& module) {
+  GemmCallVisitor visitor(module);
+  if (const tir::Function* f = module.FindFunction(module.entry)) visitor.Visit(*f);
+  return visitor;
+}
+
+}  // namespace
+
+std::vector<GemmWeightUse> ConstantGemmWeights(const tir::Module& module) {
+  return VisitGemmCalls(module).uses;
+}
+
+bool CallsGemm(const tir::Module& module) { return VisitGemmCalls(module).calls; }
+
 absl::flat_hash_map<int64_t, std::vector<tir::DataType>> KernelOperandTypes(
     const tir::Module& module) {
   KernelOperandTypeVisitor visitor;

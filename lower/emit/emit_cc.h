@@ -72,6 +72,18 @@ struct EmitOptions {
 
 absl::StatusOr<EmittedModule> EmitCc(const tir::Module& module, const EmitOptions& options = {});
 
+// A gemm call of the entry function whose B is a whole f32 global (a constant weight) with
+// constant N, K and ldb: what a host packs once at load (GemmHost::PackWeight).
+struct GemmWeightUse {
+  size_t global = 0;  // index into Module::globals
+  bool trans_b = false;
+  int64_t k = 0, n = 0, ldb = 0;
+};
+std::vector<GemmWeightUse> ConstantGemmWeights(const tir::Module& module);
+
+// Whether the entry function calls gemm at all.
+bool CallsGemm(const tir::Module& module);
+
 // Per kernel id, the element types of the operands the entry function passes to its calls (what
 // a host reads the operands' bytes as).
 absl::flat_hash_map<int64_t, std::vector<tir::DataType>> KernelOperandTypes(

@@ -30,6 +30,7 @@
 #include "lower/emit/abi.h"
 #include "lower/ir/functor.h"
 #include "lower/ir/printer.h"
+#include "lower/jit/host_support.h"
 #include "lower/jit/kernel_call.h"
 #include "runtime/memory_planner.h"
 
@@ -74,59 +75,6 @@ std::string CpuIdentity() {
   return model + "\n" + flags;
 }
 
-// The gemm calls whose B is a whole f32 global (a constant weight) with constant N, K and ldb:
-// packed once at load (simd::PackB), as the interpreter's MatMul and Gemm kernels pack theirs.
-struct GemmWeightUse {
-  size_t global = 0;
-  bool trans_b = false;
-  int64_t k = 0, n = 0, ldb = 0;
-};
-
-class GemmWeightUses final : public tir::IRVisitor {
- public:
-  explicit GemmWeightUses(const tir::Module& module) : module_(module) {}
-  std::vector<GemmWeightUse> uses;
-
- protected:
-  void VisitIntrinsic(const tir::IntrinsicNode& n, const tir::Expr& e) override {
-    if (n.op == tir::IntrinsicOp::kGemm && n.args.size() == 13 &&
-        n.args[8].type().kind() == tir::ScalarKind::kF32) {
-      Record(n.args);
-    }
-    IRVisitor::VisitIntrinsic(n, e);
-  }
-
- private:
-  void Record(const std::vector<tir::Expr>& args) {
-    const tir::TensorPtrNode* b = args[8].as<tir::TensorPtrNode>();
-    if (b == nullptr) return;
-    for (const tir::Expr& i : b->indices) {
-      if (!tir::IsIntConstant(i, 0)) return;
-    }
-    GemmWeightUse use;
-    int64_t tb = 0;
-    if (!tir::AsIntConstant(args[1], &tb) || !tir::AsIntConstant(args[3], &use.n) ||
-        !tir::AsIntConstant(args[4], &use.k) || !tir::AsIntConstant(args[9], &use.ldb)) {
-      return;
-    }
-    use.trans_b = tb != 0;
-    for (size_t g = 0; g < module_.globals.size(); ++g) {
-      if (!module_.globals[g].tensor.same(b->tensor)) continue;
-      use.global = g;
-      for (const GemmWeightUse& u : uses) {
-        if (u.global == g && u.trans_b == use.trans_b && u.k == use.k && u.n == use.n &&
-            u.ldb == use.ldb) {
-          return;
-        }
-      }
-      uses.push_back(use);
-      return;
-    }
-  }
-
-  const tir::Module& module_;
-};
-
 }  // namespace
 
 std::string JitCacheDir(const JitOptions& options) {
@@ -154,13 +102,9 @@ struct CompiledModule::Impl {
   std::unique_ptr<MemoryPlanner> planner;
   Tensor workspace;
   std::vector<Tensor> globals;  // dense copies of the module's globals
-  // Constant gemm weights packed at load, by the address of the global the code passes as B.
-  struct PackedWeight {
-    bool trans_b;
-    int64_t ldb;
-    std::unique_ptr<const simd::PackedB> packed;
-  };
-  absl::flat_hash_map<const void*, std::vector<PackedWeight>> packed_weights;
+  // Gemm, with the constant weights packed at load (by the address of the global the code
+  // passes as B).
+  GemmHost gemm;
   TensorRecycler output_recycler;  // the last two runs' outputs, reused once dropped
 
   // Per run.
@@ -191,31 +135,11 @@ int32_t HostGemm(void* ctx, int32_t f64, int32_t ta, int32_t tb, int64_t m, int6
                  double alpha, const void* a, int64_t lda, const void* b, int64_t ldb, double beta,
                  void* c, int64_t ldc) {
   auto* impl = static_cast<CompiledModule::Impl*>(ctx);
-  if (m < 0 || n < 0 || k < 0) {
-    impl->Fail(absl::InvalidArgumentError("gemm with a negative size"));
+  const absl::Status s =
+      impl->gemm.Gemm(f64 != 0, ta != 0, tb != 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (!s.ok()) {
+    impl->Fail(s);
     return 1;
-  }
-  if (m == 0 || n == 0) return 0;
-  // The packed path is also the one Sgemm takes for more than 4 rows and columns: the same bits
-  // as the evaluator's Sgemm. (Fewer rows or columns keep Sgemm's matrix-vector paths.)
-  if (!f64 && m > 4 && n > 4) {
-    if (auto it = impl->packed_weights.find(b); it != impl->packed_weights.end()) {
-      for (const CompiledModule::Impl::PackedWeight& w : it->second) {
-        if ((tb != 0) == w.trans_b && ldb == w.ldb && w.packed->k == k && w.packed->n == n) {
-          simd::SgemmPackedB(ta != 0, m, static_cast<float>(alpha), static_cast<const float*>(a),
-                             lda, *w.packed, static_cast<float>(beta), static_cast<float*>(c), ldc);
-          return 0;
-        }
-      }
-    }
-  }
-  if (f64) {
-    simd::Dgemm(ta != 0, tb != 0, m, n, k, alpha, static_cast<const double*>(a), lda,
-                static_cast<const double*>(b), ldb, beta, static_cast<double*>(c), ldc);
-  } else {
-    simd::Sgemm(ta != 0, tb != 0, m, n, k, static_cast<float>(alpha), static_cast<const float*>(a),
-                lda, static_cast<const float*>(b), ldb, static_cast<float>(beta),
-                static_cast<float*>(c), ldc);
   }
   return 0;
 }
@@ -238,15 +162,9 @@ void HostFail(void* ctx, const char* message) {
 }
 
 // Parallel loops of the emitted code on the runtime's threads (base/parallel.h).
-int32_t HostParallelFor(void*, int64_t trips, int64_t work_per_trip,
-                        int32_t (*chunk)(void* closure, int64_t lo, int64_t hi), void* closure) {
-  std::atomic<int32_t> failed{0};
-  parallel::For(trips,
-                parallel::MinChunk(static_cast<double>(work_per_trip), parallel::kMinChunkElements),
-                [&](int64_t lo, int64_t hi) {
-                  if (chunk(closure, lo, hi) != 0) failed.store(1, std::memory_order_relaxed);
-                });
-  return failed.load();
+int32_t ParallelFor(void*, int64_t trips, int64_t work_per_trip,
+                    int32_t (*chunk)(void* closure, int64_t lo, int64_t hi), void* closure) {
+  return HostParallelFor(trips, work_per_trip, chunk, closure);
 }
 
 }  // namespace
@@ -392,21 +310,10 @@ absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::Compile(const ti
     }
     impl->globals.push_back(Tensor::FromElements(*g.data));
   }
-  if (const tir::Function* f = module.FindFunction(module.entry)) {
-    GemmWeightUses uses(module);
-    uses.Visit(*f);
-    for (const GemmWeightUse& u : uses.uses) {
-      const Tensor& g = impl->globals[u.global];
-      // The rows B spans must lie inside the global (a malformed module is left to Sgemm's
-      // own reads, which the verifier bounds).
-      const int64_t rows = u.trans_b ? u.n : u.k, cols = u.trans_b ? u.k : u.n;
-      if (g.type() != ElementType::kFloat || rows <= 0 || cols <= 0 || u.ldb < cols ||
-          (rows - 1) * u.ldb + cols > g.NumElements()) {
-        continue;
-      }
-      impl->packed_weights[g.data()].push_back(
-          {u.trans_b, u.ldb, simd::PackB(u.trans_b, u.k, u.n, g.As<float>(), u.ldb)});
-    }
+  for (const GemmWeightUse& u : ConstantGemmWeights(module)) {
+    const Tensor& g = impl->globals[u.global];
+    if (g.type() != ElementType::kFloat) continue;
+    impl->gemm.PackWeight(g.As<float>(), g.NumElements(), u.trans_b, u.k, u.n, u.ldb);
   }
   std::unique_ptr<CompiledModule> compiled(new CompiledModule(std::move(impl)));
   compiled->stats_ = stats;
@@ -554,7 +461,7 @@ absl::StatusOr<std::vector<Tensor>> CompiledModule::Run(const std::vector<Tensor
   }
   std::vector<AnvilBuffer*> slots;
   for (AnvilBuffer& b : buffers) slots.push_back(&b);
-  AnvilHost host{&impl, HostKernel, HostGemm, HostAlloc, HostFail, HostParallelFor};
+  AnvilHost host{&impl, HostKernel, HostGemm, HostAlloc, HostFail, ParallelFor};
   const int32_t rc =
       impl.entry(&host, indices.data(), slots.data(), static_cast<uint8_t*>(impl.workspace.data()));
   if (rc != 0 || !impl.status.ok()) {

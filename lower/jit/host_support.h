@@ -1,0 +1,51 @@
+// What a host of emitted code provides besides kernel calls (emit/abi.h): gemm, with constant
+// f32 weights packed once into the layout the micro-kernel reads (as the interpreter's MatMul
+// and Gemm kernels pack theirs), and parallel_for on base/parallel's threads. The JIT's host and
+// the AOT kernel host (emit/aot_host.h) both use these, so compiled code computes the same
+// either way.
+#ifndef ANVIL_LOWER_JIT_HOST_SUPPORT_H_
+#define ANVIL_LOWER_JIT_HOST_SUPPORT_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "kernels/simd/gemm.h"
+
+namespace anvil::lower {
+
+class GemmHost {
+ public:
+  // Packs the weight at `data` (`elements` floats, constant for the host's life) for gemm calls
+  // with B = data and these parameters. A use whose rows do not lie inside the weight is left to
+  // the unpacked path.
+  void PackWeight(const float* data, int64_t elements, bool trans_b, int64_t k, int64_t n,
+                  int64_t ldb);
+
+  // C = alpha op(A) op(B) + beta C (row-major, AnvilHost's gemm): Sgemm or Dgemm, or SgemmPackedB
+  // when B is a packed weight with these parameters (the path Sgemm itself takes for more than
+  // four rows and columns, so the bits do not depend on the packing). InvalidArgument for a
+  // negative size.
+  absl::Status Gemm(bool f64, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                    double alpha, const void* a, int64_t lda, const void* b, int64_t ldb,
+                    double beta, void* c, int64_t ldc) const;
+
+ private:
+  struct Packed {
+    bool trans_b;
+    int64_t ldb;
+    std::unique_ptr<const simd::PackedB> packed;
+  };
+  absl::flat_hash_map<const void*, std::vector<Packed>> packed_;
+};
+
+// AnvilHost's parallel_for: chunk(closure, lo, hi) over [0, trips) through parallel::For with
+// the calling thread's ThreadScope; nonzero when a chunk returned nonzero.
+int32_t HostParallelFor(int64_t trips, int64_t work_per_trip,
+                        int32_t (*chunk)(void* closure, int64_t lo, int64_t hi), void* closure);
+
+}  // namespace anvil::lower
+
+#endif  // ANVIL_LOWER_JIT_HOST_SUPPORT_H_
