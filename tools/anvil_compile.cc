@@ -12,9 +12,9 @@
 // libanvil_aot_host.so into DIR and links libmodel.so against it (rpath $ORIGIN); the library is
 // found in $ANVIL_AOT_HOST_LIB, else in this tool's runfiles, else next to it in bazel-bin.
 // --no-kernel-host makes a self-contained, serial library (a plain gemm loop nest) and refuses
-// models that need kernels. The model
-// goes through the same preparation and lowering as the runtime and the JIT (default pipeline
-// shape-inference,einsum-decompose,fold-batchnorm,fuse-activations,dce, then lower-to-tir).
+// models that need kernels. The model goes through the same preparation and lowering as the
+// runtime and the JIT (default pipeline shape-inference,einsum-decompose,fold-batchnorm,
+// fuse-activations,dce, then lower-to-tir).
 // Errors are one line `anvil-compile: error: ...`, exit 1 (2 for command-line mistakes).
 
 #include <cstdlib>

@@ -150,7 +150,9 @@ class PoolKernel final : public OpKernel {
   // 2-D windows of 2x2 at stride 2, dilation 1, all inside the input (no pads, no ceil_mode
   // partial windows): simd::MaxPool2x2Planes' case.
   static bool IsFull2x2(const DimTaps* taps) {
-    if (taps[0].in != 1 || taps[0].kernel != 1) return false;
+    // No depth, or one output plane whose one window is the input plane (pads there would add
+    // or make planes of padding).
+    if (taps[0].in != 1 || taps[0].first.size() != 1 || taps[0].count[0] != 1) return false;
     for (int d = 1; d < 3; ++d) {
       const DimTaps& t = taps[d];
       if (t.kernel != 2 || t.stride != 2 || t.dilation != 1 || t.pad_begin != 0 ||

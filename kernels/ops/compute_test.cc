@@ -786,6 +786,47 @@ TEST(MaxPool, MatchesDirectPooling) {
   }
 }
 
+// 3-D MaxPool over a depth of one: with no depth pads it is the 2x2 fast path's case; depth pads
+// make planes of padding (-inf: no tap inside), which that path must not take.
+TEST(MaxPool, DepthOfOneWithAndWithoutDepthPads) {
+  const Tensor x = RandomTensor({1, 2, 1, 4, 6}, 43);
+  const std::vector<float> xv = Values<float>(x);
+  for (const bool depth_pads : {false, true}) {
+    const std::string pads = depth_pads ? "[1, 0, 0, 1, 0, 0]" : "[0, 0, 0, 0, 0, 0]";
+    absl::StatusOr<std::vector<Tensor>> y = RunText(
+        ModelText(12, "agraph (float[A] x) => (float[D] y)",
+                  absl::StrCat("y = MaxPool <kernel_shape = [1, 2, 2], strides = [1, 2, 2], "
+                               "pads = ",
+                               pads, "> (x)")),
+        {x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    const int64_t depth = depth_pads ? 3 : 1;
+    std::vector<float> want;
+    for (int64_t p = 0; p < 2; ++p) {
+      for (int64_t d = 0; d < depth; ++d) {
+        for (int64_t oh = 0; oh < 2; ++oh) {
+          for (int64_t ow = 0; ow < 3; ++ow) {
+            float m = -std::numeric_limits<float>::infinity();
+            if (d == depth / 2) {  // the one plane the input fills
+              for (int64_t a = 0; a < 2; ++a) {
+                for (int64_t b = 0; b < 2; ++b) {
+                  const float v = xv[(p * 4 + 2 * oh + a) * 6 + 2 * ow + b];
+                  m = v > m ? v : m;
+                }
+              }
+            }
+            want.push_back(m);
+          }
+        }
+      }
+    }
+    EXPECT_EQ(std::vector<int64_t>((*y)[0].dims().begin(), (*y)[0].dims().end()),
+              (std::vector<int64_t>{1, 2, depth, 2, 3}))
+        << pads;
+    EXPECT_EQ(Values<float>((*y)[0]), want) << pads;
+  }
+}
+
 // com.microsoft FusedConv: the bits of Conv then the activation node, for every activation it
 // takes and every path of the Conv kernel (applied after the GEMM, or in the direct, depthwise
 // and Winograd kernels' epilogue); an activation it does not take, wrong parameters and the Z

@@ -291,10 +291,10 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
   size_t graph_offset = 0, graph_tensors = 0;
   std::string kernel_table;
   if (kernels) {
-    ANVIL_ASSIGN_OR_RETURN(kernel_table, KernelTable(module));
     if (module.source == nullptr) {
       return absl::FailedPreconditionError("a module calling kernels without its source model");
     }
+    ANVIL_ASSIGN_OR_RETURN(kernel_table, KernelTable(module));
     onnx::ModelProto proto;
     ANVIL_RETURN_IF_ERROR(ExportModelProto(*module.source, &proto));
     // Initializers the globals hold byte for byte stay in the library once: the graph keeps
