@@ -112,11 +112,15 @@ class PoolKernel final : public OpKernel {
         if (kind_ == PoolKind::kMax && indices == nullptr && IsFull2x2(taps)) {
           const int64_t H = taps[1].in, W = taps[2].in;
           const int64_t OH = taps[1].first.size(), OW = taps[2].first.size();
-          parallel::For(planes, parallel::MinChunk(plane_work, parallel::kMinChunkElements),
-                        [&](int64_t begin, int64_t end) {
-                          simd::MaxPool2x2Planes(xd.data() + begin * H * W, end - begin, H, W,
-                                                 yd.data() + begin * OH * OW, OH, OW);
-                        });
+          // Whole windows fold in registers, ~4x faster per element than the streaming work
+          // kMinChunkElements is sized for: its work is its outputs (at 2 threads a batch-1
+          // [1,16,32,32] pool split in two took 3.1-4.1 us against 3.2 serially).
+          parallel::For(
+              planes, parallel::MinChunk(static_cast<double>(OH * OW), parallel::kMinChunkElements),
+              [&](int64_t begin, int64_t end) {
+                simd::MaxPool2x2Planes(xd.data() + begin * H * W, end - begin, H, W,
+                                       yd.data() + begin * OH * OW, OH, OW);
+              });
           yd.Commit();
           return absl::OkStatus();
         }

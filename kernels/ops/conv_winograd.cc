@@ -106,6 +106,93 @@ bool WinogradApplies(const WindowGeometry& g, int64_t images, const WinogradWeig
   return tiles >= kMinTiles;
 }
 
+namespace {
+
+// The descriptors of tiles [p0, p0 + n) into t (desc holds 6 * stride values, stride >= n).
+void DescribeTiles(const WindowGeometry& g, int64_t C, int64_t K, int64_t p0, int64_t n,
+                   int64_t stride, int64_t* desc, simd::WinogradTiles& t) {
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+  const int64_t tiles_w = Ceil(OW, kWinogradOutTile);
+  const int64_t per_image = Ceil(OH, kWinogradOutTile) * tiles_w;
+  t.count = n;
+  t.image_offset = desc;
+  t.row0 = desc + stride;
+  t.col0 = desc + 2 * stride;
+  t.out_offset = desc + 3 * stride;
+  t.out_rows = desc + 4 * stride;
+  t.out_cols = desc + 5 * stride;
+  t.height = H;
+  t.width = W;
+  t.out_plane = OH * OW;
+  t.out_width = OW;
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t image = (p0 + j) / per_image, tile = (p0 + j) % per_image;
+    const int64_t oh = tile / tiles_w * kWinogradOutTile;
+    const int64_t ow = tile % tiles_w * kWinogradOutTile;
+    desc[j] = image * C * H * W;
+    desc[stride + j] = oh - g.pad_begin[0];
+    desc[2 * stride + j] = ow - g.pad_begin[1];
+    desc[3 * stride + j] = image * K * OH * OW + oh * OW + ow;
+    desc[4 * stride + j] = std::min(kWinogradOutTile, OH - oh);
+    desc[5 * stride + j] = std::min(kWinogradOutTile, OW - ow);
+  }
+}
+
+// A block's scratch on the calling thread: the transformed inputs v (36 matrices C x block,
+// point_stride v_stride), the products m (36 matrices K x block) and the tile descriptors. One
+// cache line between the points' matrices: rows a step touches at the same column of 36 matrices
+// whose size is a multiple of 4 KiB would share one L1 set.
+struct BlockScratch {
+  BlockScratch(int64_t C, int64_t K, int64_t block)
+      : v_stride(C * block + kCacheLineFloats),
+        m_stride(K * block + kCacheLineFloats),
+        v(ConvScratch<float>(0, kWinogradPoints * v_stride)),
+        m(ConvScratch<float>(1, kWinogradPoints * m_stride)),
+        desc(ConvScratch<int64_t>(0, 6 * block)) {}
+  int64_t v_stride, m_stride;
+  float* v;
+  float* m;
+  int64_t* desc;
+};
+
+// All `tiles` as one block whose three stages each split across threads: input channels for
+// the input transform, the 36 points for the products, output channels for the output
+// transform. For a convolution with too few tiles to split by tiles (a batch-1 16x16 image has
+// 16); every value is computed exactly as in one serial block.
+void WinogradByStages(const WindowGeometry& g, int64_t tiles, const WinogradWeights& w,
+                      const float* x, const float* bias, const simd::Epilogue& epilogue, float* y) {
+  const int64_t K = w.out_channels, C = w.in_channels;
+  const BlockScratch s(C, K, tiles);
+  const int64_t v_stride = s.v_stride, m_stride = s.m_stride;
+  float *v = s.v, *m = s.m;
+  simd::WinogradTiles t;
+  DescribeTiles(g, C, K, 0, tiles, tiles, s.desc, t);
+  const int64_t in_plane = g.in[0] * g.in[1], out_plane = g.out[0] * g.out[1];
+  // A channel's transform reads and writes 36 values per tile.
+  const double channel_work = 2.0 * kWinogradPoints * static_cast<double>(tiles);
+  parallel::For(C, parallel::MinChunk(channel_work, parallel::kMinChunkElements),
+                [&](int64_t c0, int64_t c1) {
+                  simd::WinogradTransformInput(x + c0 * in_plane, c1 - c0, t, v + c0 * tiles, tiles,
+                                               v_stride);
+                });
+  const double point_flops = 2.0 * static_cast<double>(K * C * tiles);
+  parallel::For(kWinogradPoints, parallel::MinChunk(point_flops, parallel::kMinChunkFlops),
+                [&](int64_t x0, int64_t x1) {
+                  for (int64_t xi = x0; xi < x1; ++xi) {
+                    simd::Sgemm(false, false, K, tiles, C, 1.0f, w.u.data() + xi * K * C, C,
+                                v + xi * v_stride, tiles, 0.0f, m + xi * m_stride, tiles);
+                  }
+                });
+  parallel::For(K, parallel::MinChunk(channel_work, parallel::kMinChunkElements),
+                [&](int64_t k0, int64_t k1) {
+                  simd::WinogradTransformOutput(m + k0 * tiles, tiles, m_stride, k1 - k0,
+                                                bias != nullptr ? bias + k0 : nullptr, epilogue, t,
+                                                y + k0 * out_plane);
+                });
+}
+
+}  // namespace
+
 void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeights& w,
                     const float* x, const float* bias, const simd::Epilogue& epilogue, float* y) {
   const int64_t K = w.out_channels, C = w.in_channels;
@@ -117,73 +204,53 @@ void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeigh
   const int64_t units = std::max<int64_t>(1, tiles / kTileUnit);
   auto unit_begin = [&](int64_t u) { return u * kTileUnit; };  // unit `units` ends at `tiles`
   const double unit_flops = 2.0 * kWinogradPoints * static_cast<double>(K * C * kTileUnit);
-  parallel::For(
-      units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops), [&](int64_t u0, int64_t u1) {
-        // This chunk's tiles [first_tile, last_tile) in blocks of near-equal whole units.
-        const int64_t first_tile = unit_begin(u0);
-        const int64_t last_tile = u1 == units ? tiles : unit_begin(u1);
-        // (At most one block per unit: the remainder always joins a whole unit.)
-        const int64_t blocks = std::min(u1 - u0, Ceil(last_tile - first_tile, max_block));
-        const int64_t block =
-            Ceil(u1 - u0, blocks) * kTileUnit + (u1 == units ? tiles - unit_begin(units) : 0);
-        // One cache line between the points' matrices: rows a step touches at the
-        // same column of 36 matrices whose size is a multiple of 4 KiB would share
-        // one L1 set.
-        const int64_t v_stride = C * block + kCacheLineFloats;
-        const int64_t m_stride = K * block + kCacheLineFloats;
-        float* v = ConvScratch<float>(0, kWinogradPoints * v_stride);
-        float* m = ConvScratch<float>(1, kWinogradPoints * m_stride);
-        int64_t* desc = ConvScratch<int64_t>(0, 6 * block);
-        simd::WinogradTiles t;
-        t.image_offset = desc;
-        t.row0 = desc + block;
-        t.col0 = desc + 2 * block;
-        t.out_offset = desc + 3 * block;
-        t.out_rows = desc + 4 * block;
-        t.out_cols = desc + 5 * block;
-        t.height = H;
-        t.width = W;
-        t.out_plane = OH * OW;
-        t.out_width = OW;
-        // Block b of this chunk: tiles [block_begin(b), block_begin(b + 1)).
-        const int64_t chunk_units = u1 - u0;
-        auto block_begin = [&](int64_t b) {
-          return b == blocks
-                     ? last_tile
-                     : first_tile + parallel::ChunkBegin(chunk_units, blocks, b) * kTileUnit;
-        };
-        // The input images tiles [p0, p1) read: contiguous in x.
-        auto prefetch_images = [&](int64_t p0, int64_t p1) {
-          const int64_t lo = p0 / per_image, hi = (p1 - 1) / per_image;
-          PrefetchFloats(x + lo * C * H * W, (hi - lo + 1) * C * H * W);
-        };
-        prefetch_images(block_begin(0), block_begin(1));
-        for (int64_t b = 0; b < blocks; ++b) {
-          const int64_t p0 = block_begin(b);
-          const int64_t n = block_begin(b + 1) - p0;
-          t.count = n;
-          for (int64_t j = 0; j < n; ++j) {
-            const int64_t image = (p0 + j) / per_image, tile = (p0 + j) % per_image;
-            const int64_t oh = tile / tiles_w * kWinogradOutTile;
-            const int64_t ow = tile % tiles_w * kWinogradOutTile;
-            desc[j] = image * C * H * W;
-            desc[block + j] = oh - g.pad_begin[0];
-            desc[2 * block + j] = ow - g.pad_begin[1];
-            desc[3 * block + j] = image * K * OH * OW + oh * OW + ow;
-            desc[4 * block + j] = std::min(kWinogradOutTile, OH - oh);
-            desc[5 * block + j] = std::min(kWinogradOutTile, OW - ow);
-          }
-          simd::WinogradTransformInput(x, C, t, v, n, v_stride);
-          if (b + 1 < blocks) {  // arrives while the products run
-            prefetch_images(block_begin(b + 1), block_begin(b + 2));
-          }
-          for (int64_t xi = 0; xi < kWinogradPoints; ++xi) {
-            simd::Sgemm(false, false, K, n, C, 1.0f, w.u.data() + xi * K * C, C, v + xi * v_stride,
-                        n, 0.0f, m + xi * m_stride, n);
-          }
-          simd::WinogradTransformOutput(m, n, m_stride, K, bias, epilogue, t, y);
-        }
-      });
+  const int64_t min_units = parallel::MinChunk(unit_flops, parallel::kMinChunkFlops);
+  if (tiles <= max_block && parallel::ChunkCount(units, min_units) < 2 &&
+      parallel::ChunkCount(
+          tiles, parallel::MinChunk(unit_flops / kTileUnit, parallel::kMinChunkFlops)) >= 2) {
+    WinogradByStages(g, tiles, w, x, bias, epilogue, y);
+    return;
+  }
+  parallel::For(units, min_units, [&](int64_t u0, int64_t u1) {
+    // This chunk's tiles [first_tile, last_tile) in blocks of near-equal whole units.
+    const int64_t first_tile = unit_begin(u0);
+    const int64_t last_tile = u1 == units ? tiles : unit_begin(u1);
+    // (At most one block per unit: the remainder always joins a whole unit.)
+    const int64_t blocks = std::min(u1 - u0, Ceil(last_tile - first_tile, max_block));
+    const int64_t block =
+        Ceil(u1 - u0, blocks) * kTileUnit + (u1 == units ? tiles - unit_begin(units) : 0);
+    const BlockScratch s(C, K, block);
+    const int64_t v_stride = s.v_stride, m_stride = s.m_stride;
+    float *v = s.v, *m = s.m;
+    int64_t* desc = s.desc;
+    simd::WinogradTiles t;
+    // Block b of this chunk: tiles [block_begin(b), block_begin(b + 1)).
+    const int64_t chunk_units = u1 - u0;
+    auto block_begin = [&](int64_t b) {
+      return b == blocks ? last_tile
+                         : first_tile + parallel::ChunkBegin(chunk_units, blocks, b) * kTileUnit;
+    };
+    // The input images tiles [p0, p1) read: contiguous in x.
+    auto prefetch_images = [&](int64_t p0, int64_t p1) {
+      const int64_t lo = p0 / per_image, hi = (p1 - 1) / per_image;
+      PrefetchFloats(x + lo * C * H * W, (hi - lo + 1) * C * H * W);
+    };
+    prefetch_images(block_begin(0), block_begin(1));
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t p0 = block_begin(b);
+      const int64_t n = block_begin(b + 1) - p0;
+      DescribeTiles(g, C, K, p0, n, block, desc, t);
+      simd::WinogradTransformInput(x, C, t, v, n, v_stride);
+      if (b + 1 < blocks) {  // arrives while the products run
+        prefetch_images(block_begin(b + 1), block_begin(b + 2));
+      }
+      for (int64_t xi = 0; xi < kWinogradPoints; ++xi) {
+        simd::Sgemm(false, false, K, n, C, 1.0f, w.u.data() + xi * K * C, C, v + xi * v_stride, n,
+                    0.0f, m + xi * m_stride, n);
+      }
+      simd::WinogradTransformOutput(m, n, m_stride, K, bias, epilogue, t, y);
+    }
+  });
 }
 
 }  // namespace anvil::compute_ops

@@ -216,9 +216,27 @@ void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, 
     }
     return;
   }
-  // Column blocks of kColUnit: a row split would make every thread fill all of B.
+  // Column blocks of kColUnit, so that each thread fills only its own columns of B. A product
+  // too narrow for two column blocks (a late layer's 8x8 image: 64 columns) splits its rows
+  // instead, every thread filling all of B: that copy is K * N of the product's 2 * M * N * K,
+  // and rows in whole micro-tiles of this target keep every element's path and bits.
   const int64_t units = std::max<int64_t>(1, N / kColUnit);
   const double unit_flops = 2.0 * static_cast<double>(M) * static_cast<double>(K) * kColUnit;
+  static const int64_t row_unit = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(MicroTileRowsImpl)());
+  const int64_t row_units = M / row_unit;
+  const double row_unit_flops = 2.0 * static_cast<double>(N) * static_cast<double>(K) * row_unit;
+  if (parallel::ChunkCount(units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops)) < 2 &&
+      parallel::ChunkCount(row_units,
+                           parallel::MinChunk(row_unit_flops, parallel::kMinChunkFlops)) >= 2) {
+    parallel::For(row_units, parallel::MinChunk(row_unit_flops, parallel::kMinChunkFlops),
+                  [&](int64_t begin, int64_t end) {
+                    const int64_t lo = begin * row_unit, hi = end == row_units ? M : end * row_unit;
+                    HWY_DYNAMIC_DISPATCH(SgemmFilledBImpl)
+                    (hi - lo, N, K, A + lo * lda, lda, fill,
+                     row_bias != nullptr ? row_bias + lo : nullptr, beta, C + lo * ldc, ldc);
+                  });
+    return;
+  }
   parallel::For(units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops),
                 [&](int64_t begin, int64_t end) {
                   const int64_t lo = begin * kColUnit, hi = end == units ? N : end * kColUnit;

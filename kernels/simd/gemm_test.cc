@@ -127,6 +127,9 @@ TEST(GemmTest, FilledBGivesThePackedPathsBits) {
       {37, 300, 600, false, false, 0.0f},
       {64, 1024, 27, false, false, 0.0f},
       {9, 100, 257, false, false, 1.0f},
+      // Narrower than two column blocks: threads split the rows, each filling all of B.
+      {64, 64, 288, false, false, 0.0f},
+      {100, 40, 300, false, false, 0.5f},
   };
   for (const Case& c : cases) {
     const std::vector<float> a = Random(c.M * c.K, 7), b = Random(c.K * c.N, 8),
