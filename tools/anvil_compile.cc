@@ -8,7 +8,8 @@
 //   $CXX -std=c++17 -O3 -ffp-contract=off -fno-math-errno -fPIC -shared -I DIR -Wa,-I,DIR
 // (--native adds -march=native: faster, for this CPU only). A model with nodes that call runtime
 // kernels (convolutions, pooling, ops without a lowering rule), or with gemm calls, links Anvil's
-// kernel host (lower/emit/aot_host.h: kernels, packed SGEMM, threads): --shared copies
+// kernel host (lower/emit/aot_host.h: kernels, packed SGEMM, threads; and the per-run workspace
+// plan of a model with dynamic dims): --shared copies
 // libanvil_aot_host.so into DIR and links libmodel.so against it (rpath $ORIGIN); the library is
 // found in $ANVIL_AOT_HOST_LIB, else in this tool's runfiles, else next to it in bazel-bin.
 // --no-kernel-host makes a self-contained, serial library (a plain gemm loop nest) and refuses
@@ -46,7 +47,8 @@ Compiles an ONNX model ahead of time: DIR/model.cc, DIR/model.h (a C API: create
 and DIR/model.weights; --shared also builds DIR/libmodel.so with $CXX (else c++), --native for
 this CPU (-march=native); --weights=NAME names the weights file (default model.weights).
 Nodes that do not lower to loops or gemm (convolutions, pooling, ...) call Anvil's kernels
-through the kernel host, which also runs gemm (packed SGEMM) and threads: --shared copies
+through the kernel host, which also runs gemm (packed SGEMM), threads and the per-run
+workspace plan of dynamic dims: --shared copies
 libanvil_aot_host.so next to libmodel.so (found in $ANVIL_AOT_HOST_LIB, the runfiles or
 bazel-bin); --no-kernel-host makes a self-contained serial library and refuses models that need
 kernels.
@@ -90,7 +92,7 @@ absl::StatusOr<std::string> FindKernelHost() {
     if (fs::exists(p, error)) return p.string();
   }
   return absl::NotFoundError(
-      "the library links Anvil's kernel host (for kernel calls or gemm) and "
+      "the library links Anvil's kernel host (for kernel calls, gemm or its workspace plan) and "
       "libanvil_aot_host.so was not found: bazel build //lower:libanvil_aot_host.so and set "
       "ANVIL_AOT_HOST_LIB to it (or --no-kernel-host for a self-contained library)");
 }

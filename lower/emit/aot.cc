@@ -84,7 +84,9 @@ constexpr char kHeaderTail[] = R"(
 constexpr char kHost[] = R"cc(
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "model.h"
@@ -255,8 +257,6 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
     }
   }
   const bool kernels = !module.kernels.empty();
-  // The kernel host also runs gemm (packed weights) and parallel loops (threads) when allowed.
-  const bool linked = kernels || (options.kernel_host && CallsGemm(module));
   if (kernels && !options.kernel_host) {
     std::set<std::string> ops;
     for (const tir::KernelBinding& k : module.kernels) ops.insert(k.op_type);
@@ -274,6 +274,13 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
   emit_options.entry_symbol = "anvil_entry";
   absl::StatusOr<EmittedModule> emitted = EmitCc(module, emit_options);
   if (!emitted.ok()) return emitted.status();
+  // A workspace whose buffers' sizes depend on dims is placed per run.
+  const bool planned_per_run = !emitted->sizes_symbol.empty();
+  // The kernel host also runs gemm (packed weights), parallel loops (threads) and the per-run
+  // workspace plan (the runtime's MemoryPlanner) when allowed.
+  const bool linked =
+      kernels || (options.kernel_host &&
+                  (CallsGemm(module) || (planned_per_run && emitted->lifetimes.size() > 1)));
   const tir::Function* entry = module.FindFunction(module.entry);
   AotSources out;
 
@@ -373,11 +380,19 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
     if (at != std::string::npos) host.replace(at, marker.size(), text);  // kHost has each once
   };
   fill("@WEIGHTS@", weights_name);
+  // The workspace buffers' lifetimes, which the host's planner reads.
+  std::string lifetimes_table;
+  if (linked && planned_per_run) {
+    std::vector<std::string> spans;
+    for (auto [first, last] : emitted->lifetimes) spans.push_back(absl::StrCat(first, ", ", last));
+    absl::StrAppend(&lifetimes_table, "  const int32_t anvil_workspace_lifetimes[] = {",
+                    absl::StrJoin(spans, ", "), "};\n");
+  }
   if (linked) {
     fill("/*@HOST_API@*/",
          absl::StrCat(
              "  // Anvil's kernel host (lower/emit/aot_host.h).\n  extern \"C\" {\n", kAotHostApi,
-             "\n  }\n", kernel_table,
+             "\n  }\n", kernel_table, lifetimes_table,
              gemm_weights.empty()
                  ? "  const AnvilAotGemmWeight* const anvil_gemm_weights = nullptr;\n"
                  : absl::StrCat("  const AnvilAotGemmWeight anvil_gemm_weights[] = {\n      ",
@@ -519,21 +534,41 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
     }
     if (!found) return absl::InternalError("a tensor parameter the entry binding does not name");
   }
-  // The workspace: constant, or every planned buffer back to back (no sharing in v1).
-  if (!emitted->sizes_symbol.empty()) {
+  // The workspace: constant; or placed per run by the host's MemoryPlanner (buffers whose
+  // lifetimes do not overlap share bytes); or, in a library without the host, every buffer back
+  // to back.
+  const std::string free_outputs = absl::StrCat("for (int i = 0; i < ", outs.size(),
+                                                "; ++i) anvil_model_free_output(&outputs[i]); ");
+  if (planned_per_run) {
     const size_t n = emitted->lifetimes.size();
     absl::StrAppend(&c, "  int64_t sizes[", n, "];\n  int64_t offsets[", n, "];\n  ",
-                    emitted->sizes_symbol,
-                    "(indices, sizes);\n  int64_t total = 0;\n  for (int i = 0; i < ", n,
-                    "; ++i) { offsets[i] = total; total += (sizes[i] + 63) / 64 * 64; }\n");
+                    emitted->sizes_symbol, "(indices, sizes);\n");
+    if (linked) {
+      absl::StrAppend(&c, "  const int64_t total = anvil_aot_host_plan(model->host, ", n,
+                      ", anvil_workspace_lifetimes, sizes, offsets);\n");
+    } else {
+      absl::StrAppend(&c, "  int64_t total = 0;\n  for (int i = 0; i < ", n,
+                      "; ++i) {\n    offsets[i] = total;\n"
+                      "    if (sizes[i] < 0 || sizes[i] > INT64_MAX - 63 || "
+                      "__builtin_add_overflow(total, (sizes[i] + 63) / 64 * 64, &total)) "
+                      "{ total = -1; break; }\n  }\n");
+    }
+    absl::StrAppend(&c, "  if (total < 0 || total > INT64_MAX - 64) { aot_fail(&run, ",
+                    CName("the workspace's byte size overflows"), "); ", free_outputs,
+                    "return 1; }\n");
     absl::StrAppend(&c, "  buffers[", emitted->offsets_slot,
                     "].data = (uint8_t*)offsets;\n  buffers[", emitted->offsets_slot,
                     "].rank = 1;\n  buffers[", emitted->offsets_slot, "].dims[0] = ", n, ";\n");
   } else {
     absl::StrAppend(&c, "  const int64_t total = ", emitted->workspace_bytes, ";\n");
   }
-  c +=
-      "  if ((int64_t)model->workspace.size() < total + 64) model->workspace.resize(total + 64);\n";
+  absl::StrAppend(&c,
+                  "  if ((int64_t)model->workspace.size() < total + 64) {\n"
+                  "    try {\n      model->workspace.resize(total + 64);\n"
+                  "    } catch (const std::exception&) {\n"
+                  "      aot_fail(&run, (\"cannot allocate a workspace of \" + "
+                  "std::to_string(total) + \" bytes\").c_str()); ",
+                  free_outputs, "return 1;\n    }\n  }\n");
   c += "  unsigned char* ws = model->workspace.data();\n";
   c += "  ws += (64 - (uintptr_t)ws % 64) % 64;\n";
   absl::StrAppend(&c, "  AnvilBuffer* slots[", std::max<size_t>(emitted->tensor_slots.size(), 1),

@@ -25,6 +25,13 @@
 //       fail(ctx, message) and returns nonzero.
 //   anvil_aot_host_gemm(host, ctx, fail, ...)      AnvilHost's gemm, as the JIT's host does it.
 //   anvil_aot_host_parallel_for(...)               AnvilHost's parallel_for, likewise.
+//   anvil_aot_host_plan(host, count, lifetimes, sizes, offsets)
+//       places a run's `count` workspace buffers (lifetimes: count pairs [first, last] of
+//       top-level steps, the same every call; sizes: this run's bytes) with the runtime's
+//       MemoryPlanner, as the JIT does: buffers whose lifetimes overlap never share bytes.
+//       Writes offsets (64-byte aligned) and returns the workspace's bytes; re-plans only when a
+//       size changed. -1 for a lifetime whose last step precedes its first, a negative size, sizes
+//       whose sum overflows or a count other than the first call's.
 //   anvil_aot_host_destroy(host)
 //
 // A host serves one run at a time (a library makes one per AnvilModel context: separate contexts

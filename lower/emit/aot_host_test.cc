@@ -178,5 +178,53 @@ TEST(AotHost, GemmOnPackedWeightsAndParallelLoops) {
   anvil_aot_host_destroy(host);
 }
 
+// The per-run workspace plan: buffers whose lifetimes overlap never share bytes, buffers that
+// live apart do, new sizes re-plan, and bad lifetimes or sizes are refused.
+TEST(AotHost, PlansTheWorkspaceByLifetimes) {
+  char error[256] = "";
+  AnvilAotHost* host =
+      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, error, 256);
+  ASSERT_NE(host, nullptr) << error;
+  // A chain: 0 lives over steps 0-1, 1 over 1-2, 2 over 2-3, 3 over 0-3.
+  const int32_t lifetimes[] = {0, 1, 1, 2, 2, 3, 0, 3};
+  auto check = [&](const std::vector<int64_t>& sizes) {
+    std::vector<int64_t> offsets(4, -2);
+    const int64_t total = anvil_aot_host_plan(host, 4, lifetimes, sizes.data(), offsets.data());
+    int64_t unshared = 0;
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(offsets[i] % 64, 0);
+      EXPECT_LE(offsets[i] + sizes[i], total);
+      unshared += (sizes[i] + 63) / 64 * 64;
+      for (int j = 0; j < i; ++j) {
+        const bool live_together =
+            lifetimes[2 * i] <= lifetimes[2 * j + 1] && lifetimes[2 * j] <= lifetimes[2 * i + 1];
+        const bool overlap =
+            offsets[i] < offsets[j] + sizes[j] && offsets[j] < offsets[i] + sizes[i];
+        EXPECT_FALSE(live_together && overlap) << i << " and " << j;
+      }
+    }
+    return std::pair(total, unshared);
+  };
+  const auto [total, unshared] = check({1000, 1000, 1000, 64});
+  EXPECT_LT(total, unshared);  // 0 and 2 live apart: one buffer's bytes saved
+  const auto [bigger, bigger_unshared] = check({5000, 1000, 5000, 64});
+  EXPECT_GE(bigger, 5000 + 1024);
+  EXPECT_LT(bigger, bigger_unshared);
+  std::vector<int64_t> offsets(4);
+  const int64_t negative[] = {1, -1, 1, 1};
+  EXPECT_EQ(anvil_aot_host_plan(host, 4, lifetimes, negative, offsets.data()), -1);
+  EXPECT_EQ(anvil_aot_host_plan(host, 3, lifetimes, negative + 2, offsets.data()), -1);
+  const int64_t huge[] = {INT64_MAX / 3, INT64_MAX / 3, INT64_MAX / 3, 1};
+  EXPECT_EQ(anvil_aot_host_plan(host, 4, lifetimes, huge, offsets.data()), -1);
+  anvil_aot_host_destroy(host);
+  AnvilAotHost* fresh =
+      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, error, 256);
+  ASSERT_NE(fresh, nullptr) << error;
+  const int32_t backwards[] = {2, 1};
+  const int64_t one[] = {8};
+  EXPECT_EQ(anvil_aot_host_plan(fresh, 1, backwards, one, offsets.data()), -1);
+  anvil_aot_host_destroy(fresh);
+}
+
 }  // namespace
 }  // namespace anvil::lower
