@@ -66,6 +66,38 @@ FLAGS=--no-kernel-host check_model mlp 4 256
 [[ ! -e "$TMP/mlp/libanvil_aot_host.so" ]] ||
   { echo "FAIL: mlp --no-kernel-host: a kernel host was copied"; exit 1; }
 
+# An output whose byte size overflows, or too large to allocate, is a one-line error from
+# anvil_model_run (no crash): y[N, N, N], an outer product of x[N] with itself twice, takes 2^68
+# bytes at N = 2^22 (over 64 bits) and 2 TiB at N = 2^13 (which malloc refuses).
+/usr/bin/python3 - "$TMP/outer.onnx" <<'PY' || { echo "FAIL: writing the outer-product model"; exit 1; }
+import sys, onnx
+from onnx import helper as h, TensorProto as T
+axes0 = h.make_tensor("a0", T.INT64, [2], [1, 2])
+axes1 = h.make_tensor("a1", T.INT64, [2], [0, 2])
+axes2 = h.make_tensor("a2", T.INT64, [2], [0, 1])
+nodes = [h.make_node("Unsqueeze", ["x", "a0"], ["u0"]), h.make_node("Unsqueeze", ["x", "a1"], ["u1"]),
+         h.make_node("Unsqueeze", ["x", "a2"], ["u2"]), h.make_node("Mul", ["u0", "u1"], ["m"]),
+         h.make_node("Mul", ["m", "u2"], ["y"])]
+g = h.make_graph(nodes, "outer", [h.make_tensor_value_info("x", T.FLOAT, ["N"])],
+                 [h.make_tensor_value_info("y", T.FLOAT, ["N", "N", "N"])], [axes0, axes1, axes2])
+onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), sys.argv[1])
+PY
+"$R/tools/anvil-compile" "$TMP/outer.onnx" -o "$TMP/outer" --shared >/dev/null ||
+  { echo "FAIL: anvil-compile outer"; exit 1; }
+cc -I "$TMP/outer" -o "$TMP/outer/main" "$R/examples/aot/main.c" -L "$TMP/outer" -lmodel ||
+  { echo "FAIL: building examples/aot/main.c for outer"; exit 1; }
+for n in 4194304 8192; do
+  head -c $((4 * n)) /dev/zero >"$TMP/outer/x.raw"
+  if LD_LIBRARY_PATH="$TMP/outer" "$TMP/outer/main" "$TMP/outer/x.raw" $n >/dev/null \
+      2>"$TMP/outer/err"; then
+    echo "FAIL: outer product of $n: the run succeeded"
+    exit 1
+  fi
+  grep -q "^run failed: output y: cannot allocate" "$TMP/outer/err" ||
+    { echo "FAIL: outer product of $n: $(cat "$TMP/outer/err")"; exit 1; }
+  echo "outer product of $n: $(cat "$TMP/outer/err")"
+done
+
 if "$R/tools/anvil-compile" "$R/testdata/models/cnn.onnx" -o "$TMP/refused" --no-kernel-host \
     2>"$TMP/refused.err"; then
   echo "FAIL: --no-kernel-host compiled the CNN"

@@ -489,18 +489,30 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
   for (const auto& o : outs) ranks += static_cast<int>(o.tensor.as<tir::TensorNode>()->dims.size());
   absl::StrAppend(&c, "  int64_t out_dims[", std::max(ranks, 1), "];\n  ",
                   emitted->output_dims_symbol, "(indices, out_dims);\n");
+  // Every output's data is null until allocated, so a failure can free them all.
+  const std::string free_outputs = absl::StrCat("for (int i = 0; i < ", outs.size(),
+                                                "; ++i) anvil_model_free_output(&outputs[i]); ");
+  absl::StrAppend(&c, "  for (int i = 0; i < ", outs.size(), "; ++i) outputs[i].data = nullptr;\n");
   int at = 0;
   for (size_t k = 0; k < outs.size(); ++k) {
     const auto* t = outs[k].tensor.as<tir::TensorNode>();
     const int type = static_cast<int>(tir::ElementTypeOf(t->type().kind()));
     const size_t esize = ElementSize(tir::ElementTypeOf(t->type().kind()));
     absl::StrAppend(&c, "  {\n    AnvilArg& o = outputs[", k, "];\n    o.type = ", type,
-                    ";\n    o.rank = ", t->dims.size(), ";\n    size_t bytes = ", esize, ";\n");
+                    ";\n    o.rank = ", t->dims.size(), ";\n    size_t bytes = ", esize,
+                    ";\n    bool fits = true;\n");
     for (size_t d = 0; d < t->dims.size(); ++d) {
-      absl::StrAppend(&c, "    o.dims[", d, "] = out_dims[", at++,
-                      "];\n    bytes *= (size_t)o.dims[", d, "];\n");
+      absl::StrAppend(&c, "    o.dims[", d, "] = out_dims[", at++, "];\n    fits = fits && o.dims[",
+                      d, "] >= 0 && !__builtin_mul_overflow(bytes, (size_t)o.dims[", d,
+                      "], &bytes);\n");
     }
-    absl::StrAppend(&c, "    o.data = std::malloc(bytes > 0 ? bytes : 1);\n  }\n");
+    absl::StrAppend(&c, "    if (fits) o.data = std::malloc(bytes > 0 ? bytes : 1);\n",
+                    "    if (o.data == nullptr) {\n      aot_fail(&run, (std::string(",
+                    CName(absl::StrCat("output ", outs[k].name, ": cannot allocate ")),
+                    ") + (fits ? ",
+                    "std::to_string(bytes) + \" bytes\" : std::string(\"a byte size that "
+                    "overflows\"))).c_str());\n      ",
+                    free_outputs, "return 1;\n    }\n  }\n");
   }
   // Tensor slots.
   absl::StrAppend(&c, "  AnvilBuffer buffers[", std::max<size_t>(emitted->tensor_slots.size(), 1),
@@ -537,8 +549,6 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
   // The workspace: constant; or placed per run by the host's MemoryPlanner (buffers whose
   // lifetimes do not overlap share bytes); or, in a library without the host, every buffer back
   // to back.
-  const std::string free_outputs = absl::StrCat("for (int i = 0; i < ", outs.size(),
-                                                "; ++i) anvil_model_free_output(&outputs[i]); ");
   if (planned_per_run) {
     const size_t n = emitted->lifetimes.size();
     absl::StrAppend(&c, "  int64_t sizes[", n, "];\n  int64_t offsets[", n, "];\n  ",
