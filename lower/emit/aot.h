@@ -27,7 +27,8 @@
 // outputs are allocated by the run (malloc) with their dims filled in.
 //
 // Limits: kernel calls of nodes inside subgraphs, and outputs whose dims only data decides, are
-// Unimplemented; each context holds its own kernels, packed weights and workspace.
+// Unimplemented; each context holds its own kernels (with the weights they pack) and workspace
+// (the packed gemm weights are shared by the contexts).
 #ifndef ANVIL_LOWER_EMIT_AOT_H_
 #define ANVIL_LOWER_EMIT_AOT_H_
 

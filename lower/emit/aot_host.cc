@@ -153,7 +153,10 @@ AnvilAotHost* anvil_aot_host_create(const void* model, int64_t model_bytes,
   }
   for (int32_t i = 0; i < num_weights; ++i) {
     const AnvilAotGemmWeight& w = weights[i];
-    (*host)->gemm.PackWeight(w.data, w.elements, w.trans_b != 0, w.k, w.n, w.ldb);
+    // The library's embedded weights live as long as it is loaded: its contexts share one
+    // packed copy of each.
+    (*host)->gemm.PackWeight(w.data, w.elements, w.trans_b != 0, w.k, w.n, w.ldb,
+                             /*shared=*/true);
   }
   return host->release();
 }

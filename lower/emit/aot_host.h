@@ -16,7 +16,8 @@
 //       initializers the embedded graph left empty because the library holds them already (its
 //       globals): each weight is in the library once. Kernels are created on their first call.
 //       A library with gemm calls but no kernel calls passes no graph (null, 0). `weights` are
-//       the constant gemm weights, packed here (lower/jit/host_support.h).
+//       the constant gemm weights, packed here (lower/jit/host_support.h) once per process:
+//       hosts given the same weights (contexts of one library) share the packed copies.
 //   anvil_aot_host_begin_run(host, threads)   the run's intra-op threads (<= 0: every CPU),
 //       for its parallel loops, kernels and gemm, until
 //   anvil_aot_host_end_run(host)   which also frees what kernels allocated during the run.

@@ -11,6 +11,7 @@
 #include "graph/onnx_export.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
+#include "lower/jit/host_support.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil::lower {
@@ -176,6 +177,40 @@ TEST(AotHost, GemmOnPackedWeightsAndParallelLoops) {
   EXPECT_EQ(seen, std::vector<int>(1000, 1));
   anvil_aot_host_end_run(host);
   anvil_aot_host_destroy(host);
+}
+
+// Contexts of one library share the packed copy of each constant gemm weight: made by the first
+// host, freed with the last.
+TEST(AotHost, HostsSharePackedWeights) {
+  constexpr int64_t kM = 8, kK = 16, kN = 24;
+  std::vector<float> a(kM * kK), w(kK * kN);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 3) - 1;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 5) * 0.25f;
+  const AnvilAotGemmWeight weights[] = {{w.data(), kK * kN, 0, kK, kN, kN}};
+  const int64_t before = LiveSharedPackedWeights();
+  char error[256] = "";
+  AnvilAotHost* first =
+      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, weights, 1, error, 256);
+  ASSERT_NE(first, nullptr) << error;
+  AnvilAotHost* second =
+      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, weights, 1, error, 256);
+  ASSERT_NE(second, nullptr) << error;
+  EXPECT_EQ(LiveSharedPackedWeights(), before + 1);
+  std::string message;
+  std::vector<float> c1(kM * kN), c2(kM * kN);
+  ASSERT_EQ(anvil_aot_host_gemm(first, &message, Fail, 0, 0, 0, kM, kN, kK, 1.0, a.data(), kK,
+                                w.data(), kN, 0.0, c1.data(), kN),
+            0)
+      << message;
+  anvil_aot_host_destroy(first);
+  EXPECT_EQ(LiveSharedPackedWeights(), before + 1);  // the second still holds it
+  ASSERT_EQ(anvil_aot_host_gemm(second, &message, Fail, 0, 0, 0, kM, kN, kK, 1.0, a.data(), kK,
+                                w.data(), kN, 0.0, c2.data(), kN),
+            0)
+      << message;
+  EXPECT_EQ(c1, c2);
+  anvil_aot_host_destroy(second);
+  EXPECT_EQ(LiveSharedPackedWeights(), before);
 }
 
 // The per-run workspace plan: buffers whose lifetimes overlap never share bytes, buffers that

@@ -21,8 +21,12 @@ class GemmHost {
   // Packs the weight at `data` (`elements` floats, constant for the host's life) for gemm calls
   // with B = data and these parameters. A use whose rows do not lie inside the weight is left to
   // the unpacked path.
+  //
+  // shared: the weight is immutable for the life of the process image it lies in (an AOT
+  // library's embedded weights): hosts packing the same (data, parameters) then hold one packed
+  // copy between them, made by the first and freed with the last, instead of one each.
   void PackWeight(const float* data, int64_t elements, bool trans_b, int64_t k, int64_t n,
-                  int64_t ldb);
+                  int64_t ldb, bool shared = false);
 
   // C = alpha op(A) op(B) + beta C (row-major, AnvilHost's gemm): Sgemm or Dgemm, or SgemmPackedB
   // when B is a packed weight with these parameters (the path Sgemm itself takes for more than
@@ -36,10 +40,13 @@ class GemmHost {
   struct Packed {
     bool trans_b;
     int64_t ldb;
-    std::unique_ptr<const simd::PackedB> packed;
+    std::shared_ptr<const simd::PackedB> packed;
   };
   absl::flat_hash_map<const void*, std::vector<Packed>> packed_;
 };
+
+// Packed copies of shared weights alive in this process (for tests and diagnostics).
+int64_t LiveSharedPackedWeights();
 
 // AnvilHost's parallel_for: chunk(closure, lo, hi) over [0, trips) through parallel::For with
 // the calling thread's ThreadScope; nonzero when a chunk returned nonzero.
