@@ -69,6 +69,8 @@ namespace {
 // Threads split a product into blocks of whole micro-tiles of every target: 24 rows (a multiple
 // of every MR) or 48 columns (of every NR).
 constexpr int64_t kRowUnit = 24, kColUnit = 48;
+// One vector of every target: SgemmFilledB's column blocks of a narrow product.
+constexpr int64_t kNarrowColUnit = 16;
 
 HWY_EXPORT(SgemmImpl);
 HWY_EXPORT(DgemmImpl);
@@ -216,37 +218,42 @@ void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, 
     }
     return;
   }
-  // Column blocks of kColUnit, so that each thread fills only its own columns of B. A product
-  // too narrow for two column blocks (a late layer's 8x8 image: 64 columns) splits its rows
-  // instead, every thread filling all of B: that copy is K * N of the product's 2 * M * N * K,
-  // and rows in whole micro-tiles of this target keep every element's path and bits.
-  const int64_t units = std::max<int64_t>(1, N / kColUnit);
-  const double unit_flops = 2.0 * static_cast<double>(M) * static_cast<double>(K) * kColUnit;
+  // Column blocks, so that each thread fills only its own columns of B: of kColUnit (whole
+  // micro-tiles of every target), or for a product too narrow for two of those (a late layer's
+  // 8x8 image: 64 columns) of kNarrowColUnit (a vector of every target; a column's sums do not
+  // depend on its panel's width). Narrower still, rows split in whole micro-tiles of this target,
+  // every thread filling all of B: that copy is K * N of the product's 2 * M * N * K. Either way
+  // every element's path and bits are the serial call's.
+  auto split_columns = [&](int64_t unit) {
+    const int64_t units = std::max<int64_t>(1, N / unit);
+    const int64_t min_units = parallel::MinChunk(
+        2.0 * static_cast<double>(M) * static_cast<double>(K) * static_cast<double>(unit),
+        parallel::kMinChunkFlops);
+    if (parallel::ChunkCount(units, min_units) < 2) return false;
+    parallel::For(units, min_units, [&](int64_t begin, int64_t end) {
+      const int64_t lo = begin * unit, hi = end == units ? N : end * unit;
+      HWY_DYNAMIC_DISPATCH(SgemmFilledBImpl)
+      (
+          M, hi - lo, K, A, lda,
+          [&](int64_t k0, int64_t kc, int64_t j0, int64_t w, int64_t pw, float* dst) {
+            fill(k0, kc, lo + j0, w, pw, dst);
+          },
+          row_bias, beta, C + lo, ldc);
+    });
+    return true;
+  };
+  if (split_columns(kColUnit) || split_columns(kNarrowColUnit)) return;
   static const int64_t row_unit = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(MicroTileRowsImpl)());
-  const int64_t row_units = M / row_unit;
-  const double row_unit_flops = 2.0 * static_cast<double>(N) * static_cast<double>(K) * row_unit;
-  if (parallel::ChunkCount(units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops)) < 2 &&
-      parallel::ChunkCount(row_units,
-                           parallel::MinChunk(row_unit_flops, parallel::kMinChunkFlops)) >= 2) {
-    parallel::For(row_units, parallel::MinChunk(row_unit_flops, parallel::kMinChunkFlops),
-                  [&](int64_t begin, int64_t end) {
-                    const int64_t lo = begin * row_unit, hi = end == row_units ? M : end * row_unit;
-                    HWY_DYNAMIC_DISPATCH(SgemmFilledBImpl)
-                    (hi - lo, N, K, A + lo * lda, lda, fill,
-                     row_bias != nullptr ? row_bias + lo : nullptr, beta, C + lo * ldc, ldc);
-                  });
-    return;
-  }
-  parallel::For(units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops),
+  const int64_t row_units = std::max<int64_t>(1, M / row_unit);
+  parallel::For(row_units,
+                parallel::MinChunk(2.0 * static_cast<double>(N) * static_cast<double>(K) *
+                                       static_cast<double>(row_unit),
+                                   parallel::kMinChunkFlops),
                 [&](int64_t begin, int64_t end) {
-                  const int64_t lo = begin * kColUnit, hi = end == units ? N : end * kColUnit;
+                  const int64_t lo = begin * row_unit, hi = end == row_units ? M : end * row_unit;
                   HWY_DYNAMIC_DISPATCH(SgemmFilledBImpl)
-                  (
-                      M, hi - lo, K, A, lda,
-                      [&](int64_t k0, int64_t kc, int64_t j0, int64_t w, int64_t pw, float* dst) {
-                        fill(k0, kc, lo + j0, w, pw, dst);
-                      },
-                      row_bias, beta, C + lo, ldc);
+                  (hi - lo, N, K, A + lo * lda, lda, fill,
+                   row_bias != nullptr ? row_bias + lo : nullptr, beta, C + lo * ldc, ldc);
                 });
 }
 

@@ -127,9 +127,12 @@ TEST(GemmTest, FilledBGivesThePackedPathsBits) {
       {37, 300, 600, false, false, 0.0f},
       {64, 1024, 27, false, false, 0.0f},
       {9, 100, 257, false, false, 1.0f},
-      // Narrower than two column blocks: threads split the rows, each filling all of B.
+      // Narrower than two 48-column blocks: threads split 16-column blocks (a 64-column product
+      // 32:32 at 2 threads, 16:16:32 at 3).
       {64, 64, 288, false, false, 0.0f},
       {100, 40, 300, false, false, 0.5f},
+      // Narrower than two 16-column blocks: threads split the rows, each filling all of B.
+      {100, 20, 300, false, false, 0.0f},
   };
   for (const Case& c : cases) {
     const std::vector<float> a = Random(c.M * c.K, 7), b = Random(c.K * c.N, 8),
