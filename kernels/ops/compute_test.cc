@@ -32,6 +32,7 @@
 #include "graph/op_table.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
+#include "hwy/targets.h"
 #include "kernels/dispatch.h"
 #include "kernels/kernel_rules.h"
 #include "kernels/op_kernel.h"
@@ -534,8 +535,21 @@ TEST(Conv, WinogradGivesTheDirectSum) {
       ASSERT_TRUE(split_y.ok()) << split_y.status();
       EXPECT_EQ(Values<float>((*split_y)[0]), Values<float>((*y)[0])) << attrs;
     }
-    ExpectNear(Values<float>((*y)[0]), NaiveConv(conv, out, Values<float>(x), wv, Values<float>(b)),
-               1e-4, absl::StrCat(absl::StrJoin(c.x_dims, "x"), " ", attrs));
+    const std::vector<float> want = NaiveConv(conv, out, Values<float>(x), wv, Values<float>(b));
+    ExpectNear(Values<float>((*y)[0]), want, 1e-4,
+               absl::StrCat(absl::StrJoin(c.x_dims, "x"), " ", attrs));
+    // The transforms on every SIMD target this machine runs (the input transform loads window
+    // rows in 4-float blocks of 4-, 8- and 16-lane vectors).
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+      hwy::SetSupportedTargetsForTest(target);
+      absl::StatusOr<std::vector<Tensor>> on_target =
+          RunText(text, c.bias ? std::vector<Tensor>{x, w, b} : std::vector<Tensor>{x, w});
+      ASSERT_TRUE(on_target.ok()) << on_target.status();
+      ExpectNear(
+          Values<float>((*on_target)[0]), want, 1e-4,
+          absl::StrCat(absl::StrJoin(c.x_dims, "x"), " ", attrs, " on ", hwy::TargetName(target)));
+    }
+    hwy::SetSupportedTargetsForTest(0);
   }
 }
 

@@ -60,6 +60,85 @@ HWY_INLINE void OutputColumn(D d, const V* x, V* y) {
   y[3] = hn::Add(hn::MulAdd(hn::Set(d, 8.0f), m34, m12), x[5]);
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// Lanes 4b + q of r[0..3] as rows: block b (four floats) of t[q] = r[0..3][4b + q]. A 4x4
+// transpose within each 128-bit block.
+template <class D, class V>
+HWY_INLINE void TransposeBlocks(D d, const V* r, V* t) {
+  const V a = hn::InterleaveLower(d, r[0], r[2]), b = hn::InterleaveLower(d, r[1], r[3]);
+  const V c = hn::InterleaveUpper(d, r[0], r[2]), e = hn::InterleaveUpper(d, r[1], r[3]);
+  t[0] = hn::InterleaveLower(d, a, b);
+  t[1] = hn::InterleaveUpper(d, a, b);
+  t[2] = hn::InterleaveLower(d, c, e);
+  t[3] = hn::InterleaveUpper(d, c, e);
+}
+#endif
+
+#if HWY_TARGET != HWY_SCALAR
+// Whether the input transform loads window rows (LoadWindowsByRows) rather than gathering: on
+// x86 from AVX2 on, whose masked loads do not touch (or fault on) the lanes they leave out, with
+// vectors of 8 or 16 floats.
+template <class D>
+constexpr bool kBlockRows = HWY_ARCH_X86&& HWY_TARGET <= HWY_AVX2 &&
+                            (hn::MaxLanes(D()) == 8 || hn::MaxLanes(D()) == 16);
+
+// A vector of the L / 4 blocks x[0], x[1], ... (block b in lanes 4b..4b+3), L = 8 or 16.
+template <class D>
+HWY_INLINE hn::Vec<D> FromBlocks(D d, const hn::Vec<hn::Full128<float>>* x) {
+  if constexpr (hn::MaxLanes(D()) == 8) {
+    return hn::Combine(d, x[1], x[0]);
+  } else {
+    const hn::Half<D> dh;
+    return hn::Combine(d, hn::Combine(dh, x[3], x[2]), hn::Combine(dh, x[1], x[0]));
+  }
+}
+
+// The 36 window elements of channel `src` for a vector of tiles (lane l: tile l), loaded by rows
+// instead of gathered: per window row, each tile's columns 0-3 and 4-5 are two 4-float loads,
+// block b of load vector j holding tile 4b + j, and a 4x4 transpose within each block puts
+// tile l's column s in lane l of x[r * 6 + s]. The values of the gather: elements a tile's mask
+// leaves out (padding, missing tiles) are zeros, and nothing outside them is read.
+template <class D>
+HWY_INLINE void LoadWindowsByRows(D d, const float* src, const int32_t* offset, int64_t width,
+                                  const bool (*row_ok)[kMaxFloatLanes],
+                                  const hn::Mask<hn::Full128<float>> (*col_mask)[kMaxFloatLanes],
+                                  hn::Vec<D>* x) {
+  using V = hn::Vec<D>;
+  const hn::Full128<float> d4;
+  using V4 = hn::Vec<decltype(d4)>;
+  constexpr int64_t kIn = kWinogradInTile;
+  constexpr int64_t kBlocks = static_cast<int64_t>(hn::MaxLanes(D())) / 4;
+  HWY_UNROLL(6)
+  for (int64_t r = 0; r < kIn; ++r) {
+    HWY_UNROLL(2)
+    for (int64_t h = 0; h < 2; ++h) {
+      V rows[4];
+      HWY_UNROLL(4)
+      for (int64_t j = 0; j < 4; ++j) {
+        V4 blocks[4];
+        HWY_UNROLL(4)
+        for (int64_t b = 0; b < kBlocks; ++b) {
+          const int64_t l = 4 * b + j;
+          // Address arithmetic in integers: a left-edge window starts before the plane, at a
+          // lane its mask leaves out.
+          const float* p = reinterpret_cast<const float*>(
+              reinterpret_cast<uintptr_t>(src) +
+              static_cast<uintptr_t>((offset[l] + r * width + 4 * h) * int64_t{sizeof(float)}));
+          blocks[b] = row_ok[r][l] ? hn::MaskedLoad(col_mask[h][l], d4, p) : hn::Zero(d4);
+        }
+        rows[j] = FromBlocks(d, blocks);
+      }
+      V cols[4];
+      TransposeBlocks(d, rows, cols);
+      HWY_UNROLL(4)
+      for (int64_t q = 0; q < 4; ++q) {
+        if (4 * h + q < kIn) x[r * kIn + 4 * h + q] = cols[q];
+      }
+    }
+  }
+}
+#endif
+
 // One vector of tiles per step, lane j holding tile j: the 36 window elements of a channel are
 // gathered (a masked-off lane reads element 0 and becomes a zero: the padding), transformed by
 // columns and then by rows in registers, and stored to their 36 rows of v.
@@ -103,21 +182,50 @@ HWY_NOINLINE void WinogradInputImpl(const float* in, int64_t channels, const Win
       }
     }
     const auto store_mask = hn::FirstN(d, static_cast<size_t>(lanes));
+#if HWY_TARGET != HWY_SCALAR
+    // Row loads (LoadWindowsByRows): which rows of each tile's window lie in the plane, and
+    // which of its columns 0-3 and 4-5.
+    bool tile_row_ok[kIn][kMaxFloatLanes];
+    hn::Mask<hn::Full128<float>> tile_col_mask[2][kMaxFloatLanes];
+    if constexpr (kBlockRows<decltype(d)>) {
+      const hn::Full128<float> d4;
+      for (int64_t l = 0; l < L; ++l) {
+        for (int64_t r = 0; r < kIn; ++r) {
+          tile_row_ok[r][l] = l < lanes && row0[l] + r >= 0 && row0[l] + r < t.height;
+        }
+        for (int64_t h = 0; h < 2; ++h) {
+          // Columns col0 + 4h + q for q < (h == 0 ? 4 : 2) that lie in [0, width).
+          const int64_t first = col0[l] + 4 * h;
+          const int64_t lo = first < 0 ? -first : 0;
+          const int64_t n = h == 0 ? 4 : 2;
+          const int64_t hi = t.width - first < n ? t.width - first : n;
+          tile_col_mask[h][l] = hi <= lo ? hn::FirstN(d4, 0)
+                                         : hn::AndNot(hn::FirstN(d4, static_cast<size_t>(lo)),
+                                                      hn::FirstN(d4, static_cast<size_t>(hi)));
+        }
+      }
+    }
+#endif
     for (int64_t c = 0; c < channels; ++c) {
       const float* src = in + c * plane;
       V x[kWinogradPoints], y[kWinogradPoints];
-      for (int64_t r = 0; r < kIn; ++r) {
-        for (int64_t s = 0; s < kIn; ++s) {
-          const auto idx = hn::Add(base, hn::Set(di, static_cast<int32_t>(r * t.width + s)));
-          if (inside) {
-            x[r * kIn + s] = hn::GatherIndex(d, src, idx);
-          } else {
-            const M ok = hn::And(row_ok[r], col_ok[s]);
-            const auto safe = hn::IfThenElseZero(hn::RebindMask(di, ok), idx);
-            x[r * kIn + s] = hn::IfThenElseZero(ok, hn::GatherIndex(d, src, safe));
+#if HWY_TARGET != HWY_SCALAR
+      if constexpr (kBlockRows<decltype(d)>) {
+        LoadWindowsByRows(d, src, offset, t.width, tile_row_ok, tile_col_mask, x);
+      } else
+#endif
+        for (int64_t r = 0; r < kIn; ++r) {
+          for (int64_t s = 0; s < kIn; ++s) {
+            const auto idx = hn::Add(base, hn::Set(di, static_cast<int32_t>(r * t.width + s)));
+            if (inside) {
+              x[r * kIn + s] = hn::GatherIndex(d, src, idx);
+            } else {
+              const M ok = hn::And(row_ok[r], col_ok[s]);
+              const auto safe = hn::IfThenElseZero(hn::RebindMask(di, ok), idx);
+              x[r * kIn + s] = hn::IfThenElseZero(ok, hn::GatherIndex(d, src, safe));
+            }
           }
         }
-      }
       // Columns: y[a][s] = (B^T x)[a][s].
       for (int64_t s = 0; s < kIn; ++s) {
         V col[kIn], out[kIn];
@@ -141,20 +249,6 @@ HWY_NOINLINE void WinogradInputImpl(const float* in, int64_t channels, const Win
     }
   }
 }
-
-#if HWY_TARGET != HWY_SCALAR
-// Lanes 4b + q of r[0..3] as rows: block b (four floats) of t[q] = r[0..3][4b + q]. A 4x4
-// transpose within each 128-bit block.
-template <class D, class V>
-HWY_INLINE void TransposeBlocks(D d, const V* r, V* t) {
-  const V a = hn::InterleaveLower(d, r[0], r[2]), b = hn::InterleaveLower(d, r[1], r[3]);
-  const V c = hn::InterleaveUpper(d, r[0], r[2]), e = hn::InterleaveUpper(d, r[1], r[3]);
-  t[0] = hn::InterleaveLower(d, a, b);
-  t[1] = hn::InterleaveUpper(d, a, b);
-  t[2] = hn::InterleaveLower(d, c, e);
-  t[3] = hn::InterleaveUpper(d, c, e);
-}
-#endif
 
 // One output channel and one vector of tiles per step (channels outer, so the 36 rows of
 // products stream forward): the 36 products load as vectors, the transform runs by columns and
