@@ -93,6 +93,26 @@ HWY_INLINE hn::Vec<D> FromBlocks(D d, const hn::Vec<hn::Full128<float>>* x) {
   }
 }
 
+// Stores the first `cols` (1 to 4) floats of block `blk` of v (L = 8 or 16) to p.
+template <class D>
+HWY_INLINE void StoreBlock(D d, hn::Vec<D> v, int64_t blk, int64_t cols, float* p) {
+  const hn::Full128<float> d4;
+  hn::Vec<decltype(d4)> x;
+  if constexpr (hn::MaxLanes(D()) == 8) {
+    (void)d;
+    x = blk == 0 ? hn::LowerHalf(d4, v) : hn::UpperHalf(d4, v);
+  } else {
+    const hn::Half<D> dh;
+    const auto half = blk < 2 ? hn::LowerHalf(dh, v) : hn::UpperHalf(dh, v);
+    x = blk % 2 == 0 ? hn::LowerHalf(d4, half) : hn::UpperHalf(d4, half);
+  }
+  if (cols == 4) {
+    hn::StoreU(x, d4, p);
+  } else {
+    hn::BlendedStore(x, hn::FirstN(d4, static_cast<size_t>(cols)), d4, p);
+  }
+}
+
 // The 36 window elements of channel `src` for a vector of tiles (lane l: tile l), loaded by rows
 // instead of gathered: per window row, each tile's columns 0-3 and 4-5 are two 4-float loads,
 // block b of load vector j holding tile 4b + j, and a 4x4 transpose within each block puts
@@ -271,25 +291,48 @@ HWY_NOINLINE void WinogradOutputImpl(const float* products, int64_t ldm, int64_t
     for (int64_t j0 = 0; j0 < t.count; j0 += L) {
       const int64_t lanes = t.count - j0 < L ? t.count - j0 : L;
       const auto load_mask = hn::FirstN(d, static_cast<size_t>(lanes));
-      V m[kWinogradPoints];
-      for (int64_t xi = 0; xi < kWinogradPoints; ++xi) {
-        const float* src = products + xi * point_stride + k * ldm + j0;
-        m[xi] = lanes == L ? hn::LoadU(d, src) : hn::MaskedLoad(load_mask, d, src);
-        hwy::Prefetch(src + L);
-      }
-      // Columns: y[i][b] = (A^T m)[i][b].
+      // Columns: y[i][c] = (A^T m)[i][c], each column's six products loaded as it is
+      // transformed (an array of all 36 would live on the stack: 36 vectors, 32 registers).
+      const float* m = products + k * ldm + j0;
       V y[kOut * kIn];
+      HWY_UNROLL(6)
       for (int64_t c = 0; c < kIn; ++c) {
         V col[kIn], res[kOut];
-        for (int64_t r = 0; r < kIn; ++r) col[r] = m[r * kIn + c];
+        HWY_UNROLL(6)
+        for (int64_t r = 0; r < kIn; ++r) {
+          const float* src = m + (r * kIn + c) * point_stride;
+          // A partial vector reads whole (SSE4's MaskedLoad needs alignment) into the slack
+          // winograd.h asks of `products`, and keeps its lanes.
+          col[r] =
+              lanes == L ? hn::LoadU(d, src) : hn::IfThenElseZero(load_mask, hn::LoadU(d, src));
+          hwy::Prefetch(src + L);
+        }
         OutputColumn(d, col, res);
+        HWY_UNROLL(4)
         for (int64_t i = 0; i < kOut; ++i) y[i * kIn + c] = res[i];
       }
+      HWY_UNROLL(4)
       for (int64_t i = 0; i < kOut; ++i) {
         V res[kOut], rows[kOut];
         OutputColumn(d, y + i * kIn, res);
+        HWY_UNROLL(4)
         for (int64_t j = 0; j < kOut; ++j) res[j] = ApplyEpilogue(d, epilogue, hn::Add(res[j], b));
 #if HWY_TARGET != HWY_SCALAR
+        if constexpr (kBlockRows<decltype(d)>) {
+          // Each tile's row i straight from its block: tile 4b + q is block b of rows[q].
+          TransposeBlocks(d, res, rows);
+          HWY_UNROLL(4)
+          for (int64_t q = 0; q < kOut; ++q) {
+            HWY_UNROLL(4)
+            for (int64_t blk = 0; blk < L / 4; ++blk) {
+              const int64_t tile = j0 + 4 * blk + q;
+              if (4 * blk + q >= lanes || i >= t.out_rows[tile]) continue;
+              StoreBlock(d, rows[q], blk, t.out_cols[tile],
+                         plane + t.out_offset[tile] + i * t.out_width);
+            }
+          }
+          continue;
+        }
         if (blocks_of_four) {
           TransposeBlocks(d, res, rows);
           for (int64_t q = 0; q < kOut; ++q) hn::Store(rows[q], d, stage + (i * kOut + q) * L);
@@ -306,6 +349,9 @@ HWY_NOINLINE void WinogradOutputImpl(const float* products, int64_t ldm, int64_t
           }
         }
       }
+#if HWY_TARGET != HWY_SCALAR
+      if constexpr (kBlockRows<decltype(d)>) continue;  // stored above
+#endif
       for (int64_t l = 0; l < lanes; ++l) {
         const int64_t tile = j0 + l;
         float* dst = plane + t.out_offset[tile];

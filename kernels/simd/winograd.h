@@ -55,7 +55,9 @@ void WinogradTransformInput(const float* in, int64_t channels, const WinogradTil
                             int64_t ldv, int64_t point_stride);
 
 // Output channel k of tile j = epilogue(A^T m A + bias[k]) (bias may be null) with m[xi] =
-// products[xi * point_stride + k * ldm + j], written where `tiles` says.
+// products[xi * point_stride + k * ldm + j], written where `tiles` says. A vector of tiles is
+// read whole: products must be readable 15 floats past each point's last row
+// (point_stride >= K * ldm + 15).
 void WinogradTransformOutput(const float* products, int64_t ldm, int64_t point_stride, int64_t K,
                              const float* bias, const Epilogue& epilogue,
                              const WinogradTiles& tiles, float* out);
