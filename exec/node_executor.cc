@@ -14,7 +14,7 @@
 namespace anvil {
 
 absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, ShapeFn shape_fn,
-                         std::vector<TensorView> inputs, absl::Span<const TensorView> planned,
+                         absl::Span<const TensorView> inputs, absl::Span<const TensorView> planned,
                          const OutputFactory& make_output, const NodeExecOptions& options) {
   // String elements are std::string objects; kernels that move bytes would copy nothing. Only
   // ops whose kernels say they handle strings (kStrings, and control flow) get them.
@@ -28,8 +28,8 @@ absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, Shap
     }
   }
   const int n = node.num_outputs();
-  std::vector<TensorView> views(n);
-  std::vector<bool> requested(n, false), allocated(n, false);
+  KernelContext::Views views(n);
+  KernelContext::Flags requested(n, false), allocated(n, false);
   bool all_planned = true;
   for (int i = 0; i < n; ++i) {
     requested[i] = node.output(i) != nullptr;
@@ -84,17 +84,24 @@ absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, Shap
   }
 
   KernelContext ctx(node, opset);
-  ctx.SetInputs(std::move(inputs));
+  ctx.SetInputs(inputs);
   ctx.SetOutputs(std::move(views), requested, allocated);
-  ctx.set_allocator([&](int i, absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
-    ElementType type = shape_ctx ? shape_ctx->output(i).type : ElementType::kUndefined;
-    if (type == ElementType::kUndefined) type = node.output(i)->type().element_type();
-    if (type == ElementType::kUndefined) {
-      return absl::InternalError(
-          absl::StrCat(node.Describe(), ": output ", i, " has no known element type"));
-    }
-    return make_output(i, type, dims);
-  });
+  // One pointer captured, so the allocator fits std::function's inline storage.
+  struct AllocatorState {
+    const Node& node;
+    std::optional<ShapeContext>& shape_ctx;
+    const OutputFactory& make_output;
+  } state{node, shape_ctx, make_output};
+  ctx.set_allocator(
+      [s = &state](int i, absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
+        ElementType type = s->shape_ctx ? s->shape_ctx->output(i).type : ElementType::kUndefined;
+        if (type == ElementType::kUndefined) type = s->node.output(i)->type().element_type();
+        if (type == ElementType::kUndefined) {
+          return absl::InternalError(
+              absl::StrCat(s->node.Describe(), ": output ", i, " has no known element type"));
+        }
+        return s->make_output(i, type, dims);
+      });
   if (options.subgraph_runner) ctx.set_subgraph_runner(options.subgraph_runner);
   if (options.value_sink) ctx.set_value_sink(options.value_sink);
   ctx.set_default_seed(options.default_seed);
@@ -117,7 +124,7 @@ absl::Status RunNodeOnViews(const Node& node, int64_t opset, std::vector<TensorV
   if (node.Subgraphs().empty()) {
     ANVIL_ASSIGN_OR_RETURN(shape_fn, ShapeFnFor(node, opset));
   }
-  return ExecuteNode(node, opset, *kernel, shape_fn, std::move(inputs), {}, make_output, options);
+  return ExecuteNode(node, opset, *kernel, shape_fn, inputs, {}, make_output, options);
 }
 
 absl::StatusOr<std::vector<Tensor>> RunNode(const Node& node, int64_t opset,

@@ -46,7 +46,7 @@ using OutputFactory = std::function<absl::StatusOr<TensorView>(int output, Eleme
 // an omitted optional input); `planned` is empty or has one view per output (type kUndefined: not
 // planned); `shape_fn` may be nullptr (If/Loop/Scan: their kernels allocate).
 absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, ShapeFn shape_fn,
-                         std::vector<TensorView> inputs, absl::Span<const TensorView> planned,
+                         absl::Span<const TensorView> inputs, absl::Span<const TensorView> planned,
                          const OutputFactory& make_output, const NodeExecOptions& options = {});
 
 // ExecuteNode with the node's kernel created and its ShapeHelper found on every call: for

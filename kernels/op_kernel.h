@@ -24,8 +24,10 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "graph/ir.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_view.h"
@@ -40,6 +42,10 @@ class KernelContext {
       const Graph& body, const std::vector<TensorView>& inputs)>;
   // Takes output `i` as a whole value (SetOutputValue).
   using ValueSink = std::function<absl::Status(int output, Tensor value)>;
+  // Per-input and per-output state, inline for the usual few (a node runs without a heap
+  // allocation for them).
+  using Views = absl::InlinedVector<TensorView, 4>;
+  using Flags = absl::InlinedVector<bool, 4>;
 
   KernelContext(const Node& node, int64_t opset) : node_(node), opset_(opset) {}
 
@@ -78,10 +84,11 @@ class KernelContext {
   absl::Status Error(std::string_view what) const;
 
   // ---- Set up by the caller (runtime, kernel runner) ----
-  void SetInputs(std::vector<TensorView> inputs) { inputs_ = std::move(inputs); }
+  void SetInputs(absl::Span<const TensorView> inputs) {
+    inputs_.assign(inputs.begin(), inputs.end());
+  }
   // One entry per node output: requested (graph uses it), allocated view or empty.
-  void SetOutputs(std::vector<TensorView> outputs, std::vector<bool> requested,
-                  std::vector<bool> allocated) {
+  void SetOutputs(Views outputs, Flags requested, Flags allocated) {
     outputs_ = std::move(outputs);
     requested_ = std::move(requested);
     allocated_ = std::move(allocated);
@@ -90,15 +97,15 @@ class KernelContext {
   void set_value_sink(ValueSink sink) { value_sink_ = std::move(sink); }
   void set_subgraph_runner(SubgraphRunner r) { subgraph_runner_ = std::move(r); }
   void set_default_seed(uint64_t seed) { default_seed_ = seed; }
-  const std::vector<TensorView>& outputs() const { return outputs_; }
+  absl::Span<const TensorView> outputs() const { return outputs_; }
 
  private:
   const Node& node_;
   int64_t opset_;
-  std::vector<TensorView> inputs_;
-  std::vector<TensorView> outputs_;
-  std::vector<bool> requested_;
-  std::vector<bool> allocated_;
+  Views inputs_;
+  Views outputs_;
+  Flags requested_;
+  Flags allocated_;
   Allocator allocator_;
   ValueSink value_sink_;
   SubgraphRunner subgraph_runner_;

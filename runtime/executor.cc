@@ -70,7 +70,7 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
       out.view = TensorView::Dense(in.view.type, in.view.data,
                                    layout->shapes->shape(step.outputs[0]).dims);
     } else {
-      std::vector<TensorView> inputs(step.inputs.size());
+      KernelContext::Views inputs(step.inputs.size());
       for (size_t i = 0; i < step.inputs.size(); ++i) {
         if (step.inputs[i] < 0) continue;
         inputs[i] = values[step.inputs[i]].view;
@@ -82,13 +82,12 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
       auto heap = [&](int i, ElementType type,
                       absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
         const int slot = step.outputs[i];
-        TensorRecycler* recycler =
-            options.outputs != nullptr && plan.slots()[slot].graph_output ? options.outputs
-                                                                          : options.frame_buffers;
+        TensorRecycler* recycler = options.outputs != nullptr && plan.slots()[slot].graph_output
+                                       ? options.outputs
+                                       : options.frame_buffers;
         absl::StatusOr<Tensor> tensor =
-            recycler != nullptr
-                ? recycler->Allocate(slot, type, dims, options.max_allocation_bytes)
-                : Tensor::Allocate(type, dims, options.max_allocation_bytes);
+            recycler != nullptr ? recycler->Allocate(slot, type, dims, options.max_allocation_bytes)
+                                : Tensor::Allocate(type, dims, options.max_allocation_bytes);
         if (!tensor.ok()) {
           return absl::Status(
               tensor.status().code(),
@@ -127,21 +126,25 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
         out.view = out.owner.view();
         return absl::OkStatus();
       };
-      exec.subgraph_runner =
-          [&frame, &plan, &inner](
-              const Graph& body,
-              const std::vector<TensorView>& args) -> absl::StatusOr<std::vector<Tensor>> {
-        const GraphPlan* sub = plan.SubgraphPlan(&body);
-        if (sub == nullptr) {
-          return absl::InternalError(
-              absl::StrCat("subgraph '", body.name(), "' has no execution plan"));
-        }
-        ExecutionOptions body_options = inner;
-        if (inner.body_buffers != nullptr) body_options.frame_buffers = &(*inner.body_buffers)[sub];
-        return RunSubgraphPlan(*sub, frame, args, body_options);
-      };
+      // Only If/Loop/Scan (the steps without a ShapeFn) run bodies: other nodes need no runner
+      // (whose captures would take a heap allocation per node).
+      if (step.shape_fn == nullptr)
+        exec.subgraph_runner =
+            [&frame, &plan, &inner](
+                const Graph& body,
+                const std::vector<TensorView>& args) -> absl::StatusOr<std::vector<Tensor>> {
+          const GraphPlan* sub = plan.SubgraphPlan(&body);
+          if (sub == nullptr) {
+            return absl::InternalError(
+                absl::StrCat("subgraph '", body.name(), "' has no execution plan"));
+          }
+          ExecutionOptions body_options = inner;
+          if (inner.body_buffers != nullptr)
+            body_options.frame_buffers = &(*inner.body_buffers)[sub];
+          return RunSubgraphPlan(*sub, frame, args, body_options);
+        };
       ANVIL_RETURN_IF_ERROR(ExecuteNode(
-          node, step.opset, *step.kernel, step.shape_fn, std::move(inputs), planned,
+          node, step.opset, *step.kernel, step.shape_fn, inputs, planned,
           [&](int i, ElementType type, absl::Span<const int64_t> dims)
               -> absl::StatusOr<TensorView> { return heap(i, type, dims); },
           exec));

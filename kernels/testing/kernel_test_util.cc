@@ -85,8 +85,8 @@ absl::StatusOr<std::vector<Tensor>> RunViews(const std::string& text,
   }
   KernelContext ctx(node, opset);
   ctx.SetInputs(std::move(inputs));
-  ctx.SetOutputs(views, std::vector<bool>(views.size(), true),
-                 std::vector<bool>(views.size(), true));
+  const KernelContext::Flags all(views.size(), true);
+  ctx.SetOutputs(KernelContext::Views(views.begin(), views.end()), all, all);
   ANVIL_RETURN_IF_ERROR(kernel->Compute(ctx));
   return outputs;
 }
