@@ -284,7 +284,6 @@ HWY_NOINLINE void WinogradOutputImpl(const float* products, int64_t ldm, int64_t
   constexpr int64_t kOut = kWinogradOutTile, kIn = kWinogradInTile;
   // Rows of the transposed results: tile 4b + q's row i at stage[(i * 4 + q) * L + 4b].
   HWY_ALIGN float stage[kOut * kOut * kMaxFloatLanes];
-  const bool blocks_of_four = L % 4 == 0;
   for (int64_t k = 0; k < K; ++k) {
     const V b = hn::Set(d, bias != nullptr ? bias[k] : 0.0f);
     float* plane = out + k * t.out_plane;
@@ -313,11 +312,12 @@ HWY_NOINLINE void WinogradOutputImpl(const float* products, int64_t ldm, int64_t
       }
       HWY_UNROLL(4)
       for (int64_t i = 0; i < kOut; ++i) {
-        V res[kOut], rows[kOut];
+        V res[kOut];
         OutputColumn(d, y + i * kIn, res);
         HWY_UNROLL(4)
         for (int64_t j = 0; j < kOut; ++j) res[j] = ApplyEpilogue(d, epilogue, hn::Add(res[j], b));
 #if HWY_TARGET != HWY_SCALAR
+        V rows[kOut];
         if constexpr (kBlockRows<decltype(d)>) {
           // Each tile's row i straight from its block: tile 4b + q is block b of rows[q].
           TransposeBlocks(d, res, rows);
@@ -333,7 +333,7 @@ HWY_NOINLINE void WinogradOutputImpl(const float* products, int64_t ldm, int64_t
           }
           continue;
         }
-        if (blocks_of_four) {
+        if (L % 4 == 0) {
           TransposeBlocks(d, res, rows);
           for (int64_t q = 0; q < kOut; ++q) hn::Store(rows[q], d, stage + (i * kOut + q) * L);
           continue;
