@@ -275,7 +275,7 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
   absl::StatusOr<EmittedModule> emitted = EmitCc(module, emit_options);
   if (!emitted.ok()) return emitted.status();
   // A workspace whose buffers' sizes depend on dims is placed per run.
-  const bool planned_per_run = !emitted->sizes_symbol.empty();
+  const bool planned_per_run = !emitted->sizes_symbol.empty() && !emitted->lifetimes.empty();
   // The kernel host also runs gemm (packed weights), parallel loops (threads) and the per-run
   // workspace plan (the runtime's MemoryPlanner) when allowed.
   const bool linked =

@@ -80,6 +80,7 @@ absl::StatusOr<KernelCallSite> MakeSite(const Model& model, const std::vector<No
   for (int32_t i = 0; i < k.num_slots + k.num_captures; ++i) {
     site.types.push_back(static_cast<ElementType>(k.types[i]));
   }
+  ResolveSite(site);
   return site;
 }
 

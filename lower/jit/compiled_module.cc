@@ -193,6 +193,7 @@ int32_t CompiledModule::Impl::Kernel(int64_t id, AnvilBuffer* const* operands, i
     KernelCallSite& site = sites[id];
     site.node = binding.node;
     site.opset = binding.opset;
+    ResolveSite(site);
     site.slots = binding.slots;
     site.captures = binding.captured_values;
     site.captures.resize(binding.captures.size(), nullptr);

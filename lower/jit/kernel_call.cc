@@ -3,13 +3,21 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "base/status_macros.h"
 #include "exec/interpreter.h"
 #include "exec/node_executor.h"
 #include "shape/shape_helper.h"
 
 namespace anvil::lower {
+
+void ResolveSite(KernelCallSite& site) {
+  site.has_subgraphs = !site.node->Subgraphs().empty();
+  site.shape_fn = FindShapeFn(site.node->domain(), site.node->op_type(), site.opset);
+  site.resolved = true;
+}
 
 absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const Model* source,
                            AnvilBuffer* const* operands, int32_t count,
@@ -22,11 +30,12 @@ absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const M
   auto view = [&](int k) {
     const AnvilBuffer* b = operands[k];
     return TensorView::Dense(site.types[k], b->data,
-                             std::vector<int64_t>(b->dims, b->dims + b->rank));
+                             absl::MakeConstSpan(b->dims, static_cast<size_t>(b->rank)));
   };
-  std::vector<TensorView> inputs(node.num_inputs());
-  std::vector<TensorView> planned(node.num_outputs());
-  std::vector<AnvilBuffer*> outputs(node.num_outputs(), nullptr);
+  // Inline storage for the usual few operands: a call makes no heap allocation of its own.
+  KernelContext::Views inputs(node.num_inputs());
+  KernelContext::Views planned(node.num_outputs());
+  absl::InlinedVector<AnvilBuffer*, 4> outputs(node.num_outputs(), nullptr);
   for (size_t k = 0; k < site.slots.size() && static_cast<int32_t>(k) < count; ++k) {
     const int slot = site.slots[k];
     if (slot >= 0) {
@@ -43,16 +52,18 @@ absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const M
       captured[site.captures[k]] = Tensor::CopyOf(view(at));
     }
   }
+  const bool has_subgraphs = site.resolved ? site.has_subgraphs : !node.Subgraphs().empty();
   NodeExecOptions exec;
-  exec.check_planned_dims = node.Subgraphs().empty();
-  if (source != nullptr) {
+  exec.check_planned_dims = !has_subgraphs;
+  if (source != nullptr && has_subgraphs) {
     exec.subgraph_runner =
         InterpreterSubgraphRunner(*source, [&captured](const Value* v) -> const Tensor* {
           auto it = captured.find(v);
           return it == captured.end() ? nullptr : &it->second;
         });
   }
-  const ShapeFn shape_fn = FindShapeFn(node.domain(), node.op_type(), site.opset);
+  const ShapeFn shape_fn =
+      site.resolved ? site.shape_fn : FindShapeFn(node.domain(), node.op_type(), site.opset);
   auto make_output = [&](int i, ElementType type,
                          absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
     if (dims.size() > 8) return absl::UnimplementedError("a kernel output of rank over 8");
@@ -65,8 +76,7 @@ absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const M
     }
     return t.view();
   };
-  return ExecuteNode(node, site.opset, kernel, shape_fn, std::move(inputs), planned, make_output,
-                     exec);
+  return ExecuteNode(node, site.opset, kernel, shape_fn, inputs, planned, make_output, exec);
 }
 
 }  // namespace anvil::lower

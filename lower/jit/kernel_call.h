@@ -21,6 +21,7 @@
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
 #include "lower/emit/abi.h"
+#include "shape/shape_helper.h"
 
 namespace anvil::lower {
 
@@ -32,7 +33,14 @@ struct KernelCallSite {
   std::vector<int> slots;
   std::vector<const Value*> captures;
   std::vector<ElementType> types;  // slots.size() + captures.size()
+  // Filled by ResolveSite from node and opset, so a call does not look them up.
+  bool resolved = false;
+  bool has_subgraphs = false;
+  ShapeFn shape_fn = nullptr;
 };
+
+// Fills the site's resolved fields; call once node and opset are set.
+void ResolveSite(KernelCallSite& site);
 
 // `source` is the model the node belongs to (needed only by nodes with subgraphs);
 // `max_allocation_bytes` bounds each output allocated here (0: no bound).
