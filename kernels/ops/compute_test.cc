@@ -539,7 +539,11 @@ TEST(Conv, WinogradGivesTheDirectSum) {
     ExpectNear(Values<float>((*y)[0]), want, 1e-4,
                absl::StrCat(absl::StrJoin(c.x_dims, "x"), " ", attrs));
     // The transforms on every SIMD target this machine runs (the input transform loads window
-    // rows in 4-float blocks of 4-, 8- and 16-lane vectors).
+    // rows in 4-float blocks of 8- and 16-lane vectors); every target again afterwards, however
+    // this loop ends.
+    struct AllTargets {
+      ~AllTargets() { hwy::SetSupportedTargetsForTest(0); }
+    } restore;
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
       hwy::SetSupportedTargetsForTest(target);
       absl::StatusOr<std::vector<Tensor>> on_target =
@@ -549,7 +553,6 @@ TEST(Conv, WinogradGivesTheDirectSum) {
           Values<float>((*on_target)[0]), want, 1e-4,
           absl::StrCat(absl::StrJoin(c.x_dims, "x"), " ", attrs, " on ", hwy::TargetName(target)));
     }
-    hwy::SetSupportedTargetsForTest(0);
   }
 }
 

@@ -66,8 +66,8 @@ using BPanelFiller =
 // row_bias: M values added to row i, or null), with B's panels filled by `fill` as the packed
 // path packs them: Sgemm's packed path and its bits (for M and N over 4, where Sgemm takes it;
 // a row bias gives the bits of a C filled with it and beta = 1) without B in memory. Threads
-// split columns (or, for a product narrower than 32 columns, rows); `fill` is called
-// concurrently, for disjoint or for the same column ranges, and must be safe for that.
+// split columns (or rows, when column blocks of 16 give fewer than two chunks of work); `fill` is
+// called concurrently, for disjoint or for the same column ranges, and must be safe for that.
 void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, BPanelFiller fill,
                   const float* row_bias, float beta, float* C, int64_t ldc);
 

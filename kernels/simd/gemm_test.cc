@@ -128,7 +128,7 @@ TEST(GemmTest, FilledBGivesThePackedPathsBits) {
       {64, 1024, 27, false, false, 0.0f},
       {9, 100, 257, false, false, 1.0f},
       // Narrower than two 48-column blocks: threads split 16-column blocks (a 64-column product
-      // 32:32 at 2 threads, 16:16:32 at 3).
+      // 32:32 at 2 threads, 32:16:16 at 3).
       {64, 64, 288, false, false, 0.0f},
       {100, 40, 300, false, false, 0.5f},
       // Narrower than two 16-column blocks: threads split the rows, each filling all of B.

@@ -564,8 +564,9 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
                       "{ total = -1; break; }\n  }\n");
     }
     absl::StrAppend(&c, "  if (total < 0 || total > INT64_MAX - 64) { aot_fail(&run, ",
-                    CName("the workspace's byte size overflows"), "); ", free_outputs,
-                    "return 1; }\n");
+                    CName("the workspace cannot be planned for these dims (a buffer's byte size "
+                          "overflows)"),
+                    "); ", free_outputs, "return 1; }\n");
     absl::StrAppend(&c, "  buffers[", emitted->offsets_slot,
                     "].data = (uint8_t*)offsets;\n  buffers[", emitted->offsets_slot,
                     "].rank = 1;\n  buffers[", emitted->offsets_slot, "].dims[0] = ", n, ";\n");

@@ -53,6 +53,26 @@ constexpr char kPrelude[] = R"cc(
     using U = std::make_unsigned_t<T>;
     return (T)((U)a * (U)b);
   }
+  // Size arithmetic (workspace bytes, output dims): the wrapped result, and *overflow set when
+  // it wrapped.
+  template <class T>
+  inline T anvil_add_chk(T a, T b, bool* overflow) {
+    T r;
+    if (__builtin_add_overflow(a, b, &r)) *overflow = true;
+    return r;
+  }
+  template <class T>
+  inline T anvil_sub_chk(T a, T b, bool* overflow) {
+    T r;
+    if (__builtin_sub_overflow(a, b, &r)) *overflow = true;
+    return r;
+  }
+  template <class T>
+  inline T anvil_mul_chk(T a, T b, bool* overflow) {
+    T r;
+    if (__builtin_mul_overflow(a, b, &r)) *overflow = true;
+    return r;
+  }
   template <class T>
   inline T anvil_neg(T a) {
     using U = std::make_unsigned_t<T>;
@@ -437,6 +457,9 @@ class Emitter {
   std::vector<std::string> hoisted_;
   EmitOptions options_;
   bool uses_highway_ = false;
+  // Emitting a workspace size or an output dim: integer +, - and * set `anvil_overflow` when
+  // they wrap (the size functions then report -1).
+  bool size_arithmetic_ = false;
 
   const tir::Module& m_;
   std::string out_;
@@ -578,13 +601,16 @@ std::string Emitter::Binary(const tir::BinaryNode& n) {
       return absl::StrCat("((", *type, ")anvil_idiv(host, &err, (int64_t)(", a, "), (int64_t)(", b,
                           "), ", op, ", ", is_unsigned ? "true" : "false", "))");
     };
+    // In size expressions, wrapping sets the overflow flag in scope.
+    const std::string chk = size_arithmetic_ ? "_chk" : "";
+    const std::string flag = size_arithmetic_ ? ", &anvil_overflow" : "";
     switch (n.kind()) {
       case ExprKind::kAdd:
-        return absl::StrCat("anvil_add<", *type, ">(", a, ", ", b, ")");
+        return absl::StrCat("anvil_add", chk, "<", *type, ">(", a, ", ", b, flag, ")");
       case ExprKind::kSub:
-        return absl::StrCat("anvil_sub<", *type, ">(", a, ", ", b, ")");
+        return absl::StrCat("anvil_sub", chk, "<", *type, ">(", a, ", ", b, flag, ")");
       case ExprKind::kMul:
-        return absl::StrCat("anvil_mul<", *type, ">(", a, ", ", b, ")");
+        return absl::StrCat("anvil_mul", chk, "<", *type, ">(", a, ", ", b, flag, ")");
       case ExprKind::kDiv:
         return div(0);
       case ExprKind::kFloorDiv:
@@ -1443,10 +1469,15 @@ absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
       if (p.as<tir::VarNode>())
         Line(absl::StrCat("const int64_t ", Name(p), " = indices[", k++, "];"));
     }
+    // A size whose arithmetic wraps (dims too large for 64-bit bytes) is -1.
+    size_arithmetic_ = true;
     for (size_t b = 0; b < m_.workspace.buffers.size(); ++b) {
-      Line(absl::StrCat("sizes[", b, "] = ", E(m_.workspace.buffers[b].bytes), ";"));
+      Line(absl::StrCat(
+          "{ bool anvil_overflow = false; const int64_t s = ", E(m_.workspace.buffers[b].bytes),
+          "; sizes[", b, "] = anvil_overflow || s < 0 ? -1 : s; }"));
       result.lifetimes.push_back({m_.workspace.buffers[b].first, m_.workspace.buffers[b].last});
     }
+    size_arithmetic_ = false;
     out_ += "}\n";
   }
   // The dims of the caller-allocated outputs for a run's indices.
@@ -1468,9 +1499,13 @@ absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
     int at = 0;
     for (const tir::EntryBinding::Tensor& o : m_.binding.outputs) {
       if (o.dynamic) continue;
+      // A dim whose arithmetic wraps is -1.
+      size_arithmetic_ = true;
       for (const Expr& d : o.tensor.as<tir::TensorNode>()->dims) {
-        Line(absl::StrCat("dims[", at++, "] = ", E(d), ";"));
+        Line(absl::StrCat("{ bool anvil_overflow = false; const int64_t v = ", E(d), "; dims[",
+                          at++, "] = anvil_overflow ? -1 : v; }"));
       }
+      size_arithmetic_ = false;
     }
   }
   out_ += "}\n";

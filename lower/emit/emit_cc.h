@@ -47,11 +47,12 @@ struct EmittedModule {
   int first_dynamic_output = 0;
   // The workspace: `workspace_bytes` when its size is constant; else `sizes_symbol` names
   //   extern "C" void f(const int64_t* indices, int64_t* sizes);
-  // giving each planned buffer's bytes for a run's indices, to be placed with the MemoryPlanner
-  // over `lifetimes` (their offsets go in the offsets slot).
+  // giving each planned buffer's bytes for a run's indices (-1 when they overflow 64 bits), to
+  // be placed with the MemoryPlanner over `lifetimes` (their offsets go in the offsets slot).
   int64_t workspace_bytes = 0;
   // extern "C" void f(const int64_t* indices, int64_t* dims): the dims of the non-dynamic
-  // outputs (in binding order, concatenated) for a run's indices.
+  // outputs (in binding order, concatenated) for a run's indices (-1 for a dim whose arithmetic
+  // overflows 64 bits).
   std::string output_dims_symbol;
   std::string sizes_symbol;
   std::vector<std::pair<int, int>> lifetimes;

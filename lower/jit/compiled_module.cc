@@ -403,6 +403,12 @@ absl::StatusOr<std::vector<Tensor>> CompiledModule::Run(const std::vector<Tensor
       const auto* t = b.tensor.as<tir::TensorNode>();
       std::vector<int64_t> dims(out_dims.begin() + at, out_dims.begin() + at + t->dims.size());
       at += t->dims.size();
+      for (int64_t d : dims) {
+        if (d < 0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "output '", b.name, "': its dims overflow 64 bits for these input dims"));
+        }
+      }
       // Not zeroed: the module writes every element of its static outputs.
       ANVIL_ASSIGN_OR_RETURN(
           outputs[k],
@@ -441,6 +447,16 @@ absl::StatusOr<std::vector<Tensor>> CompiledModule::Run(const std::vector<Tensor
   if (impl.sizes != nullptr) {
     std::vector<int64_t> sizes(emitted_.lifetimes.size());
     impl.sizes(indices.data(), sizes.data());
+    // -1: the buffer's byte size overflows; the planner adds aligned sizes, which must fit too.
+    int64_t sum = 0;
+    for (size_t b = 0; b < sizes.size(); ++b) {
+      if (sizes[b] < 0 || sizes[b] > INT64_MAX / 2 ||
+          __builtin_add_overflow(sum, sizes[b] + 64, &sum)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("workspace buffer ", b, " of ", sizes.size(),
+                         ": its byte size overflows 64 bits for these input dims"));
+      }
+    }
     if (impl.planner == nullptr) {
       std::vector<Lifetime> lifetimes;
       for (auto [first, last] : emitted_.lifetimes) lifetimes.push_back({first, last});
