@@ -54,6 +54,18 @@ print(f"{name}: AOT output matches anvil-run: {got.size} values, max abs differe
 PY
 }
 
+# expect_error WHAT PATTERN CMD...: CMD must fail with stderr matching PATTERN (grep -E).
+expect_error() {
+  local what=$1 pattern=$2 err="$TMP/expect_error.err"
+  shift 2
+  if "$@" >/dev/null 2>"$err"; then
+    echo "FAIL: $what: the run succeeded"
+    exit 1
+  fi
+  grep -Eq "$pattern" "$err" || { echo "FAIL: $what: $(cat "$err")"; exit 1; }
+  echo "$what: $(tail -1 "$err")"
+}
+
 check_model lngelu 2 3 768
 [[ ! -e "$TMP/lngelu/libanvil_aot_host.so" ]] ||
   { echo "FAIL: lngelu needs no kernel host, but one was copied"; exit 1; }
@@ -95,14 +107,8 @@ else
 fi
 for n in "${sizes[@]}"; do
   head -c $((4 * n)) /dev/zero >"$TMP/outer/x.raw"
-  if LD_LIBRARY_PATH="$TMP/outer" "$TMP/outer/main" "$TMP/outer/x.raw" $n >/dev/null \
-      2>"$TMP/outer/err"; then
-    echo "FAIL: outer product of $n: the run succeeded"
-    exit 1
-  fi
-  grep -q "^run failed: output y: cannot allocate" "$TMP/outer/err" ||
-    { echo "FAIL: outer product of $n: $(cat "$TMP/outer/err")"; exit 1; }
-  echo "outer product of $n: $(cat "$TMP/outer/err")"
+  LD_LIBRARY_PATH="$TMP/outer" expect_error "outer product of $n" \
+    "^run failed: output y: cannot allocate" "$TMP/outer/main" "$TMP/outer/x.raw" $n
 done
 
 # A workspace buffer whose byte size overflows 64 bits (an [N, N, N] intermediate that a
@@ -130,23 +136,10 @@ LD_LIBRARY_PATH="$TMP/cube" "$TMP/cube/main" "$TMP/cube/x4.raw" 4 >"$TMP/cube/y4
 /usr/bin/python3 -c "import numpy, sys; y = numpy.fromfile(sys.argv[1], numpy.float32); \
   sys.exit(0 if y.tolist() == [64.0] else f'FAIL: cube at N = 4 gave {y}')" "$TMP/cube/y4.raw" || exit 1
 head -c $((4 * 2097152)) /dev/zero >"$TMP/cube/x.raw"
-if LD_LIBRARY_PATH="$TMP/cube" "$TMP/cube/main" "$TMP/cube/x.raw" 2097152 >/dev/null \
-    2>"$TMP/cube/err"; then
-  echo "FAIL: cube at N = 2^21: the AOT run succeeded"
-  exit 1
-fi
-grep -q "^run failed: the workspace cannot be planned" "$TMP/cube/err" ||
-  { echo "FAIL: cube at N = 2^21 (AOT): $(cat "$TMP/cube/err")"; exit 1; }
-echo "cube at N = 2^21, AOT: $(cat "$TMP/cube/err")"
-export ANVIL_JIT_CACHE="$TMP/jit"
-if "$R/tools/anvil-run" "$TMP/cube.onnx" --backend=compiled --shape x=2097152 --iters 1 \
-    --warmup 0 >/dev/null 2>"$TMP/cube/jit.err"; then
-  echo "FAIL: cube at N = 2^21: the JIT run succeeded"
-  exit 1
-fi
-grep -q "byte size overflows 64 bits" "$TMP/cube/jit.err" ||
-  { echo "FAIL: cube at N = 2^21 (JIT): $(cat "$TMP/cube/jit.err")"; exit 1; }
-echo "cube at N = 2^21, JIT: $(tail -1 "$TMP/cube/jit.err")"
+LD_LIBRARY_PATH="$TMP/cube" expect_error "cube at N = 2^21, AOT" \
+  "^run failed: the workspace cannot be planned" "$TMP/cube/main" "$TMP/cube/x.raw" 2097152
+ANVIL_JIT_CACHE="$TMP/jit" expect_error "cube at N = 2^21, JIT" "byte size overflows 64 bits" \
+  "$R/tools/anvil-run" "$TMP/cube.onnx" --backend=compiled --shape x=2097152 --iters 1 --warmup 0
 
 if "$R/tools/anvil-compile" "$R/testdata/models/cnn.onnx" -o "$TMP/refused" --no-kernel-host \
     2>"$TMP/refused.err"; then
