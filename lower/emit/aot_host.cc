@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +21,6 @@
 #include "lower/jit/host_support.h"
 #include "lower/jit/kernel_call.h"
 #include "onnx/onnx_pb.h"
-#include "runtime/memory_planner.h"
 #include "runtime/session.h"
 
 struct AnvilAotHost {
@@ -32,8 +32,7 @@ struct AnvilAotHost {
   std::deque<anvil::Tensor> allocations;
   std::unique_ptr<anvil::parallel::ThreadScope> threads;
   // The workspace plan, made by the first anvil_aot_host_plan.
-  std::unique_ptr<anvil::MemoryPlanner> planner;
-  int32_t planned_buffers = 0;
+  std::optional<anvil::lower::WorkspacePlan> workspace;
 };
 
 namespace anvil::lower {
@@ -211,28 +210,17 @@ int32_t anvil_aot_host_gemm(AnvilAotHost* host, void* ctx,
 int64_t anvil_aot_host_plan(AnvilAotHost* host, int32_t count, const int32_t* lifetimes,
                             const int64_t* sizes, int64_t* offsets) {
   if (count <= 0) return 0;
-  // The planner adds aligned sizes: their sum must fit.
-  int64_t sum = 0;
-  for (int32_t i = 0; i < count; ++i) {
-    if (sizes[i] < 0 || sizes[i] > INT64_MAX / 2 ||
-        __builtin_add_overflow(sum, sizes[i] + 64, &sum)) {
-      return -1;
-    }
+  if (!host->workspace) {
+    std::vector<std::pair<int, int>> spans(static_cast<size_t>(count));
+    for (int32_t i = 0; i < count; ++i) spans[i] = {lifetimes[2 * i], lifetimes[2 * i + 1]};
+    absl::StatusOr<anvil::lower::WorkspacePlan> plan = anvil::lower::WorkspacePlan::Make(spans);
+    if (!plan.ok()) return -1;
+    host->workspace = *std::move(plan);
   }
-  if (host->planner == nullptr) {
-    std::vector<anvil::Lifetime> spans(static_cast<size_t>(count));
-    for (int32_t i = 0; i < count; ++i) {
-      spans[i] = {lifetimes[2 * i], lifetimes[2 * i + 1]};
-      if (spans[i].first < 0 || spans[i].last < spans[i].first) return -1;
-    }
-    host->planner = std::make_unique<anvil::MemoryPlanner>(std::move(spans),
-                                                           std::vector<anvil::ReuseCandidate>{});
-  }
-  if (host->planned_buffers != 0 && host->planned_buffers != count) return -1;
-  host->planned_buffers = count;
-  host->planner->Plan(absl::MakeConstSpan(sizes, static_cast<size_t>(count)));
-  for (int32_t i = 0; i < count; ++i) offsets[i] = host->planner->offset(i);
-  return host->planner->arena_bytes();
+  absl::StatusOr<int64_t> bytes =
+      host->workspace->Place(absl::MakeConstSpan(sizes, static_cast<size_t>(count)),
+                             absl::MakeSpan(offsets, static_cast<size_t>(count)));
+  return bytes.ok() ? *bytes : -1;
 }
 
 int32_t anvil_aot_host_parallel_for(int64_t trips, int64_t work_per_trip,

@@ -10,6 +10,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,7 +33,6 @@
 #include "lower/ir/printer.h"
 #include "lower/jit/host_support.h"
 #include "lower/jit/kernel_call.h"
-#include "runtime/memory_planner.h"
 
 namespace anvil::lower {
 namespace {
@@ -99,7 +99,7 @@ struct CompiledModule::Impl {
   std::vector<std::unique_ptr<OpKernel>> kernels;
   std::vector<KernelCallSite> sites;  // made with kernels[id]
   absl::flat_hash_map<int64_t, std::vector<tir::DataType>> kernel_types;
-  std::unique_ptr<MemoryPlanner> planner;
+  std::optional<WorkspacePlan> workspace_plan;
   Tensor workspace;
   std::vector<Tensor> globals;  // dense copies of the module's globals
   // Gemm, with the constant weights packed at load (by the address of the global the code
@@ -447,28 +447,14 @@ absl::StatusOr<std::vector<Tensor>> CompiledModule::Run(const std::vector<Tensor
   if (impl.sizes != nullptr) {
     std::vector<int64_t> sizes(emitted_.lifetimes.size());
     impl.sizes(indices.data(), sizes.data());
-    // -1: the buffer's byte size overflows; the planner adds aligned sizes, which must fit too.
-    int64_t sum = 0;
-    for (size_t b = 0; b < sizes.size(); ++b) {
-      if (sizes[b] < 0 || sizes[b] > INT64_MAX / 2 ||
-          __builtin_add_overflow(sum, sizes[b] + 64, &sum)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("workspace buffer ", b, " of ", sizes.size(),
-                         ": its byte size overflows 64 bits for these input dims"));
-      }
+    if (!impl.workspace_plan) {
+      ANVIL_ASSIGN_OR_RETURN(impl.workspace_plan, WorkspacePlan::Make(emitted_.lifetimes));
     }
-    if (impl.planner == nullptr) {
-      std::vector<Lifetime> lifetimes;
-      for (auto [first, last] : emitted_.lifetimes) lifetimes.push_back({first, last});
-      impl.planner =
-          std::make_unique<MemoryPlanner>(std::move(lifetimes), std::vector<ReuseCandidate>{});
-    }
-    impl.planner->Plan(sizes);
-    workspace_bytes = impl.planner->arena_bytes();
     const int64_t n = static_cast<int64_t>(sizes.size());
     offsets = Tensor(ElementType::kInt64, {n});
-    for (int64_t k = 0; k < n; ++k)
-      offsets.As<int64_t>()[k] = impl.planner->offset(static_cast<int>(k));
+    ANVIL_ASSIGN_OR_RETURN(
+        workspace_bytes,
+        impl.workspace_plan->Place(sizes, absl::MakeSpan(offsets.As<int64_t>(), sizes.size())));
     fill(buffers[emitted_.offsets_slot], offsets.data(), offsets.dims());
   }
   if (static_cast<int64_t>(impl.workspace.ByteSize()) < workspace_bytes) {

@@ -5,6 +5,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "base/parallel.h"
 
@@ -97,6 +98,44 @@ absl::Status GemmHost::Gemm(bool f64, bool ta, bool tb, int64_t m, int64_t n, in
                 ldc);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<WorkspacePlan> WorkspacePlan::Make(absl::Span<const std::pair<int, int>> lifetimes) {
+  std::vector<Lifetime> spans;
+  spans.reserve(lifetimes.size());
+  for (auto [first, last] : lifetimes) {
+    if (first < 0 || last < first) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("workspace buffer ", spans.size(), ": lifetime [", first, ", ", last, "]"));
+    }
+    spans.push_back({first, last});
+  }
+  const size_t count = spans.size();
+  WorkspacePlan plan(
+      std::make_unique<MemoryPlanner>(std::move(spans), std::vector<ReuseCandidate>{}));
+  plan.count_ = count;
+  return plan;
+}
+
+absl::StatusOr<int64_t> WorkspacePlan::Place(absl::Span<const int64_t> sizes,
+                                             absl::Span<int64_t> offsets) {
+  if (sizes.size() != count_ || offsets.size() != count_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(sizes.size(), " workspace sizes for ", count_, " buffers"));
+  }
+  // The planner adds aligned sizes: their sum must fit.
+  int64_t sum = 0;
+  for (size_t b = 0; b < sizes.size(); ++b) {
+    if (sizes[b] < 0 || sizes[b] > INT64_MAX / 2 ||
+        __builtin_add_overflow(sum, sizes[b] + 64, &sum)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("workspace buffer ", b, " of ", sizes.size(),
+                       ": its byte size overflows 64 bits for these input dims"));
+    }
+  }
+  planner_->Plan(sizes);
+  for (size_t b = 0; b < count_; ++b) offsets[b] = planner_->offset(static_cast<int>(b));
+  return planner_->arena_bytes();
 }
 
 int64_t LiveSharedPackedWeights() { return SharedPackedWeights::Get().Live(); }

@@ -12,7 +12,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "kernels/simd/gemm.h"
+#include "runtime/memory_planner.h"
 
 namespace anvil::lower {
 
@@ -43,6 +46,26 @@ class GemmHost {
     std::shared_ptr<const simd::PackedB> packed;
   };
   absl::flat_hash_map<const void*, std::vector<Packed>> packed_;
+};
+
+// The per-run placement of a module's workspace buffers (emit_cc.h: EmittedModule::lifetimes and
+// its sizes function), with the runtime's MemoryPlanner: buffers whose lifetimes overlap never
+// share bytes; re-planned only when a size changed.
+class WorkspacePlan {
+ public:
+  // Lifetimes as [first, last] top-level steps; InvalidArgument for one that runs backwards.
+  static absl::StatusOr<WorkspacePlan> Make(absl::Span<const std::pair<int, int>> lifetimes);
+
+  // Places buffers of `sizes` bytes (one per lifetime; -1 is what a sizes function reports for
+  // a byte size that overflows) and writes their 64-byte aligned offsets; returns the
+  // workspace's bytes. InvalidArgument naming the buffer for a negative size, one whose aligned
+  // sum overflows, or a count other than the lifetimes'.
+  absl::StatusOr<int64_t> Place(absl::Span<const int64_t> sizes, absl::Span<int64_t> offsets);
+
+ private:
+  explicit WorkspacePlan(std::unique_ptr<MemoryPlanner> planner) : planner_(std::move(planner)) {}
+  std::unique_ptr<MemoryPlanner> planner_;
+  size_t count_ = 0;
 };
 
 // Packed copies of shared weights alive in this process (for tests and diagnostics).
