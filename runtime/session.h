@@ -3,9 +3,9 @@
 //   absl::StatusOr<std::unique_ptr<Session>> s = Session::Load("model.onnx");
 //   absl::StatusOr<std::vector<Tensor>> out = (*s)->Run({{"x", x}});
 //
-// Load runs a pipeline (default `shape-inference,einsum-decompose,fold-batchnorm,
-// fuse-activations,dce`: Einsums run as MatMuls, inference BatchNormalization folds into the Conv
-// before it, HardSwish/HardSigmoid chains become the ops and a Conv's activation joins it in a
+// Load runs a pipeline (default kLoadPipeline below: Einsums run as MatMuls, inference
+// BatchNormalization folds into the Conv before it, layer norms become LayerNormalization,
+// HardSwish/HardSigmoid/GELU/SiLU chains become single ops and a Conv's activation joins it in a
 // com.microsoft FusedConv),
 // sorts the graph topologically and builds the execution plan (plan.h): one kernel per node — a
 // node without one fails the load with Unimplemented naming op and opset — slots, liveness, reuse
@@ -51,9 +51,15 @@ int64_t DefaultMaxAllocationBytes();
 // engines that run models (lower/'s TirSession).
 absl::Status PrepareModelForRun(Model& model, const std::string& pipeline);
 
+// The passes every engine runs on a model at load unless told otherwise (Session, lower/'s
+// TirSession and anvil-compile): Einsums become MatMuls, inference BatchNormalization folds into
+// the Conv before it, layer norms and activations written in primitives become single ops.
+inline constexpr char kLoadPipeline[] =
+    "shape-inference,einsum-decompose,fold-batchnorm,fuse-layernorm,fuse-activations,dce";
+
 struct SessionOptions {
   // Passes run on the model at load (pass_manager.h syntax); "" runs none.
-  std::string pipeline = "shape-inference,einsum-decompose,fold-batchnorm,fuse-activations,dce";
+  std::string pipeline = kLoadPipeline;
   // Place intermediates in one planned arena; off: every tensor on the heap (for debugging).
   bool plan_memory = true;
   // Let elementwise ops overwrite dying inputs and reshape-like ops alias their input.

@@ -14,8 +14,7 @@
 // found in $ANVIL_AOT_HOST_LIB, else in this tool's runfiles, else next to it in bazel-bin.
 // --no-kernel-host makes a self-contained, serial library (a plain gemm loop nest) and refuses
 // models that need kernels. The model goes through the same preparation and lowering as the
-// runtime and the JIT (default pipeline shape-inference,einsum-decompose,fold-batchnorm,
-// fuse-activations,dce, then lower-to-tir).
+// runtime and the JIT (default pipeline runtime/session.h's kLoadPipeline, then lower-to-tir).
 // Errors are one line `anvil-compile: error: ...`, exit 1 (2 for command-line mistakes).
 
 #include <cstdlib>
@@ -57,7 +56,7 @@ kernels.
 struct Flags {
   std::string model, out;
   bool shared = false, native = false, kernel_host = true;
-  std::string pipeline = "shape-inference,einsum-decompose,fold-batchnorm,fuse-activations,dce";
+  std::string pipeline = kLoadPipeline;
   std::string weights = "model.weights";
 };
 

@@ -12,53 +12,18 @@
 #include "graph/attribute.h"
 #include "graph/elements.h"
 #include "graph/pass_registry.h"
+#include "graph/passes/match.h"
 
 namespace anvil {
 namespace {
 
 constexpr char kContribDomain[] = "com.microsoft";
 
-bool Is(const Node* node, std::string_view op_type) {
-  return node != nullptr && node->op_type() == op_type && node->domain().empty();
-}
-
-bool FloatTensor(const Value* v) {
-  const ElementType t = v->type().is_tensor() ? v->type().element_type() : ElementType::kUndefined;
-  return t == ElementType::kFloat || t == ElementType::kDouble || t == ElementType::kFloat16;
-}
-
-// The value of a one-element float or double constant: an initializer that no run can override,
-// or a Constant node's `value`.
-std::optional<double> Scalar(const Value* v) {
-  if (v == nullptr) return std::nullopt;
-  const Elements* e = nullptr;
-  if (v->IsInitializer()) {
-    if (v->IsGraphInput()) return std::nullopt;
-    e = v->constant().get();
-  } else if (const Node* p = v->producer(); Is(p, "Constant")) {
-    const Attribute* a = p->FindAttribute("value");
-    if (a != nullptr && a->type() == AttributeType::kTensor && a->tensors.size() == 1) {
-      e = a->tensors[0].elements.get();
-    }
-  }
-  if (e == nullptr || e->NumElements() != 1) return std::nullopt;
-  const ElementType t = e->element_type();
-  if (t != ElementType::kFloat && t != ElementType::kDouble && t != ElementType::kFloat16) {
-    return std::nullopt;
-  }
-  return e->GetDouble(0);
-}
-
-bool IsScalar(const Value* v, double want) {
-  const std::optional<double> s = Scalar(v);
-  // Within float rounding: 1/6 is stored as 0.16666667f.
-  return s.has_value() && std::fabs(*s - want) <= 1e-7 * std::fabs(want);
-}
-
-// `v` is read by `user` alone and is not a graph output: a value the rewrite may remove.
-bool OnlyFeeds(const Value* v, const Node* user) {
-  return v != nullptr && !v->IsGraphOutput() && v->uses().size() == 1 && v->uses()[0].user == user;
-}
+using match::FloatTensor;
+using match::Is;
+using match::IsScalar;
+using match::OnlyFeeds;
+using match::Scalar;
 
 // Clip's bounds (inputs from opset 11, attributes before), when they are constants; a missing
 // bound is the float range's end, as in Clip-6.
@@ -87,12 +52,13 @@ class Fuser {
     for (Node* node : graph.NodesSnapshot()) {
       if (erased_.contains(node)) continue;
       for (Graph* subgraph : node->Subgraphs()) changed |= Run(*subgraph);
-      changed |= HardSwish(graph, node) || HardSigmoid(graph, node) || FusedConv(graph, node);
+      changed |= HardSwish(graph, node) || HardSigmoid(graph, node) || Gelu(graph, node) ||
+                 QuickGelu(graph, node) || FusedConv(graph, node);
     }
     return changed;
   }
 
-  int64_t hardsigmoid = 0, hardswish = 0, fused_conv = 0;
+  int64_t hardsigmoid = 0, hardswish = 0, gelu = 0, quick_gelu = 0, fused_conv = 0;
 
  private:
   // `node` divides its input 0 by 6 (Div by 6, or Mul by 1/6 either way round): that input.
@@ -199,10 +165,123 @@ class Fuser {
     return true;
   }
 
-  // Conv -> activation: one com.microsoft FusedConv.
-  bool FusedConv(Graph& graph, Node* act) {
+  // The com.microsoft opset import the model has or gains (version 1), or false when it imports
+  // another version.
+  bool UseContribOpset() {
     const int64_t contrib = model_.OpsetVersion(kContribDomain);
     if (contrib != -1 && contrib != 1) return false;
+    if (contrib == -1) model_.opset_imports.push_back({kContribDomain, 1});
+    return true;
+  }
+
+  // `v` divided by sqrt(2) (Div by sqrt(2), or Mul by 1/sqrt(2) either way round), read only by
+  // `user`: the dividend.
+  static Value* OverSqrt2(const Value* v, const Node* user) {
+    if (!OnlyFeeds(v, user)) return nullptr;
+    const Node* p = v->producer();
+    if (Is(p, "Div") && p->num_inputs() == 2 && IsScalar(p->input(1), std::sqrt(2.0))) {
+      return p->input(0);
+    }
+    if (Is(p, "Mul") && p->num_inputs() == 2) {
+      if (IsScalar(p->input(1), std::sqrt(0.5))) return p->input(0);
+      if (IsScalar(p->input(0), std::sqrt(0.5))) return p->input(1);
+    }
+    return nullptr;
+  }
+
+  // `a` is Add(Erf(x / sqrt(2)), 1) (either order) read only by `user`: x, with the Add, Erf and
+  // division in `dead`.
+  static Value* ErfTerm(const Value* a, const Node* user, std::vector<Node*>* dead) {
+    if (a == nullptr || !OnlyFeeds(a, user)) return nullptr;
+    Node* add = a->producer();
+    if (!Is(add, "Add") || add->num_inputs() != 2) return nullptr;
+    const Value* e = IsScalar(add->input(1), 1.0)   ? add->input(0)
+                     : IsScalar(add->input(0), 1.0) ? add->input(1)
+                                                    : nullptr;
+    if (e == nullptr || !OnlyFeeds(e, add)) return nullptr;
+    Node* erf = e->producer();
+    if (!Is(erf, "Erf") || erf->num_inputs() != 1) return nullptr;
+    Value* x = OverSqrt2(erf->input(0), erf);
+    if (x == nullptr) return nullptr;
+    dead->insert(dead->end(), {add, erf, erf->input(0)->producer()});
+    return x;
+  }
+
+  // 0.5 * x * (1 + erf(x / sqrt(2))) as a product of its three factors in any order and
+  // association (two Muls) -> com.microsoft Gelu(x).
+  bool Gelu(Graph& graph, Node* node) {
+    if (!Is(node, "Mul") || node->num_inputs() != 2) return false;
+    // The factors with the node reading each: the root's two inputs, one of them split into its
+    // own two when it is a Mul only the root reads.
+    std::vector<Node*> dead;
+    std::vector<std::pair<Value*, const Node*>> factors;
+    for (Value* in : node->inputs()) {
+      Node* p = in == nullptr ? nullptr : in->producer();
+      if (dead.empty() && Is(p, "Mul") && p->num_inputs() == 2 && OnlyFeeds(in, node)) {
+        dead.push_back(p);
+        factors.push_back({p->input(0), p});
+        factors.push_back({p->input(1), p});
+      } else {
+        factors.push_back({in, node});
+      }
+    }
+    if (factors.size() != 3) return false;
+    for (int half = 0; half < 3; ++half) {
+      if (!IsScalar(factors[half].first, 0.5)) continue;
+      for (int term = 0; term < 3; ++term) {
+        if (term == half) continue;
+        Value* x = factors[3 - half - term].first;
+        std::vector<Node*> inner;
+        if (x == nullptr || !FloatTensor(x) ||
+            ErfTerm(factors[term].first, factors[term].second, &inner) != x) {
+          continue;
+        }
+        if (!UseContribOpset()) return false;
+        dead.insert(dead.end(), inner.begin(), inner.end());
+        Replace(graph, node, "Gelu", kContribDomain, {x}, {}, dead);
+        ++gelu;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Mul(x, Sigmoid(x)) (SiLU) -> com.microsoft QuickGelu<alpha = 1>(x), and
+  // Mul(x, Sigmoid(Mul(x, alpha))) -> QuickGelu<alpha>(x); operands either way round.
+  bool QuickGelu(Graph& graph, Node* node) {
+    if (!Is(node, "Mul") || node->num_inputs() != 2) return false;
+    for (int i : {0, 1}) {
+      Value* x = node->input(i);
+      const Value* s = node->input(1 - i);
+      if (x == nullptr || !FloatTensor(x) || !OnlyFeeds(s, node)) continue;
+      Node* sigmoid = s->producer();
+      if (!Is(sigmoid, "Sigmoid") || sigmoid->num_inputs() != 1) continue;
+      std::vector<Node*> dead = {sigmoid};
+      double alpha = 1.0;
+      if (Value* t = sigmoid->input(0); t != x) {
+        Node* scale = t == nullptr ? nullptr : t->producer();
+        if (!OnlyFeeds(t, sigmoid) || !Is(scale, "Mul") || scale->num_inputs() != 2) continue;
+        const int k = scale->input(0) == x ? 0 : 1;
+        const std::optional<double> a = Scalar(scale->input(1 - k));
+        // (QuickGelu's alpha is a float attribute: a double alpha must be one exactly.)
+        if (scale->input(k) != x || !a || static_cast<double>(static_cast<float>(*a)) != *a) {
+          continue;
+        }
+        alpha = *a;
+        dead.push_back(scale);
+      }
+      if (!UseContribOpset()) return false;
+      std::vector<Attribute> attrs;
+      attrs.push_back(Attribute::Float("alpha", static_cast<float>(alpha)));
+      Replace(graph, node, "QuickGelu", kContribDomain, {x}, std::move(attrs), dead);
+      ++quick_gelu;
+      return true;
+    }
+    return false;
+  }
+
+  // Conv -> activation: one com.microsoft FusedConv.
+  bool FusedConv(Graph& graph, Node* act) {
     if (act->domain() != "" || act->num_inputs() < 1 || act->num_outputs() != 1) return false;
     const std::string& op = act->op_type();
     std::vector<float> params;
@@ -226,7 +305,7 @@ class Fuser {
     for (const Attribute& a : conv->attributes()) attrs.push_back(a.Clone(&graph));
     attrs.push_back(Attribute::String("activation", op));
     if (!params.empty()) attrs.push_back(Attribute::Floats("activation_params", params));
-    if (contrib == -1) model_.opset_imports.push_back({kContribDomain, 1});
+    if (!UseContribOpset()) return false;
     Node* fused =
         Replace(graph, act, "FusedConv", kContribDomain, conv->inputs(), std::move(attrs), {conv});
     fused->set_name(conv->name().empty() ? act->name() : conv->name());
@@ -234,28 +313,10 @@ class Fuser {
     return true;
   }
 
-  // A new node computing `last`'s output 0 (same name and type) from `inputs`; `last` and then
-  // `dead` (producers of values only the pattern read) are erased.
   Node* Replace(Graph& graph, Node* last, const std::string& op, const std::string& domain,
                 std::vector<Value*> inputs, std::vector<Attribute> attrs,
                 const std::vector<Node*>& dead) {
-    Node* node = graph.InsertNodeBefore(last, op, domain);
-    for (Value* in : inputs) node->AddInput(in);
-    for (Attribute& a : attrs) node->SetAttribute(std::move(a));
-    node->set_name(last->name());
-    Value* y = last->output(0);
-    const std::string name = y->name();
-    Value* out = node->AddOutput(graph.UniqueName(name + "_fused"));
-    out->set_type(y->type());
-    y->ReplaceAllUsesWith(out);
-    graph.EraseNode(last);
-    erased_.insert(last);
-    for (Node* d : dead) {
-      graph.EraseNode(d);
-      erased_.insert(d);
-    }
-    out->SetName(name);
-    return node;
+    return match::ReplaceWith(graph, last, op, domain, inputs, std::move(attrs), dead, &erased_);
   }
 
   Model& model_;
@@ -270,6 +331,8 @@ absl::StatusOr<bool> FuseActivationsPass::Run(Model& model, PassContext& ctx) {
   const bool changed = fuser.Run(model.graph());
   ctx.AddStatistic("hardsigmoid", fuser.hardsigmoid);
   ctx.AddStatistic("hardswish", fuser.hardswish);
+  ctx.AddStatistic("gelu", fuser.gelu);
+  ctx.AddStatistic("quick-gelu", fuser.quick_gelu);
   ctx.AddStatistic("fused-conv", fuser.fused_conv);
   return changed;
 }

@@ -79,6 +79,9 @@ const KernelRule kElementwiseKernels[] = {
     {"", "ThresholdedRelu", &elementwise::CreateThresholdedRelu},
     {"", "Where", &elementwise::CreateWhere},
     {"", "Xor", &elementwise::CreateXor},
+    // ONNX Runtime's contrib ops that fuse-activations makes.
+    {"com.microsoft", "Gelu", &elementwise::CreateGelu},
+    {"com.microsoft", "QuickGelu", &elementwise::CreateQuickGelu},
     {nullptr, nullptr, nullptr},
 };
 

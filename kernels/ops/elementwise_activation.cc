@@ -1,11 +1,11 @@
 // Activation kernels: Relu, LeakyRelu, Sigmoid, Tanh, Clip, Elu, Selu, Celu, HardSigmoid,
-// HardSwish, Softplus, Softsign, Shrink, ThresholdedRelu.
+// HardSwish, Softplus, Softsign, Shrink, ThresholdedRelu, and com.microsoft Gelu and QuickGelu.
 //
-// float32 Relu, LeakyRelu, Sigmoid, Tanh, Clip, Softplus, Elu, Selu, Celu and HardSwish run through
-// the Highway routines; the rest are loops the compiler vectorizes. All are written to avoid
-// overflow and cancellation (expm1 for Elu/Selu/Celu, Softplus as max(x, 0) + log1p(e^-|x|)).
-// Attributes are read once, at kernel creation, with the defaults of the op's version (Selu's
-// changed in opset 6).
+// float32 Relu, LeakyRelu, Sigmoid, Tanh, Clip, Softplus, Elu, Selu, Celu, HardSwish, Gelu and
+// QuickGelu run through the Highway routines; the rest are loops the compiler vectorizes. All are
+// written to avoid overflow and cancellation (expm1 for Elu/Selu/Celu, Softplus as max(x, 0) +
+// log1p(e^-|x|)). Attributes are read once, at kernel creation, with the defaults of the op's
+// version (Selu's changed in opset 6).
 
 // GCC's -O2 vectorizes a loop only when no scalar remainder is needed; the loops here (any
 // length, rows that may alias) need its dynamic cost model, which is what -O3 uses. Set before
@@ -70,20 +70,36 @@ absl::Status TanhCompute(KernelContext& ctx) {
       ctx, [](auto v) { return std::tanh(v); }, simd::UnaryOp::kTanh);
 }
 
-absl::Status LeakyReluCompute(KernelContext& ctx, const Attrs& attrs) {
-  const float alpha = attrs.alpha;
+// An activation with one float parameter: float32 x shaped like the output through `rows` (a
+// Highway routine over contiguous rows), anything else through `value` (generic over the compute
+// type, float for float32).
+template <typename Rows, typename Value>
+absl::Status ParameterizedUnary(KernelContext& ctx, Rows rows, Value value) {
   const TensorView& x = ctx.input(0);
   if (x.type == ElementType::kFloat && x.dims == ctx.output(0).dims) {
-    FloatUnaryRows(
-        x, ctx.output(0),
-        [alpha](const float* in, float* out, size_t n) { simd::LeakyRelu(in, alpha, out, n); },
-        [alpha](float v) { return v < 0.0f ? v * alpha : v; });
+    FloatUnaryRows(x, ctx.output(0), rows, [value](float v) { return value(v); });
     return absl::OkStatus();
   }
-  return ApplyUnary<kFloatTypes>(ctx, [alpha](auto v) {
-    using C = decltype(v);
-    return v < C(0) ? v * static_cast<C>(alpha) : v;
-  });
+  return ApplyUnary<kFloatTypes>(ctx, value);
+}
+
+absl::Status LeakyReluCompute(KernelContext& ctx, const Attrs& attrs) {
+  const float alpha = attrs.alpha;
+  return ParameterizedUnary(
+      ctx, [alpha](const float* in, float* out, size_t n) { simd::LeakyRelu(in, alpha, out, n); },
+      [alpha](auto v) {
+        using C = decltype(v);
+        return v < C(0) ? v * static_cast<C>(alpha) : v;
+      });
+}
+
+// com.microsoft QuickGelu: x * Sigmoid(alpha * x) (alpha = 1: SiLU, what fuse-activations makes
+// of Mul(x, Sigmoid(x))).
+absl::Status QuickGeluCompute(KernelContext& ctx, const Attrs& attrs) {
+  const float alpha = attrs.alpha;
+  return ParameterizedUnary(
+      ctx, [alpha](const float* in, float* out, size_t n) { simd::QuickGelu(in, alpha, out, n); },
+      [alpha](auto v) { return v * SigmoidValue(v * static_cast<decltype(v)>(alpha)); });
 }
 
 // Clip: bounds from attributes before opset 11, from optional scalar inputs of X's type after.
@@ -207,6 +223,18 @@ absl::Status HardSwishCompute(KernelContext& ctx) {
       simd::UnaryOp::kHardSwish);
 }
 
+// com.microsoft Gelu: 0.5 x (1 + erf(x / sqrt(2))) as x * 0.5 * (erf(x * (1 / sqrt(2))) + 1),
+// float32 through the Highway routine with these operations.
+absl::Status GeluCompute(KernelContext& ctx) {
+  return ApplyUnary<kFloatTypes>(
+      ctx,
+      [](auto v) {
+        using C = decltype(v);
+        return v * C(0.5) * (std::erf(v * C(0.707106781186547524)) + C(1));
+      },
+      simd::UnaryOp::kGelu);
+}
+
 absl::Status SoftplusCompute(KernelContext& ctx) {
   return ApplyUnary<kFloatTypes>(
       ctx, [](auto v) { return SoftplusValue(v); }, simd::UnaryOp::kSoftplus);
@@ -252,6 +280,9 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateTanh(const Node& node, int64_t o
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateHardSwish(const Node& node, int64_t opset) {
   return Stateless<&HardSwishCompute>(node, opset);
 }
+absl::StatusOr<std::unique_ptr<OpKernel>> CreateGelu(const Node& node, int64_t opset) {
+  return Stateless<&GeluCompute>(node, opset);
+}
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateSoftplus(const Node& node, int64_t opset) {
   return Stateless<&SoftplusCompute>(node, opset);
 }
@@ -259,6 +290,9 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateSoftsign(const Node& node, int64
   return Stateless<&SoftsignCompute>(node, opset);
 }
 
+absl::StatusOr<std::unique_ptr<OpKernel>> CreateQuickGelu(const Node& node, int64_t) {
+  return MakeAttrKernel(&QuickGeluCompute, {.alpha = node.GetFloat("alpha", 1.702f)});
+}
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateLeakyRelu(const Node& node, int64_t) {
   return MakeAttrKernel(&LeakyReluCompute, {.alpha = node.GetFloat("alpha", 0.01f)});
 }

@@ -412,7 +412,8 @@ Factory CreateAbs, CreateAcos, CreateAcosh, CreateAsin, CreateAsinh, CreateAtan,
     CreateLog, CreateNeg, CreateReciprocal, CreateRound, CreateSign, CreateSin, CreateSinh,
     CreateSqrt, CreateTan;
 // elementwise_activation.cc
-Factory CreateCelu, CreateClip, CreateElu, CreateHardSigmoid, CreateHardSwish, CreateLeakyRelu,
+Factory CreateCelu, CreateClip, CreateElu, CreateGelu, CreateHardSigmoid, CreateHardSwish,
+    CreateLeakyRelu, CreateQuickGelu,
     CreateRelu, CreateSelu, CreateShrink, CreateSigmoid, CreateSoftplus, CreateSoftsign, CreateTanh,
     CreateThresholdedRelu;
 // elementwise_cast.cc

@@ -358,6 +358,47 @@ TEST(ElementwiseTest, FloatUnaryMatchesLibm) {
   }
 }
 
+// The com.microsoft activations fuse-activations makes: Gelu is 0.5 x (1 + erf(x / sqrt(2)))
+// within erf's error (float, on every length's vector tail, and double); QuickGelu<alpha = 1>
+// gives the bits of Mul(x, Sigmoid(x)), QuickGelu<alpha> x * Sigmoid(alpha * x).
+TEST(ElementwiseTest, ContribGeluAndQuickGelu) {
+  auto contrib = [](const std::string& type, const std::string& body) {
+    return absl::StrCat(
+        "<ir_version: 8, opset_import: [\"\" : 17, \"com.microsoft\" : 1]> g (", type,
+        "[N] x) => (", type, "[N] y) { ", body, " }");
+  };
+  for (int64_t n : {1, 7, 16, 33, 1000}) {
+    std::vector<float> x(n);
+    for (int64_t i = 0; i < n; ++i) x[i] = -9.0f + 18.0f * static_cast<float>(i) / (n + 1);
+    const std::vector<float> g =
+        Values<float>(RunOne(contrib("float", "y = com.microsoft.Gelu(x)"), {Floats({n}, x)}));
+    const std::vector<float> q = Values<float>(
+        RunOne(contrib("float", "y = com.microsoft.QuickGelu<alpha = 1.0>(x)"), {Floats({n}, x)}));
+    // (RunOne runs one node: the Mul of Mul(x, Sigmoid(x)) is a float product here.)
+    const std::vector<float> sigmoid =
+        Values<float>(RunOne(contrib("float", "y = Sigmoid(x)"), {Floats({n}, x)}));
+    const std::vector<float> q2 = Values<float>(RunOne(
+        contrib("float", "y = com.microsoft.QuickGelu<alpha = 1.702>(x)"), {Floats({n}, x)}));
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = x[i];
+      const double gelu = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+      EXPECT_NEAR(g[i], gelu, 1e-6 * std::abs(gelu) + 2e-7 * std::abs(v)) << v;
+      EXPECT_EQ(q[i], x[i] * sigmoid[i]) << v;
+      const double quick = v / (1 + std::exp(-1.702 * v));
+      EXPECT_NEAR(q2[i], quick, 1e-6 * std::abs(quick) + 1e-7) << v;
+    }
+  }
+  Tensor d(ElementType::kDouble, {3});
+  d.As<double>()[0] = -2.5;
+  d.As<double>()[1] = 0.25;
+  d.As<double>()[2] = 3.0;
+  Tensor y = RunOne(contrib("double", "y = com.microsoft.Gelu(x)"), {d});
+  for (int i = 0; i < 3; ++i) {
+    const double v = d.As<double>()[i];
+    EXPECT_NEAR(y.As<double>()[i], 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))), 1e-15) << v;
+  }
+}
+
 TEST(ElementwiseTest, SpecialValuesOfSimdMath) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -613,7 +654,7 @@ TEST(ElementwiseSimdTest, EveryTargetMatchesScalar) {
     SCOPED_TRACE(hwy::TargetName(target));
     for (size_t n : {size_t{1}, size_t{3}, size_t{17}, size_t{1000}}) {
       std::vector<float> out(n);
-      for (int op = 0; op <= static_cast<int>(simd::UnaryOp::kHardSwish); ++op) {
+      for (int op = 0; op <= static_cast<int>(simd::UnaryOp::kGelu); ++op) {
         const float* in = x.data();
         std::vector<float> positive;
         if (op == static_cast<int>(simd::UnaryOp::kLog) ||
@@ -663,6 +704,12 @@ TEST(ElementwiseSimdTest, EveryTargetMatchesScalar) {
               want = v;
               break;
             }
+            case simd::UnaryOp::kGelu:
+              // 1 + erf cancels for negative x: erf's absolute error (a float ulp of 1), times x.
+              want = 0.5 * in[i] * (1 + std::erf(in[i] / std::sqrt(2.0)));
+              ASSERT_NEAR(out[i], want, 1e-6 * std::abs(want) + 2e-7 * std::abs(in[i]))
+                  << "Gelu x " << in[i];
+              continue;
           }
           ASSERT_NEAR(out[i], want, 1e-6 * std::abs(want) + 1e-30) << "op " << op << " x " << in[i];
         }

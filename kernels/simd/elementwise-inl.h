@@ -192,6 +192,8 @@ HWY_NOINLINE void UnaryImpl(int op, const float* x, float* out, size_t n) {
       return MapUnary(x, out, n, SoftplusOp());
     case UnaryOp::kHardSwish:
       return MapUnary(x, out, n, HardSwishOp());
+    case UnaryOp::kGelu:
+      return MapUnary(x, out, n, GeluOp());
   }
 }
 
@@ -201,6 +203,10 @@ HWY_NOINLINE void ClipImpl(const float* x, float lo, float hi, float* out, size_
 
 HWY_NOINLINE void LeakyReluImpl(const float* x, float alpha, float* out, size_t n) {
   MapUnary(x, out, n, LeakyReluOp{alpha});
+}
+
+HWY_NOINLINE void QuickGeluImpl(const float* x, float alpha, float* out, size_t n) {
+  MapUnary(x, out, n, QuickGeluOp{alpha});
 }
 
 // x > 0 ? gamma * x : gamma * alpha * expm1(beta * x). Expm1 is 0 below its lower bound

@@ -15,6 +15,7 @@ HWY_EXPORT(BinaryImpl);
 HWY_EXPORT(UnaryImpl);
 HWY_EXPORT(ClipImpl);
 HWY_EXPORT(LeakyReluImpl);
+HWY_EXPORT(QuickGeluImpl);
 HWY_EXPORT(ExpLinearImpl);
 HWY_EXPORT(DeinterleaveImpl);
 HWY_EXPORT(MaxPoolRowsImpl);
@@ -45,6 +46,10 @@ void Clip(const float* x, float lo, float hi, float* out, size_t n) {
 
 void LeakyRelu(const float* x, float alpha, float* out, size_t n) {
   HWY_DYNAMIC_DISPATCH(LeakyReluImpl)(x, alpha, out, n);
+}
+
+void QuickGelu(const float* x, float alpha, float* out, size_t n) {
+  HWY_DYNAMIC_DISPATCH(QuickGeluImpl)(x, alpha, out, n);
 }
 
 void ExpLinear(const float* x, float alpha, float beta, float gamma, float* out, size_t n) {

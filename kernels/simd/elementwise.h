@@ -34,6 +34,7 @@ enum class UnaryOp : int {
   kErf,
   kSoftplus,   // log(1 + e^x), as max(x, 0) + log1p(e^-|x|)
   kHardSwish,  // x * min(max(x / 6 + 0.5, 0), 1)
+  kGelu,       // x * 0.5 * (1 + erf(x * (1 / sqrt(2)))), com.microsoft Gelu
 };
 
 // out[i] = a[i] op b[i].
@@ -49,6 +50,8 @@ void Unary(UnaryOp op, const float* x, float* out, size_t n);
 void Clip(const float* x, float lo, float hi, float* out, size_t n);
 // out[i] = x[i] < 0 ? alpha * x[i] : x[i].
 void LeakyRelu(const float* x, float alpha, float* out, size_t n);
+// out[i] = x[i] * Sigmoid(alpha * x[i]) (com.microsoft QuickGelu; SiLU when alpha is 1).
+void QuickGelu(const float* x, float alpha, float* out, size_t n);
 // The exponential linear units: out[i] = x > 0 ? gamma * x : gamma * alpha * expm1(beta * x).
 // Elu is (alpha, 1, 1), Selu (alpha, 1, gamma), Celu (alpha, 1 / alpha, 1).
 void ExpLinear(const float* x, float alpha, float beta, float gamma, float* out, size_t n);

@@ -22,12 +22,13 @@
 #include "lower/ir/module.h"
 #include "lower/jit/compiled_module.h"
 #include "lower/lowering/lower_to_tir.h"
+#include "runtime/session.h"
 
 namespace anvil::lower {
 
 struct TirSessionOptions {
   // Passes run on the model before lowering (Session's default).
-  std::string pipeline = "shape-inference,einsum-decompose,fold-batchnorm,fuse-activations,dce";
+  std::string pipeline = kLoadPipeline;
   LoweringOptions lowering;
   EvaluatorOptions evaluator;
   // Run compiled code instead of the evaluator.

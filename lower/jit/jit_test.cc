@@ -194,6 +194,33 @@ main (float[R, C] x, float[R, 1] d) => (float[R, C] y) {
   }
 }
 
+// com.microsoft Gelu and QuickGelu (what fuse-activations makes of the spelled-out chains) lower
+// to loops: the evaluator's bits in scalar code, and 0.5 x (1 + erf(x / sqrt(2))) within erf's
+// error.
+TEST(JitTest, GeluLowersToLoops) {
+  constexpr char kText[] = R"(<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+main (float[N, C] x) => (float[N, C] y, float[N, C] q) {
+  y = com.microsoft.Gelu(x)
+  q = com.microsoft.QuickGelu<alpha = 1.702>(x)
+})";
+  Tensor x = Input(ElementType::kFloat, {3, 37}, 1);
+  x.As<float>()[0] = INFINITY;
+  x.As<float>()[1] = NAN;
+  ExpectSameBits(kText, {{"x", x}});
+  std::unique_ptr<TirSession> jit = Load(kText, true, /*vectorize=*/true);
+  ASSERT_NE(jit, nullptr);
+  EXPECT_EQ(jit->lowering_stats().native, 2);
+  absl::StatusOr<std::vector<Tensor>> y = jit->Run({{"x", x}});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)[0].As<float>()[0], INFINITY);
+  EXPECT_TRUE(std::isnan((*y)[0].As<float>()[1]));
+  for (int64_t i = 2; i < x.NumElements(); ++i) {
+    const double v = x.As<float>()[i];
+    const double want = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+    EXPECT_NEAR((*y)[0].As<float>()[i], want, 1e-6 * std::fabs(want) + 2e-7 * std::fabs(v)) << v;
+  }
+}
+
 TEST(JitTest, DataMovementAndGemm) {
   constexpr char kText[] = R"(<ir_version: 8, opset_import: ["" : 17]>
 main (float[N, 8] x, int64[K] ids, float[8, 4] w) => (float[8, N2] t, float[K, 8] g, float[N, 4] mm, float[N, 3] s) {

@@ -151,13 +151,25 @@ absl::Status LeakyRelu(NodeLowering& n) {
   });
 }
 
+// exp(-|x|) never overflows: e * 1/(1+e) for x < 0, 1/(1+e) otherwise.
+Expr SigmoidOf(Builder& b, DataType t, const Expr& x) {
+  Expr e = b.Call(IntrinsicOp::kExp, {b.Neg(b.Call(IntrinsicOp::kAbs, {x}))});
+  Expr r = b.Div(C(b, t, 1), b.Add(C(b, t, 1), e));
+  return b.Select(b.Lt(x, C(b, t, 0)), b.Mul(e, r), r);
+}
+
 absl::Status Sigmoid(NodeLowering& n) {
   if (!n.input_type(0).is_float()) return n.Unimplemented("a non-float input");
   return Map(n, {0}, [](NodeLowering&, Builder& b, const std::vector<Expr>& x, DataType t) {
-    // exp(-|x|) never overflows: e * 1/(1+e) for x < 0, 1/(1+e) otherwise.
-    Expr e = b.Call(IntrinsicOp::kExp, {b.Neg(b.Call(IntrinsicOp::kAbs, {x[0]}))});
-    Expr r = b.Div(C(b, t, 1), b.Add(C(b, t, 1), e));
-    return b.Select(b.Lt(x[0], C(b, t, 0)), b.Mul(e, r), r);
+    return SigmoidOf(b, t, x[0]);
+  });
+}
+
+// com.microsoft QuickGelu: x * Sigmoid(alpha * x).
+absl::Status QuickGelu(NodeLowering& n) {
+  if (!n.input_type(0).is_float()) return n.Unimplemented("a non-float input");
+  return Map(n, {0}, [](NodeLowering& n, Builder& b, const std::vector<Expr>& x, DataType t) {
+    return b.Mul(x[0], SigmoidOf(b, t, b.Mul(x[0], Attr(n, "alpha", 1.702f, t))));
   });
 }
 
@@ -231,6 +243,15 @@ absl::Status HardSwish(NodeLowering& n) {
   if (!n.input_type(0).is_float()) return n.Unimplemented("a non-float input");
   return Map(n, {0}, [](NodeLowering&, Builder& b, const std::vector<Expr>& x, DataType t) {
     return b.Mul(x[0], HardClamp01(b, b.Add(b.Div(x[0], C(b, t, 6)), C(b, t, 0.5))));
+  });
+}
+
+// com.microsoft Gelu with the kernel's operations: x * 0.5 * (erf(x * (1 / sqrt(2))) + 1).
+absl::Status Gelu(NodeLowering& n) {
+  if (!n.input_type(0).is_float()) return n.Unimplemented("a non-float input");
+  return Map(n, {0}, [](NodeLowering&, Builder& b, const std::vector<Expr>& x, DataType t) {
+    const Expr e = b.Call(IntrinsicOp::kErf, {b.Mul(x[0], C(b, t, 0.707106781186547524))});
+    return b.Mul(b.Mul(x[0], C(b, t, 0.5)), b.Add(e, C(b, t, 1)));
   });
 }
 
@@ -483,6 +504,9 @@ const LowerRule kElementwiseLowerRules[] = {
     {"", "ThresholdedRelu", &ThresholdedRelu},
     {"", "Where", &Where},
     {"", "Xor", &Xor},
+    // ONNX Runtime's contrib ops that fuse-activations makes.
+    {"com.microsoft", "Gelu", &Gelu},
+    {"com.microsoft", "QuickGelu", &QuickGelu},
     {"", nullptr, nullptr},
 };
 

@@ -688,6 +688,8 @@ const ShapeRule kElementwiseRules[] = {
     {"ai.onnx.preview.training", "Adagrad", &shape_ops::elementwise::OptimizerUpdateShape},
     {"ai.onnx.preview.training", "Adam", &shape_ops::elementwise::OptimizerUpdateShape},
     {"ai.onnx.preview.training", "Momentum", &shape_ops::elementwise::OptimizerUpdateShape},
+    {"com.microsoft", "Gelu", &SameAsInput},
+    {"com.microsoft", "QuickGelu", &SameAsInput},
     {nullptr, nullptr, nullptr},
 };
 

@@ -1,0 +1,75 @@
+#include "graph/passes/match.h"
+
+#include <cmath>
+#include <utility>
+
+#include "graph/attribute.h"
+#include "graph/elements.h"
+
+namespace anvil::match {
+
+bool Is(const Node* node, std::string_view op_type) {
+  return node != nullptr && node->op_type() == op_type && node->domain().empty();
+}
+
+bool FloatTensor(const Value* v) {
+  const ElementType t = v->type().is_tensor() ? v->type().element_type() : ElementType::kUndefined;
+  return t == ElementType::kFloat || t == ElementType::kDouble || t == ElementType::kFloat16;
+}
+
+std::optional<double> Scalar(const Value* v) {
+  if (v == nullptr) return std::nullopt;
+  const Elements* e = nullptr;
+  if (v->IsInitializer()) {
+    if (v->IsGraphInput()) return std::nullopt;
+    e = v->constant().get();
+  } else if (const Node* p = v->producer(); Is(p, "Constant")) {
+    const Attribute* a = p->FindAttribute("value");
+    if (a != nullptr && a->type() == AttributeType::kTensor && a->tensors.size() == 1) {
+      e = a->tensors[0].elements.get();
+    }
+  }
+  if (e == nullptr || e->NumElements() != 1) return std::nullopt;
+  const ElementType t = e->element_type();
+  if (t != ElementType::kFloat && t != ElementType::kDouble && t != ElementType::kFloat16) {
+    return std::nullopt;
+  }
+  return e->GetDouble(0);
+}
+
+bool IsScalar(const Value* v, double want) {
+  const std::optional<double> s = Scalar(v);
+  return s.has_value() && std::fabs(*s - want) <= 1e-7 * std::fabs(want);
+}
+
+bool OnlyFeeds(const Value* v, const Node* user) {
+  if (v == nullptr || v->IsGraphOutput() || v->uses().empty()) return false;
+  for (const auto& use : v->uses()) {
+    if (use.user != user) return false;
+  }
+  return true;
+}
+
+Node* ReplaceWith(Graph& graph, Node* last, const std::string& op_type, const std::string& domain,
+                  const std::vector<Value*>& inputs, std::vector<Attribute> attrs,
+                  const std::vector<Node*>& dead, absl::flat_hash_set<const Node*>* erased) {
+  Node* node = graph.InsertNodeBefore(last, op_type, domain);
+  for (Value* in : inputs) node->AddInput(in);
+  for (Attribute& a : attrs) node->SetAttribute(std::move(a));
+  node->set_name(last->name());
+  Value* y = last->output(0);
+  const std::string name = y->name();
+  Value* out = node->AddOutput(graph.UniqueName(name + "_fused"));
+  out->set_type(y->type());
+  y->ReplaceAllUsesWith(out);
+  graph.EraseNode(last);
+  erased->insert(last);
+  for (Node* d : dead) {
+    graph.EraseNode(d);
+    erased->insert(d);
+  }
+  out->SetName(name);
+  return node;
+}
+
+}  // namespace anvil::match

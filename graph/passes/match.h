@@ -1,0 +1,43 @@
+// What the fusion passes (fuse-activations, fuse-layernorm) match node patterns with - what a
+// node is, which values are constants, which values a rewrite may remove - and the rewrite.
+#ifndef ANVIL_GRAPH_PASSES_MATCH_H_
+#define ANVIL_GRAPH_PASSES_MATCH_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "graph/attribute.h"
+#include "graph/ir.h"
+
+namespace anvil::match {
+
+// `node` is the ONNX-domain op `op_type` (false for nullptr).
+bool Is(const Node* node, std::string_view op_type);
+
+// `v` is a tensor whose element type is known to be float, double or float16.
+bool FloatTensor(const Value* v);
+
+// The value of a one-element float, double or float16 constant: an initializer that no run can
+// override, or a Constant node's `value`.
+std::optional<double> Scalar(const Value* v);
+
+// `v` is a scalar constant equal to `want` within float rounding (1/6 is stored as 0.16666667f).
+bool IsScalar(const Value* v, double want);
+
+// `v` is read by `user` alone (once or more) and is not a graph output: a value the rewrite of a
+// pattern ending at or after `user` may remove.
+bool OnlyFeeds(const Value* v, const Node* user);
+
+// A new node `op_type` of `domain` inserted before `last`, computing `last`'s output 0 (same name
+// and type, every reader moved to it) from `inputs` with `attrs`; then `last` and `dead` (the
+// producers of values only the pattern read) are erased and added to `erased`.
+Node* ReplaceWith(Graph& graph, Node* last, const std::string& op_type, const std::string& domain,
+                  const std::vector<Value*>& inputs, std::vector<Attribute> attrs,
+                  const std::vector<Node*>& dead, absl::flat_hash_set<const Node*>* erased);
+
+}  // namespace anvil::match
+
+#endif  // ANVIL_GRAPH_PASSES_MATCH_H_
