@@ -144,7 +144,7 @@ class Fuser {
         }
       }
     }
-    if (x == nullptr) return false;
+    if (x == nullptr || !match::AllIn(graph, dead)) return false;
     Replace(graph, node, "HardSwish", "", {x}, {}, dead);
     ++hardswish;
     return true;
@@ -156,7 +156,7 @@ class Fuser {
     if (c == nullptr) return false;
     std::vector<Node*> dead;
     Value* x = ClippedShift(c, node, &dead);
-    if (x == nullptr) return false;
+    if (x == nullptr || !match::AllIn(graph, dead)) return false;
     std::vector<Attribute> attrs;
     attrs.push_back(Attribute::Float("alpha", 1.0f / 6.0f));
     attrs.push_back(Attribute::Float("beta", 0.5f));
@@ -236,8 +236,8 @@ class Fuser {
             ErfTerm(factors[term].first, factors[term].second, &inner) != x) {
           continue;
         }
-        if (!UseContribOpset()) return false;
         dead.insert(dead.end(), inner.begin(), inner.end());
+        if (!match::AllIn(graph, dead) || !UseContribOpset()) return false;
         Replace(graph, node, "Gelu", kContribDomain, {x}, {}, dead);
         ++gelu;
         return true;
@@ -270,7 +270,7 @@ class Fuser {
         alpha = *a;
         dead.push_back(scale);
       }
-      if (!UseContribOpset()) return false;
+      if (!match::AllIn(graph, dead) || !UseContribOpset()) return false;
       std::vector<Attribute> attrs;
       attrs.push_back(Attribute::Float("alpha", static_cast<float>(alpha)));
       Replace(graph, node, "QuickGelu", kContribDomain, {x}, std::move(attrs), dead);

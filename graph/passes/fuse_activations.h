@@ -27,8 +27,9 @@
 // shape inference). Numerics: a FusedConv and a QuickGelu give the bits of what they replace; a
 // recognized HardSigmoid or HardSwish computes x / 6 + 0.5 where the chain computed (x + 3) / 6,
 // and Gelu multiplies by 1/sqrt(2) where the chain may divide by sqrt(2), so results differ by
-// rounding. Subgraphs are rewritten too. A model that imports com.microsoft at another version
-// than 1 gets no com.microsoft op.
+// rounding. Subgraphs are rewritten too (a pattern whose nodes are partly in the enclosing graph
+// is left alone). A model that imports com.microsoft at another version than 1 gets no
+// com.microsoft op.
 //
 // Statistics: hardsigmoid, hardswish, gelu, quick-gelu, fused-conv.
 #ifndef ANVIL_GRAPH_PASSES_FUSE_ACTIVATIONS_H_

@@ -130,6 +130,7 @@ class Fuser {
         }
       }
     }
+    if (!match::AllIn(graph, dead)) return false;
     std::vector<Attribute> attrs;
     attrs.push_back(Attribute::Int("axis", -*k));
     attrs.push_back(Attribute::Float("epsilon", static_cast<float>(*epsilon)));

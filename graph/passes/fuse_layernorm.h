@@ -14,7 +14,8 @@
 // Scale). Scale and bias must have at most k dims (they broadcast to the normalized dims as
 // LayerNormalization's inputs do) and x's element type; x's rank must be known. Applies where
 // every value the rewrite removes has its readers in the pattern and is not a graph output; y
-// keeps its name. Subgraphs are rewritten too.
+// keeps its name. Subgraphs are rewritten too (a pattern whose nodes are partly in the enclosing
+// graph is left alone).
 //
 // Numerics: LayerNormalization multiplies by 1 / sqrt(var + epsilon) where the chain divides by
 // sqrt(var + epsilon), and its sums may be ordered differently: results differ by rounding.

@@ -50,6 +50,13 @@ bool OnlyFeeds(const Value* v, const Node* user) {
   return true;
 }
 
+bool AllIn(const Graph& graph, const std::vector<Node*>& nodes) {
+  for (const Node* n : nodes) {
+    if (n == nullptr || n->graph() != &graph) return false;
+  }
+  return true;
+}
+
 Node* ReplaceWith(Graph& graph, Node* last, const std::string& op_type, const std::string& domain,
                   const std::vector<Value*>& inputs, std::vector<Attribute> attrs,
                   const std::vector<Node*>& dead, absl::flat_hash_set<const Node*>* erased) {

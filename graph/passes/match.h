@@ -31,9 +31,15 @@ bool IsScalar(const Value* v, double want);
 // pattern ending at or after `user` may remove.
 bool OnlyFeeds(const Value* v, const Node* user);
 
+// Every node of `nodes` is in `graph` itself, not in a graph enclosing it: a pattern matched from
+// a subgraph may reach producers in the enclosing graph through values read from outer scope,
+// and only nodes of `graph` may be rewritten (or hoisted into a loop body) from there.
+bool AllIn(const Graph& graph, const std::vector<Node*>& nodes);
+
 // A new node `op_type` of `domain` inserted before `last`, computing `last`'s output 0 (same name
 // and type, every reader moved to it) from `inputs` with `attrs`; then `last` and `dead` (the
-// producers of values only the pattern read) are erased and added to `erased`.
+// producers of values only the pattern read) are erased and added to `erased`. `last` and `dead`
+// must be nodes of `graph` (AllIn).
 Node* ReplaceWith(Graph& graph, Node* last, const std::string& op_type, const std::string& domain,
                   const std::vector<Value*>& inputs, std::vector<Attribute> attrs,
                   const std::vector<Node*>& dead, absl::flat_hash_set<const Node*>* erased);
