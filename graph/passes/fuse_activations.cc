@@ -144,7 +144,9 @@ class Fuser {
         }
       }
     }
-    if (x == nullptr || !match::AllIn(graph, dead)) return false;
+    if (x == nullptr || !match::AllIn(graph, dead) || !match::SameRank(x, node->output(0))) {
+      return false;
+    }
     Replace(graph, node, "HardSwish", "", {x}, {}, dead);
     ++hardswish;
     return true;
@@ -156,7 +158,9 @@ class Fuser {
     if (c == nullptr) return false;
     std::vector<Node*> dead;
     Value* x = ClippedShift(c, node, &dead);
-    if (x == nullptr || !match::AllIn(graph, dead)) return false;
+    if (x == nullptr || !match::AllIn(graph, dead) || !match::SameRank(x, node->output(0))) {
+      return false;
+    }
     std::vector<Attribute> attrs;
     attrs.push_back(Attribute::Float("alpha", 1.0f / 6.0f));
     attrs.push_back(Attribute::Float("beta", 0.5f));
@@ -237,7 +241,10 @@ class Fuser {
           continue;
         }
         dead.insert(dead.end(), inner.begin(), inner.end());
-        if (!match::AllIn(graph, dead) || !UseContribOpset()) return false;
+        if (!match::AllIn(graph, dead) || !match::SameRank(x, node->output(0)) ||
+            !UseContribOpset()) {
+          return false;
+        }
         Replace(graph, node, "Gelu", kContribDomain, {x}, {}, dead);
         ++gelu;
         return true;
@@ -270,7 +277,10 @@ class Fuser {
         alpha = *a;
         dead.push_back(scale);
       }
-      if (!match::AllIn(graph, dead) || !UseContribOpset()) return false;
+      if (!match::AllIn(graph, dead) || !match::SameRank(x, node->output(0)) ||
+          !UseContribOpset()) {
+        return false;
+      }
       std::vector<Attribute> attrs;
       attrs.push_back(Attribute::Float("alpha", static_cast<float>(alpha)));
       Replace(graph, node, "QuickGelu", kContribDomain, {x}, std::move(attrs), dead);

@@ -23,13 +23,14 @@
 //
 // Applies where each value the rewrite removes has its one reader in the pattern and is not a
 // graph output; the pattern's last value keeps its name (it may be a graph output). HardSwish,
-// HardSigmoid, Gelu and QuickGelu need x's type known to be float, float16 or double (after
-// shape inference). Numerics: a FusedConv and a QuickGelu give the bits of what they replace; a
-// recognized HardSigmoid or HardSwish computes x / 6 + 0.5 where the chain computed (x + 3) / 6,
-// and Gelu multiplies by 1/sqrt(2) where the chain may divide by sqrt(2), so results differ by
-// rounding. Subgraphs are rewritten too (a pattern whose nodes are partly in the enclosing graph
-// is left alone). A model that imports com.microsoft at another version than 1 gets no
-// com.microsoft op.
+// HardSigmoid, Gelu and QuickGelu need x's type known to be float, float16 or double, and x and
+// the value replaced known, equal ranks (after shape inference; a one-element constant of higher
+// rank would broadcast the chain). Numerics: a FusedConv, and a QuickGelu on contiguous float32,
+// give the bits of what they replace; a recognized HardSigmoid or HardSwish computes x / 6 + 0.5
+// where the chain computed (x + 3) / 6, and Gelu multiplies by 1/sqrt(2) where the chain may
+// divide by sqrt(2), so results differ by rounding. Subgraphs are rewritten too (a pattern whose
+// nodes are partly in the enclosing graph is left alone). A model that imports com.microsoft at
+// another version than 1 gets no com.microsoft op.
 //
 // Statistics: hardsigmoid, hardswish, gelu, quick-gelu, fused-conv.
 #ifndef ANVIL_GRAPH_PASSES_FUSE_ACTIVATIONS_H_

@@ -40,7 +40,8 @@ std::optional<int64_t> TrailingAxes(const Node& node, int64_t rank) {
   } else if (node.FindAttribute("axes") != nullptr) {
     axes = node.GetInts("axes");
   }
-  if (axes.empty()) {  // every axis
+  if (axes.empty()) {  // every axis, unless (opset 18) no axes means no reduction at all
+    if (node.GetInt("noop_with_empty_axes", 0) != 0) return std::nullopt;
     for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
   }
   for (int64_t& a : axes) {
@@ -114,7 +115,7 @@ class Fuser {
     Node* mul = n->uses()[0].user;
     if (!Is(mul, "Mul") || mul->num_inputs() != 2 || mul->graph() != &graph) return false;
     Value* scale = mul->input(0) == n ? mul->input(1) : mul->input(0);
-    if (mul->input(0) != n && mul->input(1) != n) return false;
+    if (scale == n || (mul->input(0) != n && mul->input(1) != n)) return false;
     if (!FitsNormalizedDims(scale, x, *k)) return false;
     std::vector<Value*> inputs = {x, scale};
     Node* last = mul;
@@ -123,14 +124,14 @@ class Fuser {
       Node* add = mul->output(0)->uses()[0].user;
       if (Is(add, "Add") && add->num_inputs() == 2 && add->graph() == &graph) {
         Value* bias = add->input(0) == mul->output(0) ? add->input(1) : add->input(0);
-        if (FitsNormalizedDims(bias, x, *k)) {
+        if (bias != mul->output(0) && FitsNormalizedDims(bias, x, *k)) {
           inputs.push_back(bias);
           dead.push_back(mul);
           last = add;
         }
       }
     }
-    if (!match::AllIn(graph, dead)) return false;
+    if (!match::AllIn(graph, dead) || !match::SameRank(x, last->output(0))) return false;
     std::vector<Attribute> attrs;
     attrs.push_back(Attribute::Int("axis", -*k));
     attrs.push_back(Attribute::Float("epsilon", static_cast<float>(*epsilon)));

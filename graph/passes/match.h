@@ -27,6 +27,11 @@ std::optional<double> Scalar(const Value* v);
 // `v` is a scalar constant equal to `want` within float rounding (1/6 is stored as 0.16666667f).
 bool IsScalar(const Value* v, double want);
 
+// `a` and `b` have tensor types of known and equal rank. A one-element constant of rank r
+// broadcasts what it combines with to rank r: a pattern replaced by one op on x must end in a
+// value of x's rank.
+bool SameRank(const Value* a, const Value* b);
+
 // `v` is read by `user` alone (once or more) and is not a graph output: a value the rewrite of a
 // pattern ending at or after `user` may remove.
 bool OnlyFeeds(const Value* v, const Node* user);

@@ -714,6 +714,26 @@ TEST(ElementwiseSimdTest, EveryTargetMatchesScalar) {
           ASSERT_NEAR(out[i], want, 1e-6 * std::abs(want) + 1e-30) << "op " << op << " x " << in[i];
         }
       }
+      // erf is exactly +-1 from 4 on (float rounding of the true value), so GELU is 0 far left:
+      // not -x times erf's error.
+      {
+        const float inf = std::numeric_limits<float>::infinity();
+        const std::vector<float> far = {4.0f, -4.0f, 5.5f, -7.0f, 1e6f, -1e6f, inf, -inf};
+        std::vector<float> erf(far.size()), gelu(far.size());
+        simd::Unary(simd::UnaryOp::kErf, far.data(), erf.data(), far.size());
+        simd::Unary(simd::UnaryOp::kGelu, far.data(), gelu.data(), far.size());
+        for (size_t i = 0; i < far.size(); ++i) {
+          ASSERT_EQ(erf[i], far[i] > 0 ? 1.0f : -1.0f) << "erf " << far[i];
+          if (std::abs(far[i]) < 4.0f * std::sqrt(2.0f)) continue;  // GELU's erf is of x / sqrt(2)
+          if (far[i] == -inf) {
+            ASSERT_TRUE(std::isnan(gelu[i]));  // -inf * 0, as the spelled-out chain
+          } else if (far[i] < 0) {
+            ASSERT_EQ(gelu[i], 0.0f) << "gelu " << far[i];
+          } else {
+            ASSERT_EQ(gelu[i], far[i]) << "gelu " << far[i];
+          }
+        }
+      }
       for (int op = 0; op <= static_cast<int>(simd::BinaryOp::kMin); ++op) {
         const auto bop = static_cast<simd::BinaryOp>(op);
         auto ref = [bop](float a, float b) {

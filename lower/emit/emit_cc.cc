@@ -1185,9 +1185,10 @@ std::optional<std::string> Emitter::VE(const Expr& e) {
   if (b->kind() == ExprKind::kDiv && operand.kind() == ScalarKind::kF32 && Invariant(b->b)) {
     // A divisor fixed for the whole loop (a row's standard deviation or sum, a constant): one
     // reciprocal before the loop and a multiply per vector, since a vector divide issues a
-    // sixth as often as a multiply. x * (1 / d) is within 1.5 ulp of x / d and has its special
-    // values whenever 1 / d is a normal float; other divisors (0, subnormal, huge, inf, NaN)
-    // keep the exact divide.
+    // sixth as often as a multiply. When 1 / d is a normal float, x * (1 / d) is within 1.5 ulp
+    // of x / d and equal to it for x = +-0, +-inf and NaN (a quotient within an ulp of overflow
+    // or underflow may round to inf or to the smallest subnormal instead); other divisors (0,
+    // subnormal, huge, inf, NaN) keep the exact divide.
     auto x = VE(b->a);
     if (!x) return std::nullopt;
     const std::string name = absl::StrCat("anvil_inv", hoisted_.size());
