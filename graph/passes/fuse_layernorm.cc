@@ -18,13 +18,8 @@ using match::FloatTensor;
 using match::Is;
 using match::IsScalar;
 using match::OnlyFeeds;
+using match::Rank;
 using match::Scalar;
-
-// The rank of `v`'s tensor type, when known.
-std::optional<int64_t> Rank(const Value* v) {
-  if (v == nullptr || !v->type().is_tensor() || !v->type().has_shape()) return std::nullopt;
-  return static_cast<int64_t>(v->type().shape().size());
-}
 
 // How many trailing axes of its rank-`rank` input the ReduceMean `node` averages over with
 // keepdims = 1 (its axes being exactly the last k), or nullopt.

@@ -42,12 +42,14 @@ bool IsScalar(const Value* v, double want) {
   return s.has_value() && std::fabs(*s - want) <= 1e-7 * std::fabs(want);
 }
 
+std::optional<int64_t> Rank(const Value* v) {
+  if (v == nullptr || !v->type().is_tensor() || !v->type().has_shape()) return std::nullopt;
+  return static_cast<int64_t>(v->type().shape().size());
+}
+
 bool SameRank(const Value* a, const Value* b) {
-  auto rank = [](const Value* v) -> int64_t {
-    if (v == nullptr || !v->type().is_tensor() || !v->type().has_shape()) return -1;
-    return static_cast<int64_t>(v->type().shape().size());
-  };
-  return rank(a) >= 0 && rank(a) == rank(b);
+  const std::optional<int64_t> rank = Rank(a);
+  return rank.has_value() && rank == Rank(b);
 }
 
 bool OnlyFeeds(const Value* v, const Node* user) {

@@ -3,6 +3,7 @@
 #ifndef ANVIL_GRAPH_PASSES_MATCH_H_
 #define ANVIL_GRAPH_PASSES_MATCH_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,9 @@ std::optional<double> Scalar(const Value* v);
 
 // `v` is a scalar constant equal to `want` within float rounding (1/6 is stored as 0.16666667f).
 bool IsScalar(const Value* v, double want);
+
+// The rank of `v`'s tensor type, when known.
+std::optional<int64_t> Rank(const Value* v);
 
 // `a` and `b` have tensor types of known and equal rank. A one-element constant of rank r
 // broadcasts what it combines with to rank r: a pattern replaced by one op on x must end in a
