@@ -53,9 +53,11 @@ absl::Status PrepareModelForRun(Model& model, const std::string& pipeline);
 
 // The passes every engine runs on a model at load unless told otherwise (Session, lower/'s
 // TirSession and anvil-compile): Einsums become MatMuls, inference BatchNormalization folds into
-// the Conv before it, layer norms and activations written in primitives become single ops.
+// the Conv before it, layer norms, attention blocks and activations written in primitives become
+// single ops.
 inline constexpr char kLoadPipeline[] =
-    "shape-inference,einsum-decompose,fold-batchnorm,fuse-layernorm,fuse-activations,dce";
+    "shape-inference,einsum-decompose,fold-batchnorm,fuse-layernorm,fuse-attention,"
+    "fuse-activations,dce";
 
 struct SessionOptions {
   // Passes run on the model at load (pass_manager.h syntax); "" runs none.

@@ -169,15 +169,6 @@ class Fuser {
     return true;
   }
 
-  // The com.microsoft opset import the model has or gains (version 1), or false when it imports
-  // another version.
-  bool UseContribOpset() {
-    const int64_t contrib = model_.OpsetVersion(kContribDomain);
-    if (contrib != -1 && contrib != 1) return false;
-    if (contrib == -1) model_.opset_imports.push_back({kContribDomain, 1});
-    return true;
-  }
-
   // `v` divided by sqrt(2) (Div by sqrt(2), or Mul by 1/sqrt(2) either way round), read only by
   // `user`: the dividend.
   static Value* OverSqrt2(const Value* v, const Node* user) {
@@ -242,7 +233,7 @@ class Fuser {
         }
         dead.insert(dead.end(), inner.begin(), inner.end());
         if (!match::AllIn(graph, dead) || !match::SameRank(x, node->output(0)) ||
-            !UseContribOpset()) {
+            !match::UseContribOpset(model_)) {
           return false;
         }
         Replace(graph, node, "Gelu", kContribDomain, {x}, {}, dead);
@@ -278,7 +269,7 @@ class Fuser {
         dead.push_back(scale);
       }
       if (!match::AllIn(graph, dead) || !match::SameRank(x, node->output(0)) ||
-          !UseContribOpset()) {
+          !match::UseContribOpset(model_)) {
         return false;
       }
       std::vector<Attribute> attrs;
@@ -315,7 +306,7 @@ class Fuser {
     for (const Attribute& a : conv->attributes()) attrs.push_back(a.Clone(&graph));
     attrs.push_back(Attribute::String("activation", op));
     if (!params.empty()) attrs.push_back(Attribute::Floats("activation_params", params));
-    if (!UseContribOpset()) return false;
+    if (!match::UseContribOpset(model_)) return false;
     Node* fused =
         Replace(graph, act, "FusedConv", kContribDomain, conv->inputs(), std::move(attrs), {conv});
     fused->set_name(conv->name().empty() ? act->name() : conv->name());

@@ -67,6 +67,14 @@ bool AllIn(const Graph& graph, const std::vector<Node*>& nodes) {
   return true;
 }
 
+bool UseContribOpset(Model& model) {
+  constexpr char kContribDomain[] = "com.microsoft";
+  const int64_t contrib = model.OpsetVersion(kContribDomain);
+  if (contrib != -1 && contrib != 1) return false;
+  if (contrib == -1) model.opset_imports.push_back({kContribDomain, 1});
+  return true;
+}
+
 Node* ReplaceWith(Graph& graph, Node* last, const std::string& op_type, const std::string& domain,
                   const std::vector<Value*>& inputs, std::vector<Attribute> attrs,
                   const std::vector<Node*>& dead, absl::flat_hash_set<const Node*>* erased) {

@@ -1,5 +1,6 @@
-// What the fusion passes (fuse-activations, fuse-layernorm) match node patterns with - what a
-// node is, which values are constants, which values a rewrite may remove - and the rewrite.
+// What the fusion passes (fuse-activations, fuse-layernorm, fuse-attention) match node patterns
+// with - what a node is, which values are constants, which values a rewrite may remove - and the
+// rewrite.
 #ifndef ANVIL_GRAPH_PASSES_MATCH_H_
 #define ANVIL_GRAPH_PASSES_MATCH_H_
 
@@ -44,6 +45,10 @@ bool OnlyFeeds(const Value* v, const Node* user);
 // a subgraph may reach producers in the enclosing graph through values read from outer scope,
 // and only nodes of `graph` may be rewritten (or hoisted into a loop body) from there.
 bool AllIn(const Graph& graph, const std::vector<Node*>& nodes);
+
+// The com.microsoft opset import `model` has or gains (version 1), or false when it imports
+// another version (whose contrib ops the rewrite's op may not mean).
+bool UseContribOpset(Model& model);
 
 // A new node `op_type` of `domain` inserted before `last`, computing `last`'s output 0 (same name
 // and type, every reader moved to it) from `inputs` with `attrs`; then `last` and `dead` (the

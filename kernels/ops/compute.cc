@@ -1,7 +1,8 @@
 // The compute kernel family's table: matrix products (compute_matmul.cc), convolutions
 // (compute_conv.cc), pools (compute_pool.cc), reductions, CumSum and MeanVarianceNormalization
 // (compute_reduce.cc), softmax and normalizations (compute_norm.cc), Einsum and Det
-// (compute_linalg.cc). Shared helpers are in compute_util.h; GEMM and row routines in simd/.
+// (compute_linalg.cc), com.microsoft MultiHeadAttention (compute_attention.cc). Shared helpers
+// are in compute_util.h; GEMM and row routines in simd/.
 #include "kernels/kernel_rules.h"
 #include "kernels/ops/compute_util.h"
 
@@ -38,6 +39,7 @@ const KernelRule kComputeKernels[] = {
     {"", "MaxPool", ops::CreatePool},
     {"", "MaxUnpool", ops::CreateMaxUnpool},
     {"", "MeanVarianceNormalization", ops::CreateMeanVarianceNormalization},
+    {"com.microsoft", "MultiHeadAttention", ops::CreateMultiHeadAttention},
     {"", "QLinearConv", ops::CreateQLinearConv},
     {"", "QLinearMatMul", ops::CreateQLinearMatMul},
     {"", "ReduceL1", ops::CreateReduce},

@@ -470,6 +470,10 @@ class LrnKernel final : public OpKernel {
 
 }  // namespace
 
+void SoftmaxRowFloat(const float* x, float* y, int64_t n) {
+  SoftmaxRow<float>(SoftmaxKind::kSoftmax, x, y, n);
+}
+
 KernelOr CreateSoftmax(const Node& node, int64_t opset) {
   const std::string& op = node.op_type();
   const SoftmaxKind kind = op == "Softmax"      ? SoftmaxKind::kSoftmax

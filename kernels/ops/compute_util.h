@@ -286,6 +286,10 @@ T* ConvScratch(int slot, size_t n) {
   return buffers[slot].data();
 }
 
+// The Softmax kernel's float row: y[i] = exp(x[i] - max) / sum over the n contiguous values (y
+// may be x). Shared with MultiHeadAttention, which normalizes its score rows with it.
+void SoftmaxRowFloat(const float* x, float* y, int64_t n);
+
 // ---- Factories listed in compute.cc ----
 KernelOr CreateArgMinMax(const Node& node, int64_t opset);
 KernelOr CreateBatchNormalization(const Node& node, int64_t opset);
@@ -305,6 +309,7 @@ KernelOr CreateMatMul(const Node& node, int64_t opset);
 KernelOr CreateMatMulInteger(const Node& node, int64_t opset);
 KernelOr CreateMaxUnpool(const Node& node, int64_t opset);
 KernelOr CreateMeanVarianceNormalization(const Node& node, int64_t opset);
+KernelOr CreateMultiHeadAttention(const Node& node, int64_t opset);
 KernelOr CreatePool(const Node& node, int64_t opset);
 KernelOr CreateQLinearConv(const Node& node, int64_t opset);
 KernelOr CreateQLinearMatMul(const Node& node, int64_t opset);

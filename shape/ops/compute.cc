@@ -132,6 +132,71 @@ absl::Status InferMatMulInteger(ShapeContext& ctx) {
   return MatMulLike(ctx, 0, 1, ElementType::kInt32);
 }
 
+// com.microsoft MultiHeadAttention (ONNX Runtime's contrib op): query [B, S, D], key [B, L, D],
+// value [B, L, Dv] -> output [B, S, Dv], num_heads dividing D and Dv. Bias, masks and
+// unidirectional leave that shape as it is (whether the kernel runs them is the kernel's
+// business); the packed forms (no key and value) and the present / qk outputs, whose shapes
+// differ, are Unimplemented.
+absl::Status InferMultiHeadAttention(ShapeContext& ctx) {
+  const int64_t heads = ctx.node().GetInt("num_heads", 0);
+  if (heads < 1) return ctx.Error("attribute num_heads must be >= 1");
+  auto unsupported = [&](std::string_view what) {
+    return absl::UnimplementedError(absl::StrCat(ctx.node().Describe(), ": MultiHeadAttention ",
+                                                 AsAbsl(what), " is not supported"));
+  };
+  if (!ctx.HasInput(1) || !ctx.HasInput(2)) {
+    return unsupported("without key and value (packed QKV or KV)");
+  }
+  for (int i = 1; i < ctx.num_outputs(); ++i) {
+    if (ctx.node().output(i) != nullptr) return unsupported(absl::StrCat("output ", i));
+  }
+  const ElementType type = ctx.InputType(0);
+  for (int i = 1; i < 3; ++i) {
+    if (type != ElementType::kUndefined && ctx.InputType(i) != ElementType::kUndefined &&
+        ctx.InputType(i) != type) {
+      return ctx.Error(absl::StrCat("query, key and value must have one element type"));
+    }
+  }
+  const char* names[] = {"query", "key", "value"};
+  for (int i = 0; i < 3; ++i) ANVIL_RETURN_IF_ERROR(CheckRank(ctx, ctx.InputDims(i), 3, names[i]));
+  const std::optional<DimsExpr>& q = ctx.InputDims(0);
+  const std::optional<DimsExpr>& k = ctx.InputDims(1);
+  const std::optional<DimsExpr>& v = ctx.InputDims(2);
+  auto divisible = [&](const IndexExpr& hidden, std::string_view what) -> absl::Status {
+    if (hidden.IsLiteral() && hidden.literal() % heads != 0) {
+      return ctx.Error(absl::StrCat(AsAbsl(what), " hidden size ", hidden.literal(),
+                                    " is not a multiple of num_heads = ", heads));
+    }
+    return absl::OkStatus();
+  };
+  IndexExpr batch = IndexExpr::Questionmark(), s = IndexExpr::Questionmark(),
+            v_hidden = IndexExpr::Questionmark();
+  if (q) {
+    batch = (*q)[0];
+    s = (*q)[1];
+    ANVIL_RETURN_IF_ERROR(divisible((*q)[2], "query"));
+  }
+  if (k) {
+    ANVIL_ASSIGN_OR_RETURN(batch, UnifyDims(ctx, batch, (*k)[0], "query and key batch sizes"));
+    if (q)
+      ANVIL_RETURN_IF_ERROR(
+          UnifyDims(ctx, (*q)[2], (*k)[2], "query and key hidden sizes").status());
+  }
+  if (v) {
+    ANVIL_ASSIGN_OR_RETURN(batch, UnifyDims(ctx, batch, (*v)[0], "batch sizes"));
+    if (k)
+      ANVIL_RETURN_IF_ERROR(UnifyDims(ctx, (*k)[1], (*v)[1], "key and value lengths").status());
+    ANVIL_RETURN_IF_ERROR(divisible((*v)[2], "value"));
+    v_hidden = (*v)[2];
+  }
+  if (!q || !v) {
+    ctx.SetOutput(0, type, std::nullopt);
+    return absl::OkStatus();
+  }
+  ctx.SetOutput(0, type, DimsExpr{batch, s, v_hidden});
+  return absl::OkStatus();
+}
+
 // QLinearMatMul-10: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point;
 // the result is quantized like y_zero_point.
 absl::Status InferQLinearMatMul(ShapeContext& ctx) {
@@ -251,6 +316,7 @@ const ShapeRule kComputeRules[] = {
     {"", "MaxRoiPool", ops::InferMaxRoiPool},
     {"", "MaxUnpool", ops::InferMaxUnpool},
     {"", "MelWeightMatrix", ops::InferMelWeightMatrix},
+    {"com.microsoft", "MultiHeadAttention", ops::InferMultiHeadAttention},
     {"", "NegativeLogLikelihoodLoss", ops::InferNegativeLogLikelihoodLoss},
     {"", "NonMaxSuppression", ops::InferNonMaxSuppression},
     {"", "NonZero", ops::InferNonZero},

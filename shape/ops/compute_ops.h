@@ -50,6 +50,7 @@ absl::Status InferEinsum(ShapeContext& ctx);
 absl::Status InferGemm(ShapeContext& ctx);
 absl::Status InferMatMul(ShapeContext& ctx);
 absl::Status InferMatMulInteger(ShapeContext& ctx);
+absl::Status InferMultiHeadAttention(ShapeContext& ctx);  // com.microsoft
 absl::Status InferQLinearMatMul(ShapeContext& ctx);
 
 // ---- compute_conv.cc: convolutions, pools, RoI ops, GridSample ----

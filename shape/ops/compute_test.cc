@@ -76,15 +76,16 @@ TEST(ComputeRulesTest, TableIsSortedTerminatedAndCoversEveryVersion) {
   int count = 0;
   for (; rule->op_type != nullptr; ++rule, ++count) {
     SCOPED_TRACE(rule->op_type);
-    // ONNX ops, and ONNX Runtime's FusedConv (Conv's rule).
+    // ONNX ops, and ONNX Runtime's FusedConv (Conv's rule) and MultiHeadAttention.
     EXPECT_TRUE(std::strcmp(rule->domain, "") == 0 ||
                 (std::strcmp(rule->domain, "com.microsoft") == 0 &&
-                 std::strcmp(rule->op_type, "FusedConv") == 0));
+                 (std::strcmp(rule->op_type, "FusedConv") == 0 ||
+                  std::strcmp(rule->op_type, "MultiHeadAttention") == 0)));
     EXPECT_LT(std::strcmp(previous, rule->op_type), 0) << "not sorted after " << previous;
     EXPECT_NE(rule->fn, nullptr);
     previous = rule->op_type;
   }
-  EXPECT_EQ(count, 48);
+  EXPECT_EQ(count, 49);
   EXPECT_EQ(rule->domain, nullptr);
   EXPECT_EQ(rule->fn, nullptr);
 
@@ -131,6 +132,7 @@ TEST(ComputeRulesTest, TableIsSortedTerminatedAndCoversEveryVersion) {
     }
   }
   EXPECT_NE(FindShapeFn("com.microsoft", "FusedConv", 1), nullptr);
+  EXPECT_NE(FindShapeFn("com.microsoft", "MultiHeadAttention", 1), nullptr);
 }
 
 // Every op of the op table (graph/op_list.inc) has a shape rule, at every opset it lists.
@@ -174,6 +176,43 @@ TEST(MatMulTest, InnerDimMismatchIsAnError) {
   EXPECT_THAT(OpTest("MatMul").In(T(kF32, {2, 2, 3})).In(T(kF32, {3, 3, 4})).Error(),
               HasSubstr("batch dims do not broadcast: [2, 2, 3] x [3, 3, 4]"));
   EXPECT_THAT(OpTest("MatMul").In(T(kF32, {})).In(T(kF32, {3})).Error(), HasSubstr("scalar"));
+}
+
+// com.microsoft MultiHeadAttention: [B, S, D], [B, L, D], [B, L, Dv] -> [B, S, Dv].
+TEST(MultiHeadAttentionTest, OutputIsQueryRowsOfValueWidth) {
+  auto mha = [] {
+    shape_testing::OpTest test("MultiHeadAttention", 1, "com.microsoft");
+    test.Attr(Int("num_heads", 2));
+    return test;
+  };
+  EXPECT_EQ(mha()
+                .In(T(kF32, {S("N"), S("S"), 8}))
+                .In(T(kF32, {S("N"), S("L"), 8}))
+                .In(T(kF32, {S("N"), S("L"), 6}))
+                .Text(),
+            "float[N, S, 6]");
+  EXPECT_EQ(mha().In(T(kF32, {Q(), 5, 8})).In(T(kF32, {3, 7, 8})).In(UnknownRank(kF32)).Text(),
+            "float[unknown rank]");
+  EXPECT_THAT(mha().In(T(kF32, {2, 5, 8})).In(T(kF32, {3, 7, 8})).In(T(kF32, {3, 7, 8})).Error(),
+              HasSubstr("query and key batch sizes differ: 2 vs 3"));
+  EXPECT_THAT(mha().In(T(kF32, {2, 5, 8})).In(T(kF32, {2, 7, 8})).In(T(kF32, {2, 6, 8})).Error(),
+              HasSubstr("key and value lengths differ: 7 vs 6"));
+  EXPECT_THAT(mha().In(T(kF32, {2, 5, 7})).In(T(kF32, {2, 7, 7})).In(T(kF32, {2, 7, 8})).Error(),
+              HasSubstr("query hidden size 7 is not a multiple of num_heads = 2"));
+  EXPECT_THAT(mha().In(T(kF32, {2, 5, 2, 4})).In(T(kF32, {2, 7, 8})).In(T(kF32, {2, 7, 8})).Error(),
+              HasSubstr("query must have rank 3"));
+  // A mask leaves the shape as it is; the packed form (no key and value) is Unimplemented.
+  EXPECT_EQ(mha()
+                .In(T(kF32, {2, 5, 8}))
+                .In(T(kF32, {2, 7, 8}))
+                .In(T(kF32, {2, 7, 8}))
+                .NoInput()
+                .In(T(ElementType::kInt32, {2, 7}))
+                .Text(),
+            "float[2, 5, 8]");
+  shape_testing::OpTest packed = mha();
+  packed.In(T(kF32, {2, 5, 2, 3, 4}));
+  EXPECT_EQ(packed.Run().code(), absl::StatusCode::kUnimplemented);
 }
 
 TEST(MatMulTest, IntegerAndQuantizedVariants) {

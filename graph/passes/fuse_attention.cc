@@ -1,0 +1,181 @@
+#include "graph/passes/fuse_attention.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "graph/attribute.h"
+#include "graph/pass_registry.h"
+#include "graph/passes/match.h"
+
+namespace anvil {
+namespace {
+
+using match::Is;
+using match::OnlyFeeds;
+using match::Scalar;
+
+const std::vector<int64_t> kSwapMiddle = {0, 2, 1, 3};
+
+bool IsTranspose(const Node* node, const std::vector<int64_t>& perm) {
+  return Is(node, "Transpose") && node->FindAttribute("perm") != nullptr &&
+         node->GetInts("perm") == perm;
+}
+
+// The dims of a float tensor of known rank `rank`, else nullopt.
+std::optional<std::vector<Dim>> FloatDims(const Value* v, size_t rank) {
+  if (v == nullptr || !v->type().is_tensor() || !v->type().has_shape()) return std::nullopt;
+  if (v->type().element_type() != ElementType::kFloat) return std::nullopt;
+  if (v->type().shape().size() != rank) return std::nullopt;
+  return v->type().shape();
+}
+
+// Known to be equal: the same literal or the same dim_param.
+bool SameDim(const Dim& a, const Dim& b) {
+  return a.is_literal() ? b.is_literal() && *a.value == *b.value : a.is_param() && a == b;
+}
+
+// One side of the pattern: `x` [B, T, H * e] reshaped to [B, T, H, e] by `reshape`.
+struct Split {
+  Value* x = nullptr;
+  std::vector<Dim> dims;  // x's
+  int64_t heads = 0, head_size = 0;
+};
+
+// `v` = Reshape(x) splitting x's last axis into two literal dims, read only by `user`.
+std::optional<Split> SplitHeads(const Value* v, const Node* user, std::vector<Node*>& dead) {
+  if (!OnlyFeeds(v, user)) return std::nullopt;
+  Node* reshape = v->producer();
+  if (!Is(reshape, "Reshape")) return std::nullopt;
+  const std::optional<std::vector<Dim>> four = FloatDims(v, 4);
+  const std::optional<std::vector<Dim>> three = FloatDims(reshape->input(0), 3);
+  if (!four || !three || !(*four)[2].is_literal() || !(*four)[3].is_literal() ||
+      !(*three)[2].is_literal() || !SameDim((*four)[0], (*three)[0]) ||
+      !SameDim((*four)[1], (*three)[1]) ||
+      *(*four)[2].value * *(*four)[3].value != *(*three)[2].value || *(*four)[2].value < 1) {
+    return std::nullopt;
+  }
+  dead.push_back(reshape);
+  return Split{reshape->input(0), *three, *(*four)[2].value, *(*four)[3].value};
+}
+
+class Fuser {
+ public:
+  explicit Fuser(Model& model) : model_(model), opset_(model.OpsetVersion("")) {}
+
+  bool Run(Graph& graph) {
+    bool changed = false;
+    for (Node* node : graph.NodesSnapshot()) {
+      if (erased_.contains(node)) continue;
+      for (Graph* subgraph : node->Subgraphs()) changed |= Run(*subgraph);
+      changed |= Attention(graph, node);
+    }
+    return changed;
+  }
+
+  int64_t attention = 0;
+
+ private:
+  // `last` is the Reshape producing y in the pattern of fuse_attention.h.
+  bool Attention(Graph& graph, Node* last) {
+    if (!Is(last, "Reshape")) return false;
+    std::vector<Node*> dead;
+    // Backwards from y: the heads joined again ...
+    Node* join = last->input(0)->producer();
+    if (!IsTranspose(join, kSwapMiddle) || !OnlyFeeds(last->input(0), last)) return false;
+    dead.push_back(join);
+    Node* context = join->input(0)->producer();
+    if (!Is(context, "MatMul") || !OnlyFeeds(join->input(0), join)) return false;
+    dead.push_back(context);
+    // ... the probabilities, softmax over the last axis (also before opset 13, whose 2-D
+    // coercion at axis 3 of a 4-D tensor is the same) ...
+    const Value* p = context->input(0);
+    Node* softmax = p->producer();
+    if (!Is(softmax, "Softmax") || !OnlyFeeds(p, context) || match::Rank(p) != 4) return false;
+    const int64_t axis = softmax->GetInt("axis", opset_ < 13 ? 1 : -1);
+    if (axis != -1 && axis != 3) return false;
+    dead.push_back(softmax);
+    // ... the scaling ...
+    const Value* scores = softmax->input(0);
+    if (!OnlyFeeds(scores, softmax)) return false;
+    double scale = 1.0;
+    Node* scores_node = scores->producer();
+    if (Is(scores_node, "Mul") || Is(scores_node, "Div")) {
+      const bool mul = Is(scores_node, "Mul");
+      const int c = mul && Scalar(scores_node->input(0)) ? 0 : 1;
+      const std::optional<double> constant = Scalar(scores_node->input(c));
+      if (!constant || *constant == 0.0) return false;
+      scale = mul ? *constant : 1.0 / *constant;
+      dead.push_back(scores_node);
+      scores = scores_node->input(1 - c);
+      if (!OnlyFeeds(scores, scores_node)) return false;
+      scores_node = scores->producer();
+    }
+    if (!Is(scores_node, "MatMul") || static_cast<float>(scale) == 0.0f) return false;
+    dead.push_back(scores_node);
+    // ... and the three sides.
+    const Value* qh = scores_node->input(0);
+    const Value* kt = scores_node->input(1);
+    const Value* vh = context->input(1);
+    Node* q_transpose = qh->producer();
+    Node* v_transpose = vh->producer();
+    if (!IsTranspose(q_transpose, kSwapMiddle) || !IsTranspose(v_transpose, kSwapMiddle) ||
+        !OnlyFeeds(qh, scores_node) || !OnlyFeeds(vh, context) || !OnlyFeeds(kt, scores_node)) {
+      return false;
+    }
+    dead.push_back(q_transpose);
+    dead.push_back(v_transpose);
+    Node* k_transpose = kt->producer();
+    if (IsTranspose(k_transpose, {0, 1, 3, 2})) {  // k.transpose(-2, -1) of the per-head k
+      dead.push_back(k_transpose);
+      if (!OnlyFeeds(k_transpose->input(0), k_transpose)) return false;
+      Node* inner = k_transpose->input(0)->producer();
+      if (!IsTranspose(inner, kSwapMiddle)) return false;
+      k_transpose = inner;
+    } else if (!IsTranspose(k_transpose, {0, 2, 3, 1})) {
+      return false;
+    }
+    dead.push_back(k_transpose);
+    const std::optional<Split> q = SplitHeads(q_transpose->input(0), q_transpose, dead);
+    const std::optional<Split> k = SplitHeads(k_transpose->input(0), k_transpose, dead);
+    const std::optional<Split> v = SplitHeads(v_transpose->input(0), v_transpose, dead);
+    if (!q || !k || !v || k->heads != q->heads || k->head_size != q->head_size ||
+        v->heads != q->heads || !SameDim(k->dims[0], q->dims[0]) ||
+        !SameDim(v->dims[0], q->dims[0]) || !SameDim(v->dims[1], k->dims[1])) {
+      return false;
+    }
+    const std::optional<std::vector<Dim>> y = FloatDims(last->output(0), 3);
+    if (!y || !SameDim((*y)[0], q->dims[0]) || !SameDim((*y)[1], q->dims[1]) ||
+        !SameDim((*y)[2], v->dims[2])) {
+      return false;
+    }
+    if (!match::AllIn(graph, dead) || last->graph() != &graph || !match::UseContribOpset(model_)) {
+      return false;
+    }
+    std::vector<Attribute> attrs;
+    attrs.push_back(Attribute::Int("num_heads", q->heads));
+    attrs.push_back(Attribute::Float("scale", static_cast<float>(scale)));
+    match::ReplaceWith(graph, last, "MultiHeadAttention", "com.microsoft", {q->x, k->x, v->x},
+                       std::move(attrs), dead, &erased_);
+    ++attention;
+    return true;
+  }
+
+  Model& model_;
+  int64_t opset_;
+  absl::flat_hash_set<const Node*> erased_;
+};
+
+}  // namespace
+
+absl::StatusOr<bool> FuseAttentionPass::Run(Model& model, PassContext& ctx) {
+  Fuser fuser(model);
+  const bool changed = fuser.Run(model.graph());
+  ctx.AddStatistic("attention", fuser.attention);
+  return changed;
+}
+
+ANVIL_REGISTER_PASS(FuseAttentionPass);
+
+}  // namespace anvil

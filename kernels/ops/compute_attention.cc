@@ -1,0 +1,149 @@
+// com.microsoft MultiHeadAttention (ONNX Runtime's contrib op, which the fuse-attention pass
+// makes of a spelled-out attention block), in its unpacked, unmasked form:
+//
+//   query [B, S, H * d], key [B, L, H * d], value [B, L, H * dv] -> output [B, S, H * dv]
+//   output[b, s, h, :] = softmax_l(scale * query[b, s, h, :] . key[b, l, h, :]) . value[b, :, h, :]
+//
+// with num_heads = H and scale defaulting (absent or 0, as in ONNX Runtime) to 1 / sqrt(d). Each
+// (batch, head) pair takes blocks of query rows: the block's scores (at most ~128 KiB of them) go
+// from one GEMM through the Softmax kernel's row routine into the second GEMM while they are in
+// cache, where the unfused graph wrote the whole [B, H, S, L] score tensor to memory and read it
+// back three times (scale, softmax, product). Query, key and value are read in place through their
+// row strides: the per-head transposes of the unfused graph are not done at all.
+//
+// Not supported (Unimplemented, at load): the packed QKV and KV forms, bias, masks, attention
+// bias, past/present key and value, the qk output, unidirectional = 1. float and float16 (computed
+// in float) as ONNX Runtime's CPU kernel.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/parallel.h"
+#include "kernels/ops/compute_util.h"
+#include "kernels/simd/gemm.h"
+
+namespace anvil::compute_ops {
+namespace {
+
+constexpr const char* kOptionalInputs[] = {
+    "query",          "key",      "value",     "bias", "key_padding_mask",
+    "attention_bias", "past_key", "past_value"};
+
+// Score rows per block: the block's scores stay within about 128 KiB (an L2-resident working
+// set next to the packed key panel), and at least 16 rows so that the GEMMs keep their packed
+// micro-kernel.
+int64_t RowsPerBlock(int64_t s, int64_t l) {
+  const int64_t rows = (int64_t{32} << 10) / std::max<int64_t>(l, 1);
+  return std::clamp<int64_t>(rows, 16, std::max<int64_t>(s, 1));
+}
+
+float* ScoreScratch(size_t n) {
+  thread_local std::vector<float> scores;
+  if (scores.size() < n) scores.resize(n);
+  return scores.data();
+}
+
+class MultiHeadAttentionKernel final : public OpKernel {
+ public:
+  MultiHeadAttentionKernel(int64_t heads, std::optional<float> scale)
+      : heads_(heads), scale_(scale) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& q = ctx.input(0);
+    const TensorView& k = ctx.input(1);
+    const TensorView& v = ctx.input(2);
+    for (const auto& [t, name] :
+         {std::pair(&q, "query"), std::pair(&k, "key"), std::pair(&v, "value")}) {
+      if (t->rank() != 3) {
+        return ctx.Error(
+            absl::StrCat(name, " must be 3-D [batch, sequence, hidden] (the packed and",
+                         " per-head forms are not supported): got ", t->DebugString()));
+      }
+      if (t->type != ElementType::kFloat && t->type != ElementType::kFloat16) {
+        return ctx.Error(absl::StrCat(name, " ", t->DebugString(), ": float or float16 only"));
+      }
+    }
+    const int64_t batch = q.dims[0], s = q.dims[1], hidden = q.dims[2];
+    const int64_t l = k.dims[1], v_hidden = v.dims[2];
+    if (k.dims[0] != batch || v.dims[0] != batch || v.dims[1] != l || k.dims[2] != hidden ||
+        hidden % heads_ != 0 || v_hidden % heads_ != 0) {
+      return ctx.Error(absl::StrCat(
+          "query ", q.DebugString(), ", key ", k.DebugString(), " and value ", v.DebugString(),
+          " do not fit [B, S, D], [B, L, D], [B, L, Dv] with num_heads = ", heads_,
+          " dividing D and Dv"));
+    }
+    const int64_t d = hidden / heads_, dv = v_hidden / heads_;
+    const float scale = scale_ ? *scale_ : 1.0f / std::sqrt(static_cast<float>(d));
+    DenseInput<float> qd(q), kd(k), vd(v);
+    DenseOutput<float> out(ctx.output(0));
+    const int64_t rows = RowsPerBlock(s, l);
+    const double flops =
+        2.0 * static_cast<double>(s) * static_cast<double>(l) * static_cast<double>(d + dv);
+    parallel::For(batch * heads_, parallel::MinChunk(flops, parallel::kMinChunkFlops),
+                  [&](int64_t begin, int64_t end) {
+                    float* scores = ScoreScratch(static_cast<size_t>(rows * l));
+                    for (int64_t bh = begin; bh < end; ++bh) {
+                      const int64_t b = bh / heads_, h = bh % heads_;
+                      const float* kh = kd.data() + b * l * hidden + h * d;
+                      const float* vh = vd.data() + b * l * v_hidden + h * dv;
+                      for (int64_t r0 = 0; r0 < s; r0 += rows) {
+                        const int64_t m = std::min(rows, s - r0);
+                        const float* qh = qd.data() + (b * s + r0) * hidden + h * d;
+                        float* oh = out.data() + (b * s + r0) * v_hidden + h * dv;
+                        simd::Sgemm(false, true, m, l, d, scale, qh, hidden, kh, hidden, 0.0f,
+                                    scores, l);
+                        for (int64_t i = 0; i < m; ++i) {
+                          SoftmaxRowFloat(scores + i * l, scores + i * l, l);
+                        }
+                        simd::Sgemm(false, false, m, dv, l, 1.0f, scores, l, vh, v_hidden, 0.0f, oh,
+                                    v_hidden);
+                      }
+                    }
+                  });
+    out.Commit();
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t heads_;
+  std::optional<float> scale_;
+};
+
+}  // namespace
+
+KernelOr CreateMultiHeadAttention(const Node& node, int64_t) {
+  const int64_t heads = node.GetInt("num_heads", 0);
+  if (heads < 1) return NodeError(node, "attribute 'num_heads' must be >= 1");
+  if (node.num_inputs() < 3 || node.input(1) == nullptr || node.input(2) == nullptr) {
+    return absl::UnimplementedError(absl::StrCat(
+        node.Describe(), ": MultiHeadAttention without separate key and value (packed QKV or KV)",
+        " is not supported"));
+  }
+  for (int i = 3; i < node.num_inputs(); ++i) {
+    if (node.input(i) == nullptr) continue;
+    return absl::UnimplementedError(absl::StrCat(
+        node.Describe(), ": MultiHeadAttention input ", i, " (",
+        i < static_cast<int>(std::size(kOptionalInputs)) ? kOptionalInputs[i] : "extra",
+        ") is not supported"));
+  }
+  for (int i = 1; i < node.num_outputs(); ++i) {
+    if (node.output(i) == nullptr) continue;
+    return absl::UnimplementedError(absl::StrCat(node.Describe(), ": MultiHeadAttention output ", i,
+                                                 " (present key and value, qk) is not supported"));
+  }
+  if (node.GetInt("unidirectional", 0) != 0) {
+    return absl::UnimplementedError(
+        absl::StrCat(node.Describe(), ": MultiHeadAttention with unidirectional = 1 (a causal",
+                     " mask) is not supported"));
+  }
+  // As ONNX Runtime: scale = 0 (or absent) means 1 / sqrt(head size).
+  std::optional<float> scale;
+  if (const float given = node.GetFloat("scale", 0.0f); given != 0.0f) scale = given;
+  return std::unique_ptr<OpKernel>(new MultiHeadAttentionKernel(heads, scale));
+}
+
+}  // namespace anvil::compute_ops
