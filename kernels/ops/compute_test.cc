@@ -235,6 +235,55 @@ TEST(SimdReduce, MatchesScalar) {
   EXPECT_EQ(acc[2], 3);
 }
 
+// The softmax family's exp (ExpShiftSum and ExpSub) on every SIMD target: within 2 ulp of exp
+// where exp is a normal float (3 on targets without FMA, whose multiply-adds round twice), 0 where
+// it would be subnormal, +inf past 88.37; the sum returned is the sum of what is stored.
+TEST(SimdReduce, SoftmaxExpWithinTwoUlpOnEveryTarget) {
+  std::vector<float> t;
+  for (float v = -90.0f; v < 88.5f; v += 0.00731f) t.push_back(v);
+  for (float v : {-87.3365f, -87.33654f, -87.3366f, -86.64f, -0.0f, 0.0f, 1e-30f, -1e-30f, 88.376f,
+                  88.3763f, -INFINITY}) {
+    t.push_back(v);
+  }
+  const int64_t n = static_cast<int64_t>(t.size());
+  struct AllTargets {
+    ~AllTargets() { hwy::SetSupportedTargetsForTest(0); }
+  } restore;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    const bool fma = (target & (HWY_SSE4 | HWY_SSSE3 | HWY_EMU128 | HWY_SCALAR)) == 0;
+    std::vector<float> y(n), y2(n), zeros(n, 0.0f);
+    const float sum = simd::ExpShiftSum(t.data(), 0.0f, y.data(), n);
+    simd::ExpSub(t.data(), zeros.data(), y2.data(), n);
+    for (int64_t i = 0; i < n; ++i) {
+      SCOPED_TRACE(absl::StrCat("exp(", t[i], ")"));
+      ASSERT_EQ(std::bit_cast<uint32_t>(y[i]), std::bit_cast<uint32_t>(y2[i]));
+      const double want = std::exp(static_cast<double>(t[i]));
+      if (t[i] > 88.3762626647949f) {
+        ASSERT_EQ(y[i], INFINITY);
+      } else if (want < std::numeric_limits<float>::min()) {
+        ASSERT_EQ(y[i], 0.0f);
+      } else {
+        const double ulp = std::ldexp(1.0, std::ilogb(static_cast<float>(want)) - 23);
+        ASSERT_LE(std::fabs(y[i] - want), (fma ? 2 : 3) * ulp);
+      }
+    }
+    EXPECT_EQ(sum, INFINITY);  // t holds values past 88.37
+    // The sum over softmax's range, t <= 0: what the stored values add up to.
+    std::vector<float> negative;
+    double negative_sum = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (t[i] > 0) continue;
+      negative.push_back(t[i]);
+      negative_sum += y[i];
+    }
+    EXPECT_NEAR(
+        simd::ExpShiftSum(negative.data(), 0.0f, nullptr, static_cast<int64_t>(negative.size())),
+        negative_sum, 1e-6 * negative_sum);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // MatMul, Gemm
 // ---------------------------------------------------------------------------------------------

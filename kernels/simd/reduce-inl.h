@@ -109,6 +109,30 @@ struct MinNanOp {
   }
 };
 
+// exp(t) for the softmax family's arguments (x - max <= 0), in 15 vector operations where
+// Highway's Exp takes about 25: the XNNPACK-style reduction t = n ln2 + r (ln2 split in two),
+// 2^n built in the exponent bits by a magic-bias add, and a degree-5 polynomial. Within 2 ulp of
+// exp for t in [-87.34, 88.37] (checked over every float there; 3 ulp without FMA); 0 below (where
+// exp is subnormal), +inf above (exp's true overflow is at 88.72: these routines see t <= 0). NaN t
+// gives an unspecified value: callers check the row's max first.
+HWY_INLINE V SoftmaxExp(D d, V t) {
+  const hn::RebindToSigned<D> di;
+  const V magic = hn::Set(d, 0x1.8000FEp23f);  // 1.5 * 2^23 + 127: n + 127 lands in the low bits
+  V n = hn::MulAdd(t, hn::Set(d, 0x1.715476p+0f), magic);
+  const V s = hn::BitCast(d, hn::ShiftLeft<23>(hn::BitCast(di, n)));  // 2^n
+  n = hn::Sub(n, magic);
+  V r = hn::MulAdd(n, hn::Set(d, -0x1.62E400p-1f), t);
+  r = hn::MulAdd(n, hn::Set(d, -0x1.7F7D1Cp-20f), r);
+  V p = hn::MulAdd(hn::Set(d, 0x1.0F9F9Cp-7f), r, hn::Set(d, 0x1.573A1Ap-5f));
+  p = hn::MulAdd(p, r, hn::Set(d, 0x1.555A80p-3f));
+  p = hn::MulAdd(p, r, hn::Set(d, 0x1.FFFDC6p-2f));
+  p = hn::MulAdd(p, r, hn::Set(d, 0x1.FFFFF6p-1f));
+  const V y = hn::MulAdd(hn::Mul(r, s), p, s);
+  const V zeroed = hn::IfThenZeroElse(hn::Lt(t, hn::Set(d, -0x1.5D589Ep6f)), y);
+  return hn::IfThenElse(hn::Gt(t, hn::Set(d, 88.3762626647949f)),
+                        hn::Set(d, std::numeric_limits<float>::infinity()), zeroed);
+}
+
 }  // namespace reduce_internal
 
 namespace ri = reduce_internal;
@@ -170,8 +194,8 @@ float ExpShiftSumImpl(const float* x, float shift, float* y, int64_t n) {
   size_t i = 0;
   const size_t count = static_cast<size_t>(n);
   for (; i + 2 * L <= count; i += 2 * L) {
-    const ri::V e0 = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i), s));
-    const ri::V e1 = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i + L), s));
+    const ri::V e0 = ri::SoftmaxExp(d, hn::Sub(hn::LoadU(d, x + i), s));
+    const ri::V e1 = ri::SoftmaxExp(d, hn::Sub(hn::LoadU(d, x + i + L), s));
     if (y != nullptr) {
       hn::StoreU(e0, d, y + i);
       hn::StoreU(e1, d, y + i + L);
@@ -182,7 +206,7 @@ float ExpShiftSumImpl(const float* x, float shift, float* y, int64_t n) {
   for (; i < count; i += L) {
     const auto mask = hn::FirstN(d, count - i < L ? count - i : L);
     const ri::V e =
-        hn::IfThenElseZero(mask, hn::Exp(d, hn::Sub(hn::MaskedLoad(mask, d, x + i), s)));
+        hn::IfThenElseZero(mask, ri::SoftmaxExp(d, hn::Sub(hn::MaskedLoad(mask, d, x + i), s)));
     if (y != nullptr) hn::BlendedStore(e, mask, d, y + i);
     sum0 = hn::Add(sum0, e);
   }
@@ -206,7 +230,8 @@ HWY_INLINE void Binary(const float* x, const float* s, float* y, int64_t n, F f)
 }
 
 void ExpSubImpl(const float* x, const float* shift, float* y, int64_t n) {
-  Binary(x, shift, y, n, [](ri::D d, ri::V a, ri::V b) { return hn::Exp(d, hn::Sub(a, b)); });
+  Binary(x, shift, y, n,
+         [](ri::D d, ri::V a, ri::V b) { return ri::SoftmaxExp(d, hn::Sub(a, b)); });
 }
 void MultiplyImpl(const float* x, const float* s, float* y, int64_t n) {
   Binary(x, s, y, n, [](ri::D, ri::V a, ri::V b) { return hn::Mul(a, b); });
