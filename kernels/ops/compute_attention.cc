@@ -6,10 +6,12 @@
 //
 // with num_heads = H and scale defaulting (absent or 0, as in ONNX Runtime) to 1 / sqrt(d). Each
 // (batch, head) pair takes blocks of query rows: the block's scores (at most ~128 KiB of them) go
-// from one GEMM through the Softmax kernel's row routine into the second GEMM while they are in
-// cache, where the unfused graph wrote the whole [B, H, S, L] score tensor to memory and read it
-// back three times (scale, softmax, product). Query, key and value are read in place through their
-// row strides: the per-head transposes of the unfused graph are not done at all.
+// from one GEMM (Q K^T, unscaled: no packed copy of Q) through the softmax family's exp (which
+// applies the scale) into the second GEMM while they are in cache, and each output row is then
+// divided by its row's sum (dv values, not L). The unfused graph wrote the whole [B, H, S, L]
+// score tensor to memory and read it back three times (scale, softmax, product). Query, key and
+// value are read in place through their row strides: the per-head transposes of the unfused graph
+// are not done at all.
 //
 // Not supported (Unimplemented, at load): the packed QKV and KV forms, bias, masks, attention
 // bias, past/present key and value, the qk output, unidirectional = 1. float and float16 (computed
@@ -25,6 +27,7 @@
 #include "base/parallel.h"
 #include "kernels/ops/compute_util.h"
 #include "kernels/simd/gemm.h"
+#include "kernels/simd/reduce.h"
 
 namespace anvil::compute_ops {
 namespace {
@@ -45,6 +48,20 @@ float* ScoreScratch(size_t n) {
   thread_local std::vector<float> scores;
   if (scores.size() < n) scores.resize(n);
   return scores.data();
+}
+
+// Replaces the n scores of a row by exp(scale * x - max over the row of scale * x) and returns the
+// reciprocal of their sum, by which the row's output is multiplied (16 or so values, where
+// normalizing the row would touch all n). A row with an infinite or NaN score, or a non-finite
+// scale, takes the Softmax kernel's own row routine (its NaN and infinity rules) and returns 1.
+float ExpRow(float scale, float* row, int64_t n) {
+  const float m = scale >= 0 ? simd::ReduceMax(row, n) : simd::ReduceMin(row, n);
+  if (std::isfinite(m) && std::isfinite(scale)) {
+    return 1.0f / simd::ExpScaledShiftSum(row, scale, scale * m, row, n);
+  }
+  simd::ScaleShift(row, scale, 0.0f, row, n);
+  SoftmaxRowFloat(row, row, n);
+  return 1.0f;
 }
 
 class MultiHeadAttentionKernel final : public OpKernel {
@@ -83,27 +100,33 @@ class MultiHeadAttentionKernel final : public OpKernel {
     const int64_t rows = RowsPerBlock(s, l);
     const double flops =
         2.0 * static_cast<double>(s) * static_cast<double>(l) * static_cast<double>(d + dv);
-    parallel::For(batch * heads_, parallel::MinChunk(flops, parallel::kMinChunkFlops),
-                  [&](int64_t begin, int64_t end) {
-                    float* scores = ScoreScratch(static_cast<size_t>(rows * l));
-                    for (int64_t bh = begin; bh < end; ++bh) {
-                      const int64_t b = bh / heads_, h = bh % heads_;
-                      const float* kh = kd.data() + b * l * hidden + h * d;
-                      const float* vh = vd.data() + b * l * v_hidden + h * dv;
-                      for (int64_t r0 = 0; r0 < s; r0 += rows) {
-                        const int64_t m = std::min(rows, s - r0);
-                        const float* qh = qd.data() + (b * s + r0) * hidden + h * d;
-                        float* oh = out.data() + (b * s + r0) * v_hidden + h * dv;
-                        simd::Sgemm(false, true, m, l, d, scale, qh, hidden, kh, hidden, 0.0f,
-                                    scores, l);
-                        for (int64_t i = 0; i < m; ++i) {
-                          SoftmaxRowFloat(scores + i * l, scores + i * l, l);
-                        }
-                        simd::Sgemm(false, false, m, dv, l, 1.0f, scores, l, vh, v_hidden, 0.0f, oh,
-                                    v_hidden);
-                      }
-                    }
-                  });
+    parallel::For(
+        batch * heads_, parallel::MinChunk(flops, parallel::kMinChunkFlops),
+        [&](int64_t begin, int64_t end) {
+          float* scores = ScoreScratch(static_cast<size_t>(rows * (l + 1)));
+          float* inv_sums = scores + rows * l;
+          for (int64_t bh = begin; bh < end; ++bh) {
+            const int64_t b = bh / heads_, h = bh % heads_;
+            const float* kh = kd.data() + b * l * hidden + h * d;
+            const float* vh = vd.data() + b * l * v_hidden + h * dv;
+            for (int64_t r0 = 0; r0 < s; r0 += rows) {
+              const int64_t m = std::min(rows, s - r0);
+              const float* qh = qd.data() + (b * s + r0) * hidden + h * d;
+              float* oh = out.data() + (b * s + r0) * v_hidden + h * dv;
+              simd::Sgemm(false, true, m, l, d, 1.0f, qh, hidden, kh, hidden, 0.0f, scores, l);
+              for (int64_t i = 0; i < m; ++i) {
+                inv_sums[i] = ExpRow(scale, scores + i * l, l);
+              }
+              simd::Sgemm(false, false, m, dv, l, 1.0f, scores, l, vh, v_hidden, 0.0f, oh,
+                          v_hidden);
+              for (int64_t i = 0; i < m; ++i) {
+                if (inv_sums[i] != 1.0f) {
+                  simd::ScaleShift(oh + i * v_hidden, inv_sums[i], 0.0f, oh + i * v_hidden, dv);
+                }
+              }
+            }
+          }
+        });
     out.Commit();
     return absl::OkStatus();
   }

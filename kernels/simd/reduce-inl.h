@@ -186,16 +186,18 @@ void AccumulateProdImpl(float* acc, const float* x, int64_t n) {
   ri::Accumulate(acc, x, n, [](ri::V a, ri::V v) { return hn::Mul(a, v); });
 }
 
-float ExpShiftSumImpl(const float* x, float shift, float* y, int64_t n) {
+// exp(x * scale - shift): with scale 1, x * 1 - shift in one rounding is x - shift.
+float ExpShiftSumImpl(const float* x, float scale, float shift, float* y, int64_t n) {
   const ri::D d;
   const size_t L = hn::Lanes(d);
-  const ri::V s = hn::Set(d, shift);
+  const ri::V a = hn::Set(d, scale);
+  const ri::V s = hn::Set(d, -shift);
   ri::V sum0 = hn::Zero(d), sum1 = hn::Zero(d);
   size_t i = 0;
   const size_t count = static_cast<size_t>(n);
   for (; i + 2 * L <= count; i += 2 * L) {
-    const ri::V e0 = ri::SoftmaxExp(d, hn::Sub(hn::LoadU(d, x + i), s));
-    const ri::V e1 = ri::SoftmaxExp(d, hn::Sub(hn::LoadU(d, x + i + L), s));
+    const ri::V e0 = ri::SoftmaxExp(d, hn::MulAdd(hn::LoadU(d, x + i), a, s));
+    const ri::V e1 = ri::SoftmaxExp(d, hn::MulAdd(hn::LoadU(d, x + i + L), a, s));
     if (y != nullptr) {
       hn::StoreU(e0, d, y + i);
       hn::StoreU(e1, d, y + i + L);
@@ -205,8 +207,8 @@ float ExpShiftSumImpl(const float* x, float shift, float* y, int64_t n) {
   }
   for (; i < count; i += L) {
     const auto mask = hn::FirstN(d, count - i < L ? count - i : L);
-    const ri::V e =
-        hn::IfThenElseZero(mask, ri::SoftmaxExp(d, hn::Sub(hn::MaskedLoad(mask, d, x + i), s)));
+    const ri::V e = hn::IfThenElseZero(
+        mask, ri::SoftmaxExp(d, hn::MulAdd(hn::MaskedLoad(mask, d, x + i), a, s)));
     if (y != nullptr) hn::BlendedStore(e, mask, d, y + i);
     sum0 = hn::Add(sum0, e);
   }

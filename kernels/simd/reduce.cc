@@ -60,7 +60,10 @@ void AccumulateProd(float* acc, const float* x, int64_t n) {
   HWY_DYNAMIC_DISPATCH(AccumulateProdImpl)(acc, x, n);
 }
 float ExpShiftSum(const float* x, float shift, float* y, int64_t n) {
-  return HWY_DYNAMIC_DISPATCH(ExpShiftSumImpl)(x, shift, y, n);
+  return HWY_DYNAMIC_DISPATCH(ExpShiftSumImpl)(x, 1.0f, shift, y, n);
+}
+float ExpScaledShiftSum(const float* x, float scale, float shift, float* y, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(ExpShiftSumImpl)(x, scale, shift, y, n);
 }
 void ExpSub(const float* x, const float* shift, float* y, int64_t n) {
   HWY_DYNAMIC_DISPATCH(ExpSubImpl)(x, shift, y, n);

@@ -34,6 +34,9 @@ void AccumulateProd(float* acc, const float* x, int64_t n);
 
 // y[i] = exp(x[i] - shift) (y may be x, or nullptr to only sum); returns the sum of y.
 float ExpShiftSum(const float* x, float shift, float* y, int64_t n);
+// The same of exp(x[i] * scale - shift), the product and the difference rounded once (with FMA):
+// a softmax of scale * x without scaling x first.
+float ExpScaledShiftSum(const float* x, float scale, float shift, float* y, int64_t n);
 // Element-wise y[i] = exp(x[i] - shift[i]), x[i] * s[i], x[i] - s[i] (y may alias x).
 void ExpSub(const float* x, const float* shift, float* y, int64_t n);
 void Multiply(const float* x, const float* s, float* y, int64_t n);
