@@ -235,6 +235,80 @@ net (float[N, 8, 20, 20] x, float[N, 4, 30, 50] q, float[16, 8, 3, 3] w, float[1
   EXPECT_EQ(run(3, true), serial);
 }
 
+// fuse-attention (in the load pipeline) gives what the spelled-out attention computes: the
+// generated transformer's form (projections, Mul of the scores) and the
+// scaled_dot_product_attention form (sqrt of the scale on q and on k^T, k transposed twice),
+// cross-attention with dynamic lengths. The fused session runs MultiHeadAttention nodes, the other
+// none.
+TEST(SessionTest, AttentionFusionKeepsResults) {
+  constexpr char kModel[] = R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+net (float[N, S, 8] x, float[N, L, 8] m, float[8, 8] wq) => (float[N, S, 8] y, float[N, S, 8] z)
+<int64[4] heads = {0, 0, 2, 4}, int64[3] joined = {0, 0, 8}, float scale = {0.35}, float root = {0.6}>
+{
+  q = MatMul (x, wq)
+  q4 = Reshape (q, heads)
+  k4 = Reshape (m, heads)
+  v4 = Reshape (m, heads)
+  qh = Transpose <perm = [0, 2, 1, 3]> (q4)
+  kt = Transpose <perm = [0, 2, 3, 1]> (k4)
+  vh = Transpose <perm = [0, 2, 1, 3]> (v4)
+  s = MatMul (qh, kt)
+  ss = Mul (s, scale)
+  p = Softmax <axis = -1> (ss)
+  o = MatMul (p, vh)
+  ot = Transpose <perm = [0, 2, 1, 3]> (o)
+  y = Reshape (ot, joined)
+  a4 = Reshape (x, heads)
+  b4 = Reshape (m, heads)
+  c4 = Reshape (m, heads)
+  ah = Transpose <perm = [0, 2, 1, 3]> (a4)
+  as = Mul (ah, root)
+  bh = Transpose <perm = [0, 2, 1, 3]> (b4)
+  bt = Transpose <perm = [0, 1, 3, 2]> (bh)
+  bs = Mul (bt, root)
+  ch = Transpose <perm = [0, 2, 1, 3]> (c4)
+  t = MatMul (as, bs)
+  pt = Softmax (t)
+  u = MatMul (pt, ch)
+  ut = Transpose <perm = [0, 2, 1, 3]> (u)
+  z = Reshape (ut, joined)
+}
+)onnx";
+  auto run = [&](const std::string& pipeline) {
+    SessionOptions options;
+    options.pipeline = pipeline;
+    options.profile = true;
+    std::unique_ptr<Session> session = LoadText(kModel, options);
+    std::vector<std::vector<float>> values;
+    if (session == nullptr) return std::make_pair(values, int64_t{-1});
+    absl::StatusOr<std::vector<Tensor>> out =
+        session->Run({{"x", Wave({2, 5, 8})}, {"m", Wave({2, 7, 8})}, {"wq", Wave({8, 8})}});
+    EXPECT_TRUE(out.ok()) << out.status();
+    if (out.ok()) {
+      for (const Tensor& t : *out)
+        values.emplace_back(t.As<float>(), t.As<float>() + t.NumElements());
+    }
+    int64_t attention_nodes = 0;
+    for (const OpProfile& op : session->Profile()) {
+      if (op.op_type == "com.microsoft.MultiHeadAttention") attention_nodes += op.nodes;
+    }
+    return std::make_pair(values, attention_nodes);
+  };
+  const auto [fused, fused_nodes] = run(kLoadPipeline);
+  const auto [plain, plain_nodes] =
+      run("shape-inference,einsum-decompose,fold-batchnorm,fuse-layernorm,fuse-activations,dce");
+  EXPECT_EQ(fused_nodes, 2);
+  EXPECT_EQ(plain_nodes, 0);
+  ASSERT_EQ(fused.size(), 2u);
+  ASSERT_EQ(plain.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    ASSERT_EQ(fused[k].size(), plain[k].size());
+    for (size_t i = 0; i < fused[k].size(); ++i) {
+      EXPECT_NEAR(fused[k][i], plain[k][i], 1e-5 * (1 + std::fabs(plain[k][i]))) << k << " " << i;
+    }
+  }
+}
+
 TEST(SessionTest, InputErrorsNameTheInput) {
   std::unique_ptr<Session> session = LoadText(kBatchModel);
   ASSERT_NE(session, nullptr);

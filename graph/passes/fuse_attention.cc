@@ -1,5 +1,6 @@
 #include "graph/passes/fuse_attention.h"
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -60,6 +61,22 @@ std::optional<Split> SplitHeads(const Value* v, const Node* user, std::vector<No
   return Split{reshape->input(0), *three, *(*four)[2].value, *(*four)[3].value};
 }
 
+// `v` (read only by the pattern) = Mul(w, c), Mul(c, w) or Div(w, c) with c a scalar constant
+// other than 0, and w read only by that node: multiplies `scale` by c (or 1 / c), records the node
+// in `dead` and returns w. Otherwise returns v.
+const Value* Unscaled(const Value* v, double& scale, std::vector<Node*>& dead) {
+  Node* p = v->producer();
+  const bool mul = Is(p, "Mul");
+  if ((!mul && !Is(p, "Div")) || p->num_inputs() != 2) return v;
+  const int c = mul && Scalar(p->input(0)) ? 0 : 1;
+  const std::optional<double> constant = Scalar(p->input(c));
+  const Value* w = p->input(1 - c);
+  if (!constant || *constant == 0.0 || !OnlyFeeds(w, p)) return v;
+  scale *= mul ? *constant : 1.0 / *constant;
+  dead.push_back(p);
+  return w;
+}
+
 class Fuser {
  public:
   explicit Fuser(Model& model) : model_(model), opset_(model.OpsetVersion("")) {}
@@ -96,32 +113,27 @@ class Fuser {
     const int64_t axis = softmax->GetInt("axis", opset_ < 13 ? 1 : -1);
     if (axis != -1 && axis != 3) return false;
     dead.push_back(softmax);
-    // ... the scaling ...
+    // ... the scaling (of the scores, or of the per-head q or k: the scale's square root on each,
+    // as scaled_dot_product_attention exports it) ...
+    double scale = 1.0;
     const Value* scores = softmax->input(0);
     if (!OnlyFeeds(scores, softmax)) return false;
-    double scale = 1.0;
+    scores = Unscaled(scores, scale, dead);
     Node* scores_node = scores->producer();
-    if (Is(scores_node, "Mul") || Is(scores_node, "Div")) {
-      const bool mul = Is(scores_node, "Mul");
-      const int c = mul && Scalar(scores_node->input(0)) ? 0 : 1;
-      const std::optional<double> constant = Scalar(scores_node->input(c));
-      if (!constant || *constant == 0.0) return false;
-      scale = mul ? *constant : 1.0 / *constant;
-      dead.push_back(scores_node);
-      scores = scores_node->input(1 - c);
-      if (!OnlyFeeds(scores, scores_node)) return false;
-      scores_node = scores->producer();
-    }
-    if (!Is(scores_node, "MatMul") || static_cast<float>(scale) == 0.0f) return false;
+    if (!Is(scores_node, "MatMul")) return false;
     dead.push_back(scores_node);
     // ... and the three sides.
     const Value* qh = scores_node->input(0);
     const Value* kt = scores_node->input(1);
     const Value* vh = context->input(1);
+    if (!OnlyFeeds(qh, scores_node) || !OnlyFeeds(kt, scores_node) || !OnlyFeeds(vh, context)) {
+      return false;
+    }
+    qh = Unscaled(qh, scale, dead);
+    kt = Unscaled(kt, scale, dead);
     Node* q_transpose = qh->producer();
     Node* v_transpose = vh->producer();
-    if (!IsTranspose(q_transpose, kSwapMiddle) || !IsTranspose(v_transpose, kSwapMiddle) ||
-        !OnlyFeeds(qh, scores_node) || !OnlyFeeds(vh, context) || !OnlyFeeds(kt, scores_node)) {
+    if (!IsTranspose(q_transpose, kSwapMiddle) || !IsTranspose(v_transpose, kSwapMiddle)) {
       return false;
     }
     dead.push_back(q_transpose);
@@ -130,13 +142,16 @@ class Fuser {
     if (IsTranspose(k_transpose, {0, 1, 3, 2})) {  // k.transpose(-2, -1) of the per-head k
       dead.push_back(k_transpose);
       if (!OnlyFeeds(k_transpose->input(0), k_transpose)) return false;
-      Node* inner = k_transpose->input(0)->producer();
+      Node* inner = Unscaled(k_transpose->input(0), scale, dead)->producer();
       if (!IsTranspose(inner, kSwapMiddle)) return false;
       k_transpose = inner;
     } else if (!IsTranspose(k_transpose, {0, 2, 3, 1})) {
       return false;
     }
     dead.push_back(k_transpose);
+    if (static_cast<float>(scale) == 0.0f || !std::isfinite(static_cast<float>(scale))) {
+      return false;
+    }
     const std::optional<Split> q = SplitHeads(q_transpose->input(0), q_transpose, dead);
     const std::optional<Split> k = SplitHeads(k_transpose->input(0), k_transpose, dead);
     const std::optional<Split> v = SplitHeads(v_transpose->input(0), v_transpose, dead);

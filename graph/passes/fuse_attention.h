@@ -11,13 +11,17 @@
 //   y  = Reshape(Transpose<perm = [0, 2, 1, 3]>(MatMul(p, vh)), ...)       [B, S, H * dv]
 //     -> y = com.microsoft.MultiHeadAttention<num_heads = H, scale = c (1 / c; 1)>(q, k, v)
 //
+// The scale may also (or instead) be a Mul or Div by a scalar constant of qh, of kt or of the
+// per-head k between its two transposes (scaled_dot_product_attention exports sqrt(c) on each
+// side): the op's scale is the product of them all.
+//
 // The Reshapes are recognized by the shapes shape inference gave their outputs (each splits or
 // joins the last axis with the leading two kept), so the pass needs those types: it runs after
 // `shape-inference` (the runtime's load pipeline does). q, k and v must be float with known
 // rank 3 shapes, one batch dim B for all three, one L for k and v; c a scalar float constant
 // (not 0). Applies where every value the rewrite removes has its one reader in the pattern and
 // is not a graph output; y keeps its name. Not matched (left as it is): a mask or bias added to
-// the scores, the scale applied to q or k before the product, causal masks, packed QKV.
+// the scores (BERT's additive mask), causal masks (Where), packed QKV.
 // Subgraphs are rewritten too (a pattern partly in the enclosing graph is left alone). The model
 // gains the com.microsoft opset import (version 1) when it lacks one; a model importing another
 // version is left alone.
