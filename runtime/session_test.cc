@@ -242,7 +242,8 @@ net (float[N, 8, 20, 20] x, float[N, 4, 30, 50] q, float[16, 8, 3, 3] w, float[1
 // none.
 TEST(SessionTest, AttentionFusionKeepsResults) {
   constexpr char kModel[] = R"onnx(<ir_version: 8, opset_import: ["" : 17]>
-net (float[N, S, 8] x, float[N, L, 8] m, float[8, 8] wq) => (float[N, S, 8] y, float[N, S, 8] z)
+net (float[N, S, 8] x, float[N, L, 8] m, float[8, 8] wq, float[N, 1, 1, L] mask)
+    => (float[N, S, 8] y, float[N, S, 8] z, float[N, S, 8] w)
 <int64[4] heads = {0, 0, 2, 4}, int64[3] joined = {0, 0, 8}, float scale = {0.35}, float root = {0.6}>
 {
   q = MatMul (x, wq)
@@ -272,6 +273,19 @@ net (float[N, S, 8] x, float[N, L, 8] m, float[8, 8] wq) => (float[N, S, 8] y, f
   u = MatMul (pt, ch)
   ut = Transpose <perm = [0, 2, 1, 3]> (u)
   z = Reshape (ut, joined)
+  d4 = Reshape (x, heads)
+  e4 = Reshape (m, heads)
+  f4 = Reshape (m, heads)
+  dh = Transpose <perm = [0, 2, 1, 3]> (d4)
+  et = Transpose <perm = [0, 2, 3, 1]> (e4)
+  fh = Transpose <perm = [0, 2, 1, 3]> (f4)
+  g = MatMul (dh, et)
+  gs = Div (g, root)
+  gm = Add (gs, mask)
+  pg = Softmax <axis = -1> (gm)
+  r = MatMul (pg, fh)
+  rt = Transpose <perm = [0, 2, 1, 3]> (r)
+  w = Reshape (rt, joined)
 }
 )onnx";
   auto run = [&](const std::string& pipeline) {
@@ -281,8 +295,10 @@ net (float[N, S, 8] x, float[N, L, 8] m, float[8, 8] wq) => (float[N, S, 8] y, f
     std::unique_ptr<Session> session = LoadText(kModel, options);
     std::vector<std::vector<float>> values;
     if (session == nullptr) return std::make_pair(values, int64_t{-1});
-    absl::StatusOr<std::vector<Tensor>> out =
-        session->Run({{"x", Wave({2, 5, 8})}, {"m", Wave({2, 7, 8})}, {"wq", Wave({8, 8})}});
+    Tensor mask = Wave({2, 1, 1, 7});
+    mask.As<float>()[3] = mask.As<float>()[12] = -10000.0f;
+    absl::StatusOr<std::vector<Tensor>> out = session->Run(
+        {{"x", Wave({2, 5, 8})}, {"m", Wave({2, 7, 8})}, {"wq", Wave({8, 8})}, {"mask", mask}});
     EXPECT_TRUE(out.ok()) << out.status();
     if (out.ok()) {
       for (const Tensor& t : *out)
@@ -297,11 +313,11 @@ net (float[N, S, 8] x, float[N, L, 8] m, float[8, 8] wq) => (float[N, S, 8] y, f
   const auto [fused, fused_nodes] = run(kLoadPipeline);
   const auto [plain, plain_nodes] =
       run("shape-inference,einsum-decompose,fold-batchnorm,fuse-layernorm,fuse-activations,dce");
-  EXPECT_EQ(fused_nodes, 2);
+  EXPECT_EQ(fused_nodes, 3);
   EXPECT_EQ(plain_nodes, 0);
-  ASSERT_EQ(fused.size(), 2u);
-  ASSERT_EQ(plain.size(), 2u);
-  for (size_t k = 0; k < 2; ++k) {
+  ASSERT_EQ(fused.size(), 3u);
+  ASSERT_EQ(plain.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
     ASSERT_EQ(fused[k].size(), plain[k].size());
     for (size_t i = 0; i < fused[k].size(); ++i) {
       EXPECT_NEAR(fused[k][i], plain[k][i], 1e-5 * (1 + std::fabs(plain[k][i]))) << k << " " << i;

@@ -3,10 +3,12 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "graph/attribute.h"
+#include "graph/elements.h"
 #include "graph/pass_registry.h"
 #include "graph/passes/match.h"
 
@@ -77,6 +79,49 @@ const Value* Unscaled(const Value* v, double& scale, std::vector<Node*>& dead) {
   return w;
 }
 
+// `v` is Q K^T, possibly scaled: a MatMul, or a Mul or Div of one by a scalar constant.
+bool IsProduct(const Value* v) {
+  const Node* p = v->producer();
+  if (Is(p, "MatMul")) return true;
+  if ((!Is(p, "Mul") && !Is(p, "Div")) || p->num_inputs() != 2) return false;
+  const int c = Is(p, "Mul") && Scalar(p->input(0)) ? 0 : 1;
+  return Scalar(p->input(c)).has_value() && Is(p->input(1 - c)->producer(), "MatMul");
+}
+
+// bias [., ., 1, L] expanded to q's S rows, by nodes inserted before `before`:
+//   Expand(bias, Concat([1, 1], Gather<axis = 0>(Shape(q), [1]), [1])).
+Value* ExpandRows(Graph& graph, Node* before, Value* bias, Value* q) {
+  auto constant = [&](const std::string& name, std::vector<int64_t> values) {
+    const int64_t n = static_cast<int64_t>(values.size());
+    return graph.AddInitializer(graph.UniqueName(name),
+                                DenseElements::FromVector(ElementType::kInt64, {n}, values));
+  };
+  auto node = [&](const std::string& op, std::vector<Value*> inputs, const std::string& name,
+                  Type type) {
+    Node* n = graph.InsertNodeBefore(before, op);
+    for (Value* in : inputs) n->AddInput(in);
+    Value* out = n->AddOutput(graph.UniqueName(name));
+    out->set_type(std::move(type));
+    return n;
+  };
+  const std::string base = bias->name() + "_rows";
+  Value* shape =
+      node("Shape", {q}, base + "_q_shape", Type::Tensor(ElementType::kInt64, {Dim::Literal(3)}))
+          ->output(0);
+  Node* gather = node("Gather", {shape, constant(base + "_index", {1})}, base + "_s",
+                      Type::Tensor(ElementType::kInt64, {Dim::Literal(1)}));
+  gather->SetAttribute(Attribute::Int("axis", 0));
+  Node* concat = node(
+      "Concat", {constant(base + "_ones", {1, 1}), gather->output(0), constant(base + "_one", {1})},
+      base + "_shape", Type::Tensor(ElementType::kInt64, {Dim::Literal(4)}));
+  concat->SetAttribute(Attribute::Int("axis", 0));
+  std::vector<Dim> dims = bias->type().shape();
+  dims[2] = q->type().shape()[1];
+  return node("Expand", {bias, concat->output(0)}, base,
+              Type::Tensor(ElementType::kFloat, std::move(dims)))
+      ->output(0);
+}
+
 class Fuser {
  public:
   explicit Fuser(Model& model) : model_(model), opset_(model.OpsetVersion("")) {}
@@ -118,6 +163,16 @@ class Fuser {
     double scale = 1.0;
     const Value* scores = softmax->input(0);
     if (!OnlyFeeds(scores, softmax)) return false;
+    // ... an additive mask or bias on the scaled scores (BERT's) ...
+    Value* bias = nullptr;
+    if (Node* add = scores->producer(); Is(add, "Add") && add->num_inputs() == 2) {
+      const int i = IsProduct(add->input(0)) ? 0 : 1;
+      if (!IsProduct(add->input(i)) || !OnlyFeeds(add->input(i), add)) return false;
+      bias = add->input(1 - i);
+      scores = add->input(i);
+      if (bias == scores) return false;
+      dead.push_back(add);
+    }
     scores = Unscaled(scores, scale, dead);
     Node* scores_node = scores->producer();
     if (!Is(scores_node, "MatMul")) return false;
@@ -165,14 +220,32 @@ class Fuser {
         !SameDim((*y)[2], v->dims[2])) {
       return false;
     }
+    std::optional<Dim> bias_rows;  // the bias's dim 2: S, or 1 to expand
+    if (bias != nullptr) {
+      const std::optional<std::vector<Dim>> b = FloatDims(bias, 4);
+      auto one = [](const Dim& dim) { return dim.is_literal() && *dim.value == 1; };
+      if (!b || (!one((*b)[0]) && !SameDim((*b)[0], q->dims[0])) ||
+          (!one((*b)[1]) && !((*b)[1].is_literal() && *(*b)[1].value == q->heads)) ||
+          (!one((*b)[2]) && !SameDim((*b)[2], q->dims[1])) || !SameDim((*b)[3], k->dims[1])) {
+        return false;
+      }
+      bias_rows = (*b)[2];
+    }
     if (!match::AllIn(graph, dead) || last->graph() != &graph || !match::UseContribOpset(model_)) {
       return false;
+    }
+    std::vector<Value*> inputs = {q->x, k->x, v->x};
+    if (bias != nullptr) {
+      // ONNX Runtime's attention_bias has all S rows: a [., ., 1, L] mask is expanded to them.
+      const bool expand = !SameDim(*bias_rows, q->dims[1]);
+      inputs.insert(inputs.end(),
+                    {nullptr, nullptr, expand ? ExpandRows(graph, last, bias, q->x) : bias});
     }
     std::vector<Attribute> attrs;
     attrs.push_back(Attribute::Int("num_heads", q->heads));
     attrs.push_back(Attribute::Float("scale", static_cast<float>(scale)));
-    match::ReplaceWith(graph, last, "MultiHeadAttention", "com.microsoft", {q->x, k->x, v->x},
-                       std::move(attrs), dead, &erased_);
+    match::ReplaceWith(graph, last, "MultiHeadAttention", "com.microsoft", inputs, std::move(attrs),
+                       dead, &erased_);
     ++attention;
     return true;
   }

@@ -15,13 +15,19 @@
 // per-head k between its two transposes (scaled_dot_product_attention exports sqrt(c) on each
 // side): the op's scale is the product of them all.
 //
+// An Add of a mask or bias m to the scaled scores, Softmax(Add(Mul(MatMul(qh, kt), c), m)) (BERT's
+// additive attention mask), becomes the op's attention_bias input (input 5): m must be float with a
+// known rank-4 shape [B or 1, H or 1, S or 1, L]. ONNX Runtime wants all S rows there, so a
+// [., ., 1, L] mask is expanded to them by inserted nodes,
+// Expand(m, Concat([1, 1], Gather(Shape(q), [1]), [1])), which cost a copy of B * S * L values.
+//
 // The Reshapes are recognized by the shapes shape inference gave their outputs (each splits or
 // joins the last axis with the leading two kept), so the pass needs those types: it runs after
 // `shape-inference` (the runtime's load pipeline does). q, k and v must be float with known
 // rank 3 shapes, one batch dim B for all three, one L for k and v; c a scalar float constant
 // (not 0). Applies where every value the rewrite removes has its one reader in the pattern and
-// is not a graph output; y keeps its name. Not matched (left as it is): a mask or bias added to
-// the scores (BERT's additive mask), causal masks (Where), packed QKV.
+// is not a graph output; y keeps its name. Not matched (left as it is): a mask added before the
+// scaling, causal masks (Where), masks of other shapes, packed QKV.
 // Subgraphs are rewritten too (a pattern partly in the enclosing graph is left alone). The model
 // gains the com.microsoft opset import (version 1) when it lacks one; a model importing another
 // version is left alone.

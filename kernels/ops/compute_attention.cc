@@ -13,8 +13,10 @@
 // value are read in place through their row strides: the per-head transposes of the unfused graph
 // are not done at all.
 //
-// Not supported (Unimplemented, at load): the packed QKV and KV forms, bias, masks, attention
-// bias, past/present key and value, the qk output, unidirectional = 1. float and float16 (computed
+// attention_bias (input 5, [B or 1, H or 1, S, L]) is added to the scaled scores before the softmax
+// (how the fusion passes BERT's additive mask). Not supported (Unimplemented, at load): the packed
+// QKV and KV forms, bias, key_padding_mask, past/present key and value, the qk output,
+// unidirectional = 1. float and float16 (computed
 // in float) as ONNX Runtime's CPU kernel.
 #include <algorithm>
 #include <cmath>
@@ -35,6 +37,8 @@ namespace {
 constexpr const char* kOptionalInputs[] = {
     "query",          "key",      "value",     "bias", "key_padding_mask",
     "attention_bias", "past_key", "past_value"};
+
+constexpr int kAttentionBias = 5;
 
 // Score rows per block: the block's scores stay within about 128 KiB (an L2-resident working
 // set next to the packed key panel), and at least 16 rows so that the GEMMs keep their packed
@@ -95,7 +99,22 @@ class MultiHeadAttentionKernel final : public OpKernel {
     }
     const int64_t d = hidden / heads_, dv = v_hidden / heads_;
     const float scale = scale_ ? *scale_ : 1.0f / std::sqrt(static_cast<float>(d));
-    DenseInput<float> qd(q), kd(k), vd(v);
+    DenseInput<float> qd(q), kd(k), vd(v), bias;
+    // attention_bias [B or 1, H or 1, S, L], added to the scaled scores: the bias row of (b, h).
+    int64_t bias_batch_stride = 0, bias_head_stride = 0;
+    const bool has_bias = ctx.HasInput(kAttentionBias);
+    if (has_bias) {
+      const TensorView& a = ctx.input(kAttentionBias);
+      if (a.rank() != 4 || (a.dims[0] != batch && a.dims[0] != 1) ||
+          (a.dims[1] != heads_ && a.dims[1] != 1) || a.dims[2] != s || a.dims[3] != l ||
+          (a.type != ElementType::kFloat && a.type != ElementType::kFloat16)) {
+        return ctx.Error(absl::StrCat("attention_bias ", a.DebugString(), " is not a float [",
+                                      batch, " or 1, ", heads_, " or 1, ", s, ", ", l, "]"));
+      }
+      bias.Reset(a);
+      bias_head_stride = a.dims[1] == 1 ? 0 : s * l;
+      bias_batch_stride = a.dims[0] == 1 ? 0 : a.dims[1] * s * l;
+    }
     DenseOutput<float> out(ctx.output(0));
     const int64_t rows = RowsPerBlock(s, l);
     const double flops =
@@ -114,8 +133,18 @@ class MultiHeadAttentionKernel final : public OpKernel {
               const float* qh = qd.data() + (b * s + r0) * hidden + h * d;
               float* oh = out.data() + (b * s + r0) * v_hidden + h * dv;
               simd::Sgemm(false, true, m, l, d, 1.0f, qh, hidden, kh, hidden, 0.0f, scores, l);
-              for (int64_t i = 0; i < m; ++i) {
-                inv_sums[i] = ExpRow(scale, scores + i * l, l);
+              if (has_bias) {
+                const float* bias_rows =
+                    bias.data() + b * bias_batch_stride + h * bias_head_stride + r0 * l;
+                for (int64_t i = 0; i < m; ++i) {
+                  simd::ScaleShift(scores + i * l, scale, 0.0f, scores + i * l, l);
+                  simd::AccumulateSum(scores + i * l, bias_rows + i * l, l);
+                  inv_sums[i] = ExpRow(1.0f, scores + i * l, l);
+                }
+              } else {
+                for (int64_t i = 0; i < m; ++i) {
+                  inv_sums[i] = ExpRow(scale, scores + i * l, l);
+                }
               }
               simd::Sgemm(false, false, m, dv, l, 1.0f, scores, l, vh, v_hidden, 0.0f, oh,
                           v_hidden);
@@ -147,7 +176,7 @@ KernelOr CreateMultiHeadAttention(const Node& node, int64_t) {
         " is not supported"));
   }
   for (int i = 3; i < node.num_inputs(); ++i) {
-    if (node.input(i) == nullptr) continue;
+    if (node.input(i) == nullptr || i == kAttentionBias) continue;
     return absl::UnimplementedError(absl::StrCat(
         node.Describe(), ": MultiHeadAttention input ", i, " (",
         i < static_cast<int>(std::size(kOptionalInputs)) ? kOptionalInputs[i] : "extra",

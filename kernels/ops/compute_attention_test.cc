@@ -33,8 +33,9 @@ Tensor Random(Shape3 s, uint32_t seed) {
 }
 
 // output[b, s, h, :] = softmax_l(scale * q[b, s, h, :] . k[b, l, h, :]) . v[b, :, h, :], in double.
+// bias (or null): attention_bias [B or 1, H or 1, S, L], added to the scaled scores.
 std::vector<double> Reference(const Tensor& q, const Tensor& k, const Tensor& v, int64_t heads,
-                              double scale) {
+                              double scale, const Tensor* bias = nullptr) {
   const std::vector<float> qv = Values<float>(q), kv = Values<float>(k), vv = Values<float>(v);
   const int64_t batch = q.dims()[0], s = q.dims()[1], hidden = q.dims()[2];
   const int64_t l = k.dims()[1], v_hidden = v.dims()[2];
@@ -52,6 +53,10 @@ std::vector<double> Reference(const Tensor& q, const Tensor& k, const Tensor& v,
                    double{kv[(b * l + j) * hidden + h * d + e]};
           }
           p[j] = scale * dot;
+          if (bias != nullptr) {
+            const int64_t bb = bias->dims()[0] == 1 ? 0 : b, bh = bias->dims()[1] == 1 ? 0 : h;
+            p[j] += bias->As<float>()[((bb * bias->dims()[1] + bh) * s + i) * l + j];
+          }
           max = std::max(max, p[j]);
         }
         for (int64_t j = 0; j < l; ++j) sum += p[j] = std::exp(p[j] - max);
@@ -105,6 +110,29 @@ TEST(MultiHeadAttentionTest, MatchesTheDefinition) {
     ASSERT_EQ(kernel_testing::Dims((*y)[0]), (std::vector<int64_t>{c.q.b, c.q.t, c.v.hidden}));
     ExpectNearReference(Values<float>((*y)[0]), Reference(q, k, v, c.heads, c.scale));
   }
+}
+
+// attention_bias (what fuse-attention makes of an additive mask), broadcast over batch or heads;
+// a -10000 entry masks its key out.
+TEST(MultiHeadAttentionTest, AttentionBiasIsAddedToTheScaledScores) {
+  const Tensor q = Random({2, 20, 8}, 11), k = Random({2, 24, 8}, 12), v = Random({2, 24, 6}, 13);
+  const std::string text =
+      "<ir_version: 8, opset_import: [\"\" : 17, \"com.microsoft\" : 1]>\n"
+      "agraph (float[B, S, D] q, float[B, L, D] k, float[B, L, E] v, float[P, Q, S, L] m) => "
+      "(float[B, S, E] y) {\n"
+      "  y = com.microsoft.MultiHeadAttention <num_heads = 2, scale = 0.4> (q, k, v, , , m)\n}\n";
+  for (const std::vector<int64_t>& dims :
+       {std::vector<int64_t>{2, 1, 20, 24}, std::vector<int64_t>{1, 2, 20, 24}}) {
+    std::vector<float> m = Values<float>(Random({dims[0] * dims[1], 20, 24}, 14));
+    for (size_t i = 0; i < m.size(); i += 7) m[i] = -10000.0f;
+    const Tensor bias = Floats(dims, m);
+    absl::StatusOr<std::vector<Tensor>> y = RunText(text, {q, k, v, Tensor(), Tensor(), bias});
+    ASSERT_TRUE(y.ok()) << y.status();
+    ExpectNearReference(Values<float>((*y)[0]), Reference(q, k, v, 2, 0.4, &bias));
+  }
+  const Tensor short_bias = Floats({2, 1, 1, 24}, std::vector<float>(48, 0.0f));
+  absl::StatusOr<std::vector<Tensor>> y = RunText(text, {q, k, v, Tensor(), Tensor(), short_bias});
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument) << y.status();
 }
 
 // Threads split (batch, head) pairs, each computed as alone: the bits of one thread.
