@@ -41,12 +41,15 @@ constexpr const char* kOptionalInputs[] = {
 constexpr int kAttentionBias = 5;
 
 // Score rows per block: the block's scores stay within about 128 KiB (an L2-resident working
-// set next to the packed key panel), and at least 16 rows so that the GEMMs keep their packed
-// micro-kernel.
+// set next to the packed key panel), and at least 8 rows (the GEMM micro-kernel's height) unless
+// S is shorter.
 int64_t RowsPerBlock(int64_t s, int64_t l) {
-  const int64_t rows = (int64_t{32} << 10) / std::max<int64_t>(l, 1);
-  return std::clamp<int64_t>(rows, 16, std::max<int64_t>(s, 1));
+  const int64_t rows = std::max<int64_t>((int64_t{32} << 10) / std::max<int64_t>(l, 1), 8);
+  return std::min(rows, std::max<int64_t>(s, 1));
 }
+
+// Per-thread score scratch over this is refused (a key length in the tens of millions).
+constexpr int64_t kMaxScratchBytes = int64_t{1} << 30;
 
 float* ScoreScratch(size_t n) {
   thread_local std::vector<float> scores;
@@ -117,6 +120,12 @@ class MultiHeadAttentionKernel final : public OpKernel {
     }
     DenseOutput<float> out(ctx.output(0));
     const int64_t rows = RowsPerBlock(s, l);
+    const int64_t scratch_bytes = rows * (l + 1) * static_cast<int64_t>(sizeof(float));
+    if (scratch_bytes > kMaxScratchBytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          ctx.node().Describe(), ": MultiHeadAttention would need ", scratch_bytes,
+          " bytes of scores per thread for key length ", l, " (limit ", kMaxScratchBytes, ")"));
+    }
     const double flops =
         2.0 * static_cast<double>(s) * static_cast<double>(l) * static_cast<double>(d + dv);
     parallel::For(
