@@ -242,7 +242,7 @@ struct Blocking {
 template <typename T, class GetB>
 void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T* A, size_t lda,
                     T beta, T* C, size_t ldc, const T* row_bias, const T* col_bias, GetB&& get_b,
-                    size_t first_block = 0, size_t end_block = ~size_t{0}) {
+                    size_t col_begin = 0, size_t col_end = ~size_t{0}) {
   using Cfg = Tile<T>;
   constexpr size_t L = Cfg::kLanes;
   constexpr size_t kNR = Cfg::kNR;
@@ -253,12 +253,14 @@ void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T
   const bool pack_a = alpha != T(1);
   T* a_pack = pack_a ? Scratch<T>(1, kMR * blocking.kc_max) : nullptr;
   const size_t a_rs = trans_a ? 1 : lda, a_ks = trans_a ? lda : 1;
-  // Column blocks [first_block, end_block) only (a pre-packed B split across threads).
-  const size_t jc_begin = std::min(N, first_block * blocking.nc_max);
-  const size_t jc_end = end_block >= N ? N : std::min(N, end_block * blocking.nc_max);
-  for (size_t jc = jc_begin; jc < jc_end; jc += blocking.nc_max) {
+  // Columns [col_begin, col_end) only (a pre-packed B split across threads by panels: col_begin
+  // is a multiple of kNR, col_end too or N); get_b is called for every block they touch.
+  col_end = std::min(col_end, N);
+  const size_t jc_begin = std::min(N, col_begin / blocking.nc_max * blocking.nc_max);
+  for (size_t jc = jc_begin; jc < col_end; jc += blocking.nc_max) {
     const size_t nc = std::min(blocking.nc_max, N - jc);
-    const size_t panels = (nc + kNR - 1) / kNR;
+    const size_t panel_begin = col_begin > jc ? (col_begin - jc) / kNR : 0;
+    const size_t panels = (std::min(nc, col_end - jc) + kNR - 1) / kNR;
     for (size_t pc = 0; pc < K; pc += blocking.kc_max) {
       const size_t kc = std::min(blocking.kc_max, K - pc);
       // Later K slices accumulate onto the first one's result.
@@ -272,7 +274,7 @@ void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T
           a_panel = a_pack;
         }
         const MicroKernelFn<T> full = PickKernel<T>(pack_a, mr, Cfg::kNRV);
-        for (size_t p = 0; p < panels; ++p) {
+        for (size_t p = panel_begin; p < panels; ++p) {
           const size_t w = std::min(kNR, nc - p * kNR);
           const MicroKernelFn<T> fn = w == kNR ? full : PickKernel<T>(pack_a, mr, (w + L - 1) / L);
           fn(kc, a_panel, a_rs, a_ks, b_pack + p * kNR * kc, C + ic * ldc + jc + p * kNR, ldc, w,
@@ -361,24 +363,18 @@ void PackAllB(bool trans_b, size_t K, size_t N, const T* B, size_t ldb, T* dst) 
   }
 }
 
-// Column blocks of a pre-packed op(B) of K x N (the unit a product on it can be split by).
-template <typename T>
-size_t PackedBColumnBlocks(size_t N, size_t K) {
-  const Blocking<T> blocking(N, K);
-  return (N + blocking.nc_max - 1) / blocking.nc_max;
-}
-
-// The packed path on a B that PackAllB laid out, over its column blocks [first_block,
-// end_block): no packing of B per call. col_bias (N values, or null) is added to each column.
+// The packed path on a B that PackAllB laid out, over its columns [col_begin, col_end) (col_begin
+// a multiple of the target's kNR, col_end too or N): no packing of B per call. col_bias (N
+// values, or null) is added to each column.
 template <typename T>
 void GemmPrepacked(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T* A, size_t lda,
-                   const T* packed, T beta, T* C, size_t ldc, size_t first_block, size_t end_block,
+                   const T* packed, T beta, T* C, size_t ldc, size_t col_begin, size_t col_end,
                    const T* col_bias = nullptr) {
   constexpr size_t kNR = Tile<T>::kNR;
   const Blocking<T> blocking(N, K);
   const T* next = packed;
-  for (size_t b = 0; b < first_block && b * blocking.nc_max < N; ++b) {
-    next += (std::min(blocking.nc_max, N - b * blocking.nc_max) + kNR - 1) / kNR * kNR * K;
+  for (size_t jc = 0; jc + blocking.nc_max <= col_begin && jc < N; jc += blocking.nc_max) {
+    next += (std::min(blocking.nc_max, N - jc) + kNR - 1) / kNR * kNR * K;
   }
   GemmPackedLoop(
       trans_a, M, N, K, alpha, A, lda, beta, C, ldc, static_cast<const T*>(nullptr), col_bias,
@@ -387,7 +383,7 @@ void GemmPrepacked(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T*
         next += (nc + kNR - 1) / kNR * kNR * kc;
         return block;
       },
-      first_block, end_block);
+      col_begin, col_end);
 }
 
 // ---------------------------------------------------------------------------------------------

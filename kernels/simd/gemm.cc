@@ -35,17 +35,14 @@ void PackAllBImpl(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ld
   gemm_internal::PackAllB<float>(trans_b, K, N, B, ldb, dst);
 }
 
-size_t PackedBColumnBlocksImpl(int64_t N, int64_t K) {
-  return gemm_internal::PackedBColumnBlocks<float>(N, K);
-}
-
 size_t MicroTileRowsImpl() { return gemm_internal::Tile<float>::kMR; }
+size_t MicroTileColsImpl() { return gemm_internal::Tile<float>::kNR; }
 
 void GemmPrepackedImpl(bool trans_a, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                        int64_t lda, const float* packed, float beta, float* C, int64_t ldc,
-                       int64_t first_block, int64_t end_block, const float* col_bias) {
+                       int64_t col_begin, int64_t col_end, const float* col_bias) {
   gemm_internal::GemmPrepacked<float>(trans_a, M, N, K, alpha, A, lda, packed, beta, C, ldc,
-                                      first_block, end_block, col_bias);
+                                      col_begin, col_end, col_bias);
 }
 
 void SgemmFilledBImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
@@ -77,8 +74,8 @@ HWY_EXPORT(DgemmImpl);
 HWY_EXPORT(PackedBSizeImpl);
 HWY_EXPORT(PackAllBImpl);
 HWY_EXPORT(GemmPrepackedImpl);
-HWY_EXPORT(PackedBColumnBlocksImpl);
 HWY_EXPORT(MicroTileRowsImpl);
+HWY_EXPORT(MicroTileColsImpl);
 HWY_EXPORT(SgemmFilledBImpl);
 
 // Splits one product across the current parallel scope (base/parallel.h) into row blocks or
@@ -148,8 +145,6 @@ std::unique_ptr<const PackedB> PackB(bool trans_b, int64_t K, int64_t N, const f
   packed->n = N;
   if (K > 0 && N > 0) {
     packed->data.resize(HWY_DYNAMIC_DISPATCH(PackedBSizeImpl)(N, K));
-    packed->column_blocks =
-        static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(PackedBColumnBlocksImpl)(N, K));
     HWY_DYNAMIC_DISPATCH(PackAllBImpl)(trans_b, K, N, B, ldb, packed->data.data());
   }
   return packed;
@@ -177,23 +172,26 @@ void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t 
   }
   // Rows split across threads in blocks of this target's micro-tile rows (B is packed already,
   // so a row split costs no packing; whole tiles of 24 rows split 64 rows 24:40); a product of
-  // too few rows splits by the packed column blocks instead. Either way each element is
-  // computed as in a serial call.
+  // too few rows splits by the packed panels of this target's micro-tile columns instead (not by
+  // the packed column blocks: a 1024-wide B has three, which two threads split 2:1). Either way
+  // each element is computed as in a serial call.
   static const int64_t row_unit = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(MicroTileRowsImpl)());
+  // Not cached: the packed layout's panels are those of the target running now.
+  const int64_t col_unit = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(MicroTileColsImpl)());
   const int64_t row_units = M / row_unit;
   const double unit_flops = 2.0 * static_cast<double>(row_unit) * N * K;
   const int64_t row_chunks =
       parallel::ChunkCount(row_units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops));
-  const double block_flops = 2.0 * static_cast<double>(M) * N * K /
-                             static_cast<double>(std::max<int64_t>(1, b.column_blocks));
-  if (row_chunks < 2 && b.column_blocks >= 2 &&
-      parallel::ChunkCount(b.column_blocks,
-                           parallel::MinChunk(block_flops, parallel::kMinChunkFlops)) >= 2) {
-    parallel::For(b.column_blocks, parallel::MinChunk(block_flops, parallel::kMinChunkFlops),
+  const int64_t panels = (N + col_unit - 1) / col_unit;
+  const double panel_flops = 2.0 * static_cast<double>(M) * static_cast<double>(col_unit) * K;
+  if (row_chunks < 2 && panels >= 2 &&
+      parallel::ChunkCount(panels, parallel::MinChunk(panel_flops, parallel::kMinChunkFlops)) >=
+          2) {
+    parallel::For(panels, parallel::MinChunk(panel_flops, parallel::kMinChunkFlops),
                   [&](int64_t begin, int64_t end) {
                     HWY_DYNAMIC_DISPATCH(GemmPrepackedImpl)
-                    (trans_a, M, N, K, alpha, A, lda, b.data.data(), beta, C, ldc, begin, end,
-                     col_bias);
+                    (trans_a, M, N, K, alpha, A, lda, b.data.data(), beta, C, ldc, begin * col_unit,
+                     std::min(N, end * col_unit), col_bias);
                   });
     return;
   }
@@ -203,7 +201,7 @@ void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t 
                   const int64_t lo = begin * row_unit, hi = end == units ? M : end * row_unit;
                   HWY_DYNAMIC_DISPATCH(GemmPrepackedImpl)
                   (trans_a, hi - lo, N, K, alpha, trans_a ? A + lo : A + lo * lda, lda,
-                   b.data.data(), beta, C + lo * ldc, ldc, 0, b.column_blocks, col_bias);
+                   b.data.data(), beta, C + lo * ldc, ldc, 0, N, col_bias);
                 });
 }
 

@@ -35,7 +35,6 @@ void Dgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, double a
 // PackedB is only meaningful in the process that made it).
 struct PackedB {
   int64_t k = 0, n = 0;
-  int64_t column_blocks = 0;  // the packed layout's column blocks (a unit threads split by)
   std::vector<float> data;
 };
 std::unique_ptr<const PackedB> PackB(bool trans_b, int64_t K, int64_t N, const float* B,
@@ -44,8 +43,8 @@ std::unique_ptr<const PackedB> PackB(bool trans_b, int64_t K, int64_t N, const f
 // C[M, b.n] = alpha * op(A)[M, b.k] * B + beta * C, with B from PackB: Sgemm's contract without
 // packing B on each call. Every M takes the packed micro-kernel path (results may differ from
 // Sgemm's in the last bits where Sgemm takes its small-M or small-N path); threads split rows,
-// or the packed column blocks when there are too few rows, and the result is the same for any
-// thread count.
+// or the packed panels (the micro-kernel's column width) when there are too few rows, and the
+// result is the same for any thread count.
 // col_bias (b.n values, or null) is added to every row: with beta = 0 the bits of a C filled
 // with it and beta = 1.
 void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -77,14 +78,17 @@ TEST(GemmTest, PrepackedBMatchesTheReference) {
   const Case cases[] = {
       {1, 1000, 300, false, false, 0.0f}, {3, 97, 1030, true, true, 1.0f},
       {8, 768, 768, false, true, 0.5f},   {200, 5, 64, false, false, 0.0f},
-      {301, 497, 513, true, false, 1.0f},
+      {301, 497, 513, true, false, 1.0f}, {8, 1024, 1024, false, true, 0.0f},
+      {2, 1000, 40, true, false, 1.0f},
   };
   for (const Case& c : cases) {
     const std::vector<float> a = Random(c.M * c.K, 4), b = Random(c.K * c.N, 5),
                              c0 = Random(c.M * c.N, 6);
     const std::unique_ptr<const PackedB> packed = PackB(c.tb, c.K, c.N, b.data(), c.tb ? c.K : c.N);
-    auto run = [&](int threads) {
+    auto run = [&](int threads, bool split_all = false) {
       parallel::ThreadScope scope(threads);
+      std::optional<parallel::ScopedSplitAll> split;
+      if (split_all) split.emplace();
       std::vector<float> out = c0;
       SgemmPackedB(c.ta, c.M, 0.5f, a.data(), c.ta ? c.M : c.K, *packed, c.beta, out.data(), c.N);
       return out;
@@ -103,6 +107,9 @@ TEST(GemmTest, PrepackedBMatchesTheReference) {
     }
     EXPECT_LT(max_err, 1e-3) << c.M << "x" << c.N << "x" << c.K;
     EXPECT_EQ(run(3), got) << c.M << "x" << c.N << "x" << c.K;
+    // Every loop split: few rows split by panels, across the packed column blocks' boundaries.
+    EXPECT_EQ(run(2, true), got) << c.M << "x" << c.N << "x" << c.K << " split";
+    EXPECT_EQ(run(3, true), got) << c.M << "x" << c.N << "x" << c.K << " split";
     // A column bias in the store: the bits of C filled with it and beta = 1.
     const std::vector<float> bias = Random(c.N, 7);
     std::vector<float> filled(c.M * c.N);
