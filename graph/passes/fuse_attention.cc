@@ -220,7 +220,9 @@ class Fuser {
         !SameDim((*y)[2], v->dims[2])) {
       return false;
     }
-    std::optional<Dim> bias_rows;  // the bias's dim 2: S, or 1 to expand
+    // ONNX Runtime's attention_bias has all S rows: a [., ., 1, L] mask is expanded to them
+    // (Expand exists from opset 8).
+    bool expand = false;
     if (bias != nullptr) {
       const std::optional<std::vector<Dim>> b = FloatDims(bias, 4);
       auto one = [](const Dim& dim) { return dim.is_literal() && *dim.value == 1; };
@@ -229,15 +231,14 @@ class Fuser {
           (!one((*b)[2]) && !SameDim((*b)[2], q->dims[1])) || !SameDim((*b)[3], k->dims[1])) {
         return false;
       }
-      bias_rows = (*b)[2];
+      expand = !SameDim((*b)[2], q->dims[1]);
+      if (expand && opset_ < 8) return false;
     }
     if (!match::AllIn(graph, dead) || last->graph() != &graph || !match::UseContribOpset(model_)) {
       return false;
     }
     std::vector<Value*> inputs = {q->x, k->x, v->x};
     if (bias != nullptr) {
-      // ONNX Runtime's attention_bias has all S rows: a [., ., 1, L] mask is expanded to them.
-      const bool expand = !SameDim(*bias_rows, q->dims[1]);
       inputs.insert(inputs.end(),
                     {nullptr, nullptr, expand ? ExpandRows(graph, last, bias, q->x) : bias});
     }
