@@ -194,43 +194,53 @@ void ResizeNearest(const TensorView& in, const TensorView& out, const std::vecto
   const int64_t width = out.dims[rank - 1];
   const int64_t rows = out.NumElements() / width;
   const DimTaps& inner = dims[rank - 1];
+  // The innermost offsets, compact (the taps are 64 bytes apart per coordinate).
+  std::vector<int64_t> offsets(width);
+  bool any_outside = false;
+  for (int64_t x = 0; x < width; ++x) {
+    offsets[x] = inner.taps[x * DimTaps::kMaxTaps].offset;
+    any_outside = any_outside || inner.outside[x];
+  }
   // Rows split across threads (base/parallel.h); each chunk starts its own odometer.
-  parallel::For(
-      rows, parallel::MinChunk(width, parallel::kMinChunkElements),
-      [&](int64_t row_begin, int64_t row_end) {
-        std::vector<int64_t> index(rank - 1, 0);
-        for (int64_t k = rank - 2, rest = row_begin; k >= 0; --k) {
-          index[k] = rest % out.dims[k];
-          rest /= out.dims[k];
-        }
-        T* dst = out.As<T>() + row_begin * width;
-        int64_t previous = -1;  // input row offset of the previous output row; -1: none/outside
-        for (int64_t r = row_begin; r < row_end; ++r, dst += width) {
-          int64_t base = 0;
-          bool outside = false;
-          for (int64_t k = 0; k + 1 < rank; ++k) {
-            const DimTaps& d = dims[k];
-            outside = outside || d.outside[index[k]];
-            if (!outside) base += d.taps[index[k] * DimTaps::kMaxTaps].offset;
-          }
-          if (outside) {
-            std::fill_n(dst, width, fill);
-            previous = -1;
-          } else if (base == previous) {
-            std::memcpy(dst, dst - width, width * sizeof(T));
-          } else {
-            for (int64_t x = 0; x < width; ++x) {
-              dst[x] =
-                  inner.outside[x] ? fill : src[base + inner.taps[x * DimTaps::kMaxTaps].offset];
-            }
-            previous = base;
-          }
-          for (int64_t k = rank - 2; k >= 0; --k) {
-            if (++index[k] < out.dims[k]) break;
-            index[k] = 0;
-          }
-        }
-      });
+  parallel::For(rows, parallel::MinChunk(width, parallel::kMinChunkElements),
+                [&](int64_t row_begin, int64_t row_end) {
+                  std::vector<int64_t> index(rank - 1, 0);
+                  for (int64_t k = rank - 2, rest = row_begin; k >= 0; --k) {
+                    index[k] = rest % out.dims[k];
+                    rest /= out.dims[k];
+                  }
+                  T* dst = out.As<T>() + row_begin * width;
+                  int64_t previous =
+                      -1;  // input row offset of the previous output row; -1: none/outside
+                  for (int64_t r = row_begin; r < row_end; ++r, dst += width) {
+                    int64_t base = 0;
+                    bool outside = false;
+                    for (int64_t k = 0; k + 1 < rank; ++k) {
+                      const DimTaps& d = dims[k];
+                      outside = outside || d.outside[index[k]];
+                      if (!outside) base += d.taps[index[k] * DimTaps::kMaxTaps].offset;
+                    }
+                    if (outside) {
+                      std::fill_n(dst, width, fill);
+                      previous = -1;
+                    } else if (base == previous) {
+                      std::memcpy(dst, dst - width, width * sizeof(T));
+                    } else if (!any_outside) {
+                      const T* row = src + base;
+                      for (int64_t x = 0; x < width; ++x) dst[x] = row[offsets[x]];
+                      previous = base;
+                    } else {
+                      for (int64_t x = 0; x < width; ++x) {
+                        dst[x] = inner.outside[x] ? fill : src[base + offsets[x]];
+                      }
+                      previous = base;
+                    }
+                    for (int64_t k = rank - 2; k >= 0; --k) {
+                      if (++index[k] < out.dims[k]) break;
+                      index[k] = 0;
+                    }
+                  }
+                });
 }
 
 // The planar path of ResizeInterpolate for float: when only the last two dims interpolate (every
