@@ -17,6 +17,7 @@ namespace {
 
 using match::Is;
 using match::OnlyFeeds;
+using match::SameDim;
 using match::Scalar;
 
 const std::vector<int64_t> kSwapMiddle = {0, 2, 1, 3};
@@ -32,11 +33,6 @@ std::optional<std::vector<Dim>> FloatDims(const Value* v, size_t rank) {
   if (v->type().element_type() != ElementType::kFloat) return std::nullopt;
   if (v->type().shape().size() != rank) return std::nullopt;
   return v->type().shape();
-}
-
-// Known to be equal: the same literal or the same dim_param.
-bool SameDim(const Dim& a, const Dim& b) {
-  return a.is_literal() ? b.is_literal() && *a.value == *b.value : a.is_param() && a == b;
 }
 
 // One side of the pattern: `x` [B, T, H * e] reshaped to [B, T, H, e] by `reshape`.
@@ -63,29 +59,39 @@ std::optional<Split> SplitHeads(const Value* v, const Node* user, std::vector<No
   return Split{reshape->input(0), *three, *(*four)[2].value, *(*four)[3].value};
 }
 
-// `v` (read only by the pattern) = Mul(w, c), Mul(c, w) or Div(w, c) with c a scalar constant
-// other than 0, and w read only by that node: multiplies `scale` by c (or 1 / c), records the node
-// in `dead` and returns w. Otherwise returns v.
-const Value* Unscaled(const Value* v, double& scale, std::vector<Node*>& dead) {
-  Node* p = v->producer();
+// `p` = Mul(w, c), Mul(c, w) or Div(w, c) with c a scalar constant other than 0: the factor it
+// multiplies w by (c, or 1 / c) and w's input slot.
+struct ScalarFactor {
+  double factor;
+  int operand;
+};
+std::optional<ScalarFactor> ScalesByConstant(const Node* p) {
   const bool mul = Is(p, "Mul");
-  if ((!mul && !Is(p, "Div")) || p->num_inputs() != 2) return v;
+  if ((!mul && !Is(p, "Div")) || p->num_inputs() != 2) return std::nullopt;
   const int c = mul && Scalar(p->input(0)) ? 0 : 1;
   const std::optional<double> constant = Scalar(p->input(c));
-  const Value* w = p->input(1 - c);
-  if (!constant || *constant == 0.0 || !OnlyFeeds(w, p)) return v;
-  scale *= mul ? *constant : 1.0 / *constant;
-  dead.push_back(p);
-  return w;
+  if (!constant || *constant == 0.0) return std::nullopt;
+  return ScalarFactor{mul ? *constant : 1.0 / *constant, 1 - c};
 }
 
-// `v` is Q K^T, possibly scaled: a MatMul, or a Mul or Div of one by a scalar constant.
+// `v` (read only by the pattern) = w scaled by a constant (ScalesByConstant), w read only by that
+// node: multiplies `scale` by the factor, records the node in `dead` and returns w. Otherwise
+// returns v.
+const Value* Unscaled(const Value* v, double& scale, std::vector<Node*>& dead) {
+  Node* p = v->producer();
+  const std::optional<ScalarFactor> f = ScalesByConstant(p);
+  if (!f || !OnlyFeeds(p->input(f->operand), p)) return v;
+  scale *= f->factor;
+  dead.push_back(p);
+  return p->input(f->operand);
+}
+
+// `v` is Q K^T, possibly scaled: a MatMul, or one scaled by a constant.
 bool IsProduct(const Value* v) {
   const Node* p = v->producer();
   if (Is(p, "MatMul")) return true;
-  if ((!Is(p, "Mul") && !Is(p, "Div")) || p->num_inputs() != 2) return false;
-  const int c = Is(p, "Mul") && Scalar(p->input(0)) ? 0 : 1;
-  return Scalar(p->input(c)).has_value() && Is(p->input(1 - c)->producer(), "MatMul");
+  const std::optional<ScalarFactor> f = ScalesByConstant(p);
+  return f && p->input(f->operand) != nullptr && Is(p->input(f->operand)->producer(), "MatMul");
 }
 
 // bias [., ., 1, L] expanded to q's S rows, by nodes inserted before `before`:

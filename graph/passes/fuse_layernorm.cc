@@ -148,9 +148,7 @@ class Fuser {
     for (size_t i = 0; i < vs.size(); ++i) {
       const Dim& a = vs[vs.size() - 1 - i];
       const Dim& b = xs[xs.size() - 1 - i];
-      const bool one = a.value == 1;
-      const bool same = a.is_literal() ? a.value == b.value : a.is_param() && a.param == b.param;
-      if (!one && !same) return false;
+      if (a.value != 1 && !match::SameDim(a, b)) return false;
     }
     return true;
   }

@@ -47,6 +47,10 @@ std::optional<int64_t> Rank(const Value* v) {
   return static_cast<int64_t>(v->type().shape().size());
 }
 
+bool SameDim(const Dim& a, const Dim& b) {
+  return a.is_literal() ? a.value == b.value : a.is_param() && a.param == b.param;
+}
+
 bool SameRank(const Value* a, const Value* b) {
   const std::optional<int64_t> rank = Rank(a);
   return rank.has_value() && rank == Rank(b);

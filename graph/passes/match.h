@@ -32,6 +32,9 @@ bool IsScalar(const Value* v, double want);
 // The rank of `v`'s tensor type, when known.
 std::optional<int64_t> Rank(const Value* v);
 
+// Two dims known to be equal: the same literal, or the same dim_param.
+bool SameDim(const Dim& a, const Dim& b);
+
 // `a` and `b` have tensor types of known and equal rank. A one-element constant of rank r
 // broadcasts what it combines with to rank r: a pattern replaced by one op on x must end in a
 // value of x's rank.

@@ -1,5 +1,5 @@
 // com.microsoft MultiHeadAttention (ONNX Runtime's contrib op, which the fuse-attention pass
-// makes of a spelled-out attention block), in its unpacked, unmasked form:
+// makes of a spelled-out attention block), in its unpacked form:
 //
 //   query [B, S, H * d], key [B, L, H * d], value [B, L, H * dv] -> output [B, S, H * dv]
 //   output[b, s, h, :] = softmax_l(scale * query[b, s, h, :] . key[b, l, h, :]) . value[b, :, h, :]
@@ -16,8 +16,7 @@
 // attention_bias (input 5, [B or 1, H or 1, S, L]) is added to the scaled scores before the softmax
 // (how the fusion passes BERT's additive mask). Not supported (Unimplemented, at load): the packed
 // QKV and KV forms, bias, key_padding_mask, past/present key and value, the qk output,
-// unidirectional = 1. float and float16 (computed
-// in float) as ONNX Runtime's CPU kernel.
+// unidirectional = 1. float and float16 (computed in float), as ONNX Runtime's CPU kernel.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

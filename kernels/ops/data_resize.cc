@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "kernels/dispatch.h"
@@ -182,6 +183,30 @@ T FromAcc(Acc v) {
   }
 }
 
+// The index over the first n dims of `dims` of the flat (row-major) position `flat`, stepped by
+// Advance(): the odometer each chunk of rows or planes that threads split starts.
+class OuterIndex {
+ public:
+  OuterIndex(absl::Span<const int64_t> dims, int64_t n, int64_t flat)
+      : dims_(dims.first(n)), index_(n, 0) {
+    for (int64_t k = n - 1; k >= 0; --k) {
+      index_[k] = flat % dims_[k];
+      flat /= dims_[k];
+    }
+  }
+  int64_t operator[](int64_t k) const { return index_[k]; }
+  void Advance() {
+    for (int64_t k = static_cast<int64_t>(index_.size()) - 1; k >= 0; --k) {
+      if (++index_[k] < dims_[k]) return;
+      index_[k] = 0;
+    }
+  }
+
+ private:
+  absl::Span<const int64_t> dims_;
+  std::vector<int64_t> index_;
+};
+
 // Nearest: pure data movement, by element size. Output rows that read the same input row as
 // the previous one (upsampled outer dims) copy that output row.
 template <typename T>
@@ -204,14 +229,10 @@ void ResizeNearest(const TensorView& in, const TensorView& out, const std::vecto
   // Rows split across threads (base/parallel.h); each chunk starts its own odometer.
   parallel::For(rows, parallel::MinChunk(width, parallel::kMinChunkElements),
                 [&](int64_t row_begin, int64_t row_end) {
-                  std::vector<int64_t> index(rank - 1, 0);
-                  for (int64_t k = rank - 2, rest = row_begin; k >= 0; --k) {
-                    index[k] = rest % out.dims[k];
-                    rest /= out.dims[k];
-                  }
+                  OuterIndex index(out.dims, rank - 1, row_begin);
                   T* dst = out.As<T>() + row_begin * width;
-                  int64_t previous =
-                      -1;  // input row offset of the previous output row; -1: none/outside
+                  // The input row offset of the previous output row; -1: none or outside.
+                  int64_t previous = -1;
                   for (int64_t r = row_begin; r < row_end; ++r, dst += width) {
                     int64_t base = 0;
                     bool outside = false;
@@ -235,10 +256,7 @@ void ResizeNearest(const TensorView& in, const TensorView& out, const std::vecto
                       }
                       previous = base;
                     }
-                    for (int64_t k = rank - 2; k >= 0; --k) {
-                      if (++index[k] < out.dims[k]) break;
-                      index[k] = 0;
-                    }
+                    index.Advance();
                   }
                 });
 }
@@ -285,11 +303,7 @@ bool ResizePlanes(const TensorView& in, const TensorView& out, const std::vector
                                    parallel::kMinChunkElements),
                 [&](int64_t begin, int64_t end) {
                   std::vector<float> across(in_height * width);  // the W-interpolated input rows
-                  std::vector<int64_t> index(std::max<int64_t>(rank - 2, 1), 0);
-                  for (int64_t k = rank - 3, rest = begin; k >= 0; --k) {
-                    index[k] = rest % out.dims[k];
-                    rest /= out.dims[k];
-                  }
+                  OuterIndex index(out.dims, rank - 2, begin);
                   for (int64_t plane = begin; plane < end; ++plane) {
                     int64_t offset = 0;
                     for (int64_t k = 0; k + 2 < rank; ++k) {
@@ -312,10 +326,7 @@ bool ResizePlanes(const TensorView& in, const TensorView& out, const std::vector
                                         static_cast<size_t>(width));
                       }
                     }
-                    for (int64_t k = rank - 3; k >= 0; --k) {
-                      if (++index[k] < out.dims[k]) break;
-                      index[k] = 0;
-                    }
+                    index.Advance();
                   }
                 });
   return true;
@@ -390,11 +401,7 @@ void ResizeInterpolate(const TensorView& in, const TensorView& out,
   // Rows split across threads (base/parallel.h); each chunk starts its own odometer.
   parallel::For(rows, parallel::MinChunk(width + in_width, parallel::kMinChunkElements),
                 [&](int64_t row_begin, int64_t row_end) {
-                  std::vector<int64_t> index(rank - 1, 0);
-                  for (int64_t k = rank - 2, rest = row_begin; k >= 0; --k) {
-                    index[k] = rest % out.dims[k];
-                    rest /= out.dims[k];
-                  }
+                  OuterIndex index(out.dims, rank - 1, row_begin);
                   std::vector<Combo> combos, next;
                   std::vector<Acc> blended(in_width);
                   T* dst = out.As<T>() + row_begin * width;
@@ -453,10 +460,7 @@ void ResizeInterpolate(const TensorView& in, const TensorView& out,
                       }
                       interpolate_row(b, dst);
                     }
-                    for (int64_t k = rank - 2; k >= 0; --k) {
-                      if (++index[k] < out.dims[k]) break;
-                      index[k] = 0;
-                    }
+                    index.Advance();
                   }
                 });
 }
