@@ -189,7 +189,12 @@ class EyeLikeKernel final : public OpKernel {
     const int64_t rows = (*out)->dims[0], cols = (*out)->dims[1];
     char* dst = static_cast<char*>((*out)->data);
     std::memset(dst, 0, static_cast<size_t>(rows * cols) * esize);
-    for (int64_t i = std::max<int64_t>(0, -k_); i < rows && i + k_ < cols; ++i) {
+    // k is any int64 (the fuzzer found k = INT64_MIN): a diagonal wholly outside the matrix
+    // leaves it zero, and the bounds below are formed only once |k| is known to fit.
+    if (k_ >= cols || k_ <= -rows) return absl::OkStatus();
+    const int64_t first_row = k_ < 0 ? -k_ : 0;
+    const int64_t end_row = std::min(rows, cols - k_);
+    for (int64_t i = first_row; i < end_row; ++i) {
       std::memcpy(dst + (i * cols + i + k_) * static_cast<int64_t>(esize), one, esize);
     }
     return absl::OkStatus();
@@ -222,6 +227,8 @@ class TriluKernel final : public OpKernel {
       k = (*kv)[0];
     }
     const int64_t rows = in.dims[in.rank() - 2], cols = in.dims[in.rank() - 1];
+    // Any k beyond the matrix selects all or nothing; clamping keeps i + k from overflowing.
+    k = std::clamp<int64_t>(k, -rows - 1, cols + 1);
     const int64_t matrices = rows * cols == 0 ? 0 : in.NumElements() / (rows * cols);
     const size_t esize = in.ElementBytes();
     const char* src = static_cast<const char*>(in.data);

@@ -382,6 +382,15 @@ TEST(DataKernels, RangeConstantEyeLikeShape) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int32_t>((*out)[0]), (std::vector<int32_t>{0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0}));
 
+  // A diagonal outside the matrix, as far as int64 reaches (INT64_MIN once overflowed -k).
+  for (const char* k : {"-9223372036854775808", "9223372036854775807", "4", "-3"}) {
+    out = RunText(ModelText(13, "g (float[3,4] x) => (float[3,4] y)",
+                            absl::StrCat("y = EyeLike <k = ", k, "> (x)")),
+                  {Floats({3, 4}, std::vector<float>(12))});
+    ASSERT_TRUE(out.ok()) << k << ": " << out.status();
+    EXPECT_EQ(Values<float>((*out)[0]), std::vector<float>(12)) << k;
+  }
+
   out = RunText(
       ModelText(15, "g (float[2,3,4,5] x) => (int64[2] y)", "y = Shape <start = -3, end = -1> (x)"),
       {Floats({2, 3, 4, 5}, std::vector<float>(120))});
@@ -455,6 +464,18 @@ TEST(DataKernels, ReverseSequenceAndTrilu) {
       {x, Int64s({}, {-1})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{0, 0, 2, 0, 4, 5}));
+  // k at the ends of int64: upper keeps nothing for INT64_MAX and everything for INT64_MIN.
+  for (const auto& [k, upper, want] : std::vector<std::tuple<int64_t, int, std::vector<float>>>{
+           {std::numeric_limits<int64_t>::max(), 1, std::vector<float>(6)},
+           {std::numeric_limits<int64_t>::min(), 1, {0, 1, 2, 3, 4, 5}},
+           {std::numeric_limits<int64_t>::max(), 0, {0, 1, 2, 3, 4, 5}},
+           {std::numeric_limits<int64_t>::min(), 0, std::vector<float>(6)}}) {
+    out = RunText(ModelText(14, "g (float[3,2] x, int64 k) => (float[3,2] y)",
+                            absl::StrCat("y = Trilu <upper = ", upper, "> (x, k)")),
+                  {x, Int64s({}, {k})});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(Values<float>((*out)[0]), want) << "k " << k << " upper " << upper;
+  }
 }
 
 // ---- ONNX backend tests ----
