@@ -59,7 +59,8 @@ DimTaps ComputeTaps(int64_t in, int64_t out, int64_t kernel, int64_t stride, int
   t.stride = stride;
   t.pad_begin = pad_begin;
   // Full windows: start >= 0 and start + (kernel - 1) * dilation <= in - 1.
-  t.full_begin = std::min(out, (pad_begin + stride - 1) / stride);
+  // A negative pad_begin (a crop, which the shape rule allows) starts every window inside.
+  t.full_begin = pad_begin <= 0 ? 0 : std::min(out, (pad_begin + stride - 1) / stride);
   const int64_t last_start = in - 1 - (kernel - 1) * dilation + pad_begin;  // o * stride <= this
   t.full_end =
       last_start < 0 ? t.full_begin : std::clamp(last_start / stride + 1, t.full_begin, out);

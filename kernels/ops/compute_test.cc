@@ -799,6 +799,9 @@ TEST(MaxPool, MatchesDirectPooling) {
       {{2, 3, 9, 43}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
       {{1, 4, 8, 8}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
       {{1, 2, 7, 7}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
+      // Negative pads (a crop; the model fuzzer found the edge columns indexed from -1).
+      {{1, 2, 9, 20}, {3, 2}, {1, 1}, {1, 1}, {-1, -2, 1, -1}},
+      {{1, 1, 8, 40}, {2, 2}, {2, 2}, {1, 1}, {0, -1, 0, 1}},
   };
   for (const Case& c : cases) {
     for (const bool zeros : {false, true}) {
@@ -850,6 +853,51 @@ TEST(MaxPool, MatchesDirectPooling) {
       EXPECT_EQ(got_bits, want_bits) << attrs << (zeros ? " (signed zeros)" : "");
     }
   }
+}
+
+// AveragePool with negative pads (a crop, which the shape rule allows) against a direct loop;
+// count_include_pad = 1 over a crop has no agreed divisor, so it is only run.
+TEST(AveragePool, NegativePadsCrop) {
+  const Tensor x = RandomTensor({1, 2, 7, 12}, 47);
+  const std::vector<float> xv = Values<float>(x);
+  absl::StatusOr<std::vector<Tensor>> y =
+      RunText(ModelText(11, "agraph (float[A] x) => (float[D] y)",
+                        "y = AveragePool <kernel_shape = [5, 2], pads = [2, -1, 0, 2]> (x)"),
+              {x});
+  ASSERT_TRUE(y.ok()) << y.status();
+  // OH = 7 + 2 - 5 + 1 = 5, OW = 12 - 1 + 2 - 2 + 1 = 12.
+  std::vector<float> want;
+  for (int64_t p = 0; p < 2; ++p) {
+    for (int64_t oh = 0; oh < 5; ++oh) {
+      for (int64_t ow = 0; ow < 12; ++ow) {
+        double sum = 0;
+        int n = 0;
+        for (int64_t a = 0; a < 5; ++a) {
+          for (int64_t b = 0; b < 2; ++b) {
+            const int64_t ih = oh - 2 + a, iw = ow + 1 + b;
+            if (ih < 0 || ih >= 7 || iw >= 12) continue;
+            sum += xv[(p * 7 + ih) * 12 + iw];
+            ++n;
+          }
+        }
+        want.push_back(static_cast<float>(sum / n));
+      }
+    }
+  }
+  const std::vector<float> got = Values<float>((*y)[0]);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i])) {  // the last column's window lies wholly in the end pads: 0 / 0
+      EXPECT_TRUE(std::isnan(got[i])) << i;
+    } else {
+      EXPECT_NEAR(got[i], want[i], 1e-6) << i;
+    }
+  }
+  y = RunText(ModelText(11, "agraph (float[A] x) => (float[D] y)",
+                        "y = AveragePool <kernel_shape = [5, 2], count_include_pad = 1, "
+                        "pads = [64, -1, 3, 2]> (x)"),
+              {x});
+  EXPECT_TRUE(y.ok()) << y.status();
 }
 
 // 3-D MaxPool over a depth of one: with no depth pads it is the 2x2 fast path's case; depth pads
