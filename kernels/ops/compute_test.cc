@@ -486,6 +486,31 @@ std::vector<float> NaiveConv(const ConvCase& c, const std::vector<int64_t>& out,
   return y;
 }
 
+// QLinearConv's scalar parameters must hold one value: an empty x_scale was read as element 0
+// (a division by its zero dim; the model fuzzer found it) and is now an error naming it.
+TEST(QLinearConv, ScalarParametersHoldOneValue) {
+  const std::string model =
+      ModelText(10,
+                "g (uint8[1,1,2,2] x, float[S] xs, uint8 xz, uint8[1,1,1,1] w, float ws, uint8 wz, "
+                "float ys, uint8 yz) => (uint8[1,1,2,2] y)",
+                "y = QLinearConv (x, xs, xz, w, ws, wz, ys, yz)");
+  auto u8 = [](std::vector<int64_t> dims, std::vector<uint8_t> v) {
+    return MakeTensor<uint8_t>(ElementType::kUint8, std::move(dims), std::move(v));
+  };
+  const Tensor x = u8({1, 1, 2, 2}, {10, 20, 30, 40});
+  const Tensor w = u8({1, 1, 1, 1}, {3});
+  absl::StatusOr<std::vector<Tensor>> y =
+      RunText(model, {x, Floats({1}, {0.5f}), u8({}, {0}), w, Floats({}, {1.0f}), u8({}, {0}),
+                      Floats({}, {1.0f}), u8({}, {0})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(Values<uint8_t>((*y)[0]), (std::vector<uint8_t>{15, 30, 45, 60}));
+  y = RunText(model, {x, Floats({0}, {}), u8({}, {0}), w, Floats({}, {1.0f}), u8({}, {0}),
+                      Floats({}, {1.0f}), u8({}, {0})});
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.status().message().find("x_scale must hold one value"), std::string::npos)
+      << y.status();
+}
+
 TEST(Conv, MatchesDirectConvolution) {
   const ConvCase cases[] = {
       {{1, 3, 9}, 4, 1, {3}, {2}, {1}, {1, 1}},

@@ -27,6 +27,7 @@ int64_t OffsetOf(const TensorView& v, int64_t i) {
 
 double ReadDouble(const TensorView& v, int64_t i) {
   double value = 0;
+  if (i < 0 || i >= v.NumElements()) return value;
   (void)DispatchNumeric(v.type, "", [&](auto tag) -> absl::Status {
     using S = decltype(tag);
     value = ConvertElement<double>(v.As<S>()[OffsetOf(v, i)]);

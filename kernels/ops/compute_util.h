@@ -180,7 +180,9 @@ class DenseOutput {
 // attributes decides how much they write against disagreeing with the ShapeHelper.
 absl::Status CheckOutputSize(KernelContext& ctx, int i, int64_t n);
 
-// Reads any numeric tensor element `i` (row-major) as double (scales, scalar parameters).
+// Reads any numeric tensor element `i` (row-major) as double (scales, scalar parameters); 0 when
+// `i` is outside the tensor (callers check counts first and report them; this only keeps a
+// missed check from dividing by an empty dim).
 double ReadDouble(const TensorView& v, int64_t i);
 // Reads any numeric tensor as float values.
 std::vector<float> ReadFloats(const TensorView& v);
