@@ -1534,9 +1534,15 @@ absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
   if (!status_.ok()) return status_;
   const size_t at = out_.find("@HIGHWAY@");
   out_.replace(at, 9,
-               uses_highway_ ? "#include \"hwy/highway.h\"\n"
-                               "#include \"hwy/contrib/math/math-inl.h\"\n"
-                             : "");
+               uses_highway_
+                   // Highway 1.0's detect_targets.h tests an undefined HWY_BASELINE where it
+                   // means its baseline targets, so under a -march whose baseline is AVX3_DL
+                   // (AVX-VNNI next to AVX-512 VBMI2 and friends: Zen 5, Sapphire Rapids) its
+                   // own "best baseline" check fails unless AVX3_DL is asked for by name.
+                   ? "#ifndef HWY_WANT_AVX3_DL\n#define HWY_WANT_AVX3_DL\n#endif\n"
+                     "#include \"hwy/highway.h\"\n"
+                     "#include \"hwy/contrib/math/math-inl.h\"\n"
+                   : "");
   if (uses_highway_) {
     // Vector helpers with the scalar code's NaN and infinity behaviour.
     const size_t prelude_end = out_.find("\nextern \"C\" int32_t ");
