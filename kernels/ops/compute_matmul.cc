@@ -233,8 +233,9 @@ class GemmKernel final : public OpKernel {
 
 // `x` minus its zero point as dense int32. The zero point is a scalar, or per row of a matrix
 // operand (`per_row`: [M] or [..., M, 1]) or per column ([N] or [..., 1, N]).
-std::vector<int32_t> SubtractZeroPoint(const TensorView& x, const TensorView* zero_point,
-                                       bool per_row) {
+absl::StatusOr<std::vector<int32_t>> SubtractZeroPoint(KernelContext& ctx, const char* name,
+                                                       const TensorView& x,
+                                                       const TensorView* zero_point, bool per_row) {
   DenseInput<int32_t> values(x);
   std::vector<int32_t> result(values.data(), values.data() + values.size());
   if (zero_point == nullptr || zero_point->NumElements() == 0) return result;
@@ -248,6 +249,18 @@ std::vector<int32_t> SubtractZeroPoint(const TensorView& x, const TensorView* ze
     zp.dims.push_back(1);
     zp.strides.push_back(0);
   }
+  // Broadcast (right-aligned, dims of 1 stretch) onto x, or an error: a zero point whose dims
+  // do not fit was read past its end (the model fuzzer fed B's [3, 2] as a_zero_point).
+  bool fits = zp.rank() <= x.rank();
+  for (int64_t i = 1; fits && i <= zp.rank(); ++i) {
+    const int64_t z = zp.dims[zp.rank() - i], d = x.dims[x.rank() - i];
+    fits = z == 1 || z == d;
+  }
+  if (!fits) {
+    return ctx.Error(
+        absl::StrCat(name, " ", zero_point->DebugString(), " does not fit ", x.DebugString(),
+                     per_row ? " (a scalar or one per row)" : " (a scalar or one per column)"));
+  }
   std::vector<int32_t> zps(result.size());
   CopyConvertAny(zp.BroadcastTo(x.dims), zps.data());
   for (size_t i = 0; i < result.size(); ++i) result[i] -= zps[i];
@@ -255,12 +268,16 @@ std::vector<int32_t> SubtractZeroPoint(const TensorView& x, const TensorView* ze
 }
 
 // int32 [.., M, N] = (A - a_zero_point) x (B - b_zero_point).
-void IntegerMatMul(const TensorView& a, const TensorView* a_zp, const TensorView& b,
-                   const TensorView* b_zp, const Shape& out_dims, int32_t* out) {
-  std::vector<int32_t> a32 = SubtractZeroPoint(a, a_zp, /*per_row=*/true);
-  std::vector<int32_t> b32 = SubtractZeroPoint(b, b_zp, /*per_row=*/false);
+absl::Status IntegerMatMul(KernelContext& ctx, const TensorView& a, const TensorView* a_zp,
+                           const TensorView& b, const TensorView* b_zp, const Shape& out_dims,
+                           int32_t* out) {
+  ANVIL_ASSIGN_OR_RETURN(std::vector<int32_t> a32,
+                         SubtractZeroPoint(ctx, "a_zero_point", a, a_zp, /*per_row=*/true));
+  ANVIL_ASSIGN_OR_RETURN(std::vector<int32_t> b32,
+                         SubtractZeroPoint(ctx, "b_zero_point", b, b_zp, /*per_row=*/false));
   MatMulViews<int32_t>(TensorView::Dense(ElementType::kInt32, a32.data(), a.dims),
                        TensorView::Dense(ElementType::kInt32, b32.data(), b.dims), out_dims, out);
+  return absl::OkStatus();
 }
 
 bool IsQuantizedType(ElementType t) { return t == ElementType::kUint8 || t == ElementType::kInt8; }
@@ -271,8 +288,9 @@ absl::Status MatMulIntegerCompute(KernelContext& ctx) {
   if (!IsQuantizedType(a.type)) return UnsupportedType("MatMulInteger", a.type);
   if (!IsQuantizedType(b.type)) return UnsupportedType("MatMulInteger", b.type);
   TensorView& y = ctx.output(0);
-  IntegerMatMul(a, ctx.HasInput(2) ? &ctx.input(2) : nullptr, b,
-                ctx.HasInput(3) ? &ctx.input(3) : nullptr, y.dims, y.As<int32_t>());
+  ANVIL_RETURN_IF_ERROR(IntegerMatMul(ctx, a, ctx.HasInput(2) ? &ctx.input(2) : nullptr, b,
+                                      ctx.HasInput(3) ? &ctx.input(3) : nullptr, y.dims,
+                                      y.As<int32_t>()));
   return absl::OkStatus();
 }
 
@@ -288,7 +306,7 @@ absl::Status QLinearMatMulCompute(KernelContext& ctx) {
   if (!IsQuantizedType(y.type)) return UnsupportedType("QLinearMatMul", y.type);
   const int64_t n_out = y.NumElements();
   std::vector<int32_t> acc(n_out);
-  IntegerMatMul(a, &ctx.input(2), b, &ctx.input(5), y.dims, acc.data());
+  ANVIL_RETURN_IF_ERROR(IntegerMatMul(ctx, a, &ctx.input(2), b, &ctx.input(5), y.dims, acc.data()));
   if (n_out == 0) return absl::OkStatus();
 
   const int64_t M = a.rank() >= 2 ? a.dims[a.rank() - 2] : 1;

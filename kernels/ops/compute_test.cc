@@ -307,6 +307,27 @@ std::vector<float> NaiveBatchedMatMul(const std::vector<float>& a, const std::ve
   return y;
 }
 
+// MatMulInteger's zero points: per row of A, per column of B, and an error (not a read past
+// its end) for one whose dims do not fit its operand (the model fuzzer rewired B [3, 2] into
+// a_zero_point with A a [1] vector).
+TEST(MatMulInteger, ZeroPointsPerRowPerColumnAndMisfits) {
+  auto u8 = [](std::vector<int64_t> dims, std::vector<uint8_t> v) {
+    return MakeTensor<uint8_t>(ElementType::kUint8, std::move(dims), std::move(v));
+  };
+  absl::StatusOr<std::vector<Tensor>> y = RunText(
+      ModelText(10, "g (uint8[2,2] a, uint8[2,2] b, uint8[2] az, uint8[2] bz) => (int32[2,2] y)",
+                "y = MatMulInteger (a, b, az, bz)"),
+      {u8({2, 2}, {11, 12, 23, 24}), u8({2, 2}, {5, 6, 7, 8}), u8({2}, {10, 20}), u8({2}, {4, 6})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  // (a - [10; 20]) = [1 2; 3 4], (b - [4 6]) = [1 0; 3 2].
+  EXPECT_EQ(Values<int32_t>((*y)[0]), (std::vector<int32_t>{7, 4, 15, 8}));
+  y = RunText(ModelText(10, "g (uint8[1] a, uint8[1] b, uint8[3,2] az) => (int32 y)",
+                        "y = MatMulInteger (a, b, az)"),
+              {u8({1}, {1}), u8({1}, {2}), u8({3, 2}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.status().message().find("a_zero_point"), std::string::npos) << y.status();
+}
+
 TEST(MatMul, BroadcastBatchAndVectors) {
   const std::string text =
       ModelText(13, "agraph (float[A] a, float[B] b) => (float[C] y)", "y = MatMul(a, b)");
