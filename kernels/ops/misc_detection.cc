@@ -210,6 +210,12 @@ absl::Status RoiAlignRun(KernelContext& ctx, const RoiAlignAttrs& attrs) {
   }
   const int64_t n = xv.dims[0], channels = xv.dims[1], height = xv.dims[2], width = xv.dims[3];
   const int64_t num_rois = rv.dims[0];
+  // Bilinear sampling reads the nearest row and column even at the image's edge: an empty
+  // image has none (the model fuzzer read through X's null data at W = 0).
+  if ((height == 0 || width == 0) && num_rois > 0 && channels > 0) {
+    return ctx.Error(absl::StrCat("X ", xv.DebugString(),
+                                  " has an empty image, which no roi can be sampled from"));
+  }
   absl::StatusOr<std::vector<T>> x = ReadAs<T>(xv, "RoiAlign X");
   if (!x.ok()) return x.status();
   absl::StatusOr<std::vector<T>> rois = ReadAs<T>(rv, "RoiAlign rois");

@@ -337,6 +337,17 @@ g (float[1,1,3,3] X, float[1,4] rois, int64[1] idx) => (float[1,1,1,1] Y) {
   ASSERT_TRUE(align.outputs.ok()) << align.outputs.status();
   EXPECT_MATCH((*align.outputs)[0], Floats({1, 1, 1, 1}, {5}));
 
+  // An image of width 0 has nothing to sample: an error, not a read through null data.
+  NodeRun empty = RunText(R"(<ir_version: 8, opset_import: ["" : 16]>
+g (float[1,1,10,0] X, float[1,4] rois, int64[1] idx) => (float[1,1,5,5] Y) {
+  Y = RoiAlign <output_height = 5, output_width = 5, sampling_ratio = 7> (X, rois, idx)
+})",
+                          {Floats({1, 1, 10, 0}, {}), Floats({1, 4}, {0.5, 0.5, 1.5, 1.5}),
+                           Int64s({1}, {0})});
+  ASSERT_FALSE(empty.outputs.ok());
+  EXPECT_NE(empty.outputs.status().message().find("empty image"), std::string::npos)
+      << empty.outputs.status();
+
   NodeRun pool =
       RunText(R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[1,1,3,3] X, float[1,5] rois) => (float[1,1,2,2] Y) {
