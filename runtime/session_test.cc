@@ -539,6 +539,48 @@ g (float[2] init, float[3, 2] xs) => (float[2] last, float[2, 3] partial) {
   for (int i = 0; i < 6; ++i) EXPECT_EQ((*out)[1].As<float>()[i], expected[i]) << i;
 }
 
+// A Scan body that gives fewer outputs than its node's states and scan outputs need is refused
+// (at load or at run), never read past its end (the model fuzzer found it, at Scan-8).
+TEST(SessionTest, ScanBodyWithTooFewOutputsIsAnError) {
+  for (const char* text : {R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] init, float[3, 2] xs) => (float[2] last, float[3, 2] partial) {
+  last, partial = Scan (init, xs) <
+    num_scan_inputs = 1,
+    body = body_g (float[2] s, float[2] x) => (float[2] p) {
+      p = Add (s, x)
+    }
+  >
+}
+)onnx",
+                           R"onnx(<ir_version: 3, opset_import: ["" : 8]>
+g (int64[1] lens, float[1, 2] init, float[1, 3, 2] xs) => (float[1, 2] last, float[1, 3, 2] partial) {
+  last, partial = Scan (lens, init, xs) <
+    num_scan_inputs = 1,
+    body = body_g (float[2] s, float[2] x) => (float[2] p) {
+      p = Add (s, x)
+    }
+  >
+}
+)onnx"}) {
+    absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
+    ASSERT_TRUE(model.ok()) << model.status();
+    const bool v8 = (*model)->OpsetVersion("") == 8;
+    absl::StatusOr<std::unique_ptr<Session>> session = Session::Load(*std::move(model), {});
+    absl::Status status = session.status();
+    if (session.ok()) {
+      Tensor lens(ElementType::kInt64, {1});
+      lens.As<int64_t>()[0] = 3;
+      absl::flat_hash_map<std::string, Tensor> inputs = {
+          {"init", v8 ? Floats({1, 2}, {0, 0}) : Floats({2}, {0, 0})},
+          {"xs", v8 ? Floats({1, 3, 2}, {1, 2, 3, 4, 5, 6}) : Floats({3, 2}, {1, 2, 3, 4, 5, 6})}};
+      if (v8) inputs.emplace("lens", lens);
+      status = (*session)->Run(inputs).status();
+    }
+    EXPECT_FALSE(status.ok()) << text;
+    EXPECT_NE(status.message().find("body"), std::string::npos) << status;
+  }
+}
+
 // Scan-8: a leading batch dim on states and scan inputs, per-batch sequence lengths; scan
 // outputs past a short sequence are zeros.
 TEST(SessionTest, Scan8WithSequenceLengths) {

@@ -318,6 +318,17 @@ class ScanKernel final : public OpKernel {
     if (num_state < 0 || num_scan_out < 0) {
       return ctx.Error("num_scan_inputs does not fit the inputs and outputs");
     }
+    // The body's signature is states then scan items in, states then scan outputs out; a body
+    // with fewer outputs had its missing ones read past the end (the model fuzzer found it).
+    const size_t body_in = static_cast<size_t>(num_state + num_scan_inputs_);
+    const size_t body_out = static_cast<size_t>(num_state + num_scan_out);
+    if (body_->inputs().size() != body_in || body_->outputs().size() != body_out) {
+      return ctx.Error(absl::StrCat("the body takes ", body_->inputs().size(), " inputs and gives ",
+                                    body_->outputs().size(), " outputs where ", num_state,
+                                    " states, ", num_scan_inputs_, " scan inputs and ",
+                                    num_scan_out, " scan outputs need ", body_in, " and ",
+                                    body_out));
+    }
     if (!v8_) {
       std::vector<TensorView> states, scans;
       for (int i = 0; i < num_state; ++i) states.push_back(ctx.input(first + i));
