@@ -1133,6 +1133,19 @@ TEST(Reduce, StridedInputAndIntegers) {
   EXPECT_EQ(Values<int64_t>((*y)[0]), (std::vector<int64_t>{6, 15}));
 }
 
+// An empty axis with columns after it: nothing to compute, for every family member (the
+// column path had read a first row that is not there; the model fuzzer found it).
+TEST(Softmax, EmptyAxisWithColumnsLeft) {
+  for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) {
+    absl::StatusOr<std::vector<Tensor>> y =
+        RunText(ModelText(13, "agraph (float[A] x) => (float[A] y)",
+                          absl::StrCat("y = ", op, " <axis = 1> (x)")),
+                {Floats({3, 0, 5}, {})});
+    ASSERT_TRUE(y.ok()) << op << ": " << y.status();
+    EXPECT_EQ((*y)[0].dims(), (Shape{3, 0, 5})) << op;
+  }
+}
+
 TEST(Softmax, OldOpsetsFlattenToTwoDims) {
   Tensor x = RandomTensor({2, 3, 4}, 41);
   // Opset 11, axis 1: each of the 2 rows of 12 sums to 1.
