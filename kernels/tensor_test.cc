@@ -1,11 +1,30 @@
 #include "kernels/tensor.h"
 
 #include <cstdint>
+#include <vector>
 
 #include "gtest/gtest.h"
+#include "kernels/tensor_view.h"
 
 namespace anvil {
 namespace {
+
+// BroadcastsTo is BroadcastTo's precondition: right-aligned, each dim 1 or equal, rank at most
+// the target's.
+TEST(TensorViewTest, BroadcastsToFollowsNumpyOneWay) {
+  float data[6] = {};
+  auto view = [&](std::vector<int64_t> dims) {
+    return TensorView::Dense(ElementType::kFloat, data, dims);
+  };
+  EXPECT_TRUE(view({}).BroadcastsTo({2, 3}));
+  EXPECT_TRUE(view({3}).BroadcastsTo({2, 3}));
+  EXPECT_TRUE(view({2, 1}).BroadcastsTo({2, 3}));
+  EXPECT_TRUE(view({1, 1, 3}).BroadcastsTo({4, 2, 3}));
+  EXPECT_FALSE(view({2}).BroadcastsTo({2, 3}));
+  EXPECT_FALSE(view({3, 2}).BroadcastsTo({1}));        // the fuzzer's a_zero_point
+  EXPECT_FALSE(view({1, 2, 3}).BroadcastsTo({2, 3}));  // higher rank, even with a leading 1
+  EXPECT_FALSE(view({2, 3}).BroadcastsTo({2, 1}));     // one way only
+}
 
 TEST(TensorRecyclerTest, ReusesABufferOnlyOnceItsCallerDroppedIt) {
   TensorRecycler recycler;

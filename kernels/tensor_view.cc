@@ -48,6 +48,15 @@ TensorView TensorView::AlignedTo(int64_t target_rank) const {
   return v;
 }
 
+bool TensorView::BroadcastsTo(absl::Span<const int64_t> target) const {
+  if (dims.size() > target.size()) return false;
+  for (size_t i = 1; i <= dims.size(); ++i) {
+    const int64_t d = dims[dims.size() - i];
+    if (d != 1 && d != target[target.size() - i]) return false;
+  }
+  return true;
+}
+
 TensorView TensorView::BroadcastTo(absl::Span<const int64_t> target) const {
   TensorView v = AlignedTo(static_cast<int64_t>(target.size()));
   for (size_t k = 0; k < target.size(); ++k) {

@@ -54,6 +54,9 @@ struct TensorView {
   // The same elements seen with `rank` dims: leading dims of size 1 and stride 0 prepended
   // (numpy broadcasting alignment).
   TensorView AlignedTo(int64_t rank) const;
+  // Whether these dims broadcast onto `target` (numpy rules, one way: right-aligned, each dim
+  // 1 or equal, rank at most the target's): BroadcastTo's precondition.
+  bool BroadcastsTo(absl::Span<const int64_t> target) const;
   // A broadcast view to `target` dims (which must be broadcast-compatible; 1-dims get stride 0).
   TensorView BroadcastTo(absl::Span<const int64_t> target) const;
 

@@ -775,6 +775,14 @@ class QLinearConvKernel final : public OpKernel {
     if (!IsQuantized(x.type)) return UnsupportedType("QLinearConv", x.type);
     if (!IsQuantized(w.type)) return UnsupportedType("QLinearConv", w.type);
     if (!IsQuantized(y.type)) return UnsupportedType("QLinearConv", y.type);
+    for (const auto& [index, name] :
+         {std::pair(1, "x_scale"), std::pair(6, "y_scale"), std::pair(7, "y_zero_point")}) {
+      if (!ctx.HasInput(index) || ctx.input(index).NumElements() != 1) {
+        return ctx.Error(absl::StrCat(
+            name, " must hold one value, is ",
+            ctx.HasInput(index) ? ctx.input(index).DebugString() : std::string("missing")));
+      }
+    }
     ANVIL_RETURN_IF_ERROR(CheckConvShapes(ctx, x, w, group_));
     absl::StatusOr<WindowGeometry> g = ConvGeometry(ctx, attrs_, x, w, y);
     if (!g.ok()) return g.status();
@@ -787,14 +795,6 @@ class QLinearConvKernel final : public OpKernel {
     ConvForward<int32_t>(*g, N, x.dims[1], M, group_, xs.data(), ws.data(),
                          ctx.HasInput(8) ? bias.data() : nullptr, acc.data());
 
-    for (const auto& [index, name] :
-         {std::pair(1, "x_scale"), std::pair(6, "y_scale"), std::pair(7, "y_zero_point")}) {
-      if (!ctx.HasInput(index) || ctx.input(index).NumElements() != 1) {
-        return ctx.Error(absl::StrCat(
-            name, " must hold one value, is ",
-            ctx.HasInput(index) ? ctx.input(index).DebugString() : std::string("missing")));
-      }
-    }
     const float x_scale = static_cast<float>(ReadDouble(ctx.input(1), 0));
     const float y_scale = static_cast<float>(ReadDouble(ctx.input(6), 0));
     const int64_t y_zp = static_cast<int64_t>(ReadDouble(ctx.input(7), 0));

@@ -249,14 +249,9 @@ absl::StatusOr<std::vector<int32_t>> SubtractZeroPoint(KernelContext& ctx, const
     zp.dims.push_back(1);
     zp.strides.push_back(0);
   }
-  // Broadcast (right-aligned, dims of 1 stretch) onto x, or an error: a zero point whose dims
-  // do not fit was read past its end (the model fuzzer fed B's [3, 2] as a_zero_point).
-  bool fits = zp.rank() <= x.rank();
-  for (int64_t i = 1; fits && i <= zp.rank(); ++i) {
-    const int64_t z = zp.dims[zp.rank() - i], d = x.dims[x.rank() - i];
-    fits = z == 1 || z == d;
-  }
-  if (!fits) {
+  // A zero point whose dims do not fit was read past its end (the model fuzzer fed B's [3, 2]
+  // as a_zero_point).
+  if (!zp.BroadcastsTo(x.dims)) {
     return ctx.Error(
         absl::StrCat(name, " ", zero_point->DebugString(), " does not fit ", x.DebugString(),
                      per_row ? " (a scalar or one per row)" : " (a scalar or one per column)"));
