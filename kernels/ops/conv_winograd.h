@@ -13,9 +13,11 @@
 #include <memory>
 #include <vector>
 
+#include "absl/base/call_once.h"
 #include "graph/ir.h"
 #include "kernels/ops/compute_util.h"
 #include "kernels/simd/activation.h"
+#include "kernels/simd/gemm.h"
 
 namespace anvil::compute_ops {
 
@@ -23,6 +25,15 @@ namespace anvil::compute_ops {
 struct WinogradWeights {
   int64_t out_channels = 0, in_channels = 0;
   std::vector<float> u;  // simd::WinogradTransformWeights's layout
+
+  // The 36 U[xi]^T (C x K) packed as GEMM B operands, for the products of a block of few tiles
+  // (WinogradConv2D), made on the first such call: a network that never has one does not pay
+  // for the second copy. Safe to call concurrently.
+  const std::vector<std::unique_ptr<const simd::PackedB>>& TransposedPacked() const;
+
+ private:
+  mutable absl::once_flag packed_once_;
+  mutable std::vector<std::unique_ptr<const simd::PackedB>> packed_;
 };
 
 // The transformed weight of a Conv node whose weight (input 1) is a float32 initializer
@@ -31,8 +42,9 @@ struct WinogradWeights {
 std::unique_ptr<const WinogradWeights> PrepareWinogradWeights(const Node& node);
 
 // Whether WinogradConv2D pays for a convolution of geometry `g` over `images` images with
-// these weights: 2-D, 3x3, unit strides and dilations, and enough output tiles to fill the
-// products' columns.
+// these weights: 2-D, 3x3, unit strides and dilations, and at least 4 output tiles, or fewer
+// from a transformed weight of at most 8 MiB (a block's products read the whole transformed
+// weight, four times the bytes of im2col's, so a large one streamed for 1 tile loses).
 bool WinogradApplies(const WindowGeometry& g, int64_t images, const WinogradWeights& w);
 
 // y [N, K, out...] = epilogue(conv(x [N, C, in...], the weight `w` was made from) + bias (K

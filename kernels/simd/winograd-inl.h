@@ -159,6 +159,37 @@ HWY_INLINE void LoadWindowsByRows(D d, const float* src, const int32_t* offset, 
 }
 #endif
 
+// The input transform of one channel's 36 window vectors x (row-major 6 x 6, clobbered), by
+// columns and then by rows in registers: point xi's vector goes to dst + xi * point_stride,
+// its first `lanes` lanes only when that is not all of them.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void TransformAndStoreInput(D d, V* x, int64_t lanes, float* dst, int64_t point_stride) {
+  constexpr int64_t kIn = kWinogradInTile;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const auto store_mask = hn::FirstN(d, static_cast<size_t>(lanes));
+  V y[kWinogradPoints];
+  // Columns: y[a][s] = (B^T x)[a][s].
+  for (int64_t s = 0; s < kIn; ++s) {
+    V col[kIn], out[kIn];
+    for (int64_t r = 0; r < kIn; ++r) col[r] = x[r * kIn + s];
+    InputColumn(d, col, out);
+    for (int64_t a = 0; a < kIn; ++a) y[a * kIn + s] = out[a];
+  }
+  // Rows: (y B)[a][b] = (B^T y^T)[b] of row a.
+  for (int64_t a = 0; a < kIn; ++a) {
+    V out[kIn];
+    InputColumn(d, y + a * kIn, out);
+    for (int64_t b = 0; b < kIn; ++b) {
+      float* p = dst + (a * kIn + b) * point_stride;
+      if (lanes == L) {
+        hn::StoreU(out[b], d, p);
+      } else {
+        hn::BlendedStore(out[b], store_mask, d, p);
+      }
+    }
+  }
+}
+
 // One vector of tiles per step, lane j holding tile j: the 36 window elements of a channel are
 // gathered (a masked-off lane reads element 0 and becomes a zero: the padding), transformed by
 // columns and then by rows in registers, and stored to their 36 rows of v.
@@ -201,7 +232,6 @@ HWY_NOINLINE void WinogradInputImpl(const float* in, int64_t channels, const Win
         col_ok[r] = hn::RebindMask(d, hn::And(hn::Gt(col, minus_one), hn::Lt(col, width)));
       }
     }
-    const auto store_mask = hn::FirstN(d, static_cast<size_t>(lanes));
 #if HWY_TARGET != HWY_SCALAR
     // Row loads (LoadWindowsByRows): which rows of each tile's window lie in the plane, and
     // which of its columns 0-3 and 4-5.
@@ -228,7 +258,7 @@ HWY_NOINLINE void WinogradInputImpl(const float* in, int64_t channels, const Win
 #endif
     for (int64_t c = 0; c < channels; ++c) {
       const float* src = in + c * plane;
-      V x[kWinogradPoints], y[kWinogradPoints];
+      V x[kWinogradPoints];
 #if HWY_TARGET != HWY_SCALAR
       if constexpr (kBlockRows<decltype(d)>) {
         LoadWindowsByRows(d, src, offset, t.width, tile_row_ok, tile_col_mask, x);
@@ -246,27 +276,33 @@ HWY_NOINLINE void WinogradInputImpl(const float* in, int64_t channels, const Win
             }
           }
         }
-      // Columns: y[a][s] = (B^T x)[a][s].
-      for (int64_t s = 0; s < kIn; ++s) {
-        V col[kIn], out[kIn];
-        for (int64_t r = 0; r < kIn; ++r) col[r] = x[r * kIn + s];
-        InputColumn(d, col, out);
-        for (int64_t a = 0; a < kIn; ++a) y[a * kIn + s] = out[a];
-      }
-      // Rows: (y B)[a][b] = (B^T y^T)[b] of row a.
-      for (int64_t a = 0; a < kIn; ++a) {
-        V out[kIn];
-        InputColumn(d, y + a * kIn, out);
-        for (int64_t b = 0; b < kIn; ++b) {
-          float* dst = v + (a * kIn + b) * point_stride + c * ldv + j0;
-          if (lanes == L) {
-            hn::StoreU(out[b], d, dst);
-          } else {
-            hn::BlendedStore(out[b], store_mask, d, dst);
-          }
-        }
-      }
+      TransformAndStoreInput(d, x, lanes, v + c * ldv + j0, point_stride);
     }
+  }
+}
+
+// The first stage of the output transform: y[i][c] = (A^T m)[i][c] (4 x 6) for the 36 product
+// vectors of m (point xi at m + xi * point_stride), each column's six loaded as it is
+// transformed (an array of all 36 would live on the stack: 36 vectors, 32 registers). A partial
+// vector (lanes < L) reads whole (SSE4's MaskedLoad needs alignment) into the slack winograd.h
+// asks of `products`, and keeps its lanes.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void LoadOutputColumns(D d, const float* m, int64_t point_stride, int64_t lanes, V* y) {
+  constexpr int64_t kOut = kWinogradOutTile, kIn = kWinogradInTile;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const auto load_mask = hn::FirstN(d, static_cast<size_t>(lanes));
+  HWY_UNROLL(6)
+  for (int64_t c = 0; c < kIn; ++c) {
+    V col[kIn], res[kOut];
+    HWY_UNROLL(6)
+    for (int64_t r = 0; r < kIn; ++r) {
+      const float* src = m + (r * kIn + c) * point_stride;
+      col[r] = lanes == L ? hn::LoadU(d, src) : hn::IfThenElseZero(load_mask, hn::LoadU(d, src));
+      hwy::Prefetch(src + L);
+    }
+    OutputColumn(d, col, res);
+    HWY_UNROLL(4)
+    for (int64_t i = 0; i < kOut; ++i) y[i * kIn + c] = res[i];
   }
 }
 
@@ -289,27 +325,8 @@ HWY_NOINLINE void WinogradOutputImpl(const float* products, int64_t ldm, int64_t
     float* plane = out + k * t.out_plane;
     for (int64_t j0 = 0; j0 < t.count; j0 += L) {
       const int64_t lanes = t.count - j0 < L ? t.count - j0 : L;
-      const auto load_mask = hn::FirstN(d, static_cast<size_t>(lanes));
-      // Columns: y[i][c] = (A^T m)[i][c], each column's six products loaded as it is
-      // transformed (an array of all 36 would live on the stack: 36 vectors, 32 registers).
-      const float* m = products + k * ldm + j0;
       V y[kOut * kIn];
-      HWY_UNROLL(6)
-      for (int64_t c = 0; c < kIn; ++c) {
-        V col[kIn], res[kOut];
-        HWY_UNROLL(6)
-        for (int64_t r = 0; r < kIn; ++r) {
-          const float* src = m + (r * kIn + c) * point_stride;
-          // A partial vector reads whole (SSE4's MaskedLoad needs alignment) into the slack
-          // winograd.h asks of `products`, and keeps its lanes.
-          col[r] =
-              lanes == L ? hn::LoadU(d, src) : hn::IfThenElseZero(load_mask, hn::LoadU(d, src));
-          hwy::Prefetch(src + L);
-        }
-        OutputColumn(d, col, res);
-        HWY_UNROLL(4)
-        for (int64_t i = 0; i < kOut; ++i) y[i * kIn + c] = res[i];
-      }
+      LoadOutputColumns(d, products + k * ldm + j0, point_stride, lanes, y);
       HWY_UNROLL(4)
       for (int64_t i = 0; i < kOut; ++i) {
         V res[kOut];
@@ -365,6 +382,89 @@ HWY_NOINLINE void WinogradOutputImpl(const float* products, int64_t ldm, int64_t
         }
         for (int64_t i = 0; i < rows; ++i) {
           std::memcpy(dst + i * t.out_width, src + i * kOut * L, cols * sizeof(float));
+        }
+      }
+    }
+  }
+}
+
+// The input transform for the channel-major layout (few tiles): one tile and one vector of
+// input channels per step (lane l: channel c0 + l), the window elements gathered across the
+// channels' planes. Whether an element lies in the plane is the same for every lane, so padding
+// is a zero vector rather than a mask per lane.
+HWY_NOINLINE void WinogradInputByChannelsImpl(const float* in, int64_t channels,
+                                              const WinogradTiles& t, float* v, int64_t ldv,
+                                              int64_t point_stride) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  using V = hn::Vec<decltype(d)>;
+  constexpr int64_t kIn = kWinogradInTile;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t plane = t.height * t.width;
+  // Lane l reads channel l's plane: offsets l * plane (below 2^31: WinogradApplies bounds the
+  // input), lanes past `channels` read channel 0 instead and are not stored.
+  const auto lane_offsets = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<int32_t>(plane)));
+  for (int64_t c0 = 0; c0 < channels; c0 += L) {
+    const int64_t lanes = channels - c0 < L ? channels - c0 : L;
+    const auto index = hn::IfThenElseZero(
+        hn::RebindMask(di, hn::FirstN(d, static_cast<size_t>(lanes))), lane_offsets);
+    const float* src = in + c0 * plane;
+    for (int64_t tile = 0; tile < t.count; ++tile) {
+      const int64_t r0 = t.row0[tile], s0 = t.col0[tile];
+      const float* window = src + t.image_offset[tile];
+      V x[kWinogradPoints];
+      for (int64_t r = 0; r < kIn; ++r) {
+        const bool row_ok = r0 + r >= 0 && r0 + r < t.height;
+        for (int64_t s = 0; s < kIn; ++s) {
+          const bool ok = row_ok && s0 + s >= 0 && s0 + s < t.width;
+          x[r * kIn + s] =
+              ok ? hn::GatherIndex(d, window + (r0 + r) * t.width + s0 + s, index) : hn::Zero(d);
+        }
+      }
+      TransformAndStoreInput(d, x, lanes, v + tile * ldv + c0, point_stride);
+    }
+  }
+}
+
+// The channel-major layout (few tiles): one tile and one vector of output channels per step
+// (lane l: channel k0 + l), the 36 products of a point contiguous over channels. The transform
+// is WinogradOutputImpl's, lane for lane; the 16 results per lane are staged and copied to the
+// lane's output plane, where a tile's row is four floats (a scatter over planes either way).
+HWY_NOINLINE void WinogradOutputByChannelsImpl(const float* products, int64_t ldm,
+                                               int64_t point_stride, int64_t K, const float* bias,
+                                               const Epilogue& epilogue, const WinogradTiles& t,
+                                               float* out) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  constexpr int64_t kOut = kWinogradOutTile, kIn = kWinogradInTile;
+  // stage[(i * 4 + j) * L + l]: output row i, column j of channel k0 + l.
+  HWY_ALIGN float stage[kOut * kOut * kMaxFloatLanes];
+  for (int64_t k0 = 0; k0 < K; k0 += L) {
+    const int64_t lanes = K - k0 < L ? K - k0 : L;
+    const auto mask = hn::FirstN(d, static_cast<size_t>(lanes));
+    const V b = bias == nullptr
+                    ? hn::Zero(d)
+                    : (lanes == L ? hn::LoadU(d, bias + k0) : hn::MaskedLoad(mask, d, bias + k0));
+    for (int64_t tile = 0; tile < t.count; ++tile) {
+      V y[kOut * kIn];
+      LoadOutputColumns(d, products + tile * ldm + k0, point_stride, lanes, y);
+      HWY_UNROLL(4)
+      for (int64_t i = 0; i < kOut; ++i) {
+        V res[kOut];
+        OutputColumn(d, y + i * kIn, res);
+        HWY_UNROLL(4)
+        for (int64_t j = 0; j < kOut; ++j) {
+          hn::Store(ApplyEpilogue(d, epilogue, hn::Add(res[j], b)), d, stage + (i * kOut + j) * L);
+        }
+      }
+      const int64_t rows = t.out_rows[tile], cols = t.out_cols[tile];
+      float* dst = out + t.out_offset[tile] + k0 * t.out_plane;
+      for (int64_t l = 0; l < lanes; ++l) {
+        float* plane = dst + l * t.out_plane;
+        for (int64_t i = 0; i < rows; ++i) {
+          for (int64_t j = 0; j < cols; ++j)
+            plane[i * t.out_width + j] = stage[(i * kOut + j) * L + l];
         }
       }
     }

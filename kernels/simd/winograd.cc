@@ -15,6 +15,8 @@ namespace anvil::simd {
 
 HWY_EXPORT(WinogradInputImpl);
 HWY_EXPORT(WinogradOutputImpl);
+HWY_EXPORT(WinogradOutputByChannelsImpl);
+HWY_EXPORT(WinogradInputByChannelsImpl);
 
 namespace {
 std::atomic<int64_t> output_transforms{0};
@@ -61,6 +63,19 @@ void WinogradTransformOutput(const float* products, int64_t ldm, int64_t point_s
                              const WinogradTiles& tiles, float* out) {
   output_transforms.fetch_add(1, std::memory_order_relaxed);
   HWY_DYNAMIC_DISPATCH(WinogradOutputImpl)
+  (products, ldm, point_stride, K, bias, epilogue, tiles, out);
+}
+
+void WinogradTransformInputByChannels(const float* in, int64_t channels, const WinogradTiles& tiles,
+                                      float* v, int64_t ldv, int64_t point_stride) {
+  HWY_DYNAMIC_DISPATCH(WinogradInputByChannelsImpl)(in, channels, tiles, v, ldv, point_stride);
+}
+
+void WinogradTransformOutputByChannels(const float* products, int64_t ldm, int64_t point_stride,
+                                       int64_t K, const float* bias, const Epilogue& epilogue,
+                                       const WinogradTiles& tiles, float* out) {
+  output_transforms.fetch_add(1, std::memory_order_relaxed);
+  HWY_DYNAMIC_DISPATCH(WinogradOutputByChannelsImpl)
   (products, ldm, point_stride, K, bias, epilogue, tiles, out);
 }
 
