@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "hwy/highway.h"
 #include "kernels/simd/depthwise.h"
@@ -18,8 +19,41 @@ namespace anvil::simd::HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Where kernel row kh reads for the output rows [oh0, oh0 + rows): block rows [lo, hi) are
+// inside the input, and block row 0 would read at `offset` of its plane.
+struct RowTap {
+  int64_t offset, lo, hi;
+};
+HWY_INLINE RowTap RowTapAt(const DepthwiseTaps& t, int64_t kh, int64_t oh0, int64_t rows) {
+  return {t.row_offset[kh] + (oh0 - t.row_lo[kh]) * t.row_step,
+          t.row_lo[kh] > oh0 ? t.row_lo[kh] - oh0 : 0,
+          t.row_hi[kh] - oh0 < rows ? t.row_hi[kh] - oh0 : rows};
+}
+
+// Where kernel column kw reads for the output columns [c0, c1): lanes [lo, hi) are inside the
+// input, and lane 0 would read at `offset` of its row.
+struct ColumnTap {
+  int64_t offset, lo, hi;
+};
+HWY_INLINE ColumnTap ColumnTapAt(const DepthwiseTaps& t, int64_t kw, int64_t c0, int64_t c1) {
+  return {t.col_offset[kw] + (c0 - t.col_lo[kw]), (t.col_lo[kw] > c0 ? t.col_lo[kw] : c0) - c0,
+          (t.col_hi[kw] < c1 ? t.col_hi[kw] : c1) - c0};
+}
+
+// The lanes [ct.lo, ct.hi) a column tap reaches.
+template <class D>
+HWY_INLINE hn::Mask<D> ColumnMask(D d, const ColumnTap& ct) {
+  return hn::AndNot(hn::FirstN(d, static_cast<size_t>(ct.lo)),
+                    hn::FirstN(d, static_cast<size_t>(ct.hi)));
+}
+
+// Kernel rows and columns up to which a block's taps are computed once before its channel loop
+// (every real kernel; a larger one computes them per channel).
+constexpr int64_t kMaxCachedTaps = 32;
+
 // kOuts output channels (k0...) x four output rows x one vector of columns: each input vector a
-// tap reads feeds kOuts fused multiply-adds, with the weights broadcast.
+// tap reads feeds kOuts fused multiply-adds, with the weights broadcast. Where each tap reads
+// depends on the block, not the channel, so it is worked out once per block.
 template <int64_t kOuts>
 HWY_INLINE void DirectConvBlock(const DepthwiseTaps& t, const float* planes, int64_t plane_stride,
                                 int64_t channels, const float* w, int64_t k0, const float* bias,
@@ -30,10 +64,25 @@ HWY_INLINE void DirectConvBlock(const DepthwiseTaps& t, const float* planes, int
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t taps = t.kernel_h * t.kernel_w;
   const int64_t w_stride = channels * taps;  // between output channels
+  const bool cache_rows = t.kernel_h <= kMaxCachedTaps, cache_cols = t.kernel_w <= kMaxCachedTaps;
+  RowTap row_taps[kMaxCachedTaps];
+  ColumnTap col_taps[kMaxCachedTaps];
+  bool col_reaches[kMaxCachedTaps];
+  hn::Mask<decltype(d)> col_masks[kMaxCachedTaps];
   for (int64_t oh0 = 0; oh0 < t.out_h; oh0 += kRows) {
     const int64_t rows = t.out_h - oh0 < kRows ? t.out_h - oh0 : kRows;
+    if (cache_rows) {
+      for (int64_t kh = 0; kh < t.kernel_h; ++kh) row_taps[kh] = RowTapAt(t, kh, oh0, rows);
+    }
     for (int64_t c0 = 0; c0 < t.out_w; c0 += L) {
       const int64_t c1 = c0 + L < t.out_w ? c0 + L : t.out_w;
+      if (cache_cols) {
+        for (int64_t kw = 0; kw < t.kernel_w; ++kw) {
+          col_taps[kw] = ColumnTapAt(t, kw, c0, c1);
+          col_reaches[kw] = col_taps[kw].lo < col_taps[kw].hi;
+          col_masks[kw] = ColumnMask(d, col_taps[kw]);
+        }
+      }
       // Every loop over rows and outputs has constant bounds and is unrolled, so the
       // accumulators are registers (a row range known only at run time would put them in memory).
       V acc[kRows][kOuts];
@@ -42,32 +91,41 @@ HWY_INLINE void DirectConvBlock(const DepthwiseTaps& t, const float* planes, int
         HWY_UNROLL(4)
         for (int64_t k = 0; k < kOuts; ++k) acc[r][k] = hn::Zero(d);
       }
+      // One tap: rows [r_lo, r_hi) of the block (all four when kAllRows) read at src, its
+      // columns masked (columns the tap does not reach load as zeros: MaskedLoad does not touch
+      // them), times the kOuts weights at wk.
+      auto tap = [&](auto all_rows, int64_t r_lo, int64_t r_hi, const float* src,
+                     const hn::Mask<decltype(d)> mask, const float* wk) HWY_ATTR {
+        V wv[kOuts];
+        HWY_UNROLL(4)
+        for (int64_t k = 0; k < kOuts; ++k) wv[k] = hn::Set(d, wk[k * w_stride]);
+        HWY_UNROLL(4)
+        for (int64_t r = 0; r < kRows; ++r) {
+          if (!decltype(all_rows)::value && (r < r_lo || r >= r_hi)) continue;
+          const V v = hn::MaskedLoad(mask, d, src + r * t.row_step);
+          HWY_UNROLL(4)
+          for (int64_t k = 0; k < kOuts; ++k) acc[r][k] = hn::MulAdd(wv[k], v, acc[r][k]);
+        }
+      };
       for (int64_t c = 0; c < channels; ++c) {
         const float* plane = planes + c * plane_stride;
+        const float* wc = w + (k0 * channels + c) * taps;
         for (int64_t kh = 0; kh < t.kernel_h; ++kh) {
-          const int64_t r_lo = t.row_lo[kh] > oh0 ? t.row_lo[kh] - oh0 : 0;
-          const int64_t r_hi = t.row_hi[kh] - oh0 < rows ? t.row_hi[kh] - oh0 : rows;
-          if (r_lo >= r_hi) continue;
-          const float* row0 = plane + t.row_offset[kh] + (oh0 - t.row_lo[kh]) * t.row_step;
-          for (int64_t kw = 0; kw < t.kernel_w; ++kw) {
-            const int64_t lo = t.col_lo[kw] > c0 ? t.col_lo[kw] : c0;
-            const int64_t hi = t.col_hi[kw] < c1 ? t.col_hi[kw] : c1;
-            if (lo >= hi) continue;
-            const float* src = row0 + t.col_offset[kw] + (c0 - t.col_lo[kw]);
-            const float* wk = w + (k0 * channels + c) * taps + kh * t.kernel_w + kw;
-            V wv[kOuts];
-            HWY_UNROLL(4)
-            for (int64_t k = 0; k < kOuts; ++k) wv[k] = hn::Set(d, wk[k * w_stride]);
-            const auto mask = hn::AndNot(hn::FirstN(d, static_cast<size_t>(lo - c0)),
-                                         hn::FirstN(d, static_cast<size_t>(hi - c0)));
-            const bool all_rows = r_lo == 0 && r_hi == kRows;
-            HWY_UNROLL(4)
-            for (int64_t r = 0; r < kRows; ++r) {
-              if (!all_rows && (r < r_lo || r >= r_hi)) continue;
-              const V v = hn::MaskedLoad(mask, d, src + r * t.row_step);
-              HWY_UNROLL(4)
-              for (int64_t k = 0; k < kOuts; ++k) acc[r][k] = hn::MulAdd(wv[k], v, acc[r][k]);
+          const RowTap rt = cache_rows ? row_taps[kh] : RowTapAt(t, kh, oh0, rows);
+          if (rt.lo >= rt.hi) continue;
+          const float* row = plane + rt.offset;
+          const float* wr = wc + kh * t.kernel_w;
+          if (cache_cols && rt.lo == 0 && rt.hi == kRows) {  // the common case, test-free
+            for (int64_t kw = 0; kw < t.kernel_w; ++kw) {
+              if (!col_reaches[kw]) continue;
+              tap(std::true_type(), 0, kRows, row + col_taps[kw].offset, col_masks[kw], wr + kw);
             }
+            continue;
+          }
+          for (int64_t kw = 0; kw < t.kernel_w; ++kw) {
+            const ColumnTap ct = cache_cols ? col_taps[kw] : ColumnTapAt(t, kw, c0, c1);
+            if (ct.lo >= ct.hi) continue;
+            tap(std::false_type(), rt.lo, rt.hi, row + ct.offset, ColumnMask(d, ct), wr + kw);
           }
         }
       }
