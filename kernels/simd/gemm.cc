@@ -183,7 +183,14 @@ void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t 
   const int64_t row_chunks =
       parallel::ChunkCount(row_units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops));
   const int64_t panels = (N + col_unit - 1) / col_unit;
-  const double panel_flops = 2.0 * static_cast<double>(M) * static_cast<double>(col_unit) * K;
+  // A panel's cost: its flops, or for few rows (a batch-1 layer) its weight bytes, which then
+  // take longer to stream than the flops take to run (kFlopsPerWeightByte: ~100 GFLOP/s of the
+  // threshold's scale against ~40 GB/s from L3). Counting flops only kept a batch-1 512 x 512
+  // layer (0.5 MFLOP, 1 MiB of weight) on one thread.
+  constexpr double kFlopsPerWeightByte = 2.5;
+  const double panel_flops =
+      std::max(2.0 * static_cast<double>(M) * static_cast<double>(col_unit) * K,
+               kFlopsPerWeightByte * static_cast<double>(col_unit) * K * sizeof(float));
   if (row_chunks < 2 && panels >= 2 &&
       parallel::ChunkCount(panels, parallel::MinChunk(panel_flops, parallel::kMinChunkFlops)) >=
           2) {
