@@ -90,6 +90,11 @@ class PoolKernel final : public OpKernel {
     absl::StatusOr<WindowGeometry> g =
         ResolveWindow(ctx.node(), attrs_, in, out, attrs_.kernel_shape);
     if (!g.ok()) return g.status();
+    const bool want_indices = kind_ == PoolKind::kMax && ctx.HasOutput(1);
+    if (kind_ == PoolKind::kMax && !want_indices && x.type == ElementType::kFloat &&
+        IsFull2x2(*g)) {
+      return MaxPool2x2(x, y, *g);
+    }
     DimTaps taps[3];  // D, H, W
     for (int64_t d = 0; d < 3; ++d) {
       const int64_t k = d - (3 - S);  // spatial dim, or < 0 for a padding dim of size 1
@@ -97,7 +102,6 @@ class PoolKernel final : public OpKernel {
                       : ComputeTaps(g->in[k], g->out[k], g->kernel[k], g->strides[k],
                                     g->dilations[k], g->pad_begin[k], g->pad_end[k]);
     }
-    const bool want_indices = kind_ == PoolKind::kMax && ctx.HasOutput(1);
     int64_t* indices = want_indices ? ctx.output(1).As<int64_t>() : nullptr;
     const char* op = kind_ == PoolKind::kMax       ? "MaxPool"
                      : kind_ == PoolKind::kAverage ? "AveragePool"
@@ -109,23 +113,6 @@ class PoolKernel final : public OpKernel {
       DenseOutput<C> yd(y);
       const int64_t planes = x.dims[0] * x.dims[1];
       const double plane_work = static_cast<double>(g->in_size + g->out_size * g->kernel_size);
-      if constexpr (std::is_same_v<C, float>) {
-        if (kind_ == PoolKind::kMax && indices == nullptr && IsFull2x2(taps)) {
-          const int64_t H = taps[1].in, W = taps[2].in;
-          const int64_t OH = taps[1].first.size(), OW = taps[2].first.size();
-          // Whole windows fold in registers, ~4x faster per element than the streaming work
-          // kMinChunkElements is sized for: its work is its outputs (at 2 threads a batch-1
-          // [1,16,32,32] pool split in two took 3.1-4.1 us against 3.2 serially).
-          parallel::For(
-              planes, parallel::MinChunk(static_cast<double>(OH * OW), parallel::kMinChunkElements),
-              [&](int64_t begin, int64_t end) {
-                simd::MaxPool2x2Planes(xd.data() + begin * H * W, end - begin, H, W,
-                                       yd.data() + begin * OH * OW, OH, OW);
-              });
-          yd.Commit();
-          return absl::OkStatus();
-        }
-      }
       parallel::For(planes, parallel::MinChunk(plane_work, parallel::kMinChunkElements),
                     [&](int64_t begin, int64_t end) {
                       std::vector<double> acc;
@@ -154,18 +141,36 @@ class PoolKernel final : public OpKernel {
 
   // 2-D windows of 2x2 at stride 2, dilation 1, all inside the input (no pads, no ceil_mode
   // partial windows): simd::MaxPool2x2Planes' case.
-  static bool IsFull2x2(const DimTaps* taps) {
-    // No depth, or one output plane whose one window is the input plane (pads there would add
-    // or make planes of padding).
-    if (taps[0].in != 1 || taps[0].first.size() != 1 || taps[0].count[0] != 1) return false;
-    for (int d = 1; d < 3; ++d) {
-      const DimTaps& t = taps[d];
-      if (t.kernel != 2 || t.stride != 2 || t.dilation != 1 || t.pad_begin != 0 ||
-          t.full_begin != 0 || t.full_end != static_cast<int64_t>(t.first.size())) {
+  // Whether every window is a whole 2x2 block of a 2-D input, stride 2 (no padding reached,
+  // no dilation): simd::MaxPool2x2Planes' case, decided from the geometry alone so that the
+  // common pool of a CNN builds no tap tables.
+  static bool IsFull2x2(const WindowGeometry& g) {
+    if (g.spatial != 2) return false;
+    for (int d = 0; d < 2; ++d) {
+      if (g.kernel[d] != 2 || g.strides[d] != 2 || g.dilations[d] != 1 || g.pad_begin[d] != 0 ||
+          2 * g.out[d] > g.in[d]) {
         return false;
       }
     }
     return true;
+  }
+
+  static absl::Status MaxPool2x2(const TensorView& x, TensorView& y, const WindowGeometry& g) {
+    DenseInput<float> xd(x);
+    DenseOutput<float> yd(y);
+    const int64_t planes = x.dims[0] * x.dims[1];
+    const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+    // Whole windows fold in registers, ~4x faster per element than the streaming work
+    // kMinChunkElements is sized for: its work is its outputs (at 2 threads a batch-1
+    // [1,16,32,32] pool split in two took 3.1-4.1 us against 3.2 serially).
+    parallel::For(planes,
+                  parallel::MinChunk(static_cast<double>(OH * OW), parallel::kMinChunkElements),
+                  [&](int64_t begin, int64_t end) {
+                    simd::MaxPool2x2Planes(xd.data() + begin * H * W, end - begin, H, W,
+                                           yd.data() + begin * OH * OW, OH, OW);
+                  });
+    yd.Commit();
+    return absl::OkStatus();
   }
 
   // Max and average pools without Indices, one output row at a time: each tap row of the window
