@@ -127,43 +127,39 @@ class MultiHeadAttentionKernel final : public OpKernel {
     }
     const double flops =
         2.0 * static_cast<double>(s) * static_cast<double>(l) * static_cast<double>(d + dv);
-    parallel::For(
-        batch * heads_, parallel::MinChunk(flops, parallel::kMinChunkFlops),
-        [&](int64_t begin, int64_t end) {
-          float* scores = ScoreScratch(static_cast<size_t>(rows * (l + 1)));
-          float* inv_sums = scores + rows * l;
-          for (int64_t bh = begin; bh < end; ++bh) {
-            const int64_t b = bh / heads_, h = bh % heads_;
-            const float* kh = kd.data() + b * l * hidden + h * d;
-            const float* vh = vd.data() + b * l * v_hidden + h * dv;
-            for (int64_t r0 = 0; r0 < s; r0 += rows) {
-              const int64_t m = std::min(rows, s - r0);
-              const float* qh = qd.data() + (b * s + r0) * hidden + h * d;
-              float* oh = out.data() + (b * s + r0) * v_hidden + h * dv;
-              simd::Sgemm(false, true, m, l, d, 1.0f, qh, hidden, kh, hidden, 0.0f, scores, l);
-              if (has_bias) {
-                const float* bias_rows =
-                    bias.data() + b * bias_batch_stride + h * bias_head_stride + r0 * l;
-                for (int64_t i = 0; i < m; ++i) {
-                  simd::ScaleShift(scores + i * l, scale, 0.0f, scores + i * l, l);
-                  simd::AccumulateSum(scores + i * l, bias_rows + i * l, l);
-                  inv_sums[i] = ExpRow(1.0f, scores + i * l, l);
-                }
-              } else {
-                for (int64_t i = 0; i < m; ++i) {
-                  inv_sums[i] = ExpRow(scale, scores + i * l, l);
-                }
-              }
-              simd::Sgemm(false, false, m, dv, l, 1.0f, scores, l, vh, v_hidden, 0.0f, oh,
-                          v_hidden);
-              for (int64_t i = 0; i < m; ++i) {
-                if (inv_sums[i] != 1.0f) {
-                  simd::ScaleShift(oh + i * v_hidden, inv_sums[i], 0.0f, oh + i * v_hidden, dv);
-                }
-              }
-            }
-          }
-        });
+    parallel::For(batch * heads_, parallel::MinChunk(flops, parallel::kMinChunkFlops),
+                  [&](int64_t begin, int64_t end) {
+                    float* scores = ScoreScratch(static_cast<size_t>(rows * (l + 1)));
+                    float* inv_sums = scores + rows * l;
+                    for (int64_t bh = begin; bh < end; ++bh) {
+                      const int64_t b = bh / heads_, h = bh % heads_;
+                      const float* kh = kd.data() + b * l * hidden + h * d;
+                      const float* vh = vd.data() + b * l * v_hidden + h * dv;
+                      for (int64_t r0 = 0; r0 < s; r0 += rows) {
+                        const int64_t m = std::min(rows, s - r0);
+                        const float* qh = qd.data() + (b * s + r0) * hidden + h * d;
+                        float* oh = out.data() + (b * s + r0) * v_hidden + h * dv;
+                        simd::Sgemm(false, true, m, l, d, 1.0f, qh, hidden, kh, hidden, 0.0f,
+                                    scores, l);
+                        if (has_bias) {
+                          const float* bias_rows =
+                              bias.data() + b * bias_batch_stride + h * bias_head_stride + r0 * l;
+                          for (int64_t i = 0; i < m; ++i) {
+                            simd::ScaleShift(scores + i * l, scale, 0.0f, scores + i * l, l);
+                            simd::AccumulateSum(scores + i * l, bias_rows + i * l, l);
+                            inv_sums[i] = ExpRow(1.0f, scores + i * l, l);
+                          }
+                        } else if (simd::ExpScaledRows(scores, m, l, l, scale, inv_sums) > 0) {
+                          for (int64_t i = 0; i < m; ++i) {
+                            if (inv_sums[i] == 0.0f) inv_sums[i] = ExpRow(scale, scores + i * l, l);
+                          }
+                        }
+                        simd::Sgemm(false, false, m, dv, l, 1.0f, scores, l, vh, v_hidden, 0.0f, oh,
+                                    v_hidden);
+                        simd::ScaleRows(oh, m, dv, v_hidden, inv_sums);
+                      }
+                    }
+                  });
     out.Commit();
     return absl::OkStatus();
   }

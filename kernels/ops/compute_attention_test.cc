@@ -135,6 +135,28 @@ TEST(MultiHeadAttentionTest, AttentionBiasIsAddedToTheScaledScores) {
   EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument) << y.status();
 }
 
+// A negative scale takes each row's minimum as the shift; a query row whose scores are not finite
+// (an inf in the query) takes the Softmax kernel's row rules, and the other rows of its block
+// keep their values.
+TEST(MultiHeadAttentionTest, NegativeScaleAndNonFiniteRows) {
+  const Tensor q = Random({2, 9, 8}, 21), k = Random({2, 11, 8}, 22), v = Random({2, 11, 4}, 23);
+  absl::StatusOr<std::vector<Tensor>> y = RunText(Model("num_heads = 2, scale = -0.6"), {q, k, v});
+  ASSERT_TRUE(y.ok()) << y.status();
+  ExpectNearReference(Values<float>((*y)[0]), Reference(q, k, v, 2, -0.6));
+
+  std::vector<float> qv = Values<float>(q);
+  qv[(0 * 9 + 3) * 8 + 1] = INFINITY;  // batch 0, row 3, head 0
+  const Tensor q_inf = Floats({2, 9, 8}, qv);
+  y = RunText(Model("num_heads = 2, scale = 0.5"), {q_inf, k, v});
+  ASSERT_TRUE(y.ok()) << y.status();
+  const std::vector<float> got = Values<float>((*y)[0]);
+  const std::vector<double> want = Reference(q_inf, k, v, 2, 0.5);
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (i / 2 == (0 * 9 + 3) * 2 + 0) continue;  // the row with the inf, head 0 (dv = 2)
+    ASSERT_NEAR(got[i], want[i], 1e-5 + 1e-5 * std::fabs(want[i])) << "element " << i;
+  }
+}
+
 // Threads split (batch, head) pairs, each computed as alone: the bits of one thread.
 TEST(MultiHeadAttentionTest, ThreadsGiveTheBitsOfOne) {
   const Tensor q = Random({4, 20, 16}, 4), k = Random({4, 24, 16}, 5), v = Random({4, 24, 8}, 6);

@@ -10,6 +10,7 @@
 #define ANVIL_KERNELS_SIMD_REDUCE_INL_H_
 #endif
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -252,6 +253,38 @@ void ScaleShiftImpl(const float* x, float a, float b, float* y, int64_t n) {
   if (i < count) {
     const auto mask = hn::FirstN(d, count - i);
     hn::BlendedStore(hn::MulAdd(hn::MaskedLoad(mask, d, x + i), va, vb), mask, d, y + i);
+  }
+}
+
+int64_t ExpScaledRowsImpl(float* x, int64_t rows, int64_t n, int64_t ld, float scale,
+                          float* inv_sums) {
+  int64_t skipped = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    float* row = x + i * ld;
+    const float m = scale >= 0 ? ReduceMaxImpl(row, n) : ReduceMinImpl(row, n);
+    if (!std::isfinite(m) || !std::isfinite(scale)) {
+      inv_sums[i] = 0.0f;
+      ++skipped;
+      continue;
+    }
+    inv_sums[i] = 1.0f / ExpShiftSumImpl(row, scale, scale * m, row, n);
+  }
+  return skipped;
+}
+
+void ScaleRowsImpl(float* x, int64_t rows, int64_t n, int64_t ld, const float* scales) {
+  const ri::D d;
+  const size_t L = hn::Lanes(d);
+  const size_t count = static_cast<size_t>(n);
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = x + r * ld;
+    const ri::V s = hn::Set(d, scales[r]);
+    size_t i = 0;
+    for (; i + L <= count; i += L) hn::StoreU(hn::Mul(hn::LoadU(d, row + i), s), d, row + i);
+    if (i < count) {
+      const auto mask = hn::FirstN(d, count - i);
+      hn::BlendedStore(hn::Mul(hn::MaskedLoad(mask, d, row + i), s), mask, d, row + i);
+    }
   }
 }
 

@@ -28,6 +28,8 @@ HWY_EXPORT(MultiplyImpl);
 HWY_EXPORT(SubtractImpl);
 HWY_EXPORT(ScaleShiftImpl);
 HWY_EXPORT(NormalizeImpl);
+HWY_EXPORT(ExpScaledRowsImpl);
+HWY_EXPORT(ScaleRowsImpl);
 
 float ReduceSum(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(ReduceSumImpl)(x, n); }
 float ReduceSumSquares(const float* x, int64_t n) {
@@ -67,6 +69,12 @@ float ExpScaledShiftSum(const float* x, float scale, float shift, float* y, int6
 }
 void ExpSub(const float* x, const float* shift, float* y, int64_t n) {
   HWY_DYNAMIC_DISPATCH(ExpSubImpl)(x, shift, y, n);
+}
+int64_t ExpScaledRows(float* x, int64_t rows, int64_t n, int64_t ld, float scale, float* inv_sums) {
+  return HWY_DYNAMIC_DISPATCH(ExpScaledRowsImpl)(x, rows, n, ld, scale, inv_sums);
+}
+void ScaleRows(float* x, int64_t rows, int64_t n, int64_t ld, const float* scales) {
+  HWY_DYNAMIC_DISPATCH(ScaleRowsImpl)(x, rows, n, ld, scales);
 }
 void Multiply(const float* x, const float* s, float* y, int64_t n) {
   HWY_DYNAMIC_DISPATCH(MultiplyImpl)(x, s, y, n);

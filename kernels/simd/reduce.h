@@ -37,6 +37,15 @@ float ExpShiftSum(const float* x, float shift, float* y, int64_t n);
 // The same of exp(x[i] * scale - shift), the product and the difference rounded once (with FMA):
 // a softmax of scale * x without scaling x first.
 float ExpScaledShiftSum(const float* x, float scale, float shift, float* y, int64_t n);
+// Softmax numerators of `rows` rows of n floats (rows ld apart), in one call (a call per row of
+// an attention block's 16-wide rows cost as much as the row): row i becomes exp(scale * x -
+// scale * m) with m its maximum (its minimum for a negative scale), as ExpScaledShiftSum computes
+// it, and inv_sums[i] = 1 / its sum. A row whose m is not finite, or every row for a non-finite
+// scale, is left as it was with inv_sums[i] = 0 (a real one is in (0, 1]: the maximum's term is
+// 1): the caller takes those its own way. Returns how many rows were left.
+int64_t ExpScaledRows(float* x, int64_t rows, int64_t n, int64_t ld, float scale, float* inv_sums);
+// x[r * ld + i] *= scales[r] for `rows` rows of n floats.
+void ScaleRows(float* x, int64_t rows, int64_t n, int64_t ld, const float* scales);
 // Element-wise y[i] = exp(x[i] - shift[i]), x[i] * s[i], x[i] - s[i] (y may alias x).
 void ExpSub(const float* x, const float* shift, float* y, int64_t n);
 void Multiply(const float* x, const float* s, float* y, int64_t n);
