@@ -389,17 +389,19 @@ class LayerNormKernel final : public OpKernel {
       const C* b = has_bias ? bias.data() : nullptr;
       parallel::For(outer, parallel::MinChunk(n, parallel::kMinChunkElements),
                     [&](int64_t begin, int64_t end) {
-                      for (int64_t o = begin; o < end; ++o) {
-                        const C* xr = xd.data() + o * n;
-                        C* yr = yd.data() + o * n;
-                        C mean, var;
-                        MeanVar<C>(xr, n, &mean, &var);
-                        const C inv = C(1) / std::sqrt(var + static_cast<C>(epsilon_));
-                        means[o] = mean;
-                        inv_stds[o] = inv;
-                        if constexpr (std::is_same_v<C, float>) {
-                          simd::Normalize(xr, mean, inv, scale.data(), b, yr, n);
-                        } else {
+                      if constexpr (std::is_same_v<C, float>) {
+                        simd::LayerNormRows(xd.data() + begin * n, end - begin, n, epsilon_,
+                                            scale.data(), b, yd.data() + begin * n,
+                                            means.data() + begin, inv_stds.data() + begin);
+                      } else {
+                        for (int64_t o = begin; o < end; ++o) {
+                          const C* xr = xd.data() + o * n;
+                          C* yr = yd.data() + o * n;
+                          C mean, var;
+                          MeanVar<C>(xr, n, &mean, &var);
+                          const C inv = C(1) / std::sqrt(var + static_cast<C>(epsilon_));
+                          means[o] = mean;
+                          inv_stds[o] = inv;
                           for (int64_t i = 0; i < n; ++i) {
                             yr[i] = (xr[i] - mean) * inv * scale.data()[i] +
                                     (b != nullptr ? b[i] : C(0));

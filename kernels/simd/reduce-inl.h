@@ -303,6 +303,22 @@ void NormalizeImpl(const float* x, float mean, float inv_std, const float* scale
   }
 }
 
+void LayerNormRowsImpl(const float* x, int64_t rows, int64_t n, float epsilon, const float* scale,
+                       const float* bias, float* y, float* means, float* inv_stds) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;
+    float mean = 0.0f, var = 0.0f;
+    if (n > 0) {
+      mean = ReduceSumImpl(xr, n) / static_cast<float>(n);
+      var = ReduceSumSquaredDiffImpl(xr, mean, n) / static_cast<float>(n);
+    }
+    const float inv = 1.0f / std::sqrt(var + epsilon);
+    means[r] = mean;
+    inv_stds[r] = inv;
+    NormalizeImpl(xr, mean, inv, scale, bias, y + r * n, n);
+  }
+}
+
 }  // namespace anvil::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

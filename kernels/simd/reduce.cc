@@ -30,6 +30,7 @@ HWY_EXPORT(ScaleShiftImpl);
 HWY_EXPORT(NormalizeImpl);
 HWY_EXPORT(ExpScaledRowsImpl);
 HWY_EXPORT(ScaleRowsImpl);
+HWY_EXPORT(LayerNormRowsImpl);
 
 float ReduceSum(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(ReduceSumImpl)(x, n); }
 float ReduceSumSquares(const float* x, int64_t n) {
@@ -75,6 +76,10 @@ int64_t ExpScaledRows(float* x, int64_t rows, int64_t n, int64_t ld, float scale
 }
 void ScaleRows(float* x, int64_t rows, int64_t n, int64_t ld, const float* scales) {
   HWY_DYNAMIC_DISPATCH(ScaleRowsImpl)(x, rows, n, ld, scales);
+}
+void LayerNormRows(const float* x, int64_t rows, int64_t n, float epsilon, const float* scale,
+                   const float* bias, float* y, float* means, float* inv_stds) {
+  HWY_DYNAMIC_DISPATCH(LayerNormRowsImpl)(x, rows, n, epsilon, scale, bias, y, means, inv_stds);
 }
 void Multiply(const float* x, const float* s, float* y, int64_t n) {
   HWY_DYNAMIC_DISPATCH(MultiplyImpl)(x, s, y, n);

@@ -46,6 +46,12 @@ float ExpScaledShiftSum(const float* x, float scale, float shift, float* y, int6
 int64_t ExpScaledRows(float* x, int64_t rows, int64_t n, int64_t ld, float scale, float* inv_sums);
 // x[r * ld + i] *= scales[r] for `rows` rows of n floats.
 void ScaleRows(float* x, int64_t rows, int64_t n, int64_t ld, const float* scales);
+// LayerNormalization of `rows` dense rows of n floats in one call: per row, mean = ReduceSum / n,
+// var = ReduceSumSquaredDiff(mean) / n (0 and 0 for n = 0), inv_std = 1 / sqrt(var + epsilon),
+// then Normalize into y; means and inv_stds receive each row's mean and inv_std. The bits of those
+// calls made per row (which cost three dispatches a row: a 64-wide row's whole work).
+void LayerNormRows(const float* x, int64_t rows, int64_t n, float epsilon, const float* scale,
+                   const float* bias, float* y, float* means, float* inv_stds);
 // Element-wise y[i] = exp(x[i] - shift[i]), x[i] * s[i], x[i] - s[i] (y may alias x).
 void ExpSub(const float* x, const float* shift, float* y, int64_t n);
 void Multiply(const float* x, const float* s, float* y, int64_t n);
