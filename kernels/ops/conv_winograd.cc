@@ -69,6 +69,25 @@ int64_t MaxBlockTiles(int64_t C, int64_t K) {
                                : block / kTileUnit * kTileUnit;
 }
 
+// Scratch of a channel-major block (36 x tiles x (C + K) floats) over this, which only channel
+// counts no network has reach, takes the tile-major blocks (or, under kMinTiles tiles, im2col).
+constexpr double kMaxChannelMajorScratchBytes = 16 << 20;
+
+bool ChannelMajorFits(int64_t tiles, int64_t C, int64_t K) {
+  return static_cast<double>(kWinogradPoints) * static_cast<double>(tiles) *
+             static_cast<double>(C + K) * sizeof(float) <=
+         kMaxChannelMajorScratchBytes;
+}
+
+// Whether `tiles` tiles run as WinogradChannelMajor (the constants above say when that pays).
+bool ChannelMajor(int64_t tiles, int64_t C, int64_t K) {
+  if (!ChannelMajorFits(tiles, C, K)) return false;
+  if (tiles < kMinTiles) return true;
+  const int64_t vectors = Ceil(tiles, kTileUnit);
+  return tiles <= kMaxChannelMajorTiles && 10 * tiles < 9 * vectors * kTileUnit &&
+         std::min(C, K) >= kMinChannelMajorChannels;
+}
+
 // Asks for the cache lines of [p, p + n) to be fetched: the input transform gathers from many
 // lines at once, which the hardware prefetchers do not foresee.
 void PrefetchFloats(const float* p, int64_t n) {
@@ -131,6 +150,7 @@ bool WinogradApplies(const WindowGeometry& g, int64_t images, const WinogradWeig
   }
   const int64_t tiles =
       images * Ceil(g.out[0], kWinogradOutTile) * Ceil(g.out[1], kWinogradOutTile);
+  if (tiles < kMinTiles && !ChannelMajorFits(tiles, w.in_channels, w.out_channels)) return false;
   if (tiles >= kMinStreamedWeightTiles) return true;
   const double weight_bytes = static_cast<double>(kWinogradPoints) *
                               static_cast<double>(w.out_channels * w.in_channels) * sizeof(float);
@@ -220,14 +240,6 @@ void WinogradByStages(const WindowGeometry& g, int64_t tiles, const WinogradWeig
                                                 bias != nullptr ? bias + k0 : nullptr, epilogue, t,
                                                 y + k0 * out_plane);
                 });
-}
-
-// Whether `tiles` tiles run as WinogradChannelMajor (the constants above say when that pays).
-bool ChannelMajor(int64_t tiles, int64_t C, int64_t K) {
-  if (tiles < kMinTiles) return true;
-  const int64_t vectors = Ceil(tiles, kTileUnit);
-  return tiles <= kMaxChannelMajorTiles && 10 * tiles < 9 * vectors * kTileUnit &&
-         std::min(C, K) >= kMinChannelMajorChannels;
 }
 
 // All `tiles` (few: a late layer's small image at batch 1) as one block whose
