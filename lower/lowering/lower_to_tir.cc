@@ -643,6 +643,7 @@ absl::StatusOr<bool> LowerToTirPass::Run(Model& model, PassContext& ctx) {
   LoweringOptions options;
   options.fuse = *fuse_;
   options.plan_buffers = *plan_buffers_;
+  options.collapse_loops = *collapse_loops_;
   options.mark_loops = *mark_loops_;
   LoweringStats stats;
   ANVIL_ASSIGN_OR_RETURN(tir::Module module, LowerToTir(model, options, &stats));
@@ -665,6 +666,7 @@ absl::StatusOr<bool> LowerToTirPass::Run(Model& model, PassContext& ctx) {
     ctx.AddStatistic("workspace-bytes", stats.passes.plan.workspace_bytes);
     ctx.AddStatistic("workspace-bytes-unshared", stats.passes.plan.unshared_bytes);
   }
+  ctx.AddStatistic("collapsed-loops", stats.passes.collapse.collapsed);
   ctx.AddStatistic("parallel-loops", stats.passes.mark.parallel);
   ctx.AddStatistic("vectorized-loops", stats.passes.mark.vectorized);
   for (const auto& [op, n] : stats.fallback_ops) {

@@ -76,6 +76,8 @@ class LowerToTirPass : public Pass {
   PassOption<bool> fuse_{this, "fuse", true, "producer-consumer fusion of loops"};
   PassOption<bool> plan_buffers_{this, "plan-buffers", true,
                                  "place intermediates in one workspace"};
+  PassOption<bool> collapse_loops_{this, "collapse-loops", true,
+                                   "make loop pairs over tensors' last two axes one loop"};
   PassOption<bool> mark_loops_{this, "mark-loops", true, "mark parallel and vectorizable loops"};
 };
 

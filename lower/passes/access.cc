@@ -155,6 +155,18 @@ void FreeVars(const Expr& e, absl::flat_hash_set<const tir::ExprNode*>* out) {
   c.Visit(e);
 }
 
+bool ContainsLoop(const Stmt& s) {
+  class Finder final : public tir::IRVisitor {
+   public:
+    bool found = false;
+
+   protected:
+    void VisitFor(const tir::ForNode&, const Stmt&) override { found = true; }
+  } finder;
+  finder.Visit(s);
+  return finder.found;
+}
+
 bool Mentions(const Expr& e, const tir::ExprNode* var) {
   absl::flat_hash_set<const tir::ExprNode*> vars;
   FreeVars(e, &vars);

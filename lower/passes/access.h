@@ -50,6 +50,9 @@ struct AccessSummary {
 AccessSummary SummarizeAccesses(const tir::Stmt& s);
 AccessSummary SummarizeAccesses(const tir::Expr& e);
 
+// Whether a statement holds a loop anywhere inside.
+bool ContainsLoop(const tir::Stmt& s);
+
 // The variables an expression reads.
 void FreeVars(const tir::Expr& e, absl::flat_hash_set<const tir::ExprNode*>* out);
 bool Mentions(const tir::Expr& e, const tir::ExprNode* var);

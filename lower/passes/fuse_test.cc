@@ -29,7 +29,7 @@ struct Lowered {
 
 Lowered Lower(const Model& model, bool passes) {
   LoweringOptions options;
-  options.fuse = options.plan_buffers = options.mark_loops = passes;
+  options.fuse = options.plan_buffers = options.collapse_loops = options.mark_loops = passes;
   Lowered l;
   absl::StatusOr<tir::Module> m = LowerToTir(model, options, &l.stats);
   EXPECT_TRUE(m.ok()) << m.status();
@@ -200,6 +200,31 @@ main (float[N, 8] x, float[8, 8] w) => (float[N, 8] y) {
   // a and c can share: 2 live buffers of 100 * 8 floats at most.
   EXPECT_LE(evaluator.stats().workspace_bytes, 2 * 100 * 8 * 4);
   ExpectBitIdentical(kText, {x, w});
+}
+
+// collapse-loops: a squeeze-excitation block (a mean over H x W, a per-channel scale of
+// the planes) and an element-wise chain over a reshaped tensor collapse their plane loops (the
+// average's reduction pair included), and keep every bit, on dims other than those lowered for.
+TEST(CollapseLoopsTest, PlaneLoopsBecomeOneAndKeepEveryBit) {
+  constexpr char kText[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+main (float[N, 4, H, W] x) => (float[N, 4, H, W] y, float[N, 4] m) {
+  g = ReduceMean<axes = [2, 3]>(x)
+  s = Sigmoid(g)
+  z = Mul(x, s)
+  y = Relu(z)
+  shape = Constant<value = int64[2] {0, 4}>()
+  m = Reshape(g, shape)
+})";
+  std::unique_ptr<Model> model = Parse(kText);
+  ASSERT_NE(model, nullptr);
+  Lowered l = Lower(*model, true);
+  EXPECT_GE(l.stats.passes.collapse.collapsed, 2);
+  EXPECT_GE(l.stats.passes.collapse.views, 2);
+  for (const std::vector<int64_t>& dims :
+       {std::vector<int64_t>{2, 4, 3, 5}, std::vector<int64_t>{1, 4, 7, 7},
+        std::vector<int64_t>{3, 4, 1, 17}}) {
+    ExpectBitIdentical(kText, {Input(ElementType::kFloat, dims, 5)});
+  }
 }
 
 }  // namespace

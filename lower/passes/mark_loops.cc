@@ -89,18 +89,6 @@ class Marker final : public tir::IRMutator {
   }
 
  private:
-  static bool ContainsLoop(const Stmt& s) {
-    class Finder final : public tir::IRVisitor {
-     public:
-      bool found = false;
-
-     protected:
-      void VisitFor(const tir::ForNode&, const Stmt&) override { found = true; }
-    } finder;
-    finder.Visit(s);
-    return finder.found;
-  }
-
   MarkStats* stats_;
   bool top_ = false;
 };

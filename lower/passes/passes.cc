@@ -57,6 +57,11 @@ absl::StatusOr<tir::Module> RunModulePasses(tir::Module module, const ModulePass
     ANVIL_ASSIGN_OR_RETURN(module, PlanBuffers(std::move(module), &stats->plan));
     ANVIL_RETURN_IF_ERROR(verified(module, "plan-buffers"));
   }
+  if (options.collapse_loops) {
+    entry = module.FindFunction(module.entry);
+    *entry = CollapseLoops(*entry, &stats->collapse);
+    ANVIL_RETURN_IF_ERROR(verified(module, "collapse-loops"));
+  }
   if (options.mark_loops) {
     entry = module.FindFunction(module.entry);
     *entry = MarkLoops(*entry, &stats->mark);

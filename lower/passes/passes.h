@@ -1,6 +1,7 @@
 // The passes on the Tensor IR that lowering runs after building a module, in order:
 //   fuse          producer-consumer fusion (fuse.h)
 //   plan-buffers  the workspace plan of the surviving intermediates (plan_buffers.h)
+//   collapse-loops  loop pairs over tensors' last two axes made one (collapse_loops.h)
 //   mark-loops    parallel and vectorize marks (mark_loops.h)
 // each followed by the simplifier; and the counts the lower-to-tir statistics report.
 #ifndef ANVIL_LOWER_PASSES_PASSES_H_
@@ -10,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "lower/ir/module.h"
+#include "lower/passes/collapse_loops.h"
 #include "lower/passes/fuse.h"
 #include "lower/passes/mark_loops.h"
 #include "lower/passes/plan_buffers.h"
@@ -19,12 +21,14 @@ namespace anvil::lower {
 struct ModulePassOptions {
   bool fuse = true;
   bool plan_buffers = true;
+  bool collapse_loops = true;
   bool mark_loops = true;
 };
 
 struct ModulePassStats {
   FuseStats fuse;
   PlanStats plan;
+  CollapseStats collapse;
   MarkStats mark;
 };
 
