@@ -450,6 +450,14 @@ absl::Status GridSampleRun(KernelContext& ctx, const GridSampleAttrs& attrs) {
   }
   const int64_t n = xv.dims[0], channels = xv.dims[1], height = xv.dims[2], width = xv.dims[3];
   const int64_t out_h = gv.dims[1], out_w = gv.dims[2];
+  // Border and reflection padding repeat the image's pixels: an empty image has none to repeat
+  // (zeros padding samples zeros from it).
+  if ((height == 0 || width == 0) && attrs.padding != GridPadding::kZeros &&
+      n * channels * out_h * out_w > 0) {
+    return ctx.Error(absl::StrCat("X ", xv.DebugString(),
+                                  " has an empty image, which border and reflection padding "
+                                  "cannot sample"));
+  }
   absl::StatusOr<std::vector<T>> x = ReadAs<T>(xv, "GridSample X");
   if (!x.ok()) return x.status();
   absl::StatusOr<std::vector<T>> grid = ReadAs<T>(gv, "GridSample grid");

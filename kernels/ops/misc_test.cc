@@ -325,6 +325,29 @@ g (int64 n) => (double[4] y) {
 
 // ---- Detection ----
 
+// GridSample from an image with a zero spatial dim: zeros padding samples zeros; border and
+// reflection padding have no pixel to repeat, an error rather than a read of the empty image.
+TEST(MiscDetectionTest, GridSampleOfAnEmptyImage) {
+  for (const char* padding : {"zeros", "border", "reflection"}) {
+    SCOPED_TRACE(padding);
+    NodeRun run =
+        RunText(absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 16]>
+g (float[1,1,0,2] X, float[1,2,4,2] Grid) => (float[1,1,2,4] Y) {
+  Y = GridSample <padding_mode = ")",
+                             padding, R"("> (X, Grid)
+})"),
+                {Floats({1, 1, 0, 2}, {}), Floats({1, 2, 4, 2}, std::vector<float>(16, 0.25f))});
+    if (std::string(padding) == "zeros") {
+      ASSERT_TRUE(run.outputs.ok()) << run.outputs.status();
+      EXPECT_MATCH((*run.outputs)[0], Floats({1, 1, 2, 4}, std::vector<float>(8, 0.0f)));
+      continue;
+    }
+    ASSERT_FALSE(run.outputs.ok());
+    EXPECT_NE(run.outputs.status().message().find("empty image"), std::string::npos)
+        << run.outputs.status();
+  }
+}
+
 TEST(MiscDetectionTest, RoiAlignMaxModeAndMaxRoiPool) {
   // One sample per bin at the roi's center (1.0, 1.0): corners (1,1) only, weight 1.
   NodeRun align = RunText(R"(<ir_version: 8, opset_import: ["" : 16]>
