@@ -533,14 +533,70 @@ bool ImplicitConvGemm(const WindowGeometry& g, int64_t Mg, int64_t cols, int64_t
   return false;
 }
 
+template <typename T>
+bool ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
+                 const T* x, const T* w, const T* bias, T* y,
+                 const simd::Epilogue* epilogue = nullptr);
+
+// The output rows (outermost spatial dim) [lo, hi) whose windows may reach the input: those
+// before lo end above it, those from hi on start below it, so they read nothing but padding.
+std::pair<int64_t, int64_t> RowsReachingInput(const WindowGeometry& g) {
+  const int64_t out = g.out[0], s = g.strides[0], pb = g.pad_begin[0];
+  const int64_t span = (g.kernel[0] - 1) * g.dilations[0];  // last tap's offset
+  // lo: the first o with o * s - pb + span >= 0; hi: one past the last with o * s - pb <= in - 1.
+  const int64_t need = pb - span;
+  const int64_t lo = need <= 0 ? 0 : std::min(out, (need + s - 1) / s);
+  const int64_t last = g.in[0] - 1 + pb;
+  const int64_t hi = last < 0 ? 0 : std::min(out, last / s + 1);
+  return {lo, std::max(lo, hi)};
+}
+
+// Integer convolutions (ConvInteger) whose outermost output rows lie wholly in the padding (a
+// pad larger than the kernel: a hostile model's 2^20 rows of padding cost 268 million
+// multiply-adds through im2col) give those rows the bias (or 0: padding is the shifted input's
+// zero) and convolve only the rows [lo, hi) that reach the input. Integer sums are exact: the
+// same values as the whole convolution. False (nothing done) when every row reaches the input.
+template <typename T>
+bool ConvPaddedRows(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
+                    const T* x, const T* w, const T* bias, T* y) {
+  if (g.spatial < 1 || g.out[0] == 0) return false;
+  const auto [lo, hi] = RowsReachingInput(g);
+  if (lo == 0 && hi == g.out[0]) return false;
+  const int64_t row = g.out_size / g.out[0];  // outputs per row of a plane
+  std::vector<T> inner;
+  if (hi > lo) {
+    WindowGeometry sub = g;
+    sub.out[0] = hi - lo;
+    sub.pad_begin[0] = g.pad_begin[0] - lo * g.strides[0];
+    sub.pad_end[0] = (sub.out[0] - 1) * g.strides[0] + (g.kernel[0] - 1) * g.dilations[0] + 1 -
+                     g.in[0] - sub.pad_begin[0];
+    sub.out_size = row * sub.out[0];
+    inner.resize(N * M * sub.out_size);
+    ConvForward<T>(sub, N, C, M, group, x, w, bias, inner.data());
+  }
+  for (int64_t plane = 0; plane < N * M; ++plane) {
+    const T b = bias != nullptr ? bias[plane % M] : T(0);
+    T* yp = y + plane * g.out_size;
+    std::fill(yp, yp + lo * row, b);
+    if (hi > lo) {
+      const T* src = inner.data() + plane * (hi - lo) * row;
+      std::copy(src, src + (hi - lo) * row, yp + lo * row);
+    }
+    std::fill(yp + hi * row, yp + g.out_size, b);
+  }
+  return true;
+}
+
 // Y[N, M, out...] = conv(X[N, C, in...], W[M, C / group, k...]) + bias[M] (bias may be null).
 // With an epilogue, the paths that apply it in registers (the direct kernels) do so and return
 // true; the others leave Y without it and return false.
 template <typename T>
 bool ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
-                 const T* x, const T* w, const T* bias, T* y,
-                 const simd::Epilogue* epilogue = nullptr) {
+                 const T* x, const T* w, const T* bias, T* y, const simd::Epilogue* epilogue) {
   const int64_t Cg = C / group, Mg = M / group;
+  if constexpr (std::is_integral_v<T>) {
+    if (ConvPaddedRows(g, N, C, M, group, x, w, bias, y)) return false;
+  }
   if constexpr (std::is_same_v<T, float>) {
     const simd::Epilogue none;
     const simd::Epilogue& e = epilogue != nullptr ? *epilogue : none;

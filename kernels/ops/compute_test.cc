@@ -581,6 +581,55 @@ TEST(Conv, MatchesDirectConvolution) {
   }
 }
 
+// ConvInteger with pads larger than the kernel: output rows wholly in the padding are zeros (the
+// shifted input's padding) and are not computed; the rest as the definition, for rows padded at
+// the start, at the end, both, strides and dilations, and every row in the padding.
+TEST(ConvInteger, RowsWhollyInThePaddingAreZero) {
+  struct Case {
+    std::vector<int64_t> x_dims, kernel, strides, dilations, pads;
+  };
+  const Case cases[] = {
+      {{1, 2, 3, 4}, {2, 2}, {1, 1}, {1, 1}, {5, 1, 7, 0}},
+      {{2, 1, 4, 3}, {3, 1}, {2, 1}, {1, 1}, {9, 0, 1, 2}},
+      {{1, 1, 5, 2}, {2, 2}, {1, 1}, {3, 1}, {0, 0, 11, 1}},
+      {{1, 1, 2, 2}, {1, 1}, {1, 1}, {1, 1}, {4, 0, 4, 0}},
+  };
+  for (const Case& c : cases) {
+    const ConvCase conv{c.x_dims, 3, 1, c.kernel, c.strides, c.dilations, c.pads};
+    std::vector<int64_t> out;
+    for (int d = 0; d < 2; ++d) {
+      const int64_t eff = (c.kernel[d] - 1) * c.dilations[d] + 1;
+      out.push_back((c.x_dims[d + 2] + c.pads[d] + c.pads[d + 2] - eff) / c.strides[d] + 1);
+    }
+    const std::vector<int64_t> w_dims = {3, c.x_dims[1], c.kernel[0], c.kernel[1]};
+    std::vector<uint8_t> xv(c.x_dims[0] * c.x_dims[1] * c.x_dims[2] * c.x_dims[3]);
+    std::vector<uint8_t> wv(3 * c.x_dims[1] * c.kernel[0] * c.kernel[1]);
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<uint8_t>((i * 37 + 11) % 251);
+    for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<uint8_t>((i * 53 + 7) % 241);
+    const uint8_t x_zp = 100, w_zp = 120;
+    std::vector<float> xf(xv.size()), wf(wv.size());
+    for (size_t i = 0; i < xv.size(); ++i) xf[i] = static_cast<float>(xv[i]) - x_zp;
+    for (size_t i = 0; i < wv.size(); ++i) wf[i] = static_cast<float>(wv[i]) - w_zp;
+    const std::vector<float> want = NaiveConv(conv, out, xf, wf, std::vector<float>(3, 0.0f));
+    const std::string attrs = absl::StrCat("kernel_shape = [", absl::StrJoin(c.kernel, ", "),
+                                           "], strides = [", absl::StrJoin(c.strides, ", "),
+                                           "], dilations = [", absl::StrJoin(c.dilations, ", "),
+                                           "], pads = [", absl::StrJoin(c.pads, ", "), "]");
+    absl::StatusOr<std::vector<Tensor>> y = RunText(
+        ModelText(10, "agraph (uint8[A] x, uint8[B] w, uint8 xz, uint8 wz) => (int32[D] y)",
+                  absl::StrCat("y = ConvInteger <", attrs, "> (x, w, xz, wz)")),
+        {MakeTensor(ElementType::kUint8, c.x_dims, xv), MakeTensor(ElementType::kUint8, w_dims, wv),
+         MakeTensor(ElementType::kUint8, {}, std::vector<uint8_t>{x_zp}),
+         MakeTensor(ElementType::kUint8, {}, std::vector<uint8_t>{w_zp})});
+    ASSERT_TRUE(y.ok()) << attrs << ": " << y.status();
+    const std::vector<int32_t> got = Values<int32_t>((*y)[0]);
+    ASSERT_EQ(got.size(), want.size()) << attrs;
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i], static_cast<int32_t>(want[i])) << attrs << " element " << i;
+    }
+  }
+}
+
 // A Conv with a constant 3x3 weight, unit strides and enough channels and tiles runs Winograd
 // F(4x4, 3x3) (ops/conv_winograd.h): the definition's values within 1e-4 per 32 input channels
 // (relative above 1; Winograd's rounding is ~1e-6 of the sum of |terms|, which grows with the
