@@ -184,7 +184,7 @@ class Collapser {
     // The views are kept from here on (one per tensor, reused by later pairs).
     for (const Expr& view : ordered) {
       if (defined_.insert(view.get()).second) {
-        defines_->push_back(pending_defines_.at(view.get()));
+        defines_->push_back(pending_defines_.find(view.get())->second);
         if (stats_) ++stats_->views;
       }
     }
@@ -206,7 +206,9 @@ class Collapser {
         tir::MakeTensor(absl::StrCat(tensor.name, "_flat"), tensor.type(), std::move(dims));
     if (!view.ok()) return std::nullopt;
     // The tensor itself, found again through the access (a TensorNode handle).
-    absl::StatusOr<Stmt> define = tir::MakeDefine(*view, Expr(), {.view_of = tensors_.at(key)});
+    auto handle = tensors_.find(key);
+    if (handle == tensors_.end()) return std::nullopt;
+    absl::StatusOr<Stmt> define = tir::MakeDefine(*view, Expr(), {.view_of = handle->second});
     if (!define.ok()) return std::nullopt;
     pending_defines_.emplace(view->get(), *std::move(define));
     view_of_.emplace(key, *view);
