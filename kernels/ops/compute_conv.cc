@@ -551,17 +551,23 @@ std::pair<int64_t, int64_t> RowsReachingInput(const WindowGeometry& g) {
   return {lo, std::max(lo, hi)};
 }
 
-// Integer convolutions (ConvInteger) whose outermost output rows lie wholly in the padding (a
-// pad larger than the kernel: a hostile model's 2^20 rows of padding cost 268 million
-// multiply-adds through im2col) give those rows the bias (or 0: padding is the shifted input's
-// zero) and convolve only the rows [lo, hi) that reach the input. Integer sums are exact: the
-// same values as the whole convolution. False (nothing done) when every row reaches the input.
+// Convolutions whose outermost output rows lie wholly in the padding (a pad larger than the
+// kernel: a hostile model's 2^20 rows of padding cost 268 million multiply-adds through im2col)
+// give those rows bias + 0 and convolve only the rows [lo, hi) that reach the input. A padded
+// row's sum is exactly 0 in integers (ConvInteger pads the shifted input with its zero) and +0 in
+// floating point (products 0 * w of finite weights, summed from +0), so these are the values
+// and bits of the whole convolution; a weight with an inf or NaN (0 * inf is NaN) takes the
+// whole convolution. False (nothing done) when every row reaches the input.
 template <typename T>
 bool ConvPaddedRows(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
                     const T* x, const T* w, const T* bias, T* y) {
   if (g.spatial < 1 || g.out[0] == 0) return false;
   const auto [lo, hi] = RowsReachingInput(g);
   if (lo == 0 && hi == g.out[0]) return false;
+  if constexpr (std::is_floating_point_v<T>) {
+    const int64_t weights = M * (C / group) * g.kernel_size;
+    if (!std::all_of(w, w + weights, [](T v) { return std::isfinite(v); })) return false;
+  }
   const int64_t row = g.out_size / g.out[0];  // outputs per row of a plane
   std::vector<T> inner;
   if (hi > lo) {
@@ -575,7 +581,7 @@ bool ConvPaddedRows(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, in
     ConvForward<T>(sub, N, C, M, group, x, w, bias, inner.data());
   }
   for (int64_t plane = 0; plane < N * M; ++plane) {
-    const T b = bias != nullptr ? bias[plane % M] : T(0);
+    const T b = (bias != nullptr ? bias[plane % M] : T(0)) + T(0);
     T* yp = y + plane * g.out_size;
     std::fill(yp, yp + lo * row, b);
     if (hi > lo) {
@@ -594,9 +600,7 @@ template <typename T>
 bool ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
                  const T* x, const T* w, const T* bias, T* y, const simd::Epilogue* epilogue) {
   const int64_t Cg = C / group, Mg = M / group;
-  if constexpr (std::is_integral_v<T>) {
-    if (ConvPaddedRows(g, N, C, M, group, x, w, bias, y)) return false;
-  }
+  if (ConvPaddedRows(g, N, C, M, group, x, w, bias, y)) return false;
   if constexpr (std::is_same_v<T, float>) {
     const simd::Epilogue none;
     const simd::Epilogue& e = epilogue != nullptr ? *epilogue : none;

@@ -630,6 +630,48 @@ TEST(ConvInteger, RowsWhollyInThePaddingAreZero) {
   }
 }
 
+// A float Conv with pads larger than the kernel (8 channels x 2x3 taps: the im2col path) has its
+// rows wholly in the padding set to bias + 0 without computing them, the rest as the definition.
+// With an inf in output channel 0's weight, every row is computed as before: im2col's padded
+// zeros times inf make that channel's padded rows NaN, and the other channels' rows the bias.
+TEST(Conv, RowsWhollyInThePaddingAreTheBias) {
+  const ConvCase c{{2, 8, 4, 5}, 4, 1, {2, 3}, {1, 2}, {2, 1}, {9, 1, 6, 2}};
+  // 17 output rows; a row's taps are rows r - 9 and r - 7 of the input: rows 0-6 end above it
+  // and rows 13-16 start below it.
+  const std::vector<int64_t> out = {(4 + 9 + 6 - 3) / 1 + 1, (5 + 1 + 2 - 3) / 2 + 1};
+  const int64_t lo = 7, hi = 13;
+  const std::vector<int64_t> w_dims = {4, 8, 2, 3};
+  Tensor x = RandomTensor(c.x_dims, 61), w = RandomTensor(w_dims, 62), b = RandomTensor({4}, 63);
+  const std::string text =
+      ModelText(11, "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)",
+                "y = Conv <strides = [1, 2], dilations = [2, 1], pads = [9, 1, 6, 2]> (x, w, b)");
+  absl::StatusOr<std::vector<Tensor>> y = RunText(text, {x, w, b});
+  ASSERT_TRUE(y.ok()) << y.status();
+  ExpectNear(Values<float>((*y)[0]),
+             NaiveConv(c, out, Values<float>(x), Values<float>(w), Values<float>(b)), 1e-4,
+             "pads larger than the kernel");
+
+  std::vector<float> wv = Values<float>(w);
+  wv[5] = INFINITY;  // output channel 0
+  y = RunText(text, {x, Floats(w_dims, wv), b});
+  ASSERT_TRUE(y.ok()) << y.status();
+  const std::vector<float> got = Values<float>((*y)[0]);
+  const int64_t row = out[1];
+  for (int64_t plane = 0; plane < 2 * 4; ++plane) {
+    for (int64_t r = 0; r < out[0]; ++r) {
+      if (r >= lo && r < hi) continue;
+      for (int64_t col = 0; col < row; ++col) {
+        const float v = got[(plane * out[0] + r) * row + col];
+        if (plane % 4 == 0) {
+          EXPECT_TRUE(std::isnan(v)) << "plane " << plane << " row " << r << " column " << col;
+        } else {
+          EXPECT_EQ(v, Values<float>(b)[plane % 4] + 0.0f) << "plane " << plane << " row " << r;
+        }
+      }
+    }
+  }
+}
+
 // A Conv with a constant 3x3 weight, unit strides and enough channels and tiles runs Winograd
 // F(4x4, 3x3) (ops/conv_winograd.h): the definition's values within 1e-4 per 32 input channels
 // (relative above 1; Winograd's rounding is ~1e-6 of the sum of |terms|, which grows with the
