@@ -702,6 +702,18 @@ absl::Status CheckConvShapes(const KernelContext& ctx, const TensorView& x, cons
   return absl::OkStatus();
 }
 
+// The optional bias B (input `index`: 2, or QLinearConv's 8) of a convolution with `channels`
+// output channels: 1-D with one value per channel, as the kernels read it.
+absl::Status CheckConvBias(const KernelContext& ctx, int64_t channels, int index = 2) {
+  if (!ctx.HasInput(index)) return absl::OkStatus();
+  const TensorView& b = ctx.input(index);
+  if (b.rank() != 1 || b.dims[0] != channels) {
+    return ctx.Error(absl::StrCat("B ", b.DebugString(), " must be 1-D with one value per output",
+                                  " channel (", channels, ")"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<WindowGeometry> ConvGeometry(const KernelContext& ctx, const WindowAttrs& attrs,
                                             const TensorView& x, const TensorView& w,
                                             const TensorView& y) {
@@ -732,6 +744,7 @@ class ConvKernel final : public OpKernel {
     const TensorView& w = ctx.input(1);
     TensorView& y = ctx.output(0);
     ANVIL_RETURN_IF_ERROR(CheckConvShapes(ctx, x, w, group_));
+    ANVIL_RETURN_IF_ERROR(CheckConvBias(ctx, w.dims[0]));
     absl::StatusOr<WindowGeometry> g = ConvGeometry(ctx, attrs_, x, w, y);
     if (!g.ok()) return g.status();
     // Only on float32: a 16-bit float's activation kernel runs on the rounded values.
@@ -848,6 +861,7 @@ class QLinearConvKernel final : public OpKernel {
     if (!g.ok()) return g.status();
     const std::vector<int32_t> xs = ShiftedInput(x, ctx, 2);
     ANVIL_ASSIGN_OR_RETURN(const std::vector<int32_t> ws, ShiftedWeights(w, ctx, 5));
+    ANVIL_RETURN_IF_ERROR(CheckConvBias(ctx, w.dims[0], 8));
     DenseInput<int32_t> bias;
     if (ctx.HasInput(8)) bias.Reset(ctx.input(8));
     std::vector<int32_t> acc(y.NumElements());
@@ -907,6 +921,7 @@ class ConvTransposeKernel final : public OpKernel {
       return ctx.Error(absl::StrCat("X ", x.DebugString(), " and W ", w.DebugString(),
                                     " must be [N, C, spatial...] and [C, M/group, kernel...]"));
     }
+    ANVIL_RETURN_IF_ERROR(CheckConvBias(ctx, w.dims[1] * group_));
     const int64_t S = x.rank() - 2;
     const Shape in(x.dims.begin() + 2, x.dims.end());
     const Shape out(y.dims.begin() + 2, y.dims.end());

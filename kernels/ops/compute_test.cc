@@ -1169,6 +1169,33 @@ TEST(FusedConv, GivesTheBitsOfConvThenActivation) {
 }
 
 // ConvTranspose is the adjoint of Conv: <conv(x, w), y> == <x, conv_transpose(y, w)>.
+// A bias B that is not one value per output channel is an error naming it, for Conv and
+// ConvTranspose alike (a 3-value B for 64 output channels was read past its end).
+TEST(ConvTranspose, BiasMustHoldOneValuePerOutputChannel) {
+  const Tensor x = RandomTensor({1, 1, 3, 1}, 71);
+  for (const char* op : {"ConvTranspose", "Conv"}) {
+    SCOPED_TRACE(op);
+    const bool transpose = std::string(op) == "ConvTranspose";
+    const std::vector<int64_t> w_dims =
+        transpose ? std::vector<int64_t>{1, 64, 3, 3} : std::vector<int64_t>{64, 1, 3, 3};
+    const Tensor w = RandomTensor(w_dims, 72);
+    for (const std::vector<int64_t>& b_dims :
+         {std::vector<int64_t>{3}, std::vector<int64_t>{1, 64}, std::vector<int64_t>{64}}) {
+      absl::StatusOr<std::vector<Tensor>> y =
+          RunText(ModelText(13, "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)",
+                            absl::StrCat("y = ", op, " <pads = [1, 1, 1, 1]> (x, w, b)")),
+                  {x, w, RandomTensor(b_dims, 73)});
+      if (b_dims.size() == 1 && b_dims[0] == 64) {
+        EXPECT_TRUE(y.ok()) << y.status();
+        continue;
+      }
+      ASSERT_FALSE(y.ok());
+      EXPECT_NE(y.status().message().find("one value per output channel"), std::string::npos)
+          << y.status();
+    }
+  }
+}
+
 TEST(ConvTranspose, IsTheAdjointOfConv) {
   const ConvCase c = {{1, 4, 7, 8}, 6, 2, {3, 2}, {2, 1}, {1, 2}, {1, 0, 0, 1}};
   Tensor x = RandomTensor(c.x_dims, 21), w = RandomTensor({6, 2, 3, 2}, 22);
