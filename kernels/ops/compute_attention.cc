@@ -141,17 +141,23 @@ class MultiHeadAttentionKernel final : public OpKernel {
                         float* oh = out.data() + (b * s + r0) * v_hidden + h * dv;
                         simd::Sgemm(false, true, m, l, d, 1.0f, qh, hidden, kh, hidden, 0.0f,
                                     scores, l);
+                        // With a bias the scores are scaled and biased first, and the exps
+                        // then take them as they are.
+                        float exp_scale = scale;
                         if (has_bias) {
                           const float* bias_rows =
                               bias.data() + b * bias_batch_stride + h * bias_head_stride + r0 * l;
                           for (int64_t i = 0; i < m; ++i) {
                             simd::ScaleShift(scores + i * l, scale, 0.0f, scores + i * l, l);
                             simd::AccumulateSum(scores + i * l, bias_rows + i * l, l);
-                            inv_sums[i] = ExpRow(1.0f, scores + i * l, l);
                           }
-                        } else if (simd::ExpScaledRows(scores, m, l, l, scale, inv_sums) > 0) {
+                          exp_scale = 1.0f;
+                        }
+                        if (simd::ExpScaledRows(scores, m, l, l, exp_scale, inv_sums) > 0) {
                           for (int64_t i = 0; i < m; ++i) {
-                            if (inv_sums[i] == 0.0f) inv_sums[i] = ExpRow(scale, scores + i * l, l);
+                            if (inv_sums[i] == 0.0f) {
+                              inv_sums[i] = ExpRow(exp_scale, scores + i * l, l);
+                            }
                           }
                         }
                         simd::Sgemm(false, false, m, dv, l, 1.0f, scores, l, vh, v_hidden, 0.0f, oh,

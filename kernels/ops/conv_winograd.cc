@@ -298,13 +298,13 @@ void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeigh
   const int64_t tiles_w = Ceil(OW, kWinogradOutTile);
   const int64_t per_image = Ceil(OH, kWinogradOutTile) * tiles_w;
   const int64_t tiles = images * per_image;
-  const int64_t max_block = MaxBlockTiles(C, K);
-  const int64_t units = std::max<int64_t>(1, tiles / kTileUnit);
-  auto unit_begin = [&](int64_t u) { return u * kTileUnit; };  // unit `units` ends at `tiles`
   if (ChannelMajor(tiles, C, K)) {
     WinogradChannelMajor(g, tiles, w, x, bias, epilogue, y);
     return;
   }
+  const int64_t max_block = MaxBlockTiles(C, K);
+  const int64_t units = std::max<int64_t>(1, tiles / kTileUnit);
+  auto unit_begin = [&](int64_t u) { return u * kTileUnit; };  // unit `units` ends at `tiles`
   const double unit_flops = 2.0 * kWinogradPoints * static_cast<double>(K * C * kTileUnit);
   const int64_t min_units = parallel::MinChunk(unit_flops, parallel::kMinChunkFlops);
   if (tiles <= max_block && parallel::ChunkCount(units, min_units) < 2 &&

@@ -67,7 +67,6 @@ HWY_INLINE void DirectConvBlock(const DepthwiseTaps& t, const float* planes, int
   const bool cache_rows = t.kernel_h <= kMaxCachedTaps, cache_cols = t.kernel_w <= kMaxCachedTaps;
   RowTap row_taps[kMaxCachedTaps];
   ColumnTap col_taps[kMaxCachedTaps];
-  bool col_reaches[kMaxCachedTaps];
   hn::Mask<decltype(d)> col_masks[kMaxCachedTaps];
   for (int64_t oh0 = 0; oh0 < t.out_h; oh0 += kRows) {
     const int64_t rows = t.out_h - oh0 < kRows ? t.out_h - oh0 : kRows;
@@ -79,7 +78,6 @@ HWY_INLINE void DirectConvBlock(const DepthwiseTaps& t, const float* planes, int
       if (cache_cols) {
         for (int64_t kw = 0; kw < t.kernel_w; ++kw) {
           col_taps[kw] = ColumnTapAt(t, kw, c0, c1);
-          col_reaches[kw] = col_taps[kw].lo < col_taps[kw].hi;
           col_masks[kw] = ColumnMask(d, col_taps[kw]);
         }
       }
@@ -91,8 +89,8 @@ HWY_INLINE void DirectConvBlock(const DepthwiseTaps& t, const float* planes, int
         HWY_UNROLL(4)
         for (int64_t k = 0; k < kOuts; ++k) acc[r][k] = hn::Zero(d);
       }
-      // One tap: rows [r_lo, r_hi) of the block (all four when kAllRows) read at src, its
-      // columns masked (columns the tap does not reach load as zeros: MaskedLoad does not touch
+      // One tap: rows [r_lo, r_hi) of the block (all four when all_rows is true_type) read at src,
+      // its columns masked (columns the tap does not reach load as zeros: MaskedLoad does not touch
       // them), times the kOuts weights at wk.
       auto tap = [&](auto all_rows, int64_t r_lo, int64_t r_hi, const float* src,
                      const hn::Mask<decltype(d)> mask, const float* wk) HWY_ATTR {
@@ -117,7 +115,7 @@ HWY_INLINE void DirectConvBlock(const DepthwiseTaps& t, const float* planes, int
           const float* wr = wc + kh * t.kernel_w;
           if (cache_cols && rt.lo == 0 && rt.hi == kRows) {  // the common case, test-free
             for (int64_t kw = 0; kw < t.kernel_w; ++kw) {
-              if (!col_reaches[kw]) continue;
+              if (col_taps[kw].lo >= col_taps[kw].hi) continue;
               tap(std::true_type(), 0, kRows, row + col_taps[kw].offset, col_masks[kw], wr + kw);
             }
             continue;

@@ -62,17 +62,18 @@ void WinogradTransformOutput(const float* products, int64_t ldm, int64_t point_s
                              const float* bias, const Epilogue& epilogue,
                              const WinogradTiles& tiles, float* out);
 
-// WinogradTransformInput into the channel-major layout, for blocks of fewer tiles than a vector
-// holds: v[xi * point_stride + j * ldv + c] (tiles x channels per point, ldv >= channels;
-// columns past `channels` are not written), a vector of channels per step. The same values, bit
-// for bit. Channel c's plane starts c * height * width floats after `in`.
+// WinogradTransformInput into the channel-major layout, for blocks of few tiles (fewer than a
+// vector holds, or a count that would leave tile vectors part empty):
+// v[xi * point_stride + j * ldv + c] (tiles x channels per point, ldv >= channels; columns past
+// `channels` are not written), a vector of channels per step. The same values, bit for bit.
+// Channel c's plane starts c * height * width floats after `in`.
 void WinogradTransformInputByChannels(const float* in, int64_t channels, const WinogradTiles& tiles,
                                       float* v, int64_t ldv, int64_t point_stride);
 
-// WinogradTransformOutput for products laid out channel-major, for blocks of fewer tiles than a
-// vector holds: m[xi] = products[xi * point_stride + j * ldm + k] (tiles x K, the product
-// V^T U^T), a vector of channels per step. The same values, bit for bit. products must be
-// readable 15 floats past each point's last row.
+// WinogradTransformOutput for products laid out channel-major (the blocks of
+// WinogradTransformInputByChannels): m[xi] = products[xi * point_stride + j * ldm + k]
+// (tiles x K, the product V^T U^T), a vector of channels per step. The same values, bit for
+// bit. products must be readable 15 floats past each point's last row.
 void WinogradTransformOutputByChannels(const float* products, int64_t ldm, int64_t point_stride,
                                        int64_t K, const float* bias, const Epilogue& epilogue,
                                        const WinogradTiles& tiles, float* out);
