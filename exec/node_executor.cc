@@ -62,7 +62,11 @@ absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, Shap
     }
     builder.emplace(std::move(operands));
     shape_ctx.emplace(node, opset, *builder);
-    ANVIL_RETURN_IF_ERROR(shape_fn(*shape_ctx));
+    const absl::Status shape_status = shape_fn(*shape_ctx);
+    if (options.shape_read_input_contents != nullptr) {
+      *options.shape_read_input_contents = builder->read_input_contents();
+    }
+    ANVIL_RETURN_IF_ERROR(shape_status);
     for (int i = 0; i < n; ++i) {
       if (!requested[i]) continue;
       const TensorInfo& info = shape_ctx->output(i);

@@ -33,6 +33,10 @@ struct NodeExecOptions {
   // finds a contradiction or dims other than a planned output's: for callers whose plan was made
   // over symbolic dims that this run's inputs may not satisfy (the Tensor IR evaluator).
   bool check_planned_dims = false;
+  // When set, receives whether the ShapeHelper (if it ran) read an input's contents as a constant
+  // (RuntimeBuilder::read_input_contents): a caller that skips the check for operands it saw pass
+  // before may only do so when it did not.
+  bool* shape_read_input_contents = nullptr;
   // Where outputs that kernels set whole go (sequences, optionals, shared tensors:
   // KernelContext::SetOutputValue); without one those kernels fail with Unimplemented.
   KernelContext::ValueSink value_sink;

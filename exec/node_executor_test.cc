@@ -57,6 +57,31 @@ TEST(NodeExecutorTest, PlannedOutputsSkipTheShapeHelper) {
   EXPECT_EQ(y.As<float>()[1], 2);
 }
 
+// Resize's output dims come from its scales' contents; a Transpose's only from dims.
+TEST(NodeExecutorTest, ReportsWhetherTheShapeHelperReadInputContents) {
+  std::unique_ptr<Model> m = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[1,1,2,2] x, float[4] s) => (float[1,1,4,4] y, float[2,2,1,1] t) {
+      y = Resize <mode = "nearest"> (x, , s)
+      t = Transpose <perm = [2, 3, 0, 1]> (y)
+    })");
+  std::vector<const Node*> nodes;
+  for (const auto& n : m->graph().nodes()) nodes.push_back(&*n);
+  ASSERT_EQ(nodes.size(), 2u);
+  Tensor x = Floats({1, 1, 2, 2}, {1, 2, 3, 4});
+  Tensor s = Floats({4}, {1, 1, 2, 2});
+  bool read = false;
+  NodeExecOptions options;
+  options.shape_read_input_contents = &read;
+  absl::StatusOr<std::vector<Tensor>> y = RunNode(*nodes[0], 17, {x, Tensor(), s}, options);
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  EXPECT_EQ((*y)[0].dims(), (Shape{1, 1, 4, 4}));
+  EXPECT_TRUE(read);
+  absl::StatusOr<std::vector<Tensor>> t = RunNode(*nodes[1], 17, {x}, options);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ((*t)[0].dims(), (Shape{2, 2, 1, 1}));
+  EXPECT_FALSE(read);
+}
+
 TEST(NodeExecutorTest, DataDependentOutputsAreMadeByTheKernel) {
   std::unique_ptr<Model> m = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
     g (float[4] x) => (int64[1,?] y) { y = NonZero (x) })");

@@ -29,7 +29,8 @@ class BorrowedElements final : public Elements {
 
 bool RuntimeBuilder::HasInput(int i) const {
   return i >= 0 && i < static_cast<int>(operands_.size()) &&
-         (operands_[i].type != ElementType::kUndefined || operands_[i].kind != RuntimeOperand::Kind::kTensor);
+         (operands_[i].type != ElementType::kUndefined ||
+          operands_[i].kind != RuntimeOperand::Kind::kTensor);
 }
 
 TensorInfo RuntimeBuilder::Input(int i) const {
@@ -58,7 +59,7 @@ void RuntimeBuilder::FillInput(int i, TensorInfo* info) const {
       }
     }
     *info = op.kind == RuntimeOperand::Kind::kSequence ? TensorInfo::Sequence(std::move(elem))
-                                            : TensorInfo::Optional(std::move(elem));
+                                                       : TensorInfo::Optional(std::move(elem));
     if (op.kind == RuntimeOperand::Kind::kSequence) {
       // Every element is known at run time.
       std::vector<TensorInfo> items;
@@ -87,6 +88,7 @@ void RuntimeBuilder::FillInput(int i, TensorInfo* info) const {
 }
 
 std::shared_ptr<const Elements> RuntimeBuilder::InputConstant(int i) const {
+  read_input_contents_ = true;
   if (!HasInput(i) || operands_[i].data == nullptr) return nullptr;
   const RuntimeOperand& op = operands_[i];
   // Only fixed-size elements are borrowed as bytes: a string tensor's contents are not bytes

@@ -40,8 +40,14 @@ class RuntimeBuilder final : public IndexExprBuilder {
   void FillInput(int i, TensorInfo* out) const override;
   std::shared_ptr<const Elements> InputConstant(int i) const override;
 
+  // Whether a ShapeHelper asked for an input's contents as a constant (InputConstant): its
+  // answer then depends on more than the operands' types, dims and the values of small integer
+  // operands, so a caller may not reuse it for other operands with the same dims.
+  bool read_input_contents() const { return read_input_contents_; }
+
  private:
   absl::Span<const RuntimeOperand> operands_;
+  mutable bool read_input_contents_ = false;
 };
 
 }  // namespace anvil

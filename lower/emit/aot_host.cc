@@ -26,6 +26,7 @@
 struct AnvilAotHost {
   std::unique_ptr<anvil::Model> model;  // null without kernel calls
   std::vector<anvil::lower::KernelCallSite> sites;
+  std::vector<anvil::lower::ShapeCheckMemo> memos;        // per site
   std::vector<std::unique_ptr<anvil::OpKernel>> kernels;  // made on first call
   anvil::lower::GemmHost gemm;
   // This run's.
@@ -130,6 +131,7 @@ absl::StatusOr<std::unique_ptr<AnvilAotHost>> CreateHost(const void* bytes, int6
     absl::StatusOr<KernelCallSite> site = MakeSite(*host->model, nodes, kernels[id], id);
     if (!site.ok()) return site.status();
     host->sites.push_back(*std::move(site));
+    host->memos.emplace_back();
   }
   host->kernels.resize(count);
   return host;
@@ -184,9 +186,9 @@ int32_t anvil_aot_host_kernel(AnvilAotHost* host, int64_t id, AnvilBuffer* const
     if (!k.ok()) return failed(k.status());
     host->kernels[id] = *std::move(k);
   }
-  const absl::Status s =
-      anvil::lower::RunKernelCall(site, *host->kernels[id], host->model.get(), operands, count,
-                                  anvil::DefaultMaxAllocationBytes(), host->allocations);
+  const absl::Status s = anvil::lower::RunKernelCall(
+      site, *host->kernels[id], host->model.get(), operands, count,
+      anvil::DefaultMaxAllocationBytes(), host->allocations, &host->memos[id]);
   return s.ok() ? 0 : failed(s);
 }
 

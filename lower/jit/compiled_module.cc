@@ -98,6 +98,7 @@ struct CompiledModule::Impl {
   void (*output_dims)(const int64_t*, int64_t*) = nullptr;
   std::vector<std::unique_ptr<OpKernel>> kernels;
   std::vector<KernelCallSite> sites;  // made with kernels[id]
+  std::vector<ShapeCheckMemo> memos;  // per site
   absl::flat_hash_map<int64_t, std::vector<tir::DataType>> kernel_types;
   std::optional<WorkspacePlan> workspace_plan;
   Tensor workspace;
@@ -183,6 +184,7 @@ int32_t CompiledModule::Impl::Kernel(int64_t id, AnvilBuffer* const* operands, i
   if (kernels.size() < module->kernels.size()) {
     kernels.resize(module->kernels.size());
     sites.resize(module->kernels.size());
+    memos.resize(module->kernels.size());
   }
   if (kernels[id] == nullptr) {
     absl::StatusOr<std::unique_ptr<OpKernel>> k = CreateKernel(*binding.node, binding.opset);
@@ -202,7 +204,7 @@ int32_t CompiledModule::Impl::Kernel(int64_t id, AnvilBuffer* const* operands, i
     kernels[id] = *std::move(k);
   }
   absl::Status s = RunKernelCall(sites[id], *kernels[id], module->source.get(), operands, count,
-                                 options.max_allocation_bytes, allocations);
+                                 options.max_allocation_bytes, allocations, &memos[id]);
   if (!s.ok()) {
     Fail(s);
     return 1;
@@ -211,6 +213,12 @@ int32_t CompiledModule::Impl::Kernel(int64_t id, AnvilBuffer* const* operands, i
 }
 
 CompiledModule::CompiledModule(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+int64_t CompiledModule::shape_checks_skipped() const {
+  int64_t skipped = 0;
+  for (const ShapeCheckMemo& memo : impl_->memos) skipped += memo.skipped;
+  return skipped;
+}
 CompiledModule::~CompiledModule() = default;
 
 absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::Compile(const tir::Module& module,

@@ -57,6 +57,9 @@ class CompiledModule {
 
   const JitStats& stats() const { return stats_; }
   const EmittedModule& emitted() const { return emitted_; }
+  // Kernel calls that skipped their ShapeHelper check, having seen the same operands pass it
+  // (ShapeCheckMemo in kernel_call.h), over every run so far.
+  int64_t shape_checks_skipped() const;
 
   // The loaded library and the host state its callbacks reach (compiled_module.cc).
   struct Impl;

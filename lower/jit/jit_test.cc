@@ -274,6 +274,44 @@ main (float[N, 1, H, W] x, float[M] v) => (float[N, 2, H, W] y, int64[1, K] nz, 
                          {"v", Input(ElementType::kFloat, {9}, 2)}});
 }
 
+// A kernel call whose operands passed the ShapeHelper check before skips it; other dims run it
+// again, and outputs only the data sizes (NonZero) always do. Results match the evaluator's.
+TEST(JitTest, KernelCallsSkipTheShapeCheckOfOperandsSeenBefore) {
+  constexpr char kText[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+main (float[N, 1, H, W] x, float[M] v) => (float[N, 2, H2, W2] p, int64[1, K] nz) {
+  w = Constant<value = float[2, 1, 1, 1] {0.5, -1}>()
+  y = Conv(x, w)
+  p = MaxPool<kernel_shape = [2, 2], strides = [2, 2]>(y)
+  nz = NonZero(v)
+})";
+  std::unique_ptr<TirSession> eval = Load(kText, false);
+  std::unique_ptr<TirSession> jit = Load(kText, true);
+  ASSERT_NE(eval, nullptr);
+  ASSERT_NE(jit, nullptr);
+  ASSERT_NE(jit->compiled(), nullptr);
+  auto run = [&](std::vector<int64_t> x_dims, int salt) {
+    const absl::flat_hash_map<std::string, Tensor> inputs = {
+        {"x", Input(ElementType::kFloat, x_dims, salt)},
+        {"v", Input(ElementType::kFloat, {9}, salt)}};
+    absl::StatusOr<std::vector<Tensor>> a = eval->Run(inputs);
+    absl::StatusOr<std::vector<Tensor>> b = jit->Run(inputs);
+    ASSERT_TRUE(a.ok()) << a.status();
+    ASSERT_TRUE(b.ok()) << b.status();
+    for (size_t k = 0; k < a->size(); ++k) {
+      ASSERT_EQ((*a)[k].dims(), (*b)[k].dims()) << "output " << k;
+      EXPECT_EQ(std::memcmp((*a)[k].data(), (*b)[k].data(), (*a)[k].ByteSize()), 0) << k;
+    }
+  };
+  run({2, 1, 4, 6}, 1);
+  EXPECT_EQ(jit->compiled()->shape_checks_skipped(), 0);
+  run({2, 1, 4, 6}, 2);  // Conv and MaxPool skip; NonZero's output is sized by its data
+  EXPECT_EQ(jit->compiled()->shape_checks_skipped(), 2);
+  run({1, 1, 6, 8}, 3);
+  EXPECT_EQ(jit->compiled()->shape_checks_skipped(), 2);
+  run({1, 1, 6, 8}, 4);
+  EXPECT_EQ(jit->compiled()->shape_checks_skipped(), 4);
+}
+
 // Strings are std::string objects: the evaluator runs a string intermediate through its kernels,
 // the compiler refuses to emit a planned buffer for one (Unimplemented naming the tensor)
 // instead of handing a kernel raw bytes.

@@ -42,11 +42,24 @@ struct KernelCallSite {
 // Fills the site's resolved fields; call once node and opset are set.
 void ResolveSite(KernelCallSite& site);
 
+// What a site's last passing ShapeHelper check saw: every operand's dims and the values of its
+// small integer inputs (those ShapeHelpers see as values). A later call with the same key gets the
+// same answer, so it skips the check; calls whose check read other contents (Resize scales)
+// are not remembered. One per site and host, used by one call at a time (a host makes its kernel
+// calls one after another: nests that call kernels are never parallel loops).
+struct ShapeCheckMemo {
+  bool valid = false;
+  std::vector<int64_t> key;
+  int64_t skipped = 0;  // checks skipped so far
+};
+
 // `source` is the model the node belongs to (needed only by nodes with subgraphs);
-// `max_allocation_bytes` bounds each output allocated here (0: no bound).
+// `max_allocation_bytes` bounds each output allocated here (0: no bound); `memo` (optional) is
+// the site's ShapeCheckMemo.
 absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const Model* source,
                            AnvilBuffer* const* operands, int32_t count,
-                           int64_t max_allocation_bytes, std::deque<Tensor>& allocations);
+                           int64_t max_allocation_bytes, std::deque<Tensor>& allocations,
+                           ShapeCheckMemo* memo = nullptr);
 
 }  // namespace anvil::lower
 
