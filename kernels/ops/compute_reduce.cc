@@ -272,6 +272,11 @@ class ReduceKernel final : public OpKernel {
       const int64_t n_out = y.NumElements();
       DenseOutput<A> out(y);
       if (n_out == 0) return absl::OkStatus();
+      // (Floats: 0 / 0 = NaN, as numpy's mean of nothing.)
+      if (std::is_integral_v<A> && op_ == ReduceOp::kMean && count == 0) {
+        return ctx.Error(absl::StrCat("the mean of 0 elements of an integer tensor ",
+                                      x.DebugString(), " is undefined (a division by zero)"));
+      }
       DenseInput<A> xd(x);
       const MergedDims m = MergeDims(x.dims, reduced);
       A* acc = out.data();

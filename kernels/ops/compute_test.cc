@@ -1260,6 +1260,24 @@ TEST(Reduce, StridedInputAndIntegers) {
   EXPECT_EQ(Values<int64_t>((*y)[0]), (std::vector<int64_t>{6, 15}));
 }
 
+// The mean over an empty axis: NaN for floats (0 / 0), an error naming the node for integers,
+// whose division by zero had killed the process (the model fuzzer found it).
+TEST(Reduce, MeanOfNothing) {
+  absl::StatusOr<std::vector<Tensor>> y =
+      RunText(ModelText(13, "agraph (float[A] x) => (float[B] y)",
+                        "y = ReduceMean <axes = [1], keepdims = 0> (x)"),
+              {Floats({2, 0}, {})});
+  ASSERT_TRUE(y.ok()) << y.status();
+  ASSERT_EQ((*y)[0].dims(), (Shape{2}));
+  EXPECT_TRUE(std::isnan((*y)[0].As<float>()[0]));
+  y = RunText(ModelText(13, "agraph (int64[A] x) => (int64[B] y)",
+                        "y = ReduceMean <axes = [1], keepdims = 0> (x)"),
+              {MakeTensor<int64_t>(ElementType::kInt64, {2, 0}, {})});
+  ASSERT_FALSE(y.ok());
+  EXPECT_NE(y.status().message().find("ReduceMean"), std::string::npos) << y.status();
+  EXPECT_NE(y.status().message().find("mean of 0 elements"), std::string::npos) << y.status();
+}
+
 // An empty axis with columns after it: nothing to compute, for every family member (the
 // column path had read a first row that is not there; the model fuzzer found it).
 TEST(Softmax, EmptyAxisWithColumnsLeft) {
