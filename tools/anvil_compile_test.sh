@@ -149,3 +149,23 @@ fi
 grep -q "call runtime kernels (.*FusedConv.*MaxPool" "$TMP/refused.err" ||
   { echo "FAIL: --no-kernel-host error: $(cat "$TMP/refused.err")"; exit 1; }
 echo "--no-kernel-host: $(cat "$TMP/refused.err")"
+
+# A sequence between two nodes: the C API and its kernel host carry tensors only, so the library
+# is refused with a one-line error naming the node (the JIT runs such models).
+/usr/bin/python3 - "$TMP/seq.onnx" <<'PY' || { echo "FAIL: writing the sequence model"; exit 1; }
+import sys
+from onnx import TensorProto, helper, save
+g = helper.make_graph(
+    [helper.make_node("SequenceConstruct", ["x", "x"], ["s"], name="pair"),
+     helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=0)],
+    "seq", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
+PY
+if "$R/tools/anvil-compile" "$TMP/seq.onnx" -o "$TMP/seq" --shared 2>"$TMP/seq.err"; then
+  echo "FAIL: anvil-compile compiled a model with a sequence"
+  exit 1
+fi
+grep -q "node pair (SequenceConstruct) takes or makes a sequence or optional" "$TMP/seq.err" ||
+  { echo "FAIL: sequence model error: $(cat "$TMP/seq.err")"; exit 1; }
+echo "sequence model: $(cat "$TMP/seq.err")"

@@ -264,6 +264,17 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
         absl::StrCat(module.kernels.size(), " node(s) call runtime kernels (",
                      absl::StrJoin(ops, ", "), "), and this library is to link no kernel host"));
   }
+  // The C API passes tensors; its kernel host keeps no sequences or optionals between calls.
+  for (const auto& [id, types] : KernelOperandTypes(module)) {
+    for (const tir::DataType& t : types) {
+      if (t.kind() == tir::ScalarKind::kValue) {
+        return absl::UnimplementedError(absl::StrCat(
+            "node ", module.kernels[id].node_name, " (", module.kernels[id].op_type,
+            ") takes or makes a sequence or optional, which AOT libraries do not support (run "
+            "the model with the JIT or the interpreter)"));
+      }
+    }
+  }
   for (const tir::EntryBinding::Tensor& o : module.binding.outputs) {
     if (o.dynamic) {
       return absl::UnimplementedError(

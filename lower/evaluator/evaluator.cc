@@ -46,7 +46,8 @@ struct Val {
   Scalar lane(int k) const { return type.lanes() == 1 ? s : lanes[k]; }
 };
 
-// A tensor as the evaluator holds it: dense, row-major.
+// A tensor as the evaluator holds it: dense, row-major. A value tensor (ScalarKind::kValue: a
+// sequence or optional) is `owner` itself, rank 0 in the IR whatever the value holds.
 struct Buffer {
   DataType element;
   std::vector<int64_t> dims;
@@ -65,7 +66,9 @@ struct Buffer {
     strides.assign(dims.size(), 1);
     for (size_t k = dims.size(); k-- > 1;) strides[k - 1] = strides[k] * dims[k];
   }
+  bool is_value() const { return element.kind() == ScalarKind::kValue; }
   TensorView View() const {
+    if (is_value()) return owner.view();
     return TensorView::Dense(tir::ElementTypeOf(element.kind()), data, dims);
   }
 };
@@ -582,21 +585,46 @@ void Evaluator::Impl::RunKernel(const tir::IntrinsicNode& n) {
           return it == captured.end() ? nullptr : &it->second;
         });
   }
-  const ShapeFn shape_fn = FindShapeFn(node.domain(), node.op_type(), binding.opset);
+  // Nodes with subgraphs size their outputs by running them, as in the runtime: no ShapeFn.
+  const ShapeFn shape_fn = node.Subgraphs().empty()
+                               ? FindShapeFn(node.domain(), node.op_type(), binding.opset)
+                               : nullptr;
   auto make_output = [&](int i, ElementType type,
                          absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
     Buffer* b = outputs[i];
     std::vector<int64_t> d(dims.begin(), dims.end());
+    std::optional<ScalarKind> kind = tir::ScalarKindOf(type);
+    if (!kind) {
+      return absl::InternalError(
+          absl::StrCat(node.Describe(), ": output ", i, " has no element type to allocate"));
+    }
     absl::StatusOr<Tensor> t =
         Allocate(output_nodes[i] != nullptr ? output_nodes[i]->name : node.output(i)->name(),
-                 b != nullptr ? b->element : DataType(*tir::ScalarKindOf(type)), d);
+                 b != nullptr && !b->is_value() ? b->element : DataType(*kind), d);
     if (!t.ok()) return t.status();
     if (b == nullptr) return t->view();  // an output nobody reads
     b->owner = *t;
     b->data = static_cast<uint8_t*>(t->data());
-    b->SetDims(d);
+    if (!b->is_value()) b->SetDims(d);  // (a value holding a tensor stays rank 0 in the IR)
     b->ready = true;
-    return b->View();
+    return t->view();
+  };
+  // Sequences, optionals and tensors a kernel hands over whole.
+  exec.value_sink = [&](int i, Tensor value) -> absl::Status {
+    Buffer* b = outputs[i];
+    if (b == nullptr) return absl::OkStatus();
+    if (!b->is_value()) {
+      if (!value.is_tensor() || tir::ScalarKindOf(value.type()) != b->element.kind()) {
+        return absl::InternalError(absl::StrCat(node.Describe(), ": output ", i, " is a ",
+                                                b->element.ToString(), " tensor, the kernel set ",
+                                                value.view().DebugString()));
+      }
+      b->data = static_cast<uint8_t*>(value.data());
+      b->SetDims({value.dims().begin(), value.dims().end()});
+    }
+    b->owner = std::move(value);
+    b->ready = true;
+    return absl::OkStatus();
   };
   // Outputs the graph omits or nobody reads still get somewhere to go.
   absl::Status s = ExecuteNode(node, binding.opset, *kernels_[id], shape_fn, std::move(inputs),
@@ -604,7 +632,7 @@ void Evaluator::Impl::RunKernel(const tir::IntrinsicNode& n) {
   if (!s.ok()) return Fail(s);
   // A dynamic output's dims are variables the call assigns.
   for (size_t o = 0; o < outputs.size(); ++o) {
-    if (outputs[o] == nullptr || output_nodes[o] == nullptr) continue;
+    if (outputs[o] == nullptr || output_nodes[o] == nullptr || outputs[o]->is_value()) continue;
     const auto& dims = output_nodes[o]->dims;
     if (dims.size() != outputs[o]->dims.size()) {
       return Fail(absl::StrCat(node.Describe(), ": output ", o, " has rank ",
@@ -725,6 +753,14 @@ absl::StatusOr<std::vector<Tensor>> Evaluator::Impl::Run(const std::vector<Tenso
           absl::StrCat("input ", binding.inputs[k].name, " is missing"));
     }
     const auto* t = binding.inputs[k].tensor.as<tir::TensorNode>();
+    if (t->type().kind() == ScalarKind::kValue) {  // a sequence or optional, whole
+      Buffer b;
+      b.element = t->type();
+      b.owner = in;
+      b.ready = true;
+      frame.tensors[binding.inputs[k].tensor.get()] = std::move(b);
+      continue;
+    }
     std::vector<int64_t> dims;
     ANVIL_RETURN_IF_ERROR(bind_dims(*t, &dims));
     if (tir::ElementTypeOf(t->type().kind()) != in.type()) {
@@ -779,6 +815,10 @@ absl::StatusOr<std::vector<Tensor>> Evaluator::Impl::Run(const std::vector<Tenso
       return absl::InternalError(absl::StrCat("output ", out.name, " was not produced"));
     }
     const Buffer& b = it->second;
+    if (b.is_value()) {
+      results.push_back(b.owner);
+      continue;
+    }
     // Outputs own their memory: a view of something else (a workspace) is copied.
     if (b.owner.defined() && b.owner.data() == b.data && b.owner.NumElements() == b.NumElements()) {
       Tensor t = b.owner;

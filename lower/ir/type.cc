@@ -36,6 +36,7 @@ constexpr KindName kKinds[] = {
     {ScalarKind::kC64, "c64", ElementType::kComplex64},
     {ScalarKind::kC128, "c128", ElementType::kComplex128},
     {ScalarKind::kString, "string", ElementType::kString},
+    {ScalarKind::kValue, "value", ElementType::kUndefined},
 };
 
 const KindName& Info(ScalarKind kind) { return kKinds[static_cast<int>(kind)]; }
@@ -70,6 +71,7 @@ int DataType::bits() const {
   switch (kind_) {
     case ScalarKind::kVoid:
     case ScalarKind::kString:
+    case ScalarKind::kValue:
       return 0;
     case ScalarKind::kBool:
     case ScalarKind::kS8:

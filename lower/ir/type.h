@@ -36,6 +36,11 @@ enum class ScalarKind : uint8_t {
   kC64,
   kC128,
   kString,
+  // A whole runtime value that is not a tensor: a sequence, or an optional (empty, or holding a
+  // tensor or sequence). A tensor of this kind has rank 0 and stands for the value itself; only
+  // kernel calls read and write it (emitted code passes its buffer, whose data points at the
+  // host's Tensor object, from call to call).
+  kValue,
 };
 
 class DataType {
@@ -75,7 +80,7 @@ class DataType {
   DataType element() const { return DataType(kind_, 1, false); }
   DataType pointer_to() const { return DataType(kind_, 1, true); }
 
-  // Bits of one lane's value (bool: 8, index: 64); 0 for void, string.
+  // Bits of one lane's value (bool: 8, index: 64); 0 for void, string and value.
   int bits() const;
 
   // "f32", "f32x16", "f32*", "index", "bool", "void".

@@ -199,8 +199,10 @@ int32_t CompiledModule::Impl::Kernel(int64_t id, AnvilBuffer* const* operands, i
     site.slots = binding.slots;
     site.captures = binding.captured_values;
     site.captures.resize(binding.captures.size(), nullptr);
-    for (const tir::DataType& t : kernel_types[id])
+    for (const tir::DataType& t : kernel_types[id]) {
       site.types.push_back(tir::ElementTypeOf(t.kind()));
+      site.values.push_back(t.kind() == tir::ScalarKind::kValue);
+    }
     kernels[id] = *std::move(k);
   }
   absl::Status s = RunKernelCall(sites[id], *kernels[id], module->source.get(), operands, count,
@@ -349,6 +351,7 @@ absl::StatusOr<std::vector<Tensor>> CompiledModule::Run(const std::vector<Tensor
       return absl::InvalidArgumentError(absl::StrCat("input '", b.name, "' is missing"));
     }
     const auto* t = b.tensor.as<tir::TensorNode>();
+    if (t->type().kind() == tir::ScalarKind::kValue) continue;  // a sequence or optional, whole
     bool ok = inputs[k].dims().size() == t->dims.size() &&
               inputs[k].type() == tir::ElementTypeOf(t->type().kind());
     for (size_t d = 0; ok && d < t->dims.size(); ++d) {
@@ -437,7 +440,12 @@ absl::StatusOr<std::vector<Tensor>> CompiledModule::Run(const std::vector<Tensor
     bool found = false;
     for (size_t k = 0; k < binding.inputs.size() && !found; ++k) {
       if (binding.inputs[k].tensor.same(t)) {
-        fill(buffers[s], inputs[k].data(), inputs[k].dims());
+        if (t.type().kind() == tir::ScalarKind::kValue) {
+          // The code passes a value's buffer to kernel calls only, which read the Tensor.
+          fill(buffers[s], const_cast<Tensor*>(&inputs[k]), {});
+        } else {
+          fill(buffers[s], inputs[k].data(), inputs[k].dims());
+        }
         found = true;
       }
     }
@@ -485,6 +493,14 @@ absl::StatusOr<std::vector<Tensor>> CompiledModule::Run(const std::vector<Tensor
     if (!binding.outputs[k].dynamic) continue;
     const AnvilBuffer& b = buffers[s++];
     const tir::Expr& t = binding.outputs[k].tensor;
+    if (t.type().kind() == tir::ScalarKind::kValue) {
+      if (b.data == nullptr) {
+        return absl::InternalError(absl::StrCat("output '", binding.outputs[k].name,
+                                                "' was not set by the compiled code"));
+      }
+      outputs[k] = *reinterpret_cast<const Tensor*>(b.data);
+      continue;
+    }
     outputs[k] = Tensor::CopyOf(TensorView::Dense(tir::ElementTypeOf(t.type().kind()), b.data,
                                                   std::vector<int64_t>(b.dims, b.dims + b.rank)));
   }

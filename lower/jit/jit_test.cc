@@ -2,6 +2,7 @@
 // (element-wise, reductions, normalizations, data movement, gemm, kernel intrinsics, kernel
 // fallbacks with data-dependent outputs) runs through both, on dims the module was not lowered
 // for, and must give the same bits — and the same error for bad data.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -310,6 +311,50 @@ main (float[N, 1, H, W] x, float[M] v) => (float[N, 2, H2, W2] p, int64[1, K] nz
   EXPECT_EQ(jit->compiled()->shape_checks_skipped(), 2);
   run({1, 1, 6, 8}, 4);
   EXPECT_EQ(jit->compiled()->shape_checks_skipped(), 4);
+}
+
+// Sequences and optionals are values kernel calls hand each other (a Tensor behind the buffer):
+// inputs, intermediates and outputs, and an empty optional, alike in the evaluator and compiled.
+TEST(JitTest, SequencesAndOptionalsPassBetweenKernelCalls) {
+  constexpr char kText[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+main (float[N] x, seq(float[?]) s, optional(float[2]) o) => (float[?] y, seq(float[?]) t, bool h, float[N] z) {
+  r = Relu(x)
+  t = SequenceInsert(s, r)
+  y = ConcatFromSequence<axis = 0>(t)
+  h = OptionalHasElement(o)
+  k = Constant<value = int64 {-1}>()
+  e = SequenceAt(t, k)
+  z = Add(e, x)
+})";
+  Tensor x = Input(ElementType::kFloat, {3}, 1);
+  Tensor a = Input(ElementType::kFloat, {2}, 2);
+  Tensor s = Tensor::Sequence(ElementType::kFloat, {a});
+  for (bool present : {true, false}) {
+    SCOPED_TRACE(present ? "present optional" : "empty optional");
+    Tensor o =
+        present ? Input(ElementType::kFloat, {2}, 3) : Tensor::NoneOptional(ElementType::kFloat);
+    const absl::flat_hash_map<std::string, Tensor> inputs = {{"x", x}, {"s", s}, {"o", o}};
+    for (bool compile : {false, true}) {
+      SCOPED_TRACE(compile ? "compiled" : "evaluator");
+      std::unique_ptr<TirSession> session = Load(kText, compile);
+      ASSERT_NE(session, nullptr);
+      absl::StatusOr<std::vector<Tensor>> out = session->Run(inputs);
+      ASSERT_TRUE(out.ok()) << out.status();
+      ASSERT_EQ(out->size(), 4u);
+      const Tensor& y = (*out)[0];
+      ASSERT_EQ(y.dims(), (Shape{5}));
+      for (int i = 0; i < 2; ++i) EXPECT_EQ(y.As<float>()[i], a.As<float>()[i]);
+      for (int i = 0; i < 3; ++i) EXPECT_EQ(y.As<float>()[2 + i], std::max(x.As<float>()[i], 0.0f));
+      const Tensor& t = (*out)[1];
+      ASSERT_EQ(t.kind(), ValueKind::kSequence);
+      ASSERT_EQ(t.elements().size(), 2u);
+      EXPECT_EQ(t.elements()[1].dims(), (Shape{3}));
+      EXPECT_EQ(*(*out)[2].As<bool>(), present);
+      for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ((*out)[3].As<float>()[i], std::max(x.As<float>()[i], 0.0f) + x.As<float>()[i]);
+      }
+    }
+  }
 }
 
 // Strings are std::string objects: the evaluator runs a string intermediate through its kernels,

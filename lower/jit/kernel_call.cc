@@ -1,5 +1,6 @@
 #include "lower/jit/kernel_call.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -57,11 +58,17 @@ absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const M
     return absl::InternalError(absl::StrCat(node.Describe(), ": a kernel call with ", count,
                                             " operands, the site has ", site.types.size()));
   }
+  auto is_value = [&](size_t k) { return k < site.values.size() && site.values[k]; };
   auto view = [&](int k) {
     const AnvilBuffer* b = operands[k];
+    if (is_value(k)) {
+      return b->data != nullptr ? reinterpret_cast<const Tensor*>(b->data)->view() : TensorView();
+    }
     return TensorView::Dense(site.types[k], b->data,
                              absl::MakeConstSpan(b->dims, static_cast<size_t>(b->rank)));
   };
+  // Where output i's operand is (-1: none), to tell value outputs.
+  absl::InlinedVector<int, 4> output_operand(node.num_outputs(), -1);
   // Inline storage for the usual few operands: a call makes no heap allocation of its own.
   KernelContext::Views inputs(node.num_inputs());
   KernelContext::Views planned(node.num_outputs());
@@ -72,14 +79,20 @@ absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const M
       inputs[slot] = view(static_cast<int>(k));
     } else {
       outputs[-1 - slot] = operands[k];
-      if (operands[k]->data != nullptr) planned[-1 - slot] = view(static_cast<int>(k));
+      output_operand[-1 - slot] = static_cast<int>(k);
+      if (operands[k]->data != nullptr && !is_value(k)) {
+        planned[-1 - slot] = view(static_cast<int>(k));
+      }
     }
   }
   absl::flat_hash_map<const Value*, Tensor> captured;
   for (size_t k = 0; k < site.captures.size(); ++k) {
     const int at = static_cast<int>(site.slots.size() + k);
     if (at < count && site.captures[k] != nullptr) {
-      captured[site.captures[k]] = Tensor::CopyOf(view(at));
+      captured[site.captures[k]] =
+          is_value(static_cast<size_t>(at)) && operands[at]->data != nullptr
+              ? *reinterpret_cast<const Tensor*>(operands[at]->data)
+              : Tensor::CopyOf(view(at));
     }
   }
   const bool has_subgraphs = site.resolved ? site.has_subgraphs : !node.Subgraphs().empty();
@@ -89,8 +102,10 @@ absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const M
   // a small CNN the ShapeHelpers of its convolutions and pools were 5-10% of a run.
   bool remember = false;
   absl::InlinedVector<int64_t, 48> key;
+  // (A value operand's key would have to hold its elements' dims: such calls are not remembered.)
   if (memo != nullptr && exec.check_planned_dims &&
-      static_cast<size_t>(count) == site.types.size()) {
+      static_cast<size_t>(count) == site.types.size() &&
+      std::find(site.values.begin(), site.values.end(), true) == site.values.end()) {
     bool all_planned = true;
     for (int i = 0; i < node.num_outputs(); ++i) {
       if (node.output(i) != nullptr && (outputs[i] == nullptr || outputs[i]->data == nullptr)) {
@@ -116,19 +131,57 @@ absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const M
           return it == captured.end() ? nullptr : &it->second;
         });
   }
-  const ShapeFn shape_fn =
-      site.resolved ? site.shape_fn : FindShapeFn(node.domain(), node.op_type(), site.opset);
+  // Nodes with subgraphs size their outputs by running them, as in the runtime: no ShapeFn.
+  const ShapeFn shape_fn = has_subgraphs   ? nullptr
+                           : site.resolved ? site.shape_fn
+                                           : FindShapeFn(node.domain(), node.op_type(), site.opset);
+  auto output_is_value = [&](int i) {
+    return output_operand[i] >= 0 && is_value(static_cast<size_t>(output_operand[i]));
+  };
   auto make_output = [&](int i, ElementType type,
                          absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
-    if (dims.size() > 8) return absl::UnimplementedError("a kernel output of rank over 8");
+    AnvilBuffer* b = outputs[i];
+    const bool value = b != nullptr && output_is_value(i);
+    if (!value && dims.size() > 8)
+      return absl::UnimplementedError("a kernel output of rank over 8");
     ANVIL_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, dims, max_allocation_bytes));
     allocations.push_back(t);
-    if (AnvilBuffer* b = outputs[i]) {
+    if (value) {  // a value holding a tensor: the Tensor itself
+      b->data = reinterpret_cast<uint8_t*>(&allocations.back());
+      b->rank = 0;
+    } else if (b != nullptr) {
       b->data = static_cast<uint8_t*>(t.data());
       b->rank = static_cast<int32_t>(dims.size());
       for (size_t d = 0; d < dims.size(); ++d) b->dims[d] = dims[d];
     }
     return t.view();
+  };
+  // Sequences, optionals and tensors a kernel hands over whole: kept with the run's allocations.
+  exec.value_sink = [&](int i, Tensor value) -> absl::Status {
+    AnvilBuffer* b = outputs[i];
+    if (b == nullptr) return absl::OkStatus();
+    const bool is_value_output = output_is_value(i);
+    if (!is_value_output) {
+      if (!value.is_tensor() || output_operand[i] < 0 ||
+          value.type() != site.types[output_operand[i]]) {
+        return absl::InternalError(absl::StrCat(node.Describe(), ": output ", i,
+                                                " is a tensor, the kernel set ",
+                                                value.view().DebugString()));
+      }
+      if (value.dims().size() > 8)
+        return absl::UnimplementedError("a kernel output of rank over 8");
+    }
+    allocations.push_back(std::move(value));
+    Tensor& kept = allocations.back();
+    if (is_value_output) {
+      b->data = reinterpret_cast<uint8_t*>(&kept);
+      b->rank = 0;
+    } else {
+      b->data = static_cast<uint8_t*>(kept.data());
+      b->rank = static_cast<int32_t>(kept.dims().size());
+      for (size_t d = 0; d < kept.dims().size(); ++d) b->dims[d] = kept.dims()[d];
+    }
+    return absl::OkStatus();
   };
   if (remember) memo->valid = false;
   ANVIL_RETURN_IF_ERROR(

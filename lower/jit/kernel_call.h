@@ -3,7 +3,8 @@
 // their calls here, so a node behaves the same under either.
 //
 // The operands' buffers become views of the node's inputs and of the outputs the code planned;
-// ExecuteNode checks the inputs against the op's ShapeHelper and runs the kernel; outputs the
+// ExecuteNode checks the inputs against the op's ShapeHelper and runs the kernel; sequences and
+// optionals pass as Tensor objects (KernelCallSite::values); outputs the
 // code left unallocated (data == null: dims only the data decides) are allocated here, their
 // data and dims written back into the operand, and kept in `allocations` until the caller's run
 // ends. Subgraphs (If, Loop, Scan) run on the interpreter over `source`, seeing the captured
@@ -33,6 +34,10 @@ struct KernelCallSite {
   std::vector<int> slots;
   std::vector<const Value*> captures;
   std::vector<ElementType> types;  // slots.size() + captures.size()
+  // Per operand (empty: none): a value operand (a sequence or optional, tir::ScalarKind::kValue),
+  // whose buffer's data points at a Tensor: the caller's for an input, one in `allocations` for
+  // an output the call sets.
+  std::vector<bool> values;
   // Filled by ResolveSite from node and opset, so a call does not look them up.
   bool resolved = false;
   bool has_subgraphs = false;

@@ -35,11 +35,6 @@ struct LoweredModuleAttachment {
   std::unique_ptr<tir::Module> module;
 };
 
-// Why a sequence or optional value stops lowering.
-const char* NoSequences() {
-  return ": the Tensor IR has no sequences or optionals (run the model with the interpreter)";
-}
-
 absl::StatusOr<DataType> ElementOf(const Value& v, ElementType type) {
   std::optional<tir::ScalarKind> kind = tir::ScalarKindOf(type);
   if (!kind) {
@@ -193,10 +188,7 @@ absl::Status Lowerer::DeclareInputs() {
   for (size_t k = 0; k < g.inputs().size(); ++k) {
     const Value* v = g.inputs()[k];
     const TensorInfo& info = inference_.state().Get(v);
-    if (!info.is_tensor()) {
-      return absl::UnimplementedError(absl::StrCat("input '", v->name(), "' is a ",
-                                                   v->type().ToString(), NoSequences()));
-    }
+    if (!info.is_tensor()) continue;  // a value parameter: no dims of its own
     if (!info.dims) {
       return absl::UnimplementedError(
           absl::StrCat("input '", v->name(), "' has an unknown rank; lowering needs its rank"));
@@ -220,6 +212,14 @@ absl::Status Lowerer::DeclareInputs() {
   }
   for (const Value* v : g.inputs()) {
     const TensorInfo& info = inference_.state().Get(v);
+    if (!info.is_tensor()) {
+      Expr t = b_.Tensor(v->name(), DataType(tir::ScalarKind::kValue), {});
+      ANVIL_RETURN_IF_ERROR(b_.status());
+      tensors_[v] = t;
+      tensor_params_.push_back(t);
+      module_.binding.inputs.push_back({v->name(), t, false});
+      continue;
+    }
     std::vector<Expr> dims;
     for (const IndexExpr& d : *info.dims) {
       absl::StatusOr<Expr> x = dims_.Translate(d);
@@ -248,7 +248,7 @@ void Lowerer::DeclareOutputs() {
   for (size_t k = 0; k < g.outputs().size(); ++k) {
     const Value* v = g.outputs()[k];
     const TensorInfo& info = inference_.state().Get(v);
-    if (!info.dims) continue;
+    if (!info.is_tensor() || !info.dims) continue;  // returned by the function
     std::vector<Expr> dims;
     bool ok = true;
     for (const IndexExpr& d : *info.dims) {
@@ -276,7 +276,7 @@ void Lowerer::DeclareOutputs() {
 absl::StatusOr<bool> Lowerer::DeclareStatic(const Value* v, std::vector<Stmt>* out) {
   if (writes_output_.contains(v)) return true;  // its output parameter
   const TensorInfo& info = inference_.state().Get(v);
-  if (!info.dims) return false;
+  if (!info.is_tensor() || !info.dims) return false;
   std::vector<Expr> dims;
   for (const IndexExpr& d : *info.dims) {
     absl::StatusOr<Expr> x = dims_.Translate(d);
@@ -328,9 +328,14 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
         // Data decides its dims: index variables the call assigns, bound for later nodes.
         const TensorInfo& info = inference_.state().Get(v);
         if (!info.is_tensor()) {
-          return absl::UnimplementedError(absl::StrCat(node.Describe(), ": output '", v->name(),
-                                                       "' is a ", v->type().ToString(),
-                                                       NoSequences()));
+          // A sequence or optional: a value the call sets.
+          Expr t = b_.Tensor(LocalName(v->name()), DataType(tir::ScalarKind::kValue), {});
+          ANVIL_RETURN_IF_ERROR(b_.status());
+          tensors_[v] = t;
+          out->push_back(b_.Define(t, Expr(), {.dynamic = true}));
+          binding.slots.push_back(-1 - o);
+          operands.push_back(t);
+          continue;
         }
         std::optional<tir::ScalarKind> kind = tir::ScalarKindOf(info.type);
         if (!kind) kind = tir::ScalarKindOf(v->type().element_type());
@@ -406,7 +411,18 @@ absl::Status Lowerer::LowerNode(const Node& node) {
   }
   const int64_t opset = model_->OpsetVersion(node.domain());
   std::string fallback_reason;
-  if (LowerFn rule = FindLowerRule(node, opset)) {
+  // Sequences and optionals are values only kernels read and write: a node touching one (an
+  // Identity of a sequence, an If returning one) is a kernel call whatever rules its op has.
+  bool touches_value = false;
+  for (const Value* v : node.inputs()) {
+    touches_value |= v != nullptr && !inference_.state().Get(v).is_tensor();
+  }
+  for (const Value* v : node.outputs()) {
+    touches_value |= v != nullptr && !inference_.state().Get(v).is_tensor();
+  }
+  LowerFn rule = touches_value ? nullptr : FindLowerRule(node, opset);
+  if (touches_value) fallback_reason = "a sequence or optional operand";
+  if (rule) {
     // The op's ShapeHelper, run with the lowering's builder, gives the facts the rule indexes
     // with; its dims must be inference's (the same rule over the same knowledge).
     TirBuilder builder(node, inference_.state());
