@@ -166,6 +166,6 @@ if "$R/tools/anvil-compile" "$TMP/seq.onnx" -o "$TMP/seq" --shared 2>"$TMP/seq.e
   echo "FAIL: anvil-compile compiled a model with a sequence"
   exit 1
 fi
-grep -q "node pair (SequenceConstruct) takes or makes a sequence or optional" "$TMP/seq.err" ||
+grep -q "node 'pair' (SequenceConstruct) takes or makes a sequence or optional" "$TMP/seq.err" ||
   { echo "FAIL: sequence model error: $(cat "$TMP/seq.err")"; exit 1; }
 echo "sequence model: $(cat "$TMP/seq.err")"

@@ -265,14 +265,19 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
                      absl::StrJoin(ops, ", "), "), and this library is to link no kernel host"));
   }
   // The C API passes tensors; its kernel host keeps no sequences or optionals between calls.
-  for (const auto& [id, types] : KernelOperandTypes(module)) {
-    for (const tir::DataType& t : types) {
-      if (t.kind() == tir::ScalarKind::kValue) {
-        return absl::UnimplementedError(absl::StrCat(
-            "node ", module.kernels[id].node_name, " (", module.kernels[id].op_type,
-            ") takes or makes a sequence or optional, which AOT libraries do not support (run "
-            "the model with the JIT or the interpreter)"));
-      }
+  // (The first such call in the table's order, so the message is the same from run to run.)
+  const absl::flat_hash_map<int64_t, std::vector<tir::DataType>> operand_types =
+      KernelOperandTypes(module);
+  for (size_t id = 0; id < module.kernels.size(); ++id) {
+    auto it = operand_types.find(static_cast<int64_t>(id));
+    if (it == operand_types.end()) continue;
+    for (const tir::DataType& t : it->second) {
+      if (t.kind() != tir::ScalarKind::kValue) continue;
+      const tir::KernelBinding& k = module.kernels[id];
+      return absl::UnimplementedError(absl::StrCat(
+          k.node != nullptr ? k.node->Describe() : absl::StrCat(k.op_type, " '", k.node_name, "'"),
+          " takes or makes a sequence or optional, which AOT libraries do not support (run the "
+          "model with the JIT or the interpreter)"));
     }
   }
   for (const tir::EntryBinding::Tensor& o : module.binding.outputs) {
