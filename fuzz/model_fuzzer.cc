@@ -1,10 +1,12 @@
 // Structure-aware fuzzing of the whole tool chain: a custom mutator edits valid models the way
 // hostile or broken exporters do (dims, attribute values, op types, wiring, opsets, initializer
-// shapes), and each input is imported, verified, run through anvil-opt's default pipeline and
-// then once through Session::Run with small random inputs. Any error is fine; a crash, a hang or
+// shapes), and each input is imported, verified, run through anvil-opt's default pipeline,
+// lowered to the Tensor IR (whose printed form must parse back to the same module) and then run
+// once through Session::Run with small random inputs. Any error is fine; a crash, a hang or
 // an allocation past the limits below is a bug.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -16,6 +18,10 @@
 #include "graph/pass_manager.h"
 #include "graph/verifier.h"
 #include "kernels/tensor.h"
+#include "lower/ir/equal.h"
+#include "lower/ir/parser.h"
+#include "lower/ir/printer.h"
+#include "lower/lowering/lower_to_tir.h"
 #include "onnx/onnx_pb.h"
 #include "runtime/session.h"
 #include "tools/default_model.h"
@@ -232,6 +238,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                    "constprop{max-bytes=" + std::to_string(anvil::kMaxAllocationBytes) + "}"));
   if (!pm.ok()) std::abort();
   if (!pm->Run(**model).ok()) return 0;
+  // Lowered to the Tensor IR with every pass on it: any error is fine; the printed module must
+  // read back as the same module (nothing lost on the text round trip).
+  if (absl::StatusOr<anvil::tir::Module> lowered = anvil::lower::LowerToTir(**model);
+      lowered.ok()) {
+    const std::string printed = anvil::tir::PrintModule(*lowered);
+    absl::StatusOr<anvil::tir::Module> reparsed = anvil::tir::ParseModule(printed);
+    if (!reparsed.ok()) {
+      std::fprintf(stderr, "the printed module does not parse: %s\n%s\n",
+                   std::string(reparsed.status().message()).c_str(), printed.c_str());
+      std::abort();
+    }
+    if (const std::string diff = anvil::tir::FirstDifference(*lowered, *reparsed); !diff.empty()) {
+      std::fprintf(stderr, "the reparsed module differs: %s\n%s\n", diff.c_str(), printed.c_str());
+      std::abort();
+    }
+  }
   absl::flat_hash_map<std::string, anvil::Tensor> inputs = anvil::SmallInputs(**model);
   anvil::SessionOptions options;
   options.pipeline = "";
