@@ -68,6 +68,11 @@ namespace {
 constexpr int64_t kRowUnit = 24, kColUnit = 48;
 // One vector of every target: SgemmFilledB's column blocks of a narrow product.
 constexpr int64_t kNarrowColUnit = 16;
+// A column block's cost for few rows (a batch-1 layer) is its weight bytes, which then take
+// longer to stream than its flops take to run: ~100 GFLOP/s of the threshold's scale against
+// ~40 GB/s from L3. Counting flops only kept a batch-1 512 x 512 layer (0.5 MFLOP, 1 MiB of
+// weight) on one thread.
+constexpr double kFlopsPerWeightByte = 2.5;
 
 HWY_EXPORT(SgemmImpl);
 HWY_EXPORT(DgemmImpl);
@@ -97,7 +102,11 @@ void ParallelGemm(Serial serial, bool trans_a, bool trans_b, int64_t M, int64_t 
   const int64_t units = by_rows ? row_units : col_units;
   const int64_t size = by_rows ? M : N;
   const int64_t unit = by_rows ? kRowUnit : kColUnit;
-  const double unit_flops = flops * static_cast<double>(unit) / static_cast<double>(size);
+  double unit_flops = flops * static_cast<double>(unit) / static_cast<double>(size);
+  if (!by_rows) {
+    unit_flops = std::max(unit_flops, kFlopsPerWeightByte * static_cast<double>(unit) *
+                                          static_cast<double>(K) * sizeof(T));
+  }
   const int64_t min_units = parallel::MinChunk(unit_flops, parallel::kMinChunkFlops);
   if (K <= 0 || parallel::ChunkCount(units, min_units) <= 1) {
     serial(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -183,11 +192,7 @@ void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t 
   const int64_t row_chunks =
       parallel::ChunkCount(row_units, parallel::MinChunk(unit_flops, parallel::kMinChunkFlops));
   const int64_t panels = (N + col_unit - 1) / col_unit;
-  // A panel's cost: its flops, or for few rows (a batch-1 layer) its weight bytes, which then
-  // take longer to stream than the flops take to run (kFlopsPerWeightByte: ~100 GFLOP/s of the
-  // threshold's scale against ~40 GB/s from L3). Counting flops only kept a batch-1 512 x 512
-  // layer (0.5 MFLOP, 1 MiB of weight) on one thread.
-  constexpr double kFlopsPerWeightByte = 2.5;
+  // A panel's cost: its flops, or its weight bytes (kFlopsPerWeightByte).
   const double panel_flops =
       std::max(2.0 * static_cast<double>(M) * static_cast<double>(col_unit) * K,
                kFlopsPerWeightByte * static_cast<double>(col_unit) * K * sizeof(float));

@@ -43,10 +43,17 @@ std::vector<float> RunGemm(const Case& c, int threads, const std::vector<float>&
 
 TEST(GemmTest, EveryThreadCountGivesTheSerialBits) {
   const Case cases[] = {
-      {3, 4000, 300, false, false, 0.0f},  {2, 3000, 257, false, true, 1.0f},
-      {4000, 3, 300, false, false, 0.0f},  {3000, 2, 129, true, false, 0.5f},
-      {512, 512, 300, false, false, 0.0f}, {301, 497, 513, true, true, 1.0f},
-      {100, 1500, 64, false, true, 0.0f},  {1500, 60, 64, true, false, 0.0f},
+      {3, 4000, 300, false, false, 0.0f},
+      {2, 3000, 257, false, true, 1.0f},
+      {4000, 3, 300, false, false, 0.0f},
+      {3000, 2, 129, true, false, 0.5f},
+      {512, 512, 300, false, false, 0.0f},
+      {301, 497, 513, true, true, 1.0f},
+      {100, 1500, 64, false, true, 0.0f},
+      {1500, 60, 64, true, false, 0.0f},
+      // Batch-1 layers: split for their weight bytes, not their flops.
+      {1, 1024, 1024, false, false, 0.0f},
+      {1, 3136, 256, false, true, 1.0f},
   };
   for (const Case& c : cases) {
     const std::vector<float> a = Random(c.M * c.K, 1), b = Random(c.K * c.N, 2),
