@@ -599,6 +599,8 @@ bool ConvPaddedRows(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, in
 template <typename T>
 bool ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
                  const T* x, const T* w, const T* bias, T* y, const simd::Epilogue* epilogue) {
+  // No output: nothing to compute (an empty batch made the batching below divide by zero).
+  if (N <= 0 || M <= 0 || g.out_size <= 0) return false;
   const int64_t Cg = C / group, Mg = M / group;
   if (ConvPaddedRows(g, N, C, M, group, x, w, bias, y)) return false;
   if constexpr (std::is_same_v<T, float>) {

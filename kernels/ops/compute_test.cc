@@ -630,6 +630,29 @@ TEST(ConvInteger, RowsWhollyInThePaddingAreZero) {
   }
 }
 
+// An empty batch or no output channels: an empty output, nothing computed (an empty batch with
+// padded rows made ConvInteger's image batching divide by zero; the model fuzzer found it).
+TEST(Conv, EmptyBatchOrChannelsGiveEmptyOutputs) {
+  for (const auto& [x_dims, w_dims] :
+       {std::pair(std::vector<int64_t>{0, 1, 2, 5}, std::vector<int64_t>{3, 1, 2, 2}),
+        std::pair(std::vector<int64_t>{1, 1, 2, 5}, std::vector<int64_t>{0, 1, 2, 2})}) {
+    const std::string pads = "pads = [2, 1, 0, 3]";
+    absl::StatusOr<std::vector<Tensor>> y =
+        RunText(ModelText(10, "agraph (float[A] x, float[B] w) => (float[D] y)",
+                          absl::StrCat("y = Conv <", pads, "> (x, w)")),
+                {Floats(x_dims, std::vector<float>(x_dims[0] * 10, 1.0f)),
+                 Floats(w_dims, std::vector<float>(w_dims[0] * 4, 1.0f))});
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_EQ((*y)[0].dims(), (Shape{x_dims[0], w_dims[0], 3, 8}));
+    y = RunText(ModelText(10, "agraph (uint8[A] x, uint8[B] w) => (int32[D] y)",
+                          absl::StrCat("y = ConvInteger <", pads, "> (x, w)")),
+                {MakeTensor(ElementType::kUint8, x_dims, std::vector<uint8_t>(x_dims[0] * 10, 1)),
+                 MakeTensor(ElementType::kUint8, w_dims, std::vector<uint8_t>(w_dims[0] * 4, 1))});
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_EQ((*y)[0].dims(), (Shape{x_dims[0], w_dims[0], 3, 8}));
+  }
+}
+
 // A float Conv with pads larger than the kernel (8 channels x 2x3 taps: the im2col path) has its
 // rows wholly in the padding set to bias + 0 without computing them, the rest as the definition.
 // With an inf in output channel 0's weight, every row is computed as before: im2col's padded
