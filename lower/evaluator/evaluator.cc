@@ -18,8 +18,10 @@
 #include "exec/node_executor.h"
 #include "kernels/op_kernel.h"
 #include "kernels/simd/gemm.h"
+#include "lower/emit/emit_cc.h"
 #include "lower/ir/printer.h"
 #include "lower/ir/scalar.h"
+#include "lower/jit/host_support.h"
 #include "runtime/memory_planner.h"
 #include "shape/shape_helper.h"
 
@@ -140,6 +142,8 @@ class Evaluator::Impl {
   Frame* frame_ = nullptr;
   absl::node_hash_map<const tir::ExprNode*, Buffer> globals_;
   bool globals_bound_ = false;
+  // Gemm, with the constant weights packed when the globals are bound (as CompiledModule does).
+  GemmHost gemm_;
   std::vector<std::unique_ptr<OpKernel>> kernels_;
   std::unique_ptr<MemoryPlanner> planner_;
   Tensor workspace_;
@@ -518,16 +522,12 @@ void Evaluator::Impl::RunGemm(const tir::IntrinsicNode& n) {
   const int64_t m = a[2].s.i, nn = a[3].s.i, k = a[4].s.i;
   if (m < 0 || nn < 0 || k < 0) return Fail("gemm with a negative size");
   if (m == 0 || nn == 0) return;
-  if (n.args[6].type().kind() == ScalarKind::kF32) {
-    simd::Sgemm(ta, tb, m, nn, k, static_cast<float>(a[5].s.f),
-                reinterpret_cast<const float*>(a[6].s.i), a[7].s.i,
-                reinterpret_cast<const float*>(a[8].s.i), a[9].s.i, static_cast<float>(a[10].s.f),
-                reinterpret_cast<float*>(a[11].s.i), a[12].s.i);
-  } else {
-    simd::Dgemm(ta, tb, m, nn, k, a[5].s.f, reinterpret_cast<const double*>(a[6].s.i), a[7].s.i,
-                reinterpret_cast<const double*>(a[8].s.i), a[9].s.i, a[10].s.f,
-                reinterpret_cast<double*>(a[11].s.i), a[12].s.i);
-  }
+  // Compiled code's gemm host, with the same weights packed: the same bits as compiled code.
+  const absl::Status s = gemm_.Gemm(n.args[6].type().kind() != ScalarKind::kF32, ta, tb, m, nn, k,
+                                    a[5].s.f, reinterpret_cast<const void*>(a[6].s.i), a[7].s.i,
+                                    reinterpret_cast<const void*>(a[8].s.i), a[9].s.i, a[10].s.f,
+                                    reinterpret_cast<void*>(a[11].s.i), a[12].s.i);
+  if (!s.ok()) Fail(s);
 }
 
 void Evaluator::Impl::RunKernel(const tir::IntrinsicNode& n) {
@@ -713,6 +713,12 @@ absl::StatusOr<std::vector<Tensor>> Evaluator::Impl::Run(const std::vector<Tenso
       b.data = static_cast<uint8_t*>(b.owner.data());
       b.ready = true;
       globals_[g.tensor.get()] = std::move(b);
+    }
+    for (const GemmWeightUse& u : ConstantGemmWeights(module_)) {
+      const Buffer& w = globals_[module_.globals[u.global].tensor.get()];
+      if (w.element.kind() != ScalarKind::kF32) continue;
+      gemm_.PackWeight(reinterpret_cast<const float*>(w.data), w.NumElements(), u.trans_b, u.k, u.n,
+                       u.ldb);
     }
     globals_bound_ = true;
   }

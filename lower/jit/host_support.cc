@@ -76,9 +76,9 @@ absl::Status GemmHost::Gemm(bool f64, bool ta, bool tb, int64_t m, int64_t n, in
                             double beta, void* c, int64_t ldc) const {
   if (m < 0 || n < 0 || k < 0) return absl::InvalidArgumentError("gemm with a negative size");
   if (m == 0 || n == 0) return absl::OkStatus();
-  // The packed path is also the one Sgemm takes for more than 4 rows and columns: the same bits
-  // as the evaluator's Sgemm. (Fewer rows or columns keep Sgemm's matrix-vector paths.)
-  if (!f64 && m > 4 && n > 4) {
+  // A packed weight takes the packed path whatever the rows, as the interpreter's MatMul and
+  // Gemm do (the evaluator packs the same weights, so compiled code keeps its bits).
+  if (!f64) {
     if (auto it = packed_.find(b); it != packed_.end()) {
       for (const Packed& w : it->second) {
         if (tb == w.trans_b && ldb == w.ldb && w.packed->k == k && w.packed->n == n) {

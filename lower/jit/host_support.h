@@ -31,10 +31,10 @@ class GemmHost {
   void PackWeight(const float* data, int64_t elements, bool trans_b, int64_t k, int64_t n,
                   int64_t ldb, bool shared = false);
 
-  // C = alpha op(A) op(B) + beta C (row-major, AnvilHost's gemm): Sgemm or Dgemm, or SgemmPackedB
-  // when B is a packed weight with these parameters (the path Sgemm itself takes for more than
-  // four rows and columns, so the bits do not depend on the packing). InvalidArgument for a
-  // negative size.
+  // C = alpha op(A) op(B) + beta C (row-major, AnvilHost's gemm): SgemmPackedB when B is a packed
+  // weight with these parameters (any rows: batch-1 layers too, as the interpreter runs them),
+  // else Sgemm or Dgemm. Hosts that pack the same weights compute the same bits (the evaluator
+  // packs what compiled code does). InvalidArgument for a negative size.
   absl::Status Gemm(bool f64, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                     double alpha, const void* a, int64_t lda, const void* b, int64_t ldb,
                     double beta, void* c, int64_t ldc) const;
