@@ -217,6 +217,24 @@ TEST(PrinterTest, RenamesApartAndQuotes) {
   EXPECT_TRUE(StructurallyEqual(f, *parsed));
 }
 
+// Names with the quote character, a backslash or a newline in them (ONNX dim names can hold
+// anything; the model fuzzer met `2`N+1`) print escaped and parse back.
+TEST(PrinterTest, EscapesQuotesInNames) {
+  const Expr n = V("2`N+1"), m = V("a\\b\nc");
+  const Expr t = *MakeTensor("x`\"y", DataType::F32(), {n, m});
+  const Expr i = V("i"), j = V("j");
+  Stmt store = *MakeStore(t, {i, j}, F32(1.0));
+  Stmt inner = *MakeFor(j, IndexConst(0), m, IndexConst(1), store);
+  Stmt loop = *MakeFor(i, IndexConst(0), n, IndexConst(1), MakeBlock({inner}));
+  Function f{"f", {n, m, t}, DataType::Void(), MakeBlock({loop})};
+  const std::string printed = PrintFunction(f);
+  EXPECT_NE(printed.find("`2\\`N+1`"), std::string::npos) << printed;
+  absl::StatusOr<Function> parsed = ParseFunction(printed);
+  ASSERT_TRUE(parsed.ok()) << parsed.status() << printed;
+  EXPECT_TRUE(StructurallyEqual(f, *parsed)) << printed;
+  EXPECT_EQ(PrintFunction(*parsed), printed);
+}
+
 TEST(PrinterTest, Precedence) {
   const Expr a = V("a"), b = V("b"), c = V("c");
   EXPECT_EQ(PrintExpr(Bin(ExprKind::kMul, Bin(ExprKind::kAdd, a, b), c)), "(a + b) * c");

@@ -76,7 +76,7 @@ class Lexer {
           if (pos_ >= text_.size()) return Error(t, "unterminated quote");
           char d = Next();
           if (d == c) break;
-          if (d == '\\' && c == '"' && pos_ < text_.size()) {
+          if (d == '\\' && pos_ < text_.size()) {  // (the printer escapes \, " or ` and newline)
             d = Next();
             if (d == 'n') d = '\n';
           }

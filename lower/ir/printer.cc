@@ -25,10 +25,12 @@ bool IsIdentifier(std::string_view name) {
   return true;
 }
 
-std::string Quoted(std::string_view text) {
-  std::string out = "\"";
+// `text` between `quote` characters, with the quote character, backslash and newline escaped
+// by a backslash (the parser reads strings "..." and names `...` alike).
+std::string Quoted(std::string_view text, char quote = '"') {
+  std::string out(1, quote);
   for (char c : text) {
-    if (c == '"' || c == '\\') {
+    if (c == quote || c == '\\') {
       out.push_back('\\');
       out.push_back(c);
     } else if (c == '\n') {
@@ -37,7 +39,7 @@ std::string Quoted(std::string_view text) {
       out.push_back(c);
     }
   }
-  out.push_back('"');
+  out.push_back(quote);
   return out;
 }
 
@@ -108,7 +110,7 @@ class Printer {
     std::string name = base;
     for (int k = 1; used_.contains(name); ++k) name = absl::StrCat(base, ".", k);
     used_.insert(name);
-    std::string printed = IsIdentifier(name) ? name : absl::StrCat("`", name, "`");
+    std::string printed = IsIdentifier(name) ? name : Quoted(name, '`');
     names_.emplace(e.get(), printed);
     return printed;
   }
