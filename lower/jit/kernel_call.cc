@@ -34,10 +34,11 @@ void MakeMemoKey(const KernelCallSite& site, AnvilBuffer* const* operands, int32
   for (int32_t k = 0; k < count; ++k) {
     const AnvilBuffer* b = operands[k];
     key.push_back(b->rank);
-    int64_t n = 1;
+    int64_t n = 1;  // the element count, saturating above kMaxTrackedValues
     for (int32_t d = 0; d < b->rank; ++d) {
       key.push_back(b->dims[d]);
-      n *= b->dims[d];
+      n = n > kMaxTrackedValues || b->dims[d] > kMaxTrackedValues ? kMaxTrackedValues + 1
+                                                                  : n * b->dims[d];
     }
     const ElementType type = site.types[k];
     const bool input = static_cast<size_t>(k) >= site.slots.size() || site.slots[k] >= 0;
