@@ -363,9 +363,8 @@ TEST(ElementwiseTest, FloatUnaryMatchesLibm) {
 // gives the bits of Mul(x, Sigmoid(x)), QuickGelu<alpha> x * Sigmoid(alpha * x).
 TEST(ElementwiseTest, ContribGeluAndQuickGelu) {
   auto contrib = [](const std::string& type, const std::string& body) {
-    return absl::StrCat(
-        "<ir_version: 8, opset_import: [\"\" : 17, \"com.microsoft\" : 1]> g (", type,
-        "[N] x) => (", type, "[N] y) { ", body, " }");
+    return absl::StrCat("<ir_version: 8, opset_import: [\"\" : 17, \"com.microsoft\" : 1]> g (",
+                        type, "[N] x) => (", type, "[N] y) { ", body, " }");
   };
   for (int64_t n : {1, 7, 16, 33, 1000}) {
     std::vector<float> x(n);
@@ -527,25 +526,24 @@ TEST(ElementwiseTest, CastToStringWritesNumpysDigits) {
   const float inf = std::numeric_limits<float>::infinity();
   Tensor f = Floats({12}, {1.0f, 1e-5f, 1e-4f, 123456790.0f, 3.4028235e38f, -0.0f, 0.039187793f,
                            9999999999999998.0f, 0.00012345f, 1.5e-7f, std::nanf(""), -inf});
-  EXPECT_THAT(
-      StringValues(RunOne(OneNode("(float[12] x) => (string[12] y)", "y = Cast <to = 8> (x)"), {f})),
-      ElementsAre("1.0", "1e-05", "1e-04", "123456790.0", "3.4028235e+38", "-0.0", "0.039187793",
-                  "1e+16", "0.00012345", "1.5e-07", "nan", "-inf"));
+  EXPECT_THAT(StringValues(
+                  RunOne(OneNode("(float[12] x) => (string[12] y)", "y = Cast <to = 8> (x)"), {f})),
+              ElementsAre("1.0", "1e-05", "1e-04", "123456790.0", "3.4028235e+38", "-0.0",
+                          "0.039187793", "1e+16", "0.00012345", "1.5e-07", "nan", "-inf"));
   Tensor h = RunOne(OneNode("(float[12] x) => (float16[12] y)", "y = Cast <to = 10> (x)"), {f});
-  EXPECT_THAT(
-      StringValues(RunOne(OneNode("(float16[12] x) => (string[12] y)", "y = Cast <to = 8> (x)"),
-                          {h})),
-      ElementsAre("1.0", "1e-05", "0.0001", "inf", "inf", "-0.0", "0.03918", "inf", "0.0001235",
-                  "2e-07", "nan", "-inf"));
+  EXPECT_THAT(StringValues(RunOne(
+                  OneNode("(float16[12] x) => (string[12] y)", "y = Cast <to = 8> (x)"), {h})),
+              ElementsAre("1.0", "1e-05", "0.0001", "inf", "inf", "-0.0", "0.03918", "inf",
+                          "0.0001235", "2e-07", "nan", "-inf"));
   Tensor d = RunOne(OneNode("(float[12] x) => (double[12] y)", "y = Cast <to = 11> (x)"),
                     {Floats({2}, {0.1f, 1234.5f})});
-  EXPECT_THAT(StringValues(RunOne(OneNode("(double[2] x) => (string[2] y)", "y = Cast <to = 8> (x)"),
-                                  {d})),
-              ElementsAre("0.10000000149011612", "1234.5"));
+  EXPECT_THAT(
+      StringValues(RunOne(OneNode("(double[2] x) => (string[2] y)", "y = Cast <to = 8> (x)"), {d})),
+      ElementsAre("0.10000000149011612", "1234.5"));
   Tensor i = MakeTensor<int64_t>(ElementType::kInt64, {2}, {-5, INT64_MAX});
-  EXPECT_THAT(StringValues(RunOne(OneNode("(int64[2] x) => (string[2] y)", "y = Cast <to = 8> (x)"),
-                                  {i})),
-              ElementsAre("-5", "9223372036854775807"));
+  EXPECT_THAT(
+      StringValues(RunOne(OneNode("(int64[2] x) => (string[2] y)", "y = Cast <to = 8> (x)"), {i})),
+      ElementsAre("-5", "9223372036854775807"));
 }
 
 TEST(ElementwiseTest, CastFromStringParsesNumbersAndSpecialWords) {
@@ -556,14 +554,14 @@ TEST(ElementwiseTest, CastFromStringParsesNumbersAndSpecialWords) {
                   -std::numeric_limits<float>::infinity(), testing::IsNan(), 1e-5f, 0.47892547f));
   // Integers exactly (beyond double's 53 bits), other numbers truncated as Cast from float.
   Tensor n = Strings({"9007199254740993", "100.5", "-7"});
-  EXPECT_THAT(
-      Values<int64_t>(RunOne(OneNode("(string[3] x) => (int64[3] y)", "y = Cast <to = 7> (x)"), {n})),
-      ElementsAre(9007199254740993, 100, -7));
-  absl::StatusOr<std::vector<Tensor>> bad =
-      RunText(OneNode("(string[2] x) => (float[2] y)", "y = Cast <to = 1> (x)"),
-              {Strings({"1", "12abc"})});
+  EXPECT_THAT(Values<int64_t>(
+                  RunOne(OneNode("(string[3] x) => (int64[3] y)", "y = Cast <to = 7> (x)"), {n})),
+              ElementsAre(9007199254740993, 100, -7));
+  absl::StatusOr<std::vector<Tensor>> bad = RunText(
+      OneNode("(string[2] x) => (float[2] y)", "y = Cast <to = 1> (x)"), {Strings({"1", "12abc"})});
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("element 1: \"12abc\" is not a number"));
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("element 1: \"12abc\" is not a number"));
   // String to string, and Identity, copy.
   EXPECT_THAT(StringValues(RunOne(OneNode("(string[2] x) => (string[2] y)", "y = Identity (x)"),
                                   {Strings({"a", "b"})})),
@@ -732,6 +730,29 @@ TEST(ElementwiseSimdTest, EveryTargetMatchesScalar) {
           } else {
             ASSERT_EQ(gelu[i], far[i]) << "gelu " << far[i];
           }
+        }
+      }
+      // exp over its whole range, subnormal results included, within 2 ulp; NaN, infinities and
+      // the overflow threshold exactly.
+      {
+        std::vector<float> in, out;
+        for (float v = -104.5f; v < 89.0f; v += 0.0037f) in.push_back(v);
+        in.insert(in.end(), {-INFINITY, INFINITY, NAN, 88.7228393f, 88.7228470f, -0.0f, 0.0f});
+        out.resize(in.size());
+        simd::Unary(simd::UnaryOp::kExp, in.data(), out.data(), in.size());
+        for (size_t i = 0; i < in.size(); ++i) {
+          const double want = std::exp(double{in[i]});
+          if (std::isnan(in[i])) {
+            ASSERT_TRUE(std::isnan(out[i]));
+            continue;
+          }
+          const float w = static_cast<float>(want);
+          if (std::isinf(w) || w == 0.0f) {
+            ASSERT_EQ(out[i], w) << "exp " << in[i];
+            continue;
+          }
+          const double ulp = std::nextafter(std::fabs(w), INFINITY) - std::fabs(w);
+          ASSERT_LE(std::fabs(out[i] - want), 2 * ulp) << "exp " << in[i];
         }
       }
       // NaN stays NaN, in whole vectors and the tail (x86's min and max keep erf's by operand
