@@ -307,9 +307,11 @@ class Fuser {
     attrs.push_back(Attribute::String("activation", op));
     if (!params.empty()) attrs.push_back(Attribute::Floats("activation_params", params));
     if (!match::UseContribOpset(model_)) return false;
+    // (Read before Replace erases both nodes.)
+    const std::string name = conv->name().empty() ? act->name() : conv->name();
     Node* fused =
         Replace(graph, act, "FusedConv", kContribDomain, conv->inputs(), std::move(attrs), {conv});
-    fused->set_name(conv->name().empty() ? act->name() : conv->name());
+    fused->set_name(name);
     ++fused_conv;
     return true;
   }

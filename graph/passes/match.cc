@@ -1,7 +1,10 @@
 #include "graph/passes/match.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <utility>
+#include <vector>
 
 #include "graph/attribute.h"
 #include "graph/elements.h"
@@ -93,9 +96,31 @@ Node* ReplaceWith(Graph& graph, Node* last, const std::string& op_type, const st
   y->ReplaceAllUsesWith(out);
   graph.EraseNode(last);
   erased->insert(last);
-  for (Node* d : dead) {
-    graph.EraseNode(d);
-    erased->insert(d);
+  // Consumers before their producers: erasing a node frees its output values, which a dead
+  // consumer erased after it would still read (its inputs' use lists). The patterns are a few
+  // nodes, so rounds over the rest are cheap.
+  std::vector<Node*> pending(dead.begin(), dead.end());
+  while (!pending.empty()) {
+    const size_t before = pending.size();
+    for (size_t i = 0; i < pending.size();) {
+      Node* d = pending[i];
+      const bool unused = std::none_of(d->outputs().begin(), d->outputs().end(),
+                                       [](const Value* v) { return v != nullptr && v->HasUses(); });
+      if (!unused && before > 1) {
+        ++i;
+        continue;
+      }
+      graph.EraseNode(d);
+      erased->insert(d);
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (pending.size() == before) {  // (a dead node still used by a live one: a pattern bug)
+      for (Node* d : pending) {
+        graph.EraseNode(d);
+        erased->insert(d);
+      }
+      break;
+    }
   }
   out->SetName(name);
   return node;
