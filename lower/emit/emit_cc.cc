@@ -17,6 +17,7 @@
 #include "lower/ir/functor.h"
 #include "lower/ir/printer.h"
 #include "lower/ir/simplify.h"
+#include "lower/passes/access.h"
 
 namespace anvil::lower {
 
@@ -1434,15 +1435,6 @@ std::optional<std::string> Emitter::VectorReduction(const tir::ForNode& n) {
 
 namespace {
 
-// Whether a statement holds a loop.
-class HasLoop final : public tir::IRVisitor {
- public:
-  bool found = false;
-
- protected:
-  void VisitFor(const tir::ForNode&, const Stmt&) override { found = true; }
-};
-
 // Whether an expression calls exp, erf, tanh or log: vector ops whose long dependence chains
 // loop fission keeps apart from the arithmetic that feeds them.
 class HasTranscendental final : public tir::IRVisitor {
@@ -1576,9 +1568,7 @@ std::vector<std::string> Emitter::NextTripPrefetches(const tir::ForNode& n, cons
   }
   if (at == block->stmts.size()) return lines;
   for (size_t k = at + 1; k < block->stmts.size(); ++k) {
-    HasLoop loop;
-    loop.Visit(block->stmts[k]);
-    if (loop.found) return lines;
+    if (ContainsLoop(block->stmts[k])) return lines;
   }
   int64_t begin = 0, end = 0;
   if (tir::AsIntConstant(n.begin, &begin) && tir::AsIntConstant(n.end, &end) && end - begin < 64) {
@@ -1588,7 +1578,6 @@ std::vector<std::string> Emitter::NextTripPrefetches(const tir::ForNode& n, cons
   if (!next.ok()) return lines;
   Accesses accesses;
   accesses.Visit(n.body);
-  const absl::flat_hash_set<const tir::ExprNode*> outer_var = {outer.var.get()};
   absl::flat_hash_set<const tir::ExprNode*> done;
   for (const tir::IndexingNode* load : accesses.loads) {
     if (load->indices.empty() || load->indices.back().get() != n.var.get() ||
@@ -1598,9 +1587,7 @@ std::vector<std::string> Emitter::NextTripPrefetches(const tir::ForNode& n, cons
     std::vector<Expr> indices = load->indices;
     bool moves = false;
     for (size_t k = 0; k + 1 < indices.size(); ++k) {
-      MentionsAny mentions(outer_var);
-      mentions.Visit(indices[k]);
-      if (!mentions.found) continue;
+      if (!Mentions(indices[k], outer.var.get())) continue;
       moves = true;
       indices[k] = tir::Substitute(indices[k], outer.var, *next);
     }
