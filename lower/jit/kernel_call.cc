@@ -139,49 +139,46 @@ absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const M
   auto output_is_value = [&](int i) {
     return output_operand[i] >= 0 && is_value(static_cast<size_t>(output_operand[i]));
   };
+  // Keeps `t` with the run's allocations and points output i's operand at it: a value operand at
+  // the Tensor itself, a tensor operand at its data, with its dims.
+  auto keep = [&](int i, Tensor t) {
+    allocations.push_back(std::move(t));
+    Tensor& kept = allocations.back();
+    AnvilBuffer* b = outputs[i];
+    if (b == nullptr) return;
+    if (output_is_value(i)) {
+      b->data = reinterpret_cast<uint8_t*>(&kept);
+      b->rank = 0;
+      return;
+    }
+    b->data = static_cast<uint8_t*>(kept.data());
+    b->rank = static_cast<int32_t>(kept.dims().size());
+    for (size_t d = 0; d < kept.dims().size(); ++d) b->dims[d] = kept.dims()[d];
+  };
   auto make_output = [&](int i, ElementType type,
                          absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
-    AnvilBuffer* b = outputs[i];
-    const bool value = b != nullptr && output_is_value(i);
-    if (!value && dims.size() > 8)
+    if (!output_is_value(i) && dims.size() > 8) {
       return absl::UnimplementedError("a kernel output of rank over 8");
-    ANVIL_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, dims, max_allocation_bytes));
-    allocations.push_back(t);
-    if (value) {  // a value holding a tensor: the Tensor itself
-      b->data = reinterpret_cast<uint8_t*>(&allocations.back());
-      b->rank = 0;
-    } else if (b != nullptr) {
-      b->data = static_cast<uint8_t*>(t.data());
-      b->rank = static_cast<int32_t>(dims.size());
-      for (size_t d = 0; d < dims.size(); ++d) b->dims[d] = dims[d];
     }
-    return t.view();
+    ANVIL_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type, dims, max_allocation_bytes));
+    const TensorView view = t.view();
+    keep(i, std::move(t));
+    return view;
   };
-  // Sequences, optionals and tensors a kernel hands over whole: kept with the run's allocations.
+  // Sequences, optionals and tensors a kernel hands over whole.
   exec.value_sink = [&](int i, Tensor value) -> absl::Status {
-    AnvilBuffer* b = outputs[i];
-    if (b == nullptr) return absl::OkStatus();
-    const bool is_value_output = output_is_value(i);
-    if (!is_value_output) {
-      if (!value.is_tensor() || output_operand[i] < 0 ||
-          value.type() != site.types[output_operand[i]]) {
+    if (outputs[i] == nullptr) return absl::OkStatus();
+    if (!output_is_value(i)) {
+      if (!value.is_tensor() || value.type() != site.types[output_operand[i]]) {
         return absl::InternalError(absl::StrCat(node.Describe(), ": output ", i,
                                                 " is a tensor, the kernel set ",
                                                 value.view().DebugString()));
       }
-      if (value.dims().size() > 8)
+      if (value.dims().size() > 8) {
         return absl::UnimplementedError("a kernel output of rank over 8");
+      }
     }
-    allocations.push_back(std::move(value));
-    Tensor& kept = allocations.back();
-    if (is_value_output) {
-      b->data = reinterpret_cast<uint8_t*>(&kept);
-      b->rank = 0;
-    } else {
-      b->data = static_cast<uint8_t*>(kept.data());
-      b->rank = static_cast<int32_t>(kept.dims().size());
-      for (size_t d = 0; d < kept.dims().size(); ++d) b->dims[d] = kept.dims()[d];
-    }
+    keep(i, std::move(value));
     return absl::OkStatus();
   };
   if (remember) memo->valid = false;
