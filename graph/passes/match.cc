@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -94,33 +93,27 @@ Node* ReplaceWith(Graph& graph, Node* last, const std::string& op_type, const st
   Value* out = node->AddOutput(graph.UniqueName(name + "_fused"));
   out->set_type(y->type());
   y->ReplaceAllUsesWith(out);
-  graph.EraseNode(last);
-  erased->insert(last);
+  auto erase = [&](Node* d) {
+    graph.EraseNode(d);
+    erased->insert(d);
+  };
+  erase(last);
   // Consumers before their producers: erasing a node frees its output values, which a dead
-  // consumer erased after it would still read (its inputs' use lists). The patterns are a few
-  // nodes, so rounds over the rest are cheap.
+  // consumer erased after it would still read (its inputs' use lists). Each round erases the
+  // nodes nothing reads any more; the patterns are a few nodes.
+  auto read = [](const Node* d) {
+    return std::any_of(d->outputs().begin(), d->outputs().end(),
+                       [](const Value* v) { return v != nullptr && v->HasUses(); });
+  };
   std::vector<Node*> pending(dead.begin(), dead.end());
   while (!pending.empty()) {
-    const size_t before = pending.size();
-    for (size_t i = 0; i < pending.size();) {
-      Node* d = pending[i];
-      const bool unused = std::none_of(d->outputs().begin(), d->outputs().end(),
-                                       [](const Value* v) { return v != nullptr && v->HasUses(); });
-      if (!unused && before > 1) {
-        ++i;
-        continue;
-      }
-      graph.EraseNode(d);
-      erased->insert(d);
-      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
-    }
-    if (pending.size() == before) {  // (a dead node still used by a live one: a pattern bug)
-      for (Node* d : pending) {
-        graph.EraseNode(d);
-        erased->insert(d);
-      }
+    const auto unread = std::stable_partition(pending.begin(), pending.end(), read);
+    if (unread == pending.end()) {  // still read by a live node: a pattern's bug, erased anyway
+      for (Node* d : pending) erase(d);
       break;
     }
+    for (auto it = unread; it != pending.end(); ++it) erase(*it);
+    pending.erase(unread, pending.end());
   }
   out->SetName(name);
   return node;
