@@ -256,12 +256,19 @@ void ScaleShiftImpl(const float* x, float a, float b, float* y, int64_t n) {
   }
 }
 
+// Every row's maximum first (kept in inv_sums), then every row's exps: a row's exps wait for
+// its maximum, a horizontal reduction, and rows taken one at a time leave that wait exposed,
+// while the rows of each pass are independent and overlap in the core (32 x 128 rows of 128,
+// one core: 0.20 -> 0.15 ms).
 int64_t ExpScaledRowsImpl(float* x, int64_t rows, int64_t n, int64_t ld, float scale,
                           float* inv_sums) {
+  for (int64_t i = 0; i < rows; ++i) {
+    inv_sums[i] = scale >= 0 ? ReduceMaxImpl(x + i * ld, n) : ReduceMinImpl(x + i * ld, n);
+  }
   int64_t skipped = 0;
   for (int64_t i = 0; i < rows; ++i) {
     float* row = x + i * ld;
-    const float m = scale >= 0 ? ReduceMaxImpl(row, n) : ReduceMinImpl(row, n);
+    const float m = inv_sums[i];
     if (!std::isfinite(m) || !std::isfinite(scale)) {
       inv_sums[i] = 0.0f;
       ++skipped;
