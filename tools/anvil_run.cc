@@ -5,16 +5,20 @@
 //             [--seed N] [--iters N] [--warmup N] [--threads N] [--out DIR] [--memory]
 //             [--pipeline=P] [--no-arena] [--keep-weights] [--profile]
 //             [--max-allocation-bytes N]
-//             [--backend=interpreter|tir-eval|compiled] [--help]
+//             [--backend=interpreter|tir-eval|compiled] [--lower=OPTIONS]
+//             [--compare=BACKEND[:OPTIONS]] [--help]
 //
 // Inputs are the graph inputs that are not initializers, in order: input_K.pb from --input-dir
 // (or --input NAME=FILE), else seeded random tensors with the --shape dims (symbolic dims not
 // given are 1) made exactly as ort_run.js makes them (mulberry32, the same value rules), so the
 // two tools see the same inputs for the same seed. Prints one JSON line: median/min/max latency
 // in ms over --iters runs after --warmup, the outputs' dims and types (a sequence's element
-// dims), and with --memory the arena and lower-bound bytes of the memory plan. --out writes the
-// inputs used and the outputs as input_K.pb / output_K.pb. Files are TensorProto, SequenceProto
-// or OptionalProto as the value's declared type says (the backend suite's convention). Relative paths are relative to where `bazel run` was started.
+// dims), with --compare a second engine's latency over runs alternating with the first and the
+// median ratio of adjacent pairs (robust to a machine whose speed drifts), and with --memory the
+// arena and lower-bound bytes of the memory plan. --out writes the inputs used and the outputs as
+// input_K.pb / output_K.pb. Files are TensorProto, SequenceProto or OptionalProto as the value's
+// declared type says (the backend suite's convention). Relative paths are relative to where `bazel
+// run` was started.
 //
 // Any error prints one line `anvil-run: error: ...` and exits 1 (2 for command-line mistakes).
 #include <algorithm>
@@ -77,6 +81,11 @@ options:
   --backend=B            interpreter (default: the runtime's Session), tir-eval (lowered to
                          the Tensor IR with lower-to-tir and run by its reference evaluator) or
                          compiled (that IR emitted as C++, compiled with $CXX and cached)
+  --lower=OPTIONS        lower-to-tir options of the tir-eval and compiled backends, as in a
+                         pipeline without braces (e.g. tile-rows=false,tile-bytes=32768)
+  --compare=B[:OPTIONS]  also load backend B (with lowering OPTIONS) and alternate its runs
+                         with the first's; adds "vs" (its median and min, and the median of
+                         first/second over adjacent pairs of runs) to the JSON line
   --max-allocation-bytes N
                          refuse any single allocation (a tensor, the arena) over N bytes with
                          an error naming the node (default: half the physical memory; 0: none)
@@ -99,9 +108,15 @@ struct Flags {
   bool keep_weights = false;
   bool profile = false;
   std::optional<int64_t> max_allocation_bytes;
-  bool tir_eval = false;  // --backend=tir-eval or compiled
-  bool compiled = false;  // --backend=compiled
+  std::string backend = "interpreter";
+  std::string lower;  // --lower
+  std::optional<std::string> compare_backend;
+  std::string compare_lower;
 };
+
+bool KnownBackend(std::string_view b) {
+  return b == "interpreter" || b == "tir-eval" || b == "compiled";
+}
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
   Flags flags;
@@ -146,12 +161,20 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     } else if (key == "--pipeline") {
       ANVIL_ASSIGN_OR_RETURN(flags.pipeline, args.Value());
     } else if (key == "--backend") {
-      ANVIL_ASSIGN_OR_RETURN(std::string backend, args.Value());
-      if (backend == "tir-eval" || backend == "compiled") {
-        flags.tir_eval = true;
-        flags.compiled = backend == "compiled";
-      } else if (backend != "interpreter") {
-        return usage(absl::StrCat("--backend: unknown '", backend,
+      ANVIL_ASSIGN_OR_RETURN(flags.backend, args.Value());
+      if (!KnownBackend(flags.backend)) {
+        return usage(absl::StrCat("--backend: unknown '", flags.backend,
+                                  "'; expected interpreter, tir-eval or compiled"));
+      }
+    } else if (key == "--lower") {
+      ANVIL_ASSIGN_OR_RETURN(flags.lower, args.Value());
+    } else if (key == "--compare") {
+      ANVIL_ASSIGN_OR_RETURN(const std::string v, args.Value());
+      const size_t colon = v.find(':');
+      flags.compare_backend = v.substr(0, colon);
+      if (colon != std::string::npos) flags.compare_lower = v.substr(colon + 1);
+      if (!KnownBackend(*flags.compare_backend)) {
+        return usage(absl::StrCat("--compare: unknown backend '", *flags.compare_backend,
                                   "'; expected interpreter, tir-eval or compiled"));
       }
     } else if (key == "--memory") {
@@ -177,8 +200,12 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     }
   }
   if (flags.model.empty()) return usage("no model given; see --help");
-  if (flags.tir_eval && (flags.profile || !flags.arena || flags.keep_weights)) {
+  if (flags.backend != "interpreter" && (flags.profile || !flags.arena || flags.keep_weights)) {
     return usage("--profile, --no-arena and --keep-weights are options of the interpreter backend");
+  }
+  if (flags.compare_backend && flags.memory) return usage("--memory and --compare together");
+  if (!flags.lower.empty() && flags.backend == "interpreter") {
+    return usage("--lower is an option of the tir-eval and compiled backends");
   }
   return flags;
 }
@@ -283,6 +310,37 @@ struct Engine {
   }
 };
 
+// Loads the model into `backend` (lowered with `lower` for tir-eval and compiled).
+absl::StatusOr<Engine> MakeEngine(const Flags& flags, const SessionOptions& options,
+                                  const std::string& backend, const std::string& lower) {
+  Engine engine;
+  if (backend == "interpreter") {
+    ANVIL_ASSIGN_OR_RETURN(engine.session, Session::Load(flags.model, options));
+    return engine;
+  }
+  lower::TirSessionOptions tir_options;
+  ANVIL_ASSIGN_OR_RETURN(tir_options.lowering, lower::ParseLoweringOptions(lower));
+  tir_options.pipeline = options.pipeline;
+  tir_options.evaluator.max_allocation_bytes = options.max_allocation_bytes;
+  tir_options.compile = backend == "compiled";
+  tir_options.threads = options.threads;
+  tir_options.jit.max_allocation_bytes = options.max_allocation_bytes;
+  ANVIL_ASSIGN_OR_RETURN(engine.tir, lower::TirSession::Load(flags.model, tir_options));
+  if (const lower::CompiledModule* c = engine.tir->compiled()) {
+    const lower::JitStats& js = c->stats();
+    std::cerr << absl::StrFormat(
+        "anvil-run: compiled: emit %.3f s, %s, dlopen %.3f s (%s)\n", js.emit_seconds,
+        js.cached ? std::string("cached") : absl::StrFormat("compile %.2f s", js.compile_seconds),
+        js.load_seconds, js.library_path);
+  }
+  return engine;
+}
+
+std::string RuntimeName(const std::string& backend) {
+  return backend == "compiled" ? "anvil-compiled"
+                               : (backend == "tir-eval" ? "anvil-tir-eval" : "anvil");
+}
+
 absl::Status Run(const Flags& flags) {
   SessionOptions options;
   if (flags.pipeline) options.pipeline = *flags.pipeline;
@@ -294,29 +352,11 @@ absl::Status Run(const Flags& flags) {
     options.max_allocation_bytes =
         *flags.max_allocation_bytes == 0 ? kNoAllocationLimit : *flags.max_allocation_bytes;
   }
-  Engine session;
-  if (flags.tir_eval) {
-    lower::TirSessionOptions tir_options;
-    tir_options.pipeline = options.pipeline;
-    tir_options.evaluator.max_allocation_bytes = options.max_allocation_bytes;
-    tir_options.compile = flags.compiled;
-    tir_options.threads = options.threads;
-    tir_options.jit.max_allocation_bytes = options.max_allocation_bytes;
-    absl::StatusOr<std::unique_ptr<lower::TirSession>> loaded =
-        lower::TirSession::Load(flags.model, tir_options);
-    if (!loaded.ok()) return loaded.status();
-    session.tir = *std::move(loaded);
-    if (const lower::CompiledModule* c = session.tir->compiled()) {
-      const lower::JitStats& js = c->stats();
-      std::cerr << absl::StrFormat(
-          "anvil-run: compiled: emit %.3f s, %s, dlopen %.3f s (%s)\n", js.emit_seconds,
-          js.cached ? std::string("cached") : absl::StrFormat("compile %.2f s", js.compile_seconds),
-          js.load_seconds, js.library_path);
-    }
-  } else {
-    absl::StatusOr<std::unique_ptr<Session>> loaded = Session::Load(flags.model, options);
-    if (!loaded.ok()) return loaded.status();
-    session.session = *std::move(loaded);
+  ANVIL_ASSIGN_OR_RETURN(Engine session, MakeEngine(flags, options, flags.backend, flags.lower));
+  std::optional<Engine> other;
+  if (flags.compare_backend) {
+    ANVIL_ASSIGN_OR_RETURN(other,
+                           MakeEngine(flags, options, *flags.compare_backend, flags.compare_lower));
   }
 
   for (const auto& [name, dims] : flags.shapes) {
@@ -364,18 +404,32 @@ absl::Status Run(const Flags& flags) {
   for (int64_t i = 0; i < flags.warmup; ++i) {
     outputs = session.Run(inputs);
     if (!outputs.ok()) return outputs.status();
+    if (other) ANVIL_RETURN_IF_ERROR(other->Run(inputs).status());
   }
   if (session.session) session.session->ResetProfile();  // the timed runs only
-  std::vector<double> times;
-  for (int64_t i = 0; i < flags.iters; ++i) {
+  // With --compare the engines take turns, the first going first on even iterations.
+  // (outputs keeps the first engine's results: they are what --out writes.)
+  auto timed = [&](Engine& engine, std::vector<double>& times) -> absl::Status {
     const auto start = std::chrono::steady_clock::now();
-    outputs = session.Run(inputs);
+    absl::StatusOr<std::vector<Tensor>> results = engine.Run(inputs);
     times.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count());
-    if (!outputs.ok()) return outputs.status();
+    if (!results.ok()) return results.status();
+    if (&engine == &session) outputs = *std::move(results);
+    return absl::OkStatus();
+  };
+  std::vector<double> times, other_times;
+  for (int64_t i = 0; i < flags.iters; ++i) {
+    if (other && i % 2 == 1) ANVIL_RETURN_IF_ERROR(timed(*other, other_times));
+    ANVIL_RETURN_IF_ERROR(timed(session, times));
+    if (other && i % 2 == 0) ANVIL_RETURN_IF_ERROR(timed(*other, other_times));
   }
+  std::vector<double> ratios;
+  for (size_t i = 0; i < other_times.size(); ++i) ratios.push_back(times[i] / other_times[i]);
   std::sort(times.begin(), times.end());
+  std::sort(other_times.begin(), other_times.end());
+  std::sort(ratios.begin(), ratios.end());
 
   if (!flags.out.empty()) {
     std::error_code error;
@@ -385,9 +439,9 @@ absl::Status Run(const Flags& flags) {
           absl::StrCat("cannot create '", flags.out, "': ", error.message()));
     }
     for (size_t k = 0; k < ordered.size(); ++k) {
-      if (absl::Status s = WriteValueFile(ordered[k], session.inputs()[k]->type(),
-                                          session.inputs()[k]->name(),
-                                          absl::StrCat(flags.out, "/input_", k, ".pb"));
+      if (absl::Status s =
+              WriteValueFile(ordered[k], session.inputs()[k]->type(), session.inputs()[k]->name(),
+                             absl::StrCat(flags.out, "/input_", k, ".pb"));
           !s.ok()) {
         return s;
       }
@@ -410,12 +464,13 @@ absl::Status Run(const Flags& flags) {
     if (t.kind() == ValueKind::kSequence) {
       // A sequence: its element type and each element's dims.
       std::vector<std::string> dims;
-      for (const Tensor& e : t.elements()) dims.push_back(absl::StrCat("[", absl::StrJoin(e.dims(), ","), "]"));
+      for (const Tensor& e : t.elements())
+        dims.push_back(absl::StrCat("[", absl::StrJoin(e.dims(), ","), "]"));
       out_json.push_back(absl::StrCat("{\"name\":", name, ",\"sequence\":[",
                                       absl::StrJoin(dims, ","), "],\"type\":", element, "}"));
     } else if (t.kind() == ValueKind::kNoneOptional) {
-      out_json.push_back(absl::StrCat("{\"name\":", name, ",\"optional\":\"none\",\"type\":",
-                                      element, "}"));
+      out_json.push_back(
+          absl::StrCat("{\"name\":", name, ",\"optional\":\"none\",\"type\":", element, "}"));
     } else {
       out_json.push_back(absl::StrCat("{\"name\":", name, ",\"dims\":[",
                                       absl::StrJoin(t.dims(), ","), "],\"type\":", element, "}"));
@@ -425,9 +480,16 @@ absl::Status Run(const Flags& flags) {
   std::string line = absl::StrFormat(
       "{\"model\":%s,\"runtime\":\"%s\",\"threads\":%d,\"iters\":%d,\"median_ms\":%.6f,"
       "\"min_ms\":%.6f,\"max_ms\":%.6f",
-      JsonString(base),
-      flags.compiled ? "anvil-compiled" : (flags.tir_eval ? "anvil-tir-eval" : "anvil"),
-      flags.threads, times.size(), times[times.size() / 2], times.front(), times.back());
+      JsonString(base), RuntimeName(flags.backend), flags.threads, times.size(),
+      times[times.size() / 2], times.front(), times.back());
+  if (other) {
+    absl::StrAppendFormat(&line,
+                          ",\"vs\":{\"runtime\":\"%s\",\"lower\":%s,\"median_ms\":%.6f,"
+                          "\"min_ms\":%.6f,\"paired_ratio_median\":%.4f}",
+                          RuntimeName(*flags.compare_backend), JsonString(flags.compare_lower),
+                          other_times[other_times.size() / 2], other_times.front(),
+                          ratios[ratios.size() / 2]);
+  }
   if (flags.memory && session.tir) {
     absl::StrAppendFormat(&line, ",\"workspace_bytes\":%d",
                           session.tir->evaluator_stats().workspace_bytes);

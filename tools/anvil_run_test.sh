@@ -65,6 +65,27 @@ expect_error "wrong rank" 1 "anvil-run: error: input 'x': rank 1" -- \
   "$DATA/small.onnxtxt" --shape x=4
 expect_error "unsupported op" 1 "anvil-run: error:" -- "$DATA/unknown_domain.onnxtxt"
 
+# --compare: a second engine's runs alternate with the first's; the JSON line gains "vs" with its
+# latency and the paired ratio, and --out still writes the first engine's outputs. --lower sets
+# lower-to-tir's options of the tir-eval and compiled backends.
+"$RUN" "$DATA/weights.onnxtxt" --input-dir "$TMP/w1" --iters 4 --backend=tir-eval \
+  --lower=tile-rows=false,fuse=true --compare=interpreter --out "$TMP/cmp" >"$TMP/out" \
+  2>"$TMP/err" || fail "--compare run exited $?: $(cat "$TMP/err")"
+[[ $(wc -l <"$TMP/out") -eq 1 ]] || fail "--compare: stdout is not one line: $(cat "$TMP/out")"
+grep -q '"runtime":"anvil-tir-eval"' "$TMP/out" || fail "--compare: first engine: $(cat "$TMP/out")"
+grep -q '"vs":{"runtime":"anvil","lower":"","median_ms":' "$TMP/out" ||
+  fail "--compare: no vs: $(cat "$TMP/out")"
+grep -q '"paired_ratio_median":' "$TMP/out" || fail "--compare: no ratio: $(cat "$TMP/out")"
+[[ -f "$TMP/cmp/output_0.pb" ]] || fail "--compare: --out wrote no output"
+expect_error "unknown lowering option" 1 "lower-to-tir" -- "$DATA/weights.onnxtxt" --shape x=2,4 \
+  --backend=tir-eval --lower=tile-rowz=false
+expect_error "lowering option not key=value" 1 "is not key=value" -- "$DATA/weights.onnxtxt" \
+  --shape x=2,4 --backend=tir-eval --lower=tile-rows
+expect_error "--lower of the interpreter" 2 "--lower is an option of the tir-eval" -- \
+  "$DATA/weights.onnxtxt" --lower=fuse=false
+expect_error "unknown compare backend" 2 "--compare: unknown backend 'gpu'" -- \
+  "$DATA/weights.onnxtxt" --compare=gpu
+
 # Every value type (testdata/gen_value_types_model.py): a string input, a Loop carrying a
 # sequence, an optional, an If nested in an If whose values declare no types.
 VT="$TEST_SRCDIR/anvil/testdata/models/value_types.onnx"

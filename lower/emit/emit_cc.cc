@@ -857,8 +857,9 @@ class MentionsAny final : public tir::IRVisitor {
 };
 
 // The work of one trip: every statement counts 1, times the trip counts of the loops around it
-// inside the parallel loop. A loop whose bounds read a variable bound inside the parallel loop
-// cannot be counted before it starts; it counts as 64 trips (a guess that errs toward
+// inside the parallel loop; a gemm call M * N * K / 16 (a multiply-add costs a fraction of an
+// element-wise statement). A loop bound or gemm size that reads a variable bound inside the
+// parallel loop cannot be counted before it starts; it counts as 64 (a guess that errs toward
 // splitting).
 std::string Emitter::WorkPerTrip(const tir::ForNode& n) {
   absl::flat_hash_set<const tir::ExprNode*> inner = {n.var.get()};
@@ -892,6 +893,18 @@ std::string Emitter::Work(const Stmt& s, absl::flat_hash_set<const tir::ExprNode
     case tir::StmtKind::kDefine:
       inner.insert(s.as<tir::DefineNode>()->target.get());
       return "1";
+    case tir::StmtKind::kEvaluate: {
+      const auto* call = s.as<tir::EvaluateNode>()->value.as<tir::IntrinsicNode>();
+      if (call == nullptr || call->op != tir::IntrinsicOp::kGemm) return "1";
+      std::string work = "1";
+      for (int k : {2, 3, 4}) {  // M, N, K
+        MentionsAny bound(inner);
+        bound.Visit(call->args[k]);
+        absl::StrAppend(&work, " * ",
+                        bound.found ? "64" : absl::StrCat("(", E(call->args[k]), ")"));
+      }
+      return absl::StrCat("(", work, " / 16 + 1)");
+    }
     default:
       return "1";
   }

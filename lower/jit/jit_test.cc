@@ -11,11 +11,14 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/parallel.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
 #include "kernels/simd/gemm.h"
 #include "lower/evaluator/tir_session.h"
 #include "lower/jit/compiled_module.h"
+#include "lower/testing/lowering_test_util.h"
 
 namespace anvil::lower {
 namespace {
@@ -39,30 +42,7 @@ std::unique_ptr<TirSession> Load(const std::string& text, bool compile, bool vec
 }
 
 Tensor Input(ElementType type, std::vector<int64_t> dims, int salt) {
-  Tensor t(type, dims);
-  for (int64_t k = 0; k < t.NumElements(); ++k) {
-    const int64_t v = (k * 37 + salt * 11) % 23 - 11;
-    switch (type) {
-      case ElementType::kFloat:
-        t.As<float>()[k] = static_cast<float>(v) / 4.0f;
-        break;
-      case ElementType::kDouble:
-        t.As<double>()[k] = static_cast<double>(v) / 3.0;
-        break;
-      case ElementType::kInt32:
-        t.As<int32_t>()[k] = static_cast<int32_t>(v);
-        break;
-      case ElementType::kInt64:
-        t.As<int64_t>()[k] = (k * 7 + salt) % 5;
-        break;
-      case ElementType::kBool:
-        t.As<bool>()[k] = (k + salt) % 3 == 0;
-        break;
-      default:
-        break;
-    }
-  }
-  return t;
+  return testing::TestInput(type, std::move(dims), salt);
 }
 
 // Runs the evaluator and compiled code on `inputs` (by name); scalar compiled code must give
@@ -334,6 +314,48 @@ main (float[N, 8] x) => (float[N, 6] y, float[N, 6] z) <float[8, 6] w = {1, -2, 
     // Two evaluator and two compiled runs (scalar and vector code) of two products each, on the
     // weights packed at load whatever the rows (and the same bits: ExpectSameBits).
     EXPECT_EQ(simd::PackedBProducts() - before, 8) << n << " rows";
+  }
+}
+
+// Row-tile fusion (passes/row_tiles.h) in compiled code: a layer norm, two linear layers with
+// bias, Relu and a residual as one parallel loop over tiles of 8 rows (a partial last one), on
+// two threads splitting the tiles: the evaluator's bits in scalar code, its values within a few
+// ulp in vector code.
+TEST(JitTest, RowTilesRunAsTheEvaluatorRunsThem) {
+  const std::string text = testing::FeedForwardModelText();
+  for (bool vectorize : {false, true}) {
+    absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
+    ASSERT_TRUE(model.ok()) << model.status();
+    TirSessionOptions options;
+    options.lowering.row_tiles.tile_bytes = 1024;
+    options.threads = 2;
+    std::unique_ptr<Model> copy = (*model)->Clone();
+    absl::StatusOr<std::unique_ptr<TirSession>> eval = TirSession::Load(std::move(copy), options);
+    options.compile = true;
+    options.jit.cache_dir = CacheDir();
+    options.jit.vectorize = vectorize;
+    absl::StatusOr<std::unique_ptr<TirSession>> jit = TirSession::Load(*std::move(model), options);
+    ASSERT_TRUE(eval.ok()) << eval.status();
+    ASSERT_TRUE(jit.ok()) << jit.status();
+    EXPECT_EQ((*jit)->lowering_stats().passes.row_tiles.runs, 1);
+    parallel::ScopedSplitAll split;
+    const Tensor x = Input(ElementType::kFloat, {3, 7, 16}, 4);
+    absl::StatusOr<std::vector<Tensor>> a = (*eval)->Run({{"x", x}});
+    absl::StatusOr<std::vector<Tensor>> b = (*jit)->Run({{"x", x}});
+    ASSERT_TRUE(a.ok()) << a.status();
+    ASSERT_TRUE(b.ok()) << b.status();
+    const Tensor& ya = (*a)[0];
+    const Tensor& yb = (*b)[0];
+    ASSERT_EQ(ya.dims(), yb.dims());
+    for (int64_t i = 0; i < ya.NumElements(); ++i) {
+      const float p = ya.As<float>()[i], q = yb.As<float>()[i];
+      if (vectorize) {
+        EXPECT_NEAR(p, q, 1e-5f + 1e-5f * std::fabs(p)) << "element " << i;
+      } else {
+        EXPECT_EQ(std::memcmp(&p, &q, sizeof(float)), 0)
+            << "element " << i << ": " << p << " vs " << q;
+      }
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "base/absl_compat.h"
 #include "base/status_macros.h"
 #include "graph/op_table.h"
@@ -655,12 +656,34 @@ const tir::Module* LoweredModule(const Model& model) {
   return a == nullptr ? nullptr : a->module.get();
 }
 
-absl::StatusOr<bool> LowerToTirPass::Run(Model& model, PassContext& ctx) {
+LoweringOptions LowerToTirPass::Options() const {
   LoweringOptions options;
   options.fuse = *fuse_;
+  options.tile_rows = *tile_rows_;
+  options.row_tiles.tile_bytes = *tile_bytes_;
+  options.row_tiles.weight_bytes = *tile_weight_bytes_;
   options.plan_buffers = *plan_buffers_;
   options.collapse_loops = *collapse_loops_;
   options.mark_loops = *mark_loops_;
+  return options;
+}
+
+absl::StatusOr<LoweringOptions> ParseLoweringOptions(std::string_view text) {
+  LowerToTirPass pass;
+  for (absl::string_view item : absl::StrSplit(AsAbsl(text), ',', absl::SkipEmpty())) {
+    const size_t eq = item.find('=');
+    if (eq == absl::string_view::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("lower-to-tir option '", item, "' is not key=value"));
+    }
+    ANVIL_RETURN_IF_ERROR(
+        pass.SetOption(FromAbsl(item.substr(0, eq)), FromAbsl(item.substr(eq + 1))));
+  }
+  return pass.Options();
+}
+
+absl::StatusOr<bool> LowerToTirPass::Run(Model& model, PassContext& ctx) {
+  const LoweringOptions options = Options();
   LoweringStats stats;
   ANVIL_ASSIGN_OR_RETURN(tir::Module module, LowerToTir(model, options, &stats));
   ctx.AddStatistic("nodes-native", stats.native);
@@ -677,6 +700,10 @@ absl::StatusOr<bool> LowerToTirPass::Run(Model& model, PassContext& ctx) {
   ctx.AddStatistic("inlined-producers", stats.passes.fuse.inlined);
   ctx.AddStatistic("fused-loops", stats.passes.fuse.fused);
   ctx.AddStatistic("contracted-intermediates", stats.passes.fuse.contracted);
+  ctx.AddStatistic("row-tile-loops", stats.passes.row_tiles.runs);
+  ctx.AddStatistic("row-tile-gemms", stats.passes.row_tiles.gemms);
+  ctx.AddStatistic("row-tile-nests", stats.passes.row_tiles.nests);
+  ctx.AddStatistic("row-tile-contracted", stats.passes.row_tiles.contracted);
   ctx.AddStatistic("workspace-buffers", stats.passes.plan.buffers);
   if (!stats.passes.plan.dynamic) {
     ctx.AddStatistic("workspace-bytes", stats.passes.plan.workspace_bytes);

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "graph/ir.h"
@@ -40,10 +41,10 @@ struct LoweringOptions : ModulePassOptions {
 // What lowering did, by op.
 struct LoweringStats {
   int64_t nodes = 0;
-  int64_t native = 0;      // lowered to loops (views included)
-  int64_t views = 0;       // of which views with no loop
-  int64_t intrinsic = 0;   // compute intrinsics (gemm, convolution and pooling kernels)
-  int64_t fallback = 0;    // kernel calls of ops no rule covers
+  int64_t native = 0;     // lowered to loops (views included)
+  int64_t views = 0;      // of which views with no loop
+  int64_t intrinsic = 0;  // compute intrinsics (gemm, convolution and pooling kernels)
+  int64_t fallback = 0;   // kernel calls of ops no rule covers
   std::map<std::string, int64_t> native_ops, intrinsic_ops, fallback_ops;
   // For ops with a rule that still called their kernel: why (the first node's reason).
   std::map<std::string, std::string> fallback_reasons;
@@ -59,8 +60,15 @@ absl::StatusOr<tir::Module> LowerToTir(const Model& model, const LoweringOptions
 // The lowered module a `lower-to-tir` pass run left with the model (null before).
 const tir::Module* LoweredModule(const Model& model);
 
+// Lowering options from the `lower-to-tir` pass's option text, e.g. "tile-rows=false,fuse=true"
+// (what follows the pass name in a pipeline, without braces; "" gives the defaults).
+// InvalidArgument naming an unknown option (with the list of options) or a value that does not
+// parse.
+absl::StatusOr<LoweringOptions> ParseLoweringOptions(std::string_view text);
+
 // Pass `lower-to-tir`: lowers the model and keeps the module with it (LoweredModule); the graph
-// is unchanged. Options fuse, plan-buffers, mark-loops (all true). Statistics: nodes-native,
+// is unchanged. Options fuse, tile-rows (with tile-bytes and tile-weight-bytes), plan-buffers,
+// collapse-loops, mark-loops (all on). Statistics: nodes-native,
 // nodes-intrinsic, nodes-fallback; loop nests, loops and stored intermediates before fusion and
 // after; what fusion, planning and marking did.
 class LowerToTirPass : public Pass {
@@ -72,8 +80,18 @@ class LowerToTirPass : public Pass {
   std::vector<std::string> Requires() const override { return {"shapes-inferred"}; }
   absl::StatusOr<bool> Run(Model& model, PassContext& ctx) override;
 
+  // The lowering options the pass's options say.
+  LoweringOptions Options() const;
+
  private:
   PassOption<bool> fuse_{this, "fuse", true, "producer-consumer fusion of loops"};
+  PassOption<bool> tile_rows_{this, "tile-rows", true,
+                              "run gemm calls and their row-wise neighbours tile by tile"};
+  PassOption<int64_t> tile_bytes_{this, "tile-bytes", RowTileOptions().tile_bytes,
+                                  "bytes of rows one tile writes (tile-rows)", 1};
+  PassOption<int64_t> tile_weight_bytes_{this, "tile-weight-bytes", RowTileOptions().weight_bytes,
+                                         "bytes of gemm weights one tile loop may read (tile-rows)",
+                                         0};
   PassOption<bool> plan_buffers_{this, "plan-buffers", true,
                                  "place intermediates in one workspace"};
   PassOption<bool> collapse_loops_{this, "collapse-loops", true,

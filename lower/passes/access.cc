@@ -2,7 +2,9 @@
 
 #include <utility>
 
+#include "lower/ir/equal.h"
 #include "lower/ir/functor.h"
+#include "lower/ir/simplify.h"
 
 namespace anvil::lower {
 namespace {
@@ -167,10 +169,41 @@ bool ContainsLoop(const Stmt& s) {
   return finder.found;
 }
 
+std::vector<Stmt> Statements(const Stmt& s) {
+  if (const auto* b = s.as<tir::BlockNode>()) return b->stmts;
+  return {s};
+}
+
+Stmt SingleStatement(const Stmt& s) {
+  const auto* b = s.as<tir::BlockNode>();
+  if (b == nullptr) return s;
+  return b->stmts.size() == 1 ? SingleStatement(b->stmts[0]) : Stmt();
+}
+
+bool SameIndex(const Expr& a, const Expr& b) {
+  return tir::IdenticalExpr(tir::Simplify(a), tir::Simplify(b));
+}
+
 bool Mentions(const Expr& e, const tir::ExprNode* var) {
   absl::flat_hash_set<const tir::ExprNode*> vars;
   FreeVars(e, &vars);
   return vars.contains(var);
+}
+
+bool MentionsVar(const Stmt& s, const tir::ExprNode* var) {
+  class Finder final : public tir::IRVisitor {
+   public:
+    explicit Finder(const tir::ExprNode* var) : var_(var) {}
+    bool found = false;
+
+   protected:
+    void VisitVar(const tir::VarNode&, const Expr& e) override { found |= e.get() == var_; }
+
+   private:
+    const tir::ExprNode* var_;
+  } finder(var);
+  finder.Visit(s);
+  return finder.found;
 }
 
 AccessSummary SummarizeAccesses(const Expr& e) {

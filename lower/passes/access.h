@@ -53,9 +53,20 @@ AccessSummary SummarizeAccesses(const tir::Expr& e);
 // Whether a statement holds a loop anywhere inside.
 bool ContainsLoop(const tir::Stmt& s);
 
+// The statements of a block (a non-block as a list of one).
+std::vector<tir::Stmt> Statements(const tir::Stmt& s);
+// The single statement of a block of one (recursively), the statement itself when it is not a
+// block, or null for a block of several.
+tir::Stmt SingleStatement(const tir::Stmt& s);
+
+// Whether two index expressions are the same after simplification (two spellings of one bound).
+bool SameIndex(const tir::Expr& a, const tir::Expr& b);
+
 // The variables an expression reads.
 void FreeVars(const tir::Expr& e, absl::flat_hash_set<const tir::ExprNode*>* out);
 bool Mentions(const tir::Expr& e, const tir::ExprNode* var);
+// Whether any expression of the statement reads the variable.
+bool MentionsVar(const tir::Stmt& s, const tir::ExprNode* var);
 
 // Number of expression nodes of `e` (a cost estimate), and whether it calls a transcendental or
 // other expensive float function, or a function of the module.

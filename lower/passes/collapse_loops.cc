@@ -20,26 +20,6 @@ using tir::Expr;
 using tir::ExprNode;
 using tir::Stmt;
 
-bool MentionsVar(const Stmt& s, const ExprNode* var) {
-  class Finder final : public tir::IRVisitor {
-   public:
-    explicit Finder(const ExprNode* var) : var_(var) {}
-    bool found = false;
-
-   protected:
-    void VisitVar(const tir::VarNode&, const Expr& e) override { found |= e.get() == var_; }
-
-   private:
-    const ExprNode* var_;
-  } finder(var);
-  finder.Visit(s);
-  return finder.found;
-}
-
-bool Same(const Expr& a, const Expr& b) {
-  return tir::IdenticalExpr(tir::Simplify(a), tir::Simplify(b));
-}
-
 // The one loop a loop's body consists of, or null.
 const tir::ForNode* OnlyLoop(const Stmt& body) {
   if (const auto* f = body.as<tir::ForNode>()) return f;
@@ -158,7 +138,8 @@ class Collapser {
       }
       const auto* tensor = static_cast<const tir::TensorNode*>(access.tensor);
       if (local_tensors_.contains(tensor)) return std::nullopt;
-      if (!Same(tensor->dims[n - 2], outer.end) || !Same(tensor->dims[n - 1], inner.end)) {
+      if (!SameIndex(tensor->dims[n - 2], outer.end) ||
+          !SameIndex(tensor->dims[n - 1], inner.end)) {
         return std::nullopt;
       }
       if (!views.contains(tensor)) {

@@ -30,28 +30,15 @@ struct PureNest {
   Expr value;
 };
 
-// The statements of a block (a non-block as a list of one).
-std::vector<Stmt> Statements(const Stmt& s) {
-  if (const auto* b = s.as<tir::BlockNode>()) return b->stmts;
-  return {s};
-}
-
-// The single statement of a block of one, or the statement itself.
-Stmt Single(const Stmt& s) {
-  const auto* b = s.as<tir::BlockNode>();
-  if (b == nullptr) return s;
-  return b->stmts.size() == 1 ? Single(b->stmts[0]) : Stmt();
-}
-
 std::optional<PureNest> MatchPureNest(const Stmt& s) {
   std::vector<const ExprNode*> vars;
-  Stmt cur = Single(s);
+  Stmt cur = SingleStatement(s);
   while (cur.defined()) {
     const auto* f = cur.as<tir::ForNode>();
     if (f == nullptr) break;
     if (!tir::IsIntConstant(f->begin, 0) || !tir::IsIntConstant(f->step, 1)) return std::nullopt;
     vars.push_back(f->var.get());
-    cur = Single(f->body);
+    cur = SingleStatement(f->body);
   }
   const auto* store = cur.defined() ? cur.as<tir::StoreNode>() : nullptr;
   if (store == nullptr || store->value.type().lanes() != 1) return std::nullopt;
@@ -67,14 +54,14 @@ std::optional<PureNest> MatchPureNest(const Stmt& s) {
   }
   if (std::find(used.begin(), used.end(), false) != used.end()) return std::nullopt;
   // Loop extents must be the tensor's dims: re-walk and compare.
-  cur = Single(s);
+  cur = SingleStatement(s);
   while (const auto* f = cur.defined() ? cur.as<tir::ForNode>() : nullptr) {
     for (size_t k = 0; k < store->indices.size(); ++k) {
       if (store->indices[k].get() == f->var.get() && !tir::IdenticalExpr(f->end, t->dims[k])) {
         return std::nullopt;
       }
     }
-    cur = Single(f->body);
+    cur = SingleStatement(f->body);
   }
   return PureNest{store->tensor, store->indices, store->value};
 }

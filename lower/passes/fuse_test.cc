@@ -1,70 +1,38 @@
 // The passes on lowered modules: what fusion leaves (loop nests, loops, stored intermediates)
 // on the shapes it is for, and that no pass changes a single bit of any output — each model runs
 // through the evaluator with every pass on and with none, on dims it was not lowered for.
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "graph/text_format.h"
 #include "gtest/gtest.h"
 #include "lower/evaluator/evaluator.h"
 #include "lower/lowering/lower_to_tir.h"
 #include "lower/passes/passes.h"
+#include "lower/testing/lowering_test_util.h"
 #include "shape/shape_inference.h"
 
 namespace anvil::lower {
 namespace {
 
-std::unique_ptr<Model> Parse(const std::string& text) {
-  absl::StatusOr<std::unique_ptr<Model>> m = ParseModelText(text);
-  EXPECT_TRUE(m.ok()) << m.status();
-  return m.ok() ? *std::move(m) : nullptr;
-}
+using testing::Lowered;
+using testing::TestInput;
 
-struct Lowered {
-  tir::Module module;
-  LoweringStats stats;
-};
+std::unique_ptr<Model> Parse(const std::string& text) { return testing::ParseModel(text); }
 
 Lowered Lower(const Model& model, bool passes) {
-  LoweringOptions options;
-  options.fuse = options.plan_buffers = options.collapse_loops = options.mark_loops = passes;
-  Lowered l;
-  absl::StatusOr<tir::Module> m = LowerToTir(model, options, &l.stats);
-  EXPECT_TRUE(m.ok()) << m.status();
-  if (m.ok()) l.module = *std::move(m);
-  return l;
+  return testing::LowerModel(model, testing::AllPasses(passes));
 }
 
-// Deterministic inputs with negatives, zeros and a NaN-free spread.
 Tensor Input(ElementType type, std::vector<int64_t> dims, int salt) {
-  Tensor t(type, dims);
-  for (int64_t k = 0; k < t.NumElements(); ++k) {
-    const float v = static_cast<float>(((k * 37 + salt * 11) % 23) - 11) / 4.0f;
-    if (type == ElementType::kFloat) t.As<float>()[k] = v;
-    if (type == ElementType::kBool) t.As<bool>()[k] = (k + salt) % 3 == 0;
-    if (type == ElementType::kInt64) t.As<int64_t>()[k] = (k * 7 + salt) % 5;
-  }
-  return t;
+  return TestInput(type, std::move(dims), salt);
 }
 
+// Every pass on against none.
 void ExpectBitIdentical(const std::string& text, const std::vector<Tensor>& inputs) {
   std::unique_ptr<Model> model = Parse(text);
   ASSERT_NE(model, nullptr);
-  Lowered plain = Lower(*model, false);
-  Lowered passed = Lower(*model, true);
-  absl::StatusOr<std::vector<Tensor>> a = EvaluateModule(plain.module, inputs);
-  absl::StatusOr<std::vector<Tensor>> b = EvaluateModule(passed.module, inputs);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_TRUE(b.ok()) << b.status();
-  ASSERT_EQ(a->size(), b->size());
-  for (size_t k = 0; k < a->size(); ++k) {
-    ASSERT_EQ((*a)[k].dims(), (*b)[k].dims());
-    ASSERT_EQ((*a)[k].ByteSize(), (*b)[k].ByteSize());
-    EXPECT_EQ(std::memcmp((*a)[k].data(), (*b)[k].data(), (*a)[k].ByteSize()), 0)
-        << "output " << k << " differs with the passes on";
-  }
+  testing::ExpectSameBits(*model, testing::AllPasses(false), testing::AllPasses(true), inputs);
 }
 
 constexpr char kLayerNorm[] = R"(<ir_version: 8, opset_import: ["" : 17]>

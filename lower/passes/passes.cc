@@ -53,6 +53,10 @@ absl::StatusOr<tir::Module> RunModulePasses(tir::Module module, const ModulePass
     *entry = Fuse(*entry, &stats->fuse);
     ANVIL_RETURN_IF_ERROR(verified(module, "fuse"));
   }
+  if (options.tile_rows) {
+    module = FuseRowTiles(std::move(module), options.row_tiles, &stats->row_tiles);
+    ANVIL_RETURN_IF_ERROR(verified(module, "tile-rows"));
+  }
   if (options.plan_buffers) {
     ANVIL_ASSIGN_OR_RETURN(module, PlanBuffers(std::move(module), &stats->plan));
     ANVIL_RETURN_IF_ERROR(verified(module, "plan-buffers"));

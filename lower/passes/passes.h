@@ -1,5 +1,7 @@
 // The passes on the Tensor IR that lowering runs after building a module, in order:
 //   fuse          producer-consumer fusion (fuse.h)
+//   tile-rows     gemm calls and their row-wise neighbours as one loop over row tiles
+//                 (row_tiles.h)
 //   plan-buffers  the workspace plan of the surviving intermediates (plan_buffers.h)
 //   collapse-loops  loop pairs over tensors' last two axes made one (collapse_loops.h)
 //   mark-loops    parallel and vectorize marks (mark_loops.h)
@@ -15,11 +17,14 @@
 #include "lower/passes/fuse.h"
 #include "lower/passes/mark_loops.h"
 #include "lower/passes/plan_buffers.h"
+#include "lower/passes/row_tiles.h"
 
 namespace anvil::lower {
 
 struct ModulePassOptions {
   bool fuse = true;
+  bool tile_rows = true;
+  RowTileOptions row_tiles;
   bool plan_buffers = true;
   bool collapse_loops = true;
   bool mark_loops = true;
@@ -27,6 +32,7 @@ struct ModulePassOptions {
 
 struct ModulePassStats {
   FuseStats fuse;
+  RowTileStats row_tiles;
   PlanStats plan;
   CollapseStats collapse;
   MarkStats mark;
