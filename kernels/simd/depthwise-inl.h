@@ -12,6 +12,7 @@
 
 #include "hwy/highway.h"
 #include "kernels/simd/depthwise.h"
+#include "kernels/simd/masked_load-inl.h"
 #include "kernels/simd/vector_math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -100,7 +101,7 @@ HWY_INLINE void DirectConvBlock(const DepthwiseTaps& t, const float* planes, int
         HWY_UNROLL(4)
         for (int64_t r = 0; r < kRows; ++r) {
           if (!decltype(all_rows)::value && (r < r_lo || r >= r_hi)) continue;
-          const V v = hn::MaskedLoad(mask, d, src + r * t.row_step);
+          const V v = SafeMaskedLoad(mask, d, src + r * t.row_step);
           HWY_UNROLL(4)
           for (int64_t k = 0; k < kOuts; ++k) acc[r][k] = hn::MulAdd(wv[k], v, acc[r][k]);
         }

@@ -22,10 +22,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 #include "hwy/aligned_allocator.h"
 #include "hwy/highway.h"
+#include "kernels/simd/masked_load-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace anvil::simd::HWY_NAMESPACE {
@@ -79,9 +81,9 @@ HWY_INLINE void StoreResult(D d, V v, T beta, size_t n, T* HWY_RESTRICT c) {
   } else {
     const auto mask = hn::FirstN(d, n);
     if (beta == T(1)) {
-      v = hn::Add(hn::MaskedLoad(mask, d, c), v);
+      v = hn::Add(SafeMaskedLoad(mask, d, c), v);
     } else if (beta != T(0)) {
-      v = hn::MulAdd(hn::Set(d, beta), hn::MaskedLoad(mask, d, c), v);
+      v = hn::MulAdd(hn::Set(d, beta), SafeMaskedLoad(mask, d, c), v);
     }
     hn::BlendedStore(v, mask, d, c);
   }
@@ -135,7 +137,7 @@ HWY_NOINLINE void MicroKernel(size_t kc, const T* HWY_RESTRICT a, size_t a_rs, s
       if (col_bias != nullptr && v * L < n) {
         const auto vb = n - v * L >= L
                             ? hn::LoadU(d, col_bias + v * L)
-                            : hn::MaskedLoad(hn::FirstN(d, n - v * L), d, col_bias + v * L);
+                            : SafeMaskedLoad(hn::FirstN(d, n - v * L), d, col_bias + v * L);
         acc[r][v] = hn::Add(vb, acc[r][v]);
       }
       if (v * L < n) StoreResult(d, acc[r][v], beta, n - v * L, c + r * ldc + v * L);
@@ -190,24 +192,49 @@ void PackA(bool trans_a, const T* A, size_t lda, size_t i0, size_t mr, size_t p0
 }
 
 // Packs K slice [p0, p0 + kc) x columns [j0, j0 + w) of op(B) into rows of `pw` >= w values
-// (zero-filled past w): dst[k * pw + j].
+// (zero-filled past w; pw a multiple of the lanes): dst[k * pw + j]. Rows of B are copied a vector
+// at a time; a transposed B (each column of op(B) a row of B) is gathered a vector of columns at
+// a time, where the hardware gathers: element by element, the transpose of an attention head's
+// keys (128 x 16) took a quarter of its Q K^T.
 template <typename T>
 void PackB(bool trans_b, const T* B, size_t ldb, size_t p0, size_t kc, size_t j0, size_t w,
            size_t pw, T* HWY_RESTRICT dst) {
-  if (trans_b) {  // B stored N x K: column j of op(B) is contiguous
-    for (size_t j = 0; j < w; ++j) {
+  const hn::ScalableTag<T> d;
+  const size_t L = hn::Lanes(d);
+  if (trans_b) {
+    size_t gathered = 0;  // columns [0, gathered) a vector at a time
+    const hn::RebindToSigned<decltype(d)> di;
+    using TI = hn::TFromD<decltype(di)>;
+    if (w >= L && ldb <= static_cast<size_t>(std::numeric_limits<TI>::max()) / L) {
+      HWY_ALIGN TI offsets[hn::MaxLanes(di)];
+      for (size_t i = 0; i < L; ++i) offsets[i] = static_cast<TI>(i * ldb);
+      const auto index = hn::Load(di, offsets);
+      gathered = w / L * L;
+      for (size_t k = 0; k < kc; ++k) {
+        const T* src = B + j0 * ldb + p0 + k;
+        for (size_t j = 0; j < gathered; j += L) {
+          hn::StoreU(hn::GatherIndex(d, src + j * ldb, index), d, dst + k * pw + j);
+        }
+      }
+    }
+    for (size_t j = gathered; j < w; ++j) {
       const T* src = B + (j0 + j) * ldb + p0;
       for (size_t k = 0; k < kc; ++k) dst[k * pw + j] = src[k];
     }
     if (w < pw) {
       for (size_t k = 0; k < kc; ++k) std::fill(dst + k * pw + w, dst + (k + 1) * pw, T(0));
     }
-  } else {
-    for (size_t k = 0; k < kc; ++k) {
-      const T* src = B + (p0 + k) * ldb + j0;
-      std::copy(src, src + w, dst + k * pw);
-      std::fill(dst + k * pw + w, dst + (k + 1) * pw, T(0));
-    }
+    return;
+  }
+  const size_t full = w / L * L;
+  for (size_t k = 0; k < kc; ++k) {
+    const T* src = B + (p0 + k) * ldb + j0;
+    T* out = dst + k * pw;
+    for (size_t j = 0; j < full; j += L) hn::StoreU(hn::LoadU(d, src + j), d, out + j);
+    // The tail element by element: a masked load may read past the end of B on targets that
+    // emulate it.
+    std::copy(src + full, src + w, out + full);
+    std::fill(out + w, out + pw, T(0));
   }
 }
 
@@ -417,9 +444,9 @@ HWY_NOINLINE void DotTile(size_t K, const T* HWY_RESTRICT x, size_t ldx, const T
   if (k < K) {
     const auto mask = hn::FirstN(d, K - k);
     V xv[kRX];
-    for (size_t r = 0; r < kRX; ++r) xv[r] = hn::MaskedLoad(mask, d, x + r * ldx + k);
+    for (size_t r = 0; r < kRX; ++r) xv[r] = SafeMaskedLoad(mask, d, x + r * ldx + k);
     for (size_t s = 0; s < kRY; ++s) {
-      const V yv = hn::MaskedLoad(mask, d, y + s * ldy + k);
+      const V yv = SafeMaskedLoad(mask, d, y + s * ldy + k);
       for (size_t r = 0; r < kRX; ++r) acc[r][s] = hn::MulAdd(xv[r], yv, acc[r][s]);
     }
   }
@@ -503,9 +530,9 @@ HWY_NOINLINE void AxpyTile(size_t K, const T* HWY_RESTRICT x, size_t ldx, const 
       }
       if (full < vecs) {
         const T* p = y0 + full * L;
-        update(full, hn::MaskedLoad(tail, d, p), rows > 1 ? hn::MaskedLoad(tail, d, p + ldy) : zero,
-               rows > 2 ? hn::MaskedLoad(tail, d, p + 2 * ldy) : zero,
-               rows > 3 ? hn::MaskedLoad(tail, d, p + 3 * ldy) : zero);
+        update(full, SafeMaskedLoad(tail, d, p), rows > 1 ? SafeMaskedLoad(tail, d, p + ldy) : zero,
+               rows > 2 ? SafeMaskedLoad(tail, d, p + 2 * ldy) : zero,
+               rows > 3 ? SafeMaskedLoad(tail, d, p + 3 * ldy) : zero);
       }
     };
     size_t k = 0;

@@ -14,6 +14,7 @@
 
 #include "base/parallel.h"
 #include "gtest/gtest.h"
+#include "hwy/targets.h"
 
 namespace anvil::simd {
 namespace {
@@ -176,6 +177,51 @@ TEST(GemmTest, FilledBGivesThePackedPathsBits) {
         EXPECT_EQ(got, want) << c.M << "x" << c.N << "x" << c.K << (with_bias ? " with bias" : "")
                              << ", " << threads << " threads";
       }
+    }
+  }
+}
+
+// Every SIMD target this machine runs, with every operand one float off a vector boundary and
+// rows that end mid-vector (tails of A, B, C and the bias): the reference's values. Targets that
+// emulate masked loads with a full aligned load would fault or read past the rows here.
+TEST(GemmTest, EveryTargetTakesUnalignedTails) {
+  struct AllTargets {
+    ~AllTargets() { hwy::SetSupportedTargetsForTest(0); }
+  } restore;
+  const Case cases[] = {
+      {3, 37, 21, false, false, 1.0f},  {37, 3, 21, false, true, 0.5f},
+      {29, 43, 19, true, false, 1.0f},  {29, 43, 19, false, true, 0.0f},
+      {17, 100, 70, true, true, 0.25f},
+  };
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    for (const Case& c : cases) {
+      // One float in front of each operand: none is aligned to a vector.
+      const std::vector<float> a = Random(c.M * c.K + 1, 8), b = Random(c.K * c.N + 1, 9),
+                               c0 = Random(c.M * c.N + 1, 10), bias = Random(c.N + 1, 11);
+      std::vector<float> out = c0;
+      Sgemm(c.ta, c.tb, c.M, c.N, c.K, 0.5f, a.data() + 1, c.ta ? c.M : c.K, b.data() + 1,
+            c.tb ? c.K : c.N, c.beta, out.data() + 1, c.N);
+      const std::unique_ptr<const PackedB> packed =
+          PackB(c.tb, c.K, c.N, b.data() + 1, c.tb ? c.K : c.N);
+      std::vector<float> biased(c.M * c.N + 1, 0.0f);
+      SgemmPackedB(c.ta, c.M, 0.5f, a.data() + 1, c.ta ? c.M : c.K, *packed, 0.0f,
+                   biased.data() + 1, c.N, bias.data() + 1);
+      double max_err = 0;
+      for (int64_t i = 0; i < c.M; ++i) {
+        for (int64_t j = 0; j < c.N; ++j) {
+          double s = 0;
+          for (int64_t k = 0; k < c.K; ++k) {
+            s += double{a[1 + (c.ta ? k * c.M + i : i * c.K + k)]} *
+                 b[1 + (c.tb ? j * c.K + k : k * c.N + j)];
+          }
+          const double want = 0.5 * s + c.beta * c0[1 + i * c.N + j];
+          max_err = std::max(max_err, std::fabs(want - out[1 + i * c.N + j]));
+          max_err = std::max(max_err, std::fabs(0.5 * s + bias[1 + j] - biased[1 + i * c.N + j]));
+        }
+      }
+      EXPECT_LT(max_err, 1e-4) << c.M << "x" << c.N << "x" << c.K;
     }
   }
 }

@@ -17,6 +17,7 @@
 
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
+#include "kernels/simd/masked_load-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace anvil::simd::HWY_NAMESPACE {
@@ -52,7 +53,7 @@ HWY_INLINE float Reduce(const float* HWY_RESTRICT x, size_t n, float identity, O
   for (; i < n; i += L) {
     const size_t count = n - i < L ? n - i : L;
     const auto mask = hn::FirstN(d, count);
-    const V v = hn::IfThenElse(mask, hn::MaskedLoad(mask, d, x + i), id);
+    const V v = hn::IfThenElse(mask, SafeMaskedLoad(mask, d, x + i), id);
     if (nan_propagating) nan = hn::Or(nan, hn::IsNaN(v));
     // f(identity) must not disturb the result: mask again after f.
     a0 = op(a0, hn::IfThenElse(mask, f(v), id));
@@ -93,7 +94,7 @@ HWY_INLINE void Accumulate(float* HWY_RESTRICT acc, const float* HWY_RESTRICT x,
   for (; i + L <= n; i += L) hn::StoreU(op(hn::LoadU(d, acc + i), hn::LoadU(d, x + i)), d, acc + i);
   if (i < n) {
     const auto mask = hn::FirstN(d, n - i);
-    const V r = op(hn::MaskedLoad(mask, d, acc + i), hn::MaskedLoad(mask, d, x + i));
+    const V r = op(SafeMaskedLoad(mask, d, acc + i), SafeMaskedLoad(mask, d, x + i));
     hn::BlendedStore(r, mask, d, acc + i);
   }
 }
@@ -209,7 +210,7 @@ float ExpShiftSumImpl(const float* x, float scale, float shift, float* y, int64_
   for (; i < count; i += L) {
     const auto mask = hn::FirstN(d, count - i < L ? count - i : L);
     const ri::V e = hn::IfThenElseZero(
-        mask, ri::SoftmaxExp(d, hn::MulAdd(hn::MaskedLoad(mask, d, x + i), a, s)));
+        mask, ri::SoftmaxExp(d, hn::MulAdd(SafeMaskedLoad(mask, d, x + i), a, s)));
     if (y != nullptr) hn::BlendedStore(e, mask, d, y + i);
     sum0 = hn::Add(sum0, e);
   }
@@ -227,7 +228,7 @@ HWY_INLINE void Binary(const float* x, const float* s, float* y, int64_t n, F f)
     hn::StoreU(f(d, hn::LoadU(d, x + i), hn::LoadU(d, s + i)), d, y + i);
   if (i < count) {
     const auto mask = hn::FirstN(d, count - i);
-    hn::BlendedStore(f(d, hn::MaskedLoad(mask, d, x + i), hn::MaskedLoad(mask, d, s + i)), mask, d,
+    hn::BlendedStore(f(d, SafeMaskedLoad(mask, d, x + i), SafeMaskedLoad(mask, d, s + i)), mask, d,
                      y + i);
   }
 }
@@ -252,7 +253,7 @@ void ScaleShiftImpl(const float* x, float a, float b, float* y, int64_t n) {
   for (; i + L <= count; i += L) hn::StoreU(hn::MulAdd(hn::LoadU(d, x + i), va, vb), d, y + i);
   if (i < count) {
     const auto mask = hn::FirstN(d, count - i);
-    hn::BlendedStore(hn::MulAdd(hn::MaskedLoad(mask, d, x + i), va, vb), mask, d, y + i);
+    hn::BlendedStore(hn::MulAdd(SafeMaskedLoad(mask, d, x + i), va, vb), mask, d, y + i);
   }
 }
 
@@ -290,7 +291,7 @@ void ScaleRowsImpl(float* x, int64_t rows, int64_t n, int64_t ld, const float* s
     for (; i + L <= count; i += L) hn::StoreU(hn::Mul(hn::LoadU(d, row + i), s), d, row + i);
     if (i < count) {
       const auto mask = hn::FirstN(d, count - i);
-      hn::BlendedStore(hn::Mul(hn::MaskedLoad(mask, d, row + i), s), mask, d, row + i);
+      hn::BlendedStore(hn::Mul(SafeMaskedLoad(mask, d, row + i), s), mask, d, row + i);
     }
   }
 }
@@ -303,9 +304,9 @@ void NormalizeImpl(const float* x, float mean, float inv_std, const float* scale
   const size_t count = static_cast<size_t>(n);
   for (size_t i = 0; i < count; i += L) {
     const auto mask = hn::FirstN(d, count - i < L ? count - i : L);
-    ri::V v = hn::Mul(hn::Sub(hn::MaskedLoad(mask, d, x + i), vm), vi);
-    if (scale != nullptr) v = hn::Mul(v, hn::MaskedLoad(mask, d, scale + i));
-    if (bias != nullptr) v = hn::Add(v, hn::MaskedLoad(mask, d, bias + i));
+    ri::V v = hn::Mul(hn::Sub(SafeMaskedLoad(mask, d, x + i), vm), vi);
+    if (scale != nullptr) v = hn::Mul(v, SafeMaskedLoad(mask, d, scale + i));
+    if (bias != nullptr) v = hn::Add(v, SafeMaskedLoad(mask, d, bias + i));
     hn::BlendedStore(v, mask, d, y + i);
   }
 }

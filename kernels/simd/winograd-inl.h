@@ -12,6 +12,7 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "kernels/simd/masked_load-inl.h"
 #include "kernels/simd/vector_math-inl.h"
 #include "kernels/simd/winograd.h"
 
@@ -144,7 +145,7 @@ HWY_INLINE void LoadWindowsByRows(D d, const float* src, const int32_t* offset, 
           const float* p = reinterpret_cast<const float*>(
               reinterpret_cast<uintptr_t>(src) +
               static_cast<uintptr_t>((offset[l] + r * width + 4 * h) * int64_t{sizeof(float)}));
-          blocks[b] = row_ok[r][l] ? hn::MaskedLoad(col_mask[h][l], d4, p) : hn::Zero(d4);
+          blocks[b] = row_ok[r][l] ? SafeMaskedLoad(col_mask[h][l], d4, p) : hn::Zero(d4);
         }
         rows[j] = FromBlocks(d, blocks);
       }
@@ -445,7 +446,7 @@ HWY_NOINLINE void WinogradOutputByChannelsImpl(const float* products, int64_t ld
     const auto mask = hn::FirstN(d, static_cast<size_t>(lanes));
     const V b = bias == nullptr
                     ? hn::Zero(d)
-                    : (lanes == L ? hn::LoadU(d, bias + k0) : hn::MaskedLoad(mask, d, bias + k0));
+                    : (lanes == L ? hn::LoadU(d, bias + k0) : SafeMaskedLoad(mask, d, bias + k0));
     for (int64_t tile = 0; tile < t.count; ++tile) {
       V y[kOut * kIn];
       LoadOutputColumns(d, products + tile * ldm + k0, point_stride, lanes, y);
