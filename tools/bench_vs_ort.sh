@@ -2,10 +2,13 @@
 # Anvil's runtime against ONNX Runtime on the generated models (testdata/generate_models.py):
 # the same model, the same inputs (ort_run.js writes them, anvil-run reads them back), measured
 # side by side in this run with one intra-op thread each, then with as many threads as the
-# machine has logical CPUs (both runtimes alike; --threads N to choose). Prints one line per model and batch with the
-# medians of Anvil's interpreter, Anvil's compiled code (anvil-run --backend=compiled, the JIT)
-# and ONNX Runtime, and the ratios to ONNX Runtime (lower is better; 1.0 is parity), after
-# checking that the outputs agree; then the LayerNorm+GELU chain's effective memory bandwidth
+# machine has logical CPUs (both runtimes alike; --threads N to choose). Prints one line per
+# model and batch with the medians of Anvil's interpreter, Anvil's compiled code (anvil-run
+# --backend=compiled, the JIT) and ONNX Runtime, the ratios to ONNX Runtime (lower is better; 1.0
+# is parity) and how many times faster compiled code is than the interpreter (int/comp: the
+# median over rounds of anvil-run --compare's paired ratio, the two engines' runs alternating in
+# one process), after checking that the outputs agree; then the LayerNorm+GELU chain's effective
+# memory bandwidth
 # against a STREAM-style triad measured in the same run, and the JIT's compile times, cold (a
 # fresh cache) and cached.
 #
@@ -69,35 +72,42 @@ if ((SWEEP)); then
 fi
 THREAD_COUNTS=(1)
 ((ALL_THREADS > 1)) && THREAD_COUNTS+=("$ALL_THREADS")
-printf "%-22s %-14s %7s %12s %12s %12s %8s %8s\n" model x threads "interp ms" "compiled ms" \
-  "ort ms" "interp/ort" "comp/ort"
+printf "%-22s %-14s %7s %12s %12s %12s %8s %8s %10s\n" model x threads "interp ms" "compiled ms" \
+  "ort ms" "interp/ort" "comp/ort" "int/comp"
 COMPILE_LOG=$TMP/compile.log
 for threads in "${THREAD_COUNTS[@]}"; do
 for c in "${CASES[@]}"; do
   read -r model shape <<<"$c"
   dir="$TMP/$model-$shape-$threads"
-  best_anvil="" best_ort="" best_comp=""
+  best_anvil="" best_ort="" best_comp="" paired=()
   for ((r = 0; r < ROUNDS; r++)); do
     ort=$(node "$ORT_RUN" "$MODELS/$model.onnx" --shape "x=$shape" --threads "$threads" \
       --iters "$ITERS" --warmup "$WARMUP" --out "$dir/ort" | median)
-    anvil=$("$ANVIL" "$MODELS/$model.onnx" --input-dir "$dir/ort" --threads "$threads" \
-      --iters "$ITERS" --warmup "$WARMUP" --out "$dir/anvil" | median)
-    comp=$("$ANVIL" "$MODELS/$model.onnx" --backend=compiled --input-dir "$dir/ort" \
-      --threads "$threads" --iters "$ITERS" --warmup "$WARMUP" --out "$dir/compiled" \
-      2>>"$COMPILE_LOG.$model" | median)
+    # The interpreter and compiled code in one process, their runs alternating: the medians of
+    # each, and the median ratio of adjacent pairs (steady where this machine's speed drifts).
+    line=$("$ANVIL" "$MODELS/$model.onnx" --input-dir "$dir/ort" --threads "$threads" \
+      --iters "$ITERS" --warmup "$WARMUP" --out "$dir/anvil" --compare=compiled \
+      2>>"$COMPILE_LOG.$model")
+    anvil=$(sed -E 's/.*"iters":[0-9]+,"median_ms":([0-9.e+-]+).*/\1/' <<<"$line")
+    comp=$(sed -E 's/.*"vs":\{[^}]*"median_ms":([0-9.e+-]+).*/\1/' <<<"$line")
+    paired+=("$(sed -E 's/.*"paired_ratio_median":([0-9.e+-]+).*/\1/' <<<"$line")")
     if [[ -z $best_comp ]] || awk "BEGIN{exit !($comp < $best_comp)}"; then best_comp=$comp; fi
     if [[ -z $best_ort ]] || awk "BEGIN{exit !($ort < $best_ort)}"; then best_ort=$ort; fi
     if [[ -z $best_anvil ]] || awk "BEGIN{exit !($anvil < $best_anvil)}"; then best_anvil=$anvil; fi
   done
+  # The compiled outputs, from a run of their own (--out writes the first engine's).
+  "$ANVIL" "$MODELS/$model.onnx" --backend=compiled --input-dir "$dir/ort" --threads "$threads" \
+    --iters 1 --warmup 0 --out "$dir/compiled" >/dev/null 2>>"$COMPILE_LOG.$model"
+  int_comp=$(printf "%s\n" "${paired[@]}" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
   check="outputs agree"
   for out in anvil compiled; do
     if ! /usr/bin/python3 "$COMPARE" "$dir/ort" "$dir/$out" --rtol 1e-3 --atol 1e-5 >"$dir/cmp" 2>&1; then
       check="$out OUTPUTS DIFFER: $(tr '\n' ' ' <"$dir/cmp")"
     fi
   done
-  printf "%-22s %-14s %7d %12.4f %12.4f %12.4f %8.2f %8.2f  %s\n" "$model" "$shape" "$threads" \
-    "$best_anvil" "$best_comp" "$best_ort" "$(awk "BEGIN{print $best_anvil / $best_ort}")" \
-    "$(awk "BEGIN{print $best_comp / $best_ort}")" "$check" | tee -a "$TMP/table"
+  printf "%-22s %-14s %7d %12.4f %12.4f %12.4f %8.2f %8.2f %10.2f  %s\n" "$model" "$shape" \
+    "$threads" "$best_anvil" "$best_comp" "$best_ort" "$(awk "BEGIN{print $best_anvil / $best_ort}")" \
+    "$(awk "BEGIN{print $best_comp / $best_ort}")" "$int_comp" "$check" | tee -a "$TMP/table"
 done
 done
 
