@@ -352,10 +352,14 @@ class RowTiler {
     }
   }
 
-  // For each tensor, the top-level statements touching it (its Define excluded).
+  // For each tensor, the top-level statements touching it (its Define excluded), and the plain
+  // top-level Define of each local tensor.
   void CountTouches() {
     for (int k = 0; k < static_cast<int>(stmts_.size()); ++k) {
-      if (stmts_[k].as<tir::DefineNode>()) continue;
+      if (const auto* d = stmts_[k].as<tir::DefineNode>()) {
+        if (d->target.as<tir::TensorNode>() && Movable(stmts_[k])) defines_[d->target.get()] = k;
+        continue;
+      }
       for (const Access& a : SummarizeAccesses(stmts_[k]).accesses) touched_[a.tensor].insert(k);
     }
   }
@@ -373,7 +377,7 @@ class RowTiler {
 
   // Tensors of the run that can live in one tile: plain top-level intermediates whose every
   // access is a row access by the run's statements.
-  std::vector<const tir::DefineNode*> Contractible(const RowRun& run, int64_t tile_rows) {
+  std::vector<const tir::DefineNode*> Contractible(const RowRun& run, int64_t tile_rows) const {
     absl::flat_hash_set<int> members;
     TensorSet row_tensors;
     for (const Member& m : run.members) {
@@ -381,21 +385,28 @@ class RowTiler {
       row_tensors.insert(m.accesses.row_reads.begin(), m.accesses.row_reads.end());
       row_tensors.insert(m.accesses.row_writes.begin(), m.accesses.row_writes.end());
     }
-    std::vector<const tir::DefineNode*> out;
-    for (const Stmt& s : stmts_) {
-      const auto* d = s.as<tir::DefineNode>();
-      if (d == nullptr || !d->target.as<tir::TensorNode>() || !Movable(s)) continue;
-      const ExprNode* t = d->target.get();
-      if (!row_tensors.contains(t) || aliased_.contains(t)) continue;
-      auto it = touched_.find(t);
-      if (it == touched_.end()) continue;
+    // Candidates in the order of their Defines, so the tile loop's Defines (and the emitted
+    // source the JIT caches by) do not depend on hashing.
+    std::vector<int> candidates;
+    for (const ExprNode* t : row_tensors) {
+      auto define = defines_.find(t);
+      auto touches = touched_.find(t);
+      if (define == defines_.end() || touches == touched_.end() || aliased_.contains(t) ||
+          touches->second.size() > members.size()) {
+        continue;
+      }
       bool inside = true;
-      for (int k : it->second) inside &= members.contains(k);
+      for (int k : touches->second) inside &= members.contains(k);
       // Every access by the run's nests is a row access (MatchNest refuses others); gemm calls
       // address A and C at their first row.
       const int64_t bytes = RowBytes(t, run.space.size());
-      if (inside && bytes >= 0 && bytes * tile_rows <= kMaxTileBufferBytes) out.push_back(d);
+      if (inside && bytes >= 0 && bytes * tile_rows <= kMaxTileBufferBytes) {
+        candidates.push_back(define->second);
+      }
     }
+    std::sort(candidates.begin(), candidates.end());
+    std::vector<const tir::DefineNode*> out;
+    for (int k : candidates) out.push_back(stmts_[k].as<tir::DefineNode>());
     return out;
   }
 
@@ -523,6 +534,7 @@ class RowTiler {
   std::vector<Stmt> stmts_;
   std::vector<RowRun> runs_;
   absl::flat_hash_map<const ExprNode*, absl::flat_hash_set<int>> touched_;
+  absl::flat_hash_map<const ExprNode*, int> defines_;
   absl::flat_hash_set<const tir::DefineNode*> contracted_;
 };
 
