@@ -893,6 +893,8 @@ std::string Emitter::Work(const Stmt& s, absl::flat_hash_set<const tir::ExprNode
     case tir::StmtKind::kDefine:
       inner.insert(s.as<tir::DefineNode>()->target.get());
       return "1";
+    case tir::StmtKind::kComment:
+      return "0";
     case tir::StmtKind::kEvaluate: {
       const auto* call = s.as<tir::EvaluateNode>()->value.as<tir::IntrinsicNode>();
       if (call == nullptr || call->op != tir::IntrinsicOp::kGemm) return "1";
@@ -1070,6 +1072,10 @@ void Emitter::S(const Stmt& s) {
                         "); return 1; }"));
       return;
     }
+    case tir::StmtKind::kComment:
+      // MakeComment keeps the text to one line that cannot continue onto the next.
+      Line(absl::StrCat("// ", s.as<tir::CommentNode>()->text));
+      return;
     case tir::StmtKind::kDefine: {
       const auto* n = s.as<tir::DefineNode>();
       if (n->target.as<tir::VarNode>()) {

@@ -459,6 +459,8 @@ void Evaluator::Impl::Exec(const Stmt& s) {
       if (status_.ok() && c.s.i == 0) Fail(absl::InvalidArgumentError(n->message));
       return;
     }
+    case StmtKind::kComment:
+      return;
   }
 }
 

@@ -238,6 +238,8 @@ class Comparer {
         if (x->message != y->message) return mismatch();
         return E(x->cond, y->cond);
       }
+      case StmtKind::kComment:
+        return a.as<CommentNode>()->text == b.as<CommentNode>()->text ? true : mismatch();
     }
     return mismatch();
   }

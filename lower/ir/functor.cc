@@ -127,6 +127,8 @@ template <typename V>
 void VisitChildren(V& v, const AssertNode& n) {
   v.Visit(n.cond);
 }
+template <typename V>
+void VisitChildren(V&, const CommentNode&) {}
 
 }  // namespace
 
@@ -326,16 +328,14 @@ Stmt Rebuild(IRMutator& m, const AssertNode& n, const Stmt& s) {
   return m.Take(MakeAssert(c, n.message), s);
 }
 
+Stmt Rebuild(IRMutator&, const CommentNode&, const Stmt& s) { return s; }
+
 }  // namespace
 
-#define ANVIL_TIR_EXPR(kind, node_class, spelling)                             \
-  Expr IRMutator::Mutate##kind(const node_class& n, const Expr& e) { \
-    return Rebuild(*this, n, e);                                               \
-  }
-#define ANVIL_TIR_STMT(kind, node_class)                                       \
-  Stmt IRMutator::Mutate##kind(const node_class& n, const Stmt& s) { \
-    return Rebuild(*this, n, s);                                               \
-  }
+#define ANVIL_TIR_EXPR(kind, node_class, spelling) \
+  Expr IRMutator::Mutate##kind(const node_class& n, const Expr& e) { return Rebuild(*this, n, e); }
+#define ANVIL_TIR_STMT(kind, node_class) \
+  Stmt IRMutator::Mutate##kind(const node_class& n, const Stmt& s) { return Rebuild(*this, n, s); }
 #include "lower/ir/node_kinds.inc"
 
 }  // namespace anvil::tir

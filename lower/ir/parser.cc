@@ -18,7 +18,7 @@
 namespace anvil::tir {
 namespace {
 
-enum class Tok { kEnd, kIdent, kName, kNumber, kString, kPunct };
+enum class Tok { kEnd, kIdent, kName, kNumber, kString, kPunct, kComment };
 
 struct Token {
   Tok kind = Tok::kEnd;
@@ -69,6 +69,14 @@ class Lexer {
             (pos_ + 1 >= text_.size() || !IsIdentChar(text_[pos_ + 1]))) {
           t.text.push_back(Next());
         }
+      } else if (text_.substr(pos_, 2) == "//") {
+        // A Comment statement: the rest of the line (the printer writes "// text").
+        t.kind = Tok::kComment;
+        Next();
+        Next();
+        if (pos_ < text_.size() && text_[pos_] == ' ') Next();
+        while (pos_ < text_.size() && text_[pos_] != '\n') t.text.push_back(Next());
+        while (!t.text.empty() && t.text.back() == '\r') t.text.pop_back();
       } else if (c == '`' || c == '"') {
         t.kind = c == '`' ? Tok::kName : Tok::kString;
         Next();
@@ -504,6 +512,11 @@ class Parser {
 
   Stmt ParseStmt() {
     if (Peek("{")) return ParseBlock();
+    if (Cur().kind == Tok::kComment) {
+      std::string text = Cur().text;
+      Advance();
+      return MakeComment(std::move(text));
+    }
     if (AcceptWord("var")) {
       const std::string name = TakeName();
       if (!Expect(":")) return Stmt();

@@ -359,6 +359,9 @@ class Printer {
         absl::StrAppend(&out, ", ", Quoted(n->message), ")");
         break;
       }
+      case StmtKind::kComment:
+        absl::StrAppend(&out, "// ", s.as<CommentNode>()->text);
+        break;
     }
     out.push_back('\n');
   }

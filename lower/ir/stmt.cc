@@ -53,8 +53,9 @@ std::string Stmt::ToString() const { return PrintStmt(*this); }
 absl::StatusOr<Stmt> MakeAssign(Expr var, Expr value) {
   if (var.as<VarNode>() == nullptr) return Invalid(absl::StrCat("assignment to ", Show(var)));
   if (!value.defined() || value.type() != var.type()) {
-    return Invalid(absl::StrCat("assignment of ", value.defined() ? value.type().ToString() : "null",
-                                " to ", var.as<VarNode>()->name, ": ", var.type().ToString()));
+    return Invalid(absl::StrCat("assignment of ",
+                                value.defined() ? value.type().ToString() : "null", " to ",
+                                var.as<VarNode>()->name, ": ", var.type().ToString()));
   }
   return New<AssignNode>(std::move(var), std::move(value));
 }
@@ -91,12 +92,12 @@ absl::StatusOr<Stmt> MakeIfElse(Expr cond, Stmt then_body, Stmt else_body) {
                          AsBlock(std::move(else_body)));
 }
 
-absl::StatusOr<Stmt> MakeFor(Expr var, Expr begin, Expr end, Expr step, Stmt body,
-                             ForAttrs attrs) {
+absl::StatusOr<Stmt> MakeFor(Expr var, Expr begin, Expr end, Expr step, Stmt body, ForAttrs attrs) {
   if (var.as<VarNode>() == nullptr || !var.type().is_index()) {
     return Invalid(absl::StrCat("loop variable ", Show(var), " is not an index variable"));
   }
-  for (auto [e, what] : {std::pair{&begin, "loop begin"}, {&end, "loop end"}, {&step, "loop step"}}) {
+  for (auto [e, what] :
+       {std::pair{&begin, "loop begin"}, {&end, "loop end"}, {&step, "loop step"}}) {
     if (absl::Status s = CheckIndex(*e, what); !s.ok()) return s;
   }
   int64_t c;
@@ -155,6 +156,16 @@ absl::StatusOr<Stmt> MakeDefine(Expr target, Expr init, TensorAttrs attrs) {
     }
   }
   return New<DefineNode>(std::move(target), std::move(init), std::move(attrs));
+}
+
+Stmt MakeComment(std::string text) {
+  constexpr size_t kMaxBytes = 300;
+  if (text.size() > kMaxBytes) text = text.substr(0, kMaxBytes - 3) + "...";
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  while (!text.empty() && text.back() == '\\') text.back() = '/';
+  return Stmt(std::make_shared<CommentNode>(std::move(text)));
 }
 
 absl::StatusOr<Stmt> MakeAssert(Expr cond, std::string message) {

@@ -21,6 +21,8 @@
 //  - Assert fails the run with `message` when `cond` is false (data errors such as a Gather
 //    index out of range, which kernels report the same way).
 //  - Return leaves the function (with a value when the function returns one).
+//  - Comment does nothing: text for readers of the printed module and of emitted code (lowering
+//    puts one before each ONNX node's statements, naming the node, its inputs and outputs).
 #ifndef ANVIL_LOWER_IR_STMT_H_
 #define ANVIL_LOWER_IR_STMT_H_
 
@@ -172,6 +174,13 @@ class AssertNode final : public StmtNode {
   std::string message;
 };
 
+class CommentNode final : public StmtNode {
+ public:
+  static constexpr StmtKind kKind = StmtKind::kComment;
+  explicit CommentNode(std::string t) : StmtNode(kKind), text(std::move(t)) {}
+  std::string text;  // one line: no control characters
+};
+
 template <typename T>
 const T* Stmt::as() const {
   if (node_ == nullptr || node_->kind() != T::kKind) return nullptr;
@@ -192,6 +201,9 @@ absl::StatusOr<Stmt> MakeReturn(Expr value = Expr());
 // A variable (with or without an initial value) or a tensor (with its attributes).
 absl::StatusOr<Stmt> MakeDefine(Expr target, Expr init = Expr(), TensorAttrs attrs = {});
 absl::StatusOr<Stmt> MakeAssert(Expr cond, std::string message);
+// Never fails: control characters (line breaks, tabs) become spaces, a trailing backslash (which
+// would continue a C++ line comment onto the next line) a slash, and text past 300 bytes "...".
+Stmt MakeComment(std::string text);
 
 }  // namespace anvil::tir
 

@@ -397,6 +397,23 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
   return absl::OkStatus();
 }
 
+// The comment before a node's statements: its outputs, op and inputs as in ONNX's text syntax,
+// and its name when it has one, e.g. "q = MatMul(ln1, wq)  [node 'attn/q']".
+Stmt NodeComment(const Node& node) {
+  auto names = [](const std::vector<Value*>& values) {
+    std::string out;
+    for (size_t k = 0; k < values.size(); ++k) {
+      absl::StrAppend(&out, k ? ", " : "", values[k] == nullptr ? "" : values[k]->name());
+    }
+    return out;
+  };
+  const std::string op =
+      node.domain().empty() ? node.op_type() : absl::StrCat(node.domain(), ".", node.op_type());
+  std::string text = absl::StrCat(names(node.outputs()), " = ", op, "(", names(node.inputs()), ")");
+  if (!node.name().empty()) absl::StrAppend(&text, "  [node '", node.name(), "']");
+  return tir::MakeComment(std::move(text));
+}
+
 absl::Status Lowerer::LowerNode(const Node& node) {
   if (stats_) ++stats_->nodes;
   const std::string op =
@@ -502,6 +519,7 @@ absl::Status Lowerer::LowerNode(const Node& node) {
           }
         }
         ANVIL_RETURN_IF_ERROR(b_.status());
+        body_.push_back(NodeComment(node));
         for (Stmt& st : declared_checks) body_.push_back(std::move(st));
         for (Stmt& st : lowering.checks()) body_.push_back(std::move(st));
         for (Stmt& st : stmts) body_.push_back(std::move(st));
@@ -532,6 +550,7 @@ absl::Status Lowerer::LowerNode(const Node& node) {
   }
   std::vector<Stmt> stmts;
   ANVIL_RETURN_IF_ERROR(EmitKernelCall(node, opset, "fallback", &stmts));
+  body_.push_back(NodeComment(node));
   for (Stmt& st : stmts) body_.push_back(std::move(st));
   if (stats_) {
     ++stats_->fallback;

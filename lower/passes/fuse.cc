@@ -223,8 +223,10 @@ class Fuser {
   }
 
   // What a loop may move past: Defines without an initial value (they only name what comes
-  // next) and Asserts on dims alone (lowering's broadcast checks; they read no tensor).
+  // next), Asserts on dims alone (lowering's broadcast checks; they read no tensor) and
+  // Comments (a fused loop follows the comments of every node it came from).
   bool Movable(const Stmt& s) const {
+    if (s.as<tir::CommentNode>()) return true;
     if (const auto* a = s.as<tir::AssertNode>()) return SummarizeAccesses(a->cond).accesses.empty();
     const auto* d = s.as<tir::DefineNode>();
     if (d == nullptr) return false;

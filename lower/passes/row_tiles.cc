@@ -277,8 +277,9 @@ class RowTiler {
   }
 
  private:
-  // What a run may step over: Defines without a value and Asserts on dims alone.
+  // What a run may step over: Defines without a value, Asserts on dims alone and Comments.
   bool Movable(const Stmt& s) const {
+    if (s.as<tir::CommentNode>()) return true;
     if (const auto* a = s.as<tir::AssertNode>()) return SummarizeAccesses(a->cond).accesses.empty();
     const auto* d = s.as<tir::DefineNode>();
     if (d == nullptr) return false;
@@ -508,7 +509,8 @@ class RowTiler {
       auto start = starts.find(k);
       if (start != starts.end() && tiled[start->second]) {
         const RowRun& run = runs_[start->second];
-        // The Defines and dim Asserts between the run's statements go before its loop.
+        // The Defines, dim Asserts and Comments between the run's statements go before its
+        // loop.
         for (int j = k + 1; j < run.members.back().index; ++j) {
           if (!member_of.contains(j) && !Dropped(stmts_[j])) out.push_back(stmts_[j]);
         }
