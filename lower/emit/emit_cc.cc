@@ -381,7 +381,10 @@ class Emitter {
   // ---- Names ----
   std::string Name(const Expr& e) {
     auto it = names_.find(e.get());
-    if (it != names_.end()) return it->second;
+    if (it != names_.end()) {
+      if (in_group_) referenced_.insert(it->second);
+      return it->second;
+    }
     std::string base;
     const std::string& raw =
         e.as<tir::VarNode>() ? e.as<tir::VarNode>()->name : e.as<tir::TensorNode>()->name;
@@ -395,6 +398,7 @@ class Emitter {
     std::string name = base;
     for (int n = 1; !used_.insert(name).second; ++n) name = absl::StrCat(base, "_", n);
     names_[e.get()] = name;
+    if (in_group_) referenced_.insert(name);
     return name;
   }
   std::string Dim(const Expr& t, size_t k) { return absl::StrCat(Name(t), "__d", k); }
@@ -486,6 +490,30 @@ class Emitter {
   // Emitting a workspace size or an output dim: integer +, - and * set `anvil_overflow` when
   // they wrap (the size functions then report -1).
   bool size_arithmetic_ = false;
+
+  // ---- One function per group of top-level statements ----
+  // What the entry's top level declares lives in a state struct the group functions share: each
+  // copies in the fields it reads, declared by earlier groups, and copies out the ones it
+  // declares and the mutable ones (variables, kernel-allocated tensors) it may have assigned.
+  struct Field {
+    std::string name, type;
+    bool is_mutable = false;
+  };
+  void AddField(const std::string& base, std::string name, std::string type, bool is_mutable) {
+    fields_of_[base].push_back(static_cast<int>(fields_.size()));
+    fields_.push_back({std::move(name), std::move(type), is_mutable});
+  }
+  // The fields of a top-level Define (its variable, or its tensor's data pointer and dims).
+  void AddDefineFields(const tir::DefineNode& n);
+  // The statements of each group: the comments, Defines and Asserts before a statement that does
+  // work (a loop, an intrinsic call, a branch), and it.
+  static std::vector<std::vector<Stmt>> Groups(const std::vector<Stmt>& body);
+  // The group's function name: the entry's, "__g", the position and the first node's output.
+  std::string GroupName(const std::vector<Stmt>& group, int index) const;
+  std::vector<Field> fields_;
+  absl::flat_hash_map<std::string, std::vector<int>> fields_of_;  // base name -> fields
+  absl::flat_hash_set<std::string> referenced_;  // names used while emitting a group
+  bool in_group_ = false;
 
   const tir::Module& m_;
   std::string out_;
@@ -1064,7 +1092,8 @@ void Emitter::S(const Stmt& s) {
     case tir::StmtKind::kEvaluate:
       return EmitEvaluate(*s.as<tir::EvaluateNode>());
     case tir::StmtKind::kReturn:
-      Line("return 0;");
+      // From a group function, 2 ends the entry (with success) without the later groups.
+      Line(in_group_ ? "return 2;" : "return 0;");
       return;
     case tir::StmtKind::kAssert: {
       const auto* n = s.as<tir::AssertNode>();
@@ -1105,6 +1134,7 @@ void Emitter::S(const Stmt& s) {
                          "compiled to native code (run the model with the interpreter)")));
       }
       if (n->tensor.offset.defined()) {
+        if (in_group_) referenced_.insert("workspace");
         return DeclareTensor(t, absl::StrCat("workspace + (", E(n->tensor.offset), ")"));
       }
       // A local buffer: on the stack when small and of constant size, else from the host.
@@ -1620,6 +1650,52 @@ std::vector<std::string> Emitter::NextTripPrefetches(const tir::ForNode& n, cons
   return lines;
 }
 
+void Emitter::AddDefineFields(const tir::DefineNode& n) {
+  const Expr& t = n.target;
+  if (t.as<tir::VarNode>()) {
+    absl::StatusOr<std::string> type = ValueType(t.type());
+    if (type.ok()) AddField(Name(t), Name(t), *type, true);
+    return;
+  }
+  // A kernel call assigns a dynamic tensor's data and dims later.
+  const bool is_mutable = n.tensor.dynamic;
+  AddField(Name(t), Data(t), "uint8_t*", is_mutable);
+  for (size_t k = 0; k < t.as<tir::TensorNode>()->dims.size(); ++k) {
+    AddField(Name(t), Dim(t, k), "int64_t", is_mutable);
+  }
+}
+
+std::vector<std::vector<Stmt>> Emitter::Groups(const std::vector<Stmt>& body) {
+  std::vector<std::vector<Stmt>> groups(1);
+  for (const Stmt& s : body) {
+    groups.back().push_back(s);
+    const bool work = s.as<tir::ForNode>() || s.as<tir::EvaluateNode>() ||
+                      s.as<tir::IfElseNode>() || s.as<tir::BlockNode>() || s.as<tir::StoreNode>() ||
+                      s.as<tir::AssignNode>() || s.as<tir::ReturnNode>();
+    if (work) groups.emplace_back();
+  }
+  if (groups.back().empty()) groups.pop_back();
+  return groups;
+}
+
+std::string Emitter::GroupName(const std::vector<Stmt>& group, int index) const {
+  // The first output of the first node the group's comments name ("y = Relu(x)" gives "y").
+  std::string label;
+  for (const Stmt& s : group) {
+    const auto* c = s.as<tir::CommentNode>();
+    if (c == nullptr) continue;
+    for (char ch : c->text) {
+      if (ch == ' ' || ch == ',' || ch == '=') break;
+      const char x = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+      if (x == '_' && !label.empty() && label.back() == '_') continue;
+      if (label.size() < 40) label.push_back(x);
+    }
+    break;
+  }
+  while (!label.empty() && label.back() == '_') label.pop_back();
+  return absl::StrCat(options_.entry_symbol, "__g", index, label.empty() ? "" : "_", label);
+}
+
 absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
   const tir::Function* entry = m_.FindFunction(m_.entry);
   if (entry == nullptr) return absl::InvalidArgumentError("emit_cc: the module has no entry");
@@ -1638,17 +1714,24 @@ absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
   out_ += kAnvilCcAbi;
   out_ += "\n}\n";
   out_ += kPrelude;
-  out_ += absl::StrCat("\nextern \"C\" int32_t ", options.entry_symbol,
-                       "(const AnvilHost* host, const int64_t* indices, AnvilBuffer* const* "
-                       "tensors, uint8_t* workspace) {\n");
+  // The entry: its parameters as locals, copied into the state; then one call per group.
+  std::string prefix = std::move(out_);
+  out_ = absl::StrCat(
+      "\nextern \"C\" int32_t ", options.entry_symbol,
+      "(const AnvilHost* host, const int64_t* indices, AnvilBuffer* const* tensors, uint8_t* "
+      "workspace) {\n");
   indent_ = 1;
+  // (The parameters' dims may be expressions whose arithmetic raises the error flag.)
   Line("int32_t err = 0;");
-  Line("(void)workspace;");
+  Line("(void)err;");
+  const std::string state = absl::StrCat(options.entry_symbol, "__state");
   // Index parameters, then tensor slots: parameters, globals, offsets, dynamic outputs.
   std::vector<Expr> tensor_params;
   for (const Expr& p : entry->params) {
     if (p.as<tir::VarNode>()) {
-      Line(absl::StrCat("const int64_t ", Name(p), " = indices[", result.num_indices++, "];"));
+      const std::string name = Name(p);
+      Line(absl::StrCat("const int64_t ", name, " = indices[", result.num_indices++, "];"));
+      AddField(name, name, "int64_t", false);
     } else {
       tensor_params.push_back(p);
     }
@@ -1657,6 +1740,10 @@ absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
     const int k = static_cast<int>(result.tensor_slots.size());
     result.tensor_slots.push_back(t);
     DeclareTensor(t, absl::StrCat("tensors[", k, "]->data"));
+    AddField(Name(t), Data(t), "uint8_t*", false);
+    for (size_t d = 0; d < t.as<tir::TensorNode>()->dims.size(); ++d) {
+      AddField(Name(t), Dim(t, d), "int64_t", false);
+    }
   };
   for (const Expr& p : tensor_params) slot(p);
   result.first_global = static_cast<int>(result.tensor_slots.size());
@@ -1665,29 +1752,85 @@ absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
     result.offsets_slot = static_cast<int>(result.tensor_slots.size());
     slot(m_.workspace.offsets);
   }
+  AddField("workspace", "workspace", "uint8_t*", false);
+  Line(absl::StrCat(state, " st;"));
+  for (const Field& f : fields_) Line(absl::StrCat("st.", f.name, " = ", f.name, ";"));
   result.first_dynamic_output = static_cast<int>(result.tensor_slots.size());
   std::vector<Expr> dynamic_outputs;
   for (const tir::EntryBinding::Tensor& o : m_.binding.outputs) {
     if (o.dynamic) dynamic_outputs.push_back(o.tensor);
   }
-  // The body; an error flag raised inside an expression ends the run after its statement.
+  std::string entry_text = std::move(out_);
+  // The groups: each a function of the host and the state. An error flag raised inside an
+  // expression ends the run after its statement.
   const auto* body = entry->body.as<tir::BlockNode>();
-  for (const Stmt& s : body != nullptr ? body->stmts : std::vector<Stmt>{entry->body}) {
-    S(s);
-    Line("if (err) return 1;");
+  const std::vector<std::vector<Stmt>> groups =
+      Groups(body != nullptr ? body->stmts : std::vector<Stmt>{entry->body});
+  std::string functions;
+  // Whether field f belongs to a name the group being emitted used.
+  std::vector<std::string> base_of;
+  auto field_used = [&](size_t f) {
+    if (base_of.size() < fields_.size()) {
+      base_of.assign(fields_.size(), "");
+      for (const auto& [base, list] : fields_of_) {
+        for (int k : list) base_of[k] = base;
+      }
+    }
+    return referenced_.contains(base_of[f]);
+  };
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const size_t earlier = fields_.size();
+    referenced_.clear();
+    in_group_ = true;
+    out_.clear();
+    indent_ = 1;
+    for (const Stmt& s : groups[g]) {
+      S(s);
+      if (const auto* d = s.as<tir::DefineNode>()) AddDefineFields(*d);
+      Line("if (err) return 1;");
+    }
+    in_group_ = false;
+    const std::string name = GroupName(groups[g], static_cast<int>(g));
+    absl::StrAppend(&functions, "\nstatic int32_t ", name, "(const AnvilHost* host, ", state,
+                    "& st) {\n  int32_t err = 0;\n  (void)host;\n");
+    std::vector<std::string> copy_out;
+    for (size_t f = 0; f < fields_.size(); ++f) {
+      const Field& field = fields_[f];
+      if (f >= earlier) {
+        copy_out.push_back(field.name);
+        continue;
+      }
+      if (!field_used(f)) continue;
+      absl::StrAppend(&functions, "  ", field.type, " ", field.name, " = st.", field.name,
+                      "; (void)", field.name, ";\n");
+      if (field.is_mutable) copy_out.push_back(field.name);
+    }
+    functions += out_;
+    for (const std::string& f : copy_out) absl::StrAppend(&functions, "  st.", f, " = ", f, ";\n");
+    functions += "  return 0;\n}\n";
+    absl::StrAppend(&entry_text, "  if (const int32_t r = ", name,
+                    "(host, st)) return r == 2 ? 0 : 1;\n");
   }
+  out_ = std::move(entry_text);
+  indent_ = 1;
   for (const Expr& t : dynamic_outputs) {
     const int k = static_cast<int>(result.tensor_slots.size());
     result.tensor_slots.push_back(t);
     const auto* node = t.as<tir::TensorNode>();
-    Line(absl::StrCat("tensors[", k, "]->data = ", Data(t), ";"));
+    Line(absl::StrCat("tensors[", k, "]->data = st.", Data(t), ";"));
     Line(absl::StrCat("tensors[", k, "]->rank = ", node->dims.size(), ";"));
     for (size_t d = 0; d < node->dims.size(); ++d) {
-      Line(absl::StrCat("tensors[", k, "]->dims[", d, "] = ", Dim(t, d), ";"));
+      Line(absl::StrCat("tensors[", k, "]->dims[", d, "] = st.", Dim(t, d), ";"));
     }
   }
   Line("return 0;");
   out_ += "}\n";
+  // The state struct and the group functions come before the entry.
+  entry_text = std::move(out_);
+  out_ = std::move(prefix);
+  absl::StrAppend(&out_, "\nnamespace {\n\nstruct ", state, " {\n");
+  for (const Field& f : fields_) absl::StrAppend(&out_, "  ", f.type, " ", f.name, ";\n");
+  absl::StrAppend(&out_, "};\n", functions, "\n}  // namespace\n", entry_text);
   // The workspace: a constant size, or the buffers' sizes for this run's indices (the host
   // places them with the MemoryPlanner and passes their offsets in the offsets slot).
   if (m_.workspace.bytes.defined()) {
@@ -1763,7 +1906,7 @@ absl::StatusOr<EmittedModule> Emitter::Run(const EmitOptions& options) {
                    : "");
   if (uses_highway_) {
     // Vector helpers with the scalar code's NaN and infinity behaviour.
-    const size_t prelude_end = out_.find("\nextern \"C\" int32_t ");
+    const size_t prelude_end = out_.find("\nnamespace {\n\nstruct ");
     out_.insert(prelude_end,
                 absl::StrCat(kVectorPreludeHead, kVectorMath, "\n", kVectorPreludeTail));
   }

@@ -11,6 +11,15 @@
 // whose data and dims the function writes), `workspace` the planned workspace (or null). It
 // returns 0, or 1 after reporting the failure through host->fail.
 //
+// Readable: names come from the graph (tensors and dims keep their ONNX names, made C
+// identifiers), each ONNX node's comment from lowering ("// q = MatMul(ln1, wq)") stands before
+// the code it became, and each group of top-level statements - the comments, Defines and checks
+// before a statement that does work (a fused loop nest, a tile loop, a kernel or gemm call) and
+// that statement - is a function of its own, <entry_symbol>__g<k>_<first output>, so a profile
+// names the group (perf showed anvil_entry::{lambda(long, long)#2} before). The entry copies
+// its parameters into a state struct, <entry_symbol>__state, and calls the groups in order;
+// each group copies in the fields it reads and copies out those it declares or assigns.
+//
 // Scalar semantics are the evaluator's, lane for lane: integers wrap, integer division by zero
 // fails, float-to-integer casts saturate (NaN becomes 0), f16/bf16 round after every operation,
 // math calls the same libm overloads, min/max propagate NaN. Compile with -ffp-contract=off so that
