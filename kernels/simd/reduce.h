@@ -4,10 +4,11 @@
 // accumulation of whole rows when an outer axis is reduced.
 //
 // NaN: ReduceMax/ReduceMin and AccumulateMax/AccumulateMin propagate NaN (like numpy). The
-// exp-based routines (ExpShiftSum, ExpSub: the softmax family's exp(x - max)) are within 2 ulp of
-// exp where it is a normal float (3 on SSE4, which has no FMA), give 0 where exp(t) would be
-// subnormal (t < -87.34) and +inf for t > 88.37 (exp's own overflow is at 88.72; softmax arguments
-// are <= 0); they assume finite inputs: callers check the row's max first.
+// exp-based routines (ExpShiftSum, ExpSub: the softmax family's exp(x - max)) are, on AVX-512,
+// the Exp kernel's exp (within 1 ulp, subnormals kept, +inf past 88.72); on other targets within
+// 2 ulp of exp where it is a normal float (3 on SSE4, which has no FMA), 0 where exp(t) would be
+// subnormal (t < -87.34) and +inf for t > 88.37 (softmax arguments are <= 0). They assume finite
+// inputs: callers check the row's max first.
 #ifndef ANVIL_KERNELS_SIMD_REDUCE_H_
 #define ANVIL_KERNELS_SIMD_REDUCE_H_
 
