@@ -190,6 +190,15 @@ bool Mentions(const Expr& e, const tir::ExprNode* var) {
   return vars.contains(var);
 }
 
+bool MovableOver(const Stmt& s) {
+  if (s.as<tir::CommentNode>()) return true;
+  if (const auto* a = s.as<tir::AssertNode>()) return SummarizeAccesses(a->cond).accesses.empty();
+  const auto* d = s.as<tir::DefineNode>();
+  if (d == nullptr) return false;
+  if (d->target.as<tir::VarNode>()) return !d->init.defined();
+  return !d->tensor.offset.defined();
+}
+
 bool MentionsVar(const Stmt& s, const tir::ExprNode* var) {
   class Finder final : public tir::IRVisitor {
    public:

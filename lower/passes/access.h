@@ -62,6 +62,11 @@ tir::Stmt SingleStatement(const tir::Stmt& s);
 // Whether two index expressions are the same after simplification (two spellings of one bound).
 bool SameIndex(const tir::Expr& a, const tir::Expr& b);
 
+// Whether loop-moving passes may step over the statement: a Define without an initial value (it
+// only names what comes next), an Assert on dims alone (lowering's broadcast checks; it reads no
+// tensor) or a Comment (a moved loop keeps the comments of the nodes it came from).
+bool MovableOver(const tir::Stmt& s);
+
 // The variables an expression reads.
 void FreeVars(const tir::Expr& e, absl::flat_hash_set<const tir::ExprNode*>* out);
 bool Mentions(const tir::Expr& e, const tir::ExprNode* var);

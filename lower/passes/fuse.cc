@@ -222,18 +222,6 @@ class Fuser {
     }
   }
 
-  // What a loop may move past: Defines without an initial value (they only name what comes
-  // next), Asserts on dims alone (lowering's broadcast checks; they read no tensor) and
-  // Comments (a fused loop follows the comments of every node it came from).
-  bool Movable(const Stmt& s) const {
-    if (s.as<tir::CommentNode>()) return true;
-    if (const auto* a = s.as<tir::AssertNode>()) return SummarizeAccesses(a->cond).accesses.empty();
-    const auto* d = s.as<tir::DefineNode>();
-    if (d == nullptr) return false;
-    if (d->target.as<tir::VarNode>()) return !d->init.defined();
-    return !d->tensor.offset.defined();
-  }
-
   std::optional<Stmt> TryFuse(const Stmt& s1, const Stmt& s2) {
     const auto* f1 = s1.as<tir::ForNode>();
     const auto* f2 = s2.as<tir::ForNode>();
@@ -287,7 +275,7 @@ class Fuser {
       if (s.as<tir::ForNode>()) {
         // The previous loop, across Defines only.
         int p = static_cast<int>(out.size()) - 1;
-        while (p >= 0 && Movable(out[p])) --p;
+        while (p >= 0 && MovableOver(out[p])) --p;
         if (p >= 0 && out[p].as<tir::ForNode>()) {
           if (std::optional<Stmt> fused = TryFuse(out[p], s)) {
             out.erase(out.begin() + p);

@@ -277,14 +277,15 @@ class RowTiler {
   }
 
  private:
-  // What a run may step over: Defines without a value, Asserts on dims alone and Comments.
+  // What a run may step over: what fusion steps over (MovableOver), except tensor Defines that
+  // view another tensor or are sized at run time.
   bool Movable(const Stmt& s) const {
-    if (s.as<tir::CommentNode>()) return true;
-    if (const auto* a = s.as<tir::AssertNode>()) return SummarizeAccesses(a->cond).accesses.empty();
     const auto* d = s.as<tir::DefineNode>();
-    if (d == nullptr) return false;
-    if (d->target.as<tir::VarNode>()) return !d->init.defined();
-    return !d->tensor.offset.defined() && !d->tensor.view_of.defined() && !d->tensor.dynamic;
+    if (d != nullptr && d->target.as<tir::TensorNode>() &&
+        (d->tensor.view_of.defined() || d->tensor.dynamic)) {
+      return false;
+    }
+    return MovableOver(s);
   }
 
   void Close(std::optional<RowRun>& run) {
