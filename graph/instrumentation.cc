@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "graph/text_format.h"
 #include "graph/verifier.h"
 
@@ -76,7 +77,12 @@ void TimingInstrumentation::PrintReport(std::ostream& os) const {
 absl::Status VerifierInstrumentation::RunAfterPass(const Pass& pass, Model& model,
                                                    const PassContext& ctx, bool changed) {
   if (!changed && !verify_unchanged_) return absl::OkStatus();
-  return VerifyModel(model);
+  std::vector<std::string> found;
+  ANVIL_RETURN_IF_ERROR(VerifyModel(model, &found));
+  for (std::string& warning : found) {
+    if (seen_.insert(warning).second) warnings_.push_back(std::move(warning));
+  }
+  return absl::OkStatus();
 }
 
 // ---- PrintIrInstrumentation ----

@@ -2,7 +2,8 @@
 // ordering):
 //  - TimingInstrumentation: wall time of every pass run, printed as a table.
 //  - VerifierInstrumentation: runs VerifyModel after each pass that changed
-//    the model; fails the pipeline with `failed after <pass>: <message>`.
+//    the model; fails the pipeline with `failed after <pass>: <message>` and
+//    keeps the tolerated spec breaches it finds as warnings.
 //  - PrintIrInstrumentation: prints the model (PrintModel) before/after all or
 //    selected passes.
 //  - StatisticsInstrumentation: sums the passes' PassContext statistics into
@@ -21,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "graph/ir.h"
@@ -84,8 +86,14 @@ class VerifierInstrumentation : public PassInstrumentation {
   absl::Status RunAfterPass(const Pass& pass, Model& model, const PassContext& ctx,
                             bool changed) override;
 
+  // Tolerated spec breaches (verifier.h) the passes' results showed, each once, in the order
+  // found.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
  private:
   bool verify_unchanged_;
+  absl::flat_hash_set<std::string> seen_;
+  std::vector<std::string> warnings_;
 };
 
 // Prints the IR around passes, each dump preceded by a header line:

@@ -120,13 +120,16 @@ absl::StatusOr<std::string> OnnxTypeString(const Type& type) {
   return std::string();
 }
 
-// Every typed input and output is of a type its formal parameter allows, and parameters sharing
-// a type variable (T in Add(A: T, B: T) -> C: T) agree. Untyped values are not judged.
+// Every typed input is of a type its formal parameter allows, and parameters sharing a type
+// variable (T in Add(A: T, B: T) -> C: T) agree. Untyped values are not judged. An output of a
+// type its parameter does not allow is a warning, not an error: runtimes type a node's outputs by
+// the op's inference (Constant-1 takes its tensor's type) and load such models, as old exporters
+// wrote them (int64 Constants at opsets 1-8); it binds no type variable.
 absl::Status CheckTypeConstraints(const Node& node, const onnx::OpSchema& schema, int inputs,
-                                  int outputs) {
+                                  int outputs, std::vector<std::string>* warnings) {
   absl::flat_hash_map<std::string, std::pair<std::string, std::string>> bound;  // T -> type, who
   auto check = [&](const std::vector<onnx::OpSchema::FormalParameter>& formals, const char* what,
-                   int index, const Value* value) -> absl::Status {
+                   int index, const Value* value, bool is_output) -> absl::Status {
     if (value == nullptr || formals.empty()) return absl::OkStatus();
     const onnx::OpSchema::FormalParameter& formal =
         formals[std::min<size_t>(index, formals.size() - 1)];
@@ -141,9 +144,12 @@ absl::Status CheckTypeConstraints(const Node& node, const onnx::OpSchema& schema
       std::vector<std::string> names;
       for (onnx::DataType t : allowed) names.push_back(*t);
       std::sort(names.begin(), names.end());
-      return Fail(absl::StrCat(node.op_type(), "-", schema.since_version(), " ", who, " is ", *type,
-                               ", but ", formal.GetTypeStr(), " allows ",
-                               absl::StrJoin(names, ", ")));
+      std::string breach =
+          absl::StrCat(node.op_type(), "-", schema.since_version(), " ", who, " is ", *type,
+                       ", but ", formal.GetTypeStr(), " allows ", absl::StrJoin(names, ", "));
+      if (!is_output) return Fail(std::move(breach));
+      if (warnings != nullptr) warnings->push_back(std::move(breach));
+      return absl::OkStatus();
     }
     // Variadic heterogeneous parameters (Concat's inputs are homogeneous, SequenceConstruct's
     // too; Loop's are not) bind nothing.
@@ -159,10 +165,10 @@ absl::Status CheckTypeConstraints(const Node& node, const onnx::OpSchema& schema
     return absl::OkStatus();
   };
   for (int i = 0; i < inputs; ++i) {
-    ANVIL_RETURN_IF_ERROR(check(schema.inputs(), "input", i, node.input(i)));
+    ANVIL_RETURN_IF_ERROR(check(schema.inputs(), "input", i, node.input(i), false));
   }
   for (int i = 0; i < outputs; ++i) {
-    ANVIL_RETURN_IF_ERROR(check(schema.outputs(), "output", i, node.output(i)));
+    ANVIL_RETURN_IF_ERROR(check(schema.outputs(), "output", i, node.output(i), true));
   }
   return absl::OkStatus();
 }
@@ -229,7 +235,7 @@ absl::Status CheckDeclaredType(const Type& type, const std::string& what) {
   return absl::OkStatus();
 }
 
-absl::Status SchemaChecker::CheckNode(const Node& node) {
+absl::Status SchemaChecker::CheckNode(const Node& node, std::vector<std::string>* warnings) {
   const char* domain = OnnxDomain(node.domain());
   if (domain == nullptr) return absl::OkStatus();
   const int64_t opset = model_.OpsetVersion(node.domain());
@@ -288,7 +294,7 @@ absl::Status SchemaChecker::CheckNode(const Node& node) {
     }
   }
 
-  ANVIL_RETURN_IF_ERROR(CheckTypeConstraints(node, *schema, inputs, outputs));
+  ANVIL_RETURN_IF_ERROR(CheckTypeConstraints(node, *schema, inputs, outputs, warnings));
 
   // Attributes: known names of the right type; the required ones present.
   const auto& known = schema->attributes();

@@ -8,7 +8,11 @@
 //  - a node of an ONNX domain ("", ai.onnx, ai.onnx.ml, ai.onnx.preview.training): its op has a
 //    schema at the model's opset; input and output counts within the schema's range; no empty
 //    slot for a required (single) input or output; every attribute known to the schema, of the
-//    schema's type; every required attribute present; Constant has exactly one value attribute.
+//    schema's type; every required attribute present; Constant has exactly one value attribute;
+//    each typed input of a type its parameter allows, inputs and outputs sharing a type variable
+//    of one type.
+//    Tolerated (a warning, as ONNX Runtime loads such models): an output of a type its parameter
+//    does not allow (old exporters' int64 Constants at opsets 1-8).
 //    Nodes of other domains (custom ops) are not checked here: the runtime refuses the ones it
 //    has no kernel for.
 //  - a declared tensor type: no negative dim, and a byte size that fits in int64.
@@ -18,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "graph/ir.h"
@@ -47,8 +52,9 @@ class SchemaChecker {
   SchemaChecker& operator=(const SchemaChecker&) = delete;
 
   // FailedPrecondition with the rule broken, without the node's name (the caller prefixes
-  // where), e.g. "Relu takes 1 input, has 3".
-  absl::Status CheckNode(const Node& node);
+  // where), e.g. "Relu takes 1 input, has 3". Tolerated breaches are appended to `warnings`
+  // (when given) in the same form.
+  absl::Status CheckNode(const Node& node, std::vector<std::string>* warnings = nullptr);
 
  private:
   struct Cache;

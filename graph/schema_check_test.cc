@@ -78,6 +78,33 @@ TEST(SchemaCheckTest, RejectsTypesOutsideTheConstraints) {
   EXPECT_EQ(Verify(Opset17("(float[2] x) => (int64[1] y)", "s = Relu(x)\n  y = Shape(s)")), "");
 }
 
+// Old exporters wrote int64 Constants at opsets 1-8, whose Constant allows only float types;
+// ONNX Runtime loads them (it types outputs by the op's inference). A warning, not an error.
+TEST(SchemaCheckTest, ToleratesOutputTypesOutsideTheConstraintsWithAWarning) {
+  const std::string text =
+      "<ir_version: 3, opset_import: [\"\" : 6]>\n"
+      "main (float[2,3] x) => (float[3,2] y) {\n"
+      "  shape = Constant<value = int64[2] {3, 2}>()\n"
+      "  y = Reshape(x, shape)\n"
+      "}\n";
+  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
+  ASSERT_TRUE(model.ok()) << model.status();
+  // The parser leaves Constant outputs untyped; type it as an exporter's value_info does.
+  Node* constant = *(*model)->graph().nodes().begin();
+  constant->output(0)->set_type(Type::Tensor(ElementType::kInt64, {Dim::Literal(2)}));
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(VerifyModel(**model, &warnings).ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("(Constant, output 'shape')"));
+  EXPECT_THAT(warnings[0], HasSubstr("Constant-1 output 0 'shape' is tensor(int64), but T allows"));
+  // The same breach on an input is still refused: ONNX Runtime refuses it too.
+  EXPECT_THAT(Verify(Opset17("(int64[2] x) => (int64[2] y)", "y = Sqrt(x)")),
+              HasSubstr("is tensor(int64), but T allows"));
+  // An output whose type variable an input binds must agree with it.
+  EXPECT_THAT(Verify(Opset17("(float[2] x) => (int64[2] y)", "y = Relu(x)")),
+              HasSubstr("input 0 'x' is tensor(float) and output 0 'y' is tensor(int64)"));
+}
+
 TEST(SchemaCheckTest, RejectsMissingRequiredAttribute) {
   std::string m = Verify(Opset17("(float[2] x) => (float[2] y)", "y = Cast(x)"));
   EXPECT_THAT(m, HasSubstr("requires attribute 'to'"));

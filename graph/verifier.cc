@@ -23,8 +23,9 @@ struct Definition {
 
 class Verifier {
  public:
-  explicit Verifier(const Model& model)
+  Verifier(const Model& model, std::vector<std::string>* warnings)
       : model_(model),
+        warnings_(warnings),
         visible_(model.value_id_bound(), false),
         input_slots_(model.value_id_bound(), 0),
         schema_checker_(model) {}
@@ -101,9 +102,13 @@ class Verifier {
                                         "' is not in the model's opset imports (",
                                         imported.empty() ? "none" : imported, ")"));
       }
-      if (absl::Status s = schema_checker_.CheckNode(*node); !s.ok()) {
+      if (absl::Status s = schema_checker_.CheckNode(*node, &node_warnings_); !s.ok()) {
         return Error(at(), std::string(s.message()));
       }
+      for (const std::string& warning : node_warnings_) {
+        if (warnings_ != nullptr) warnings_->push_back(absl::StrCat(at(), ": ", warning));
+      }
+      node_warnings_.clear();
       for (int i = 0; i < node->num_inputs(); ++i) {
         const Value* v = node->input(i);
         if (v == nullptr) continue;
@@ -226,16 +231,18 @@ class Verifier {
   }
 
   const Model& model_;
-  std::vector<bool> visible_;         // by Value::id()
-  std::vector<int64_t> input_slots_;  // by Value::id()
+  std::vector<std::string>* warnings_;      // may be null
+  std::vector<std::string> node_warnings_;  // one node's, before they are placed
+  std::vector<bool> visible_;               // by Value::id()
+  std::vector<int64_t> input_slots_;        // by Value::id()
   SchemaChecker schema_checker_;
 };
 
 }  // namespace
 
-absl::Status VerifyModel(const Model& model) {
+absl::Status VerifyModel(const Model& model, std::vector<std::string>* warnings) {
   ANVIL_RETURN_IF_ERROR(CheckModelVersions(model));
-  Verifier verifier(model);
+  Verifier verifier(model, warnings);
   return verifier.VerifyGraph(model.graph());
 }
 

@@ -13,18 +13,24 @@
 //  - Scoping: each subgraph's parent is the graph of the node that owns it.
 //  - Domains: every node's domain is among the model's opset imports.
 //  - Schemas (graph/schema_check.h): supported ir_version and opsets; each node of an ONNX domain
-//    against its op's schema (arity, attributes); declared dims not negative, sizes within int64.
+//    against its op's schema (arity, attributes, types); declared dims not negative, sizes within
+//    int64.
 // Errors are FailedPrecondition and name the graph, the node (op and name or index) and what is
 // wrong, e.g. "graph 'main': node 'mm' (MatMul): input 1 'w' is used before it is defined".
 #ifndef ANVIL_GRAPH_VERIFIER_H_
 #define ANVIL_GRAPH_VERIFIER_H_
+
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "graph/ir.h"
 
 namespace anvil {
 
-absl::Status VerifyModel(const Model& model);
+// Breaches of the ONNX spec that runtimes tolerate (see schema_check.h) are not errors; each is
+// appended to `warnings` (when given) as one line naming graph, node and rule.
+absl::Status VerifyModel(const Model& model, std::vector<std::string>* warnings = nullptr);
 
 }  // namespace anvil
 

@@ -36,13 +36,14 @@ absl::Status SortTopologically(Model& model) {
 
 Session::~Session() = default;
 
-absl::Status PrepareModelForRun(Model& model, const std::string& pipeline) {
+absl::Status PrepareModelForRun(Model& model, const std::string& pipeline,
+                                std::vector<std::string>* warnings) {
   // Imported models need not be in topological order. Sorting first lets the verifier judge the
   // model, not its node order.
   ANVIL_RETURN_IF_ERROR(SortTopologically(model));
   // Kernels trust the verifier: arity, attributes and types are checked against the op schemas
   // before any of them sees a node.
-  if (absl::Status valid = VerifyModel(model); !valid.ok()) {
+  if (absl::Status valid = VerifyModel(model, warnings); !valid.ok()) {
     return absl::Status(valid.code(), absl::StrCat("invalid model: ", valid.message()));
   }
   if (!pipeline.empty()) {
@@ -80,7 +81,7 @@ absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& o
   options_ = options;
   model_ = std::move(model);
   // The plan follows node order.
-  ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model_, options.pipeline));
+  ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model_, options.pipeline, &warnings_));
 
   absl::StatusOr<std::unique_ptr<GraphPlan>> plan =
       GraphPlan::Build(*model_, model_->graph(), options.release_packed_weights);
@@ -152,13 +153,13 @@ absl::Status Session::BindInputs(const absl::flat_hash_map<std::string, Tensor>&
     // A sequence for a sequence, a tensor for a tensor; an optional takes its value or none.
     const bool is_sequence = t.kind() == ValueKind::kSequence;
     const bool kind_ok =
-        declared.is_optional() ||
-        (declared.is_sequence() && is_sequence) || (declared.is_tensor() && t.is_tensor()) ||
+        declared.is_optional() || (declared.is_sequence() && is_sequence) ||
+        (declared.is_tensor() && t.is_tensor()) ||
         (!declared.is_sequence() && !declared.is_tensor() && t.kind() != ValueKind::kNoneOptional);
     if (!kind_ok) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "input '", v->name(), "': ",
-          is_sequence ? "a sequence" : (t.is_tensor() ? "a tensor" : "an empty optional"),
+          "input '", v->name(),
+          "': ", is_sequence ? "a sequence" : (t.is_tensor() ? "a tensor" : "an empty optional"),
           ", the model declares ", declared.ToString()));
     }
     if (declared.is_tensor() && declared.element_type() != ElementType::kUndefined &&
@@ -294,9 +295,12 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
   heap_tensors_ = 0;
   ++runs_;
   if (options_.profile) step_nanos_.resize(plan_->steps().size(), 0);
-  ExecutionOptions exec_options{options_.seed, &heap_tensors_,
+  ExecutionOptions exec_options{options_.seed,
+                                &heap_tensors_,
                                 options_.profile ? &step_nanos_ : nullptr,
-                                options_.max_allocation_bytes, &output_recycler_, &body_buffers_};
+                                options_.max_allocation_bytes,
+                                &output_recycler_,
+                                &body_buffers_};
   ANVIL_RETURN_IF_ERROR(ExecuteFrame(frame, &layout, exec_options));
 
   std::vector<Tensor> outputs;

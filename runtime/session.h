@@ -48,8 +48,10 @@ int64_t DefaultMaxAllocationBytes();
 
 // What Load does to a model before planning it: topological order, verification against the op
 // schemas (kernels trust it), the pipeline, topological order again. Shared with the other
-// engines that run models (lower/'s TirSession).
-absl::Status PrepareModelForRun(Model& model, const std::string& pipeline);
+// engines that run models (lower/'s TirSession). Tolerated spec breaches (verifier.h) are
+// appended to `warnings` when given.
+absl::Status PrepareModelForRun(Model& model, const std::string& pipeline,
+                                std::vector<std::string>* warnings = nullptr);
 
 // The passes every engine runs on a model at load unless told otherwise (Session, lower/'s
 // TirSession and anvil-compile): Einsums become MatMuls, inference BatchNormalization folds into
@@ -121,6 +123,8 @@ class Session {
   // The model after the load pipeline (initializers released for packed copies hold only their
   // type and dims: SessionOptions::release_packed_weights).
   const Model& model() const { return *model_; }
+  // Breaches of the ONNX spec the load tolerated (as ONNX Runtime does), one line each.
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
   absl::StatusOr<std::vector<Tensor>> Run(const absl::flat_hash_map<std::string, Tensor>& inputs);
 
@@ -143,6 +147,7 @@ class Session {
 
   SessionOptions options_;
   std::unique_ptr<Model> model_;
+  std::vector<std::string> warnings_;
   std::unique_ptr<GraphPlan> plan_;
   std::unique_ptr<ShapeInferenceEngine> shape_engine_;
   std::unique_ptr<MemoryPlanner> planner_;

@@ -4,21 +4,36 @@
 # (100,000 mutated models), and end with one line
 # "N passed, N failed"
 # (test cases from each test's XML report; a test target that fails to build or crashes without
-# a report counts as one failure). Exits non-zero if anything failed.
+# a report counts as one failure). Exits non-zero if anything failed. Prints each stage's wall
+# time at the end.
 #   scripts/test.sh              the above
+#   scripts/test.sh --full       also builds and runs the consumer's anvil_cc_model app (a second
+#                                build of the compiler, in the consumer's own output base)
 #   scripts/test.sh --sanitize   the whole suite under --config=asan, then --config=ubsan
 #   scripts/test.sh --no-fuzz    without the libFuzzer runs (the seeds are still replayed)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+stages=()
+stage_start=$SECONDS
+# Ends the running stage (named by its argument) and records its wall time.
+end_stage() {
+  stages+=("$(printf '%-44s %6d s' "$1" $((SECONDS - stage_start)))")
+  stage_start=$SECONDS
+}
+
 scripts/setup.sh || exit 1
+end_stage "setup (apt)"
 
 sanitize=0
 fuzz=1
+full=0
 for arg in "$@"; do
   case $arg in
     --sanitize) sanitize=1 ;;
     --no-fuzz) fuzz=0 ;;
-    *) echo "usage: scripts/test.sh [--sanitize] [--no-fuzz]" >&2; exit 2 ;;
+    --full) full=1 ;;
+    *) echo "usage: scripts/test.sh [--full] [--sanitize] [--no-fuzz]" >&2; exit 2 ;;
   esac
 done
 
@@ -31,16 +46,27 @@ if ((sanitize)); then
     bazel test --config=$config --test_summary=short //... 2>&1 | sed "s|^//|$config://|" | tee -a "$log"
   done
   bazel_status=${PIPESTATUS[0]}
+  end_stage "bazel test --config=asan/ubsan //..."
 else
   bazel test --test_summary=short //... 2>&1 | tee "$log"
   bazel_status=${PIPESTATUS[0]}
+  end_stage "bazel test //... (build and tests)"
 
   # The consumer workspace uses Anvil as another project would: one library alone
-  # (@anvil//graph:ir), and a model compiled by the anvil_cc_model rule, used from C.
+  # (@anvil//graph:ir), and a model compiled by the anvil_cc_model rule, used from C. Its own
+  # output base builds from scratch; by default it builds the library and analyzes the model's
+  # targets (every @anvil label of the rule resolves from outside), while the rule's actions are
+  # built and run in this workspace by //examples/aot. --full builds and runs the app too.
   echo "== examples/consumer: @anvil//graph:ir alone, and a model through anvil_cc_model"
-  if ! (cd examples/consumer && bazel build //... && bazel-bin/consumer && bazel-bin/model_app); then
+  if ((full)); then
+    consumer_cmd="bazel build //... && bazel-bin/consumer && bazel-bin/model_app"
+  else
+    consumer_cmd="bazel build //:consumer && bazel-bin/consumer && bazel build --nobuild //..."
+  fi
+  if ! (cd examples/consumer && eval "$consumer_cmd"); then
     consumer_failed=1
   fi
+  end_stage "examples/consumer$( ((full)) || echo ' (library; model analyzed)')"
 
   if ((fuzz)); then
     # A fixed number of inputs rather than a time: a slow or loaded CI machine fuzzes as much.
@@ -48,11 +74,16 @@ else
     echo "== scripts/fuzz.sh --runs=300000: libFuzzer, 300,000 inputs per parser/importer target"
     scripts/fuzz.sh --runs=300000 //fuzz/... -//fuzz:model_fuzzer_test 2>&1 | sed "s|^//|fuzz://|" |
       tee -a "$log"
+    end_stage "fuzz: clang-15 build, parser targets"
     echo "== scripts/fuzz.sh --runs=100000 //fuzz:model_fuzzer_test: 100,000 mutated models"
     scripts/fuzz.sh --runs=100000 //fuzz:model_fuzzer_test 2>&1 | sed "s|^//|fuzz://|" |
       tee -a "$log"
+    end_stage "fuzz: model fuzzer"
   fi
 fi
+
+echo "== wall time per stage"
+printf '%s\n' "${stages[@]}"
 
 /usr/bin/python3 - "$log" "$consumer_failed" "$bazel_status" <<'PY'
 import glob, os, re, sys

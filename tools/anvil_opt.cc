@@ -238,7 +238,9 @@ absl::Status Run(const Flags& flags) {
     model = *std::move(loaded);
     pipeline = flags.passes.value_or("");
   }
-  if (absl::Status valid = VerifyModel(*model); !valid.ok()) {
+  // Spec breaches that runtimes tolerate, found at load and after passes: printed after the run.
+  std::vector<std::string> warnings;
+  if (absl::Status valid = VerifyModel(*model, &warnings); !valid.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("invalid model: ", valid.message()));
   }
   if (!flags.output.empty() && !flags.emit_tir) {
@@ -266,7 +268,9 @@ absl::Status Run(const Flags& flags) {
     manager->AddInstrumentation(
         PrintIrInstrumentation::AfterPasses(std::cerr, flags.print_ir_after));
   }
-  if (flags.verify) manager->AddInstrumentation(std::make_unique<VerifierInstrumentation>());
+  VerifierInstrumentation* verifier =
+      flags.verify ? manager->AddInstrumentation(std::make_unique<VerifierInstrumentation>())
+                   : nullptr;
   // Releases folded constants that no pass references any more, between passes.
   DisposableGarbageCollector* gc =
       flags.gc ? manager->AddInstrumentation(std::make_unique<DisposableGarbageCollector>())
@@ -277,6 +281,10 @@ absl::Status Run(const Flags& flags) {
   if (timing) timer = manager->AddInstrumentation(std::make_unique<TimingInstrumentation>());
 
   absl::Status status = manager->Run(*model);
+  if (verifier != nullptr) {
+    warnings.insert(warnings.end(), verifier->warnings().begin(), verifier->warnings().end());
+  }
+  PrintWarnings(std::cerr, "anvil-opt", warnings);
   if (timer != nullptr) timer->PrintReport(std::cerr);
   if (stats != nullptr) {
     stats->PrintReport(std::cerr);

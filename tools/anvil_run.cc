@@ -353,6 +353,8 @@ absl::Status Run(const Flags& flags) {
         *flags.max_allocation_bytes == 0 ? kNoAllocationLimit : *flags.max_allocation_bytes;
   }
   ANVIL_ASSIGN_OR_RETURN(Engine session, MakeEngine(flags, options, flags.backend, flags.lower));
+  PrintWarnings(std::cerr, "anvil-run",
+                session.session ? session.session->warnings() : session.tir->warnings());
   std::optional<Engine> other;
   if (flags.compare_backend) {
     ANVIL_ASSIGN_OR_RETURN(other,

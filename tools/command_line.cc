@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/excerpt.h"
@@ -12,6 +13,19 @@ std::string ResolveUserPath(const std::string& path) {
   const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
   if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
   return absl::StrCat(cwd, "/", path);
+}
+
+void PrintWarnings(std::ostream& os, std::string_view tool,
+                   const std::vector<std::string>& warnings) {
+  absl::flat_hash_set<std::string_view> seen;
+  int shown = 0;
+  for (const std::string& warning : warnings) {
+    if (!seen.insert(warning).second) continue;
+    if (shown++ < kMaxWarningsShown) os << tool << ": warning: " << warning << "\n";
+  }
+  if (shown > kMaxWarningsShown) {
+    os << tool << ": warning: ... and " << shown - kMaxWarningsShown << " more\n";
+  }
 }
 
 CommandLine::CommandLine(int argc, char** argv) : args_(argv + 1, argv + argc) {}

@@ -15,13 +15,21 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace anvil {
+
+// Prints `warnings` as lines "<tool>: warning: <warning>", each distinct one once, the first
+// kMaxWarningsShown of them, then how many more there were.
+inline constexpr int kMaxWarningsShown = 20;
+void PrintWarnings(std::ostream& os, std::string_view tool,
+                   const std::vector<std::string>& warnings);
 
 // `path` relative to the directory `bazel run` was invoked from (BUILD_WORKING_DIRECTORY), when
 // it is relative and the tool runs under `bazel run`; else `path` unchanged.

@@ -1,6 +1,8 @@
 #include "tools/command_line.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,18 @@ TEST(CommandLine, PathsAreRelativeToTheBazelRunDirectory) {
   EXPECT_EQ(ResolveUserPath("/abs/m.onnx"), "/abs/m.onnx");
   unsetenv("BUILD_WORKING_DIRECTORY");
   EXPECT_EQ(ResolveUserPath("m.onnx"), "m.onnx");
+}
+
+TEST(CommandLine, WarningsArePrintedOnceEachAndCapped) {
+  std::vector<std::string> warnings = {"a", "b", "a"};
+  for (int i = 0; i < kMaxWarningsShown + 5; ++i) warnings.push_back("w" + std::to_string(i));
+  std::ostringstream os;
+  PrintWarnings(os, "tool", warnings);
+  const std::string text = os.str();
+  EXPECT_EQ(text.rfind("tool: warning: a\ntool: warning: b\ntool: warning: w0\n", 0), 0u) << text;
+  // 2 + 25 distinct warnings: 20 shown, then the rest counted.
+  EXPECT_NE(text.find("tool: warning: ... and 7 more\n"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), kMaxWarningsShown + 1);
 }
 
 }  // namespace

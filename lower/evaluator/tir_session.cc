@@ -21,7 +21,7 @@ absl::StatusOr<std::unique_ptr<TirSession>> TirSession::Load(const std::string& 
 absl::StatusOr<std::unique_ptr<TirSession>> TirSession::Load(std::unique_ptr<Model> model,
                                                              const TirSessionOptions& options) {
   std::unique_ptr<TirSession> s(new TirSession());
-  ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model, options.pipeline));
+  ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model, options.pipeline, &s->warnings_));
   s->model_ = std::move(model);
   s->threads_ = options.threads;
   ANVIL_ASSIGN_OR_RETURN(s->module_, LowerToTir(*s->model_, options.lowering, &s->stats_));

@@ -50,6 +50,8 @@ class TirSession {
   const std::vector<const Value*>& inputs() const { return inputs_; }
   const std::vector<const Value*>& outputs() const { return outputs_; }
   const Model& model() const { return *model_; }
+  // Breaches of the ONNX spec the load tolerated (as ONNX Runtime does), one line each.
+  const std::vector<std::string>& warnings() const { return warnings_; }
   const tir::Module& module() const { return module_; }
   const LoweringStats& lowering_stats() const { return stats_; }
   // The evaluator's statistics (compiled sessions: all zero).
@@ -64,6 +66,7 @@ class TirSession {
 
   int threads_ = 1;
   std::unique_ptr<Model> model_;
+  std::vector<std::string> warnings_;
   tir::Module module_;
   LoweringStats stats_;
   std::unique_ptr<Evaluator> evaluator_;

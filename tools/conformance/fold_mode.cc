@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
+#include "graph/instrumentation.h"
 #include "graph/onnx_import.h"
 #include "graph/op_table.h"
 #include "graph/pass_manager.h"
@@ -103,6 +104,8 @@ TestResult RunFoldTest(const TestCase& test, const onnx::ModelProto& proto,
 
   absl::StatusOr<PassManager> manager = PassManager::Parse(options.pipeline);
   if (!manager.ok()) return error("pipeline", manager.status());
+  // As anvil-opt does: a pass that leaves a model the verifier refuses fails the test.
+  manager->AddInstrumentation(std::make_unique<VerifierInstrumentation>());
   if (absl::Status s = manager->Run(**model); !s.ok()) {
     return TestResult{Verdict::kError, std::string(s.message().data(), s.message().size()),
                       OpNamedIn(std::string_view(s.message().data(), s.message().size()), proto)};

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
 #include "graph/element_type.h"
+#include "graph/instrumentation.h"
 #include "graph/onnx_import.h"
 #include "graph/pass_manager.h"
 #include "graph/type.h"
@@ -238,6 +239,8 @@ TestResult RunShapesTest(const TestCase& test, const onnx::ModelProto& proto,
 
   absl::StatusOr<PassManager> pm = PassManager::Parse(kPipeline);
   if (!pm.ok()) return error("pipeline", pm.status());
+  // As anvil-opt does: a pass that leaves a model the verifier refuses fails the test.
+  pm->AddInstrumentation(std::make_unique<VerifierInstrumentation>());
   if (absl::Status s = pm->Run(**model); !s.ok()) {
     // Unimplemented (an op without a shape rule) is an error like any other, but said so
     // explicitly: it is the commonest and the easiest to act on.
@@ -256,13 +259,14 @@ TestResult RunShapesTest(const TestCase& test, const onnx::ModelProto& proto,
     TestResult check;
     if (expected.kind() == ValueKind::kSequence) {
       std::vector<std::vector<int64_t>> elements;
-      for (const Tensor& e : expected.elements()) elements.emplace_back(e.dims().begin(), e.dims().end());
+      for (const Tensor& e : expected.elements())
+        elements.emplace_back(e.dims().begin(), e.dims().end());
       check = CheckSequenceShape(out->name(), out->type(), elements, *symbols);
     } else if (expected.kind() == ValueKind::kNoneOptional) {
       check = out->type().is_optional()
                   ? TestResult{}
-                  : TestResult{Verdict::kUnknown, absl::StrCat("output '", out->name(),
-                                                              "': no optional type")};
+                  : TestResult{Verdict::kUnknown,
+                               absl::StrCat("output '", out->name(), "': no optional type")};
     } else {
       const Type& type = out->type().is_optional() ? out->type().elem() : out->type();
       check = CheckShape(out->name(), type,
