@@ -2,13 +2,16 @@
 // disposable store (disposable.h), without blowing up memory.
 //
 //  - A node whose inputs are all constant is evaluated with the kernel registry (kernels/), the
-//    same op semantics the runtime runs, into pool buffers. Transpose, Reshape, Squeeze,
-//    Unsqueeze, Flatten, Identity, Expand and Slice become views of their input: no copy; large
-//    Concats and Gathers (scalar or 1-D index) selections from their inputs.
+//    same op semantics the runtime runs, into pool buffers. Layout ops compute nothing:
+//    Transpose, Identity, Expand, Slice and Split become views of their input (no copy), as do
+//    Reshape, Squeeze, Unsqueeze and Flatten wherever the strides allow; large results of the
+//    other Reshapes and of Gathers (constant indices of any rank) become remaps (an index map
+//    over their input, disposable.h) and large Concats selections from their inputs.
 //    Elementwise ops (Cast, Mul/Add/... by a scalar or broadcast constant, unary math) on large
 //    constants become lazy ops: nothing is computed until the elements are read, and a later
-//    view (Slice, Transpose) makes only the elements it keeps ever be computed. An elementwise
-//    fold that is computed writes over its input's buffer when nothing else reads it.
+//    layout op (Slice, Reshape, Gather, Split, ...) makes only the elements it keeps ever be
+//    computed. An elementwise fold that is computed writes over its input's buffer when nothing
+//    else reads it.
 //  - Shape and Size fold whenever the input's shape is static, even if its data is not constant.
 //  - Algebraic identities: x+0, 0+x, x-0, x*1, 1*x, x/1 (the constant a splat that does not
 //    change x's shape or type); Where with a constant splat condition; Add/Mul chains with
@@ -25,7 +28,7 @@
 // Results become initializers named like the values they replace (graph output names never
 // change); constants a fold leaves unused (not graph inputs or outputs) are dropped at once, so
 // their memory goes too. Needs nothing; establishes "shapes-inferred" (it runs inference itself).
-// Statistics: nodes-folded, views, selections, lazy-ops, tiled, in-place, identities,
+// Statistics: nodes-folded, views, remaps, selections, lazy-ops, tiled, in-place, identities,
 // shapes-folded, branches-inlined, skipped-expansion, skipped-size, iterations.
 #ifndef ANVIL_CONSTPROP_CONSTPROP_H_
 #define ANVIL_CONSTPROP_CONSTPROP_H_

@@ -236,17 +236,15 @@ void DisposableElements::DropResidentPages() const {
 
 // ---- Views ----
 
-std::shared_ptr<const DisposableElements> DisposableElements::MapLeaves(
-    std::vector<int64_t> dims, const LeafMap& leaf, const LeafMap& select) const {
-  if (kind_ == Kind::kView) return leaf(*this);
-  if (kind_ == Kind::kSelect) return select(*this);
+std::shared_ptr<const DisposableElements> DisposableElements::MapOperands(
+    std::vector<int64_t> dims, const OperandMap& fn) const {
   std::vector<std::shared_ptr<const DisposableElements>> operands;
   for (const auto& operand : operands_) {
     if (operand == nullptr) {
       operands.push_back(nullptr);
       continue;
     }
-    std::shared_ptr<const DisposableElements> mapped = operand->MapLeaves(dims, leaf, select);
+    std::shared_ptr<const DisposableElements> mapped = fn(*operand);
     if (mapped == nullptr) return nullptr;
     operands.push_back(std::move(mapped));
   }
@@ -265,118 +263,161 @@ std::shared_ptr<const DisposableElements> View(const DisposableElements& of,
 
 }  // namespace
 
+IndexMap DisposableElements::ViewMap() const {
+  IndexMap map;
+  map.dims = dims_;
+  map.strides = strides_;
+  map.offset = offset_;
+  return map;
+}
+
+std::shared_ptr<const DisposableElements> DisposableElements::Remap(
+    std::shared_ptr<const DisposableElements> producer, IndexMap map) {
+  if (producer->kind_ == Kind::kView) {
+    // A strided map of a dense view is a view of its buffer.
+    if (!map.has_tables() && producer->IsDense()) {
+      return View(*producer, map.dims, map.strides, map.offset + producer->offset_,
+                  producer->buffer_);
+    }
+    // One element repeated: a splat view (read once by a lazy op).
+    if (map.IsSplat()) {
+      int64_t target = map.offset;
+      for (size_t k = 0; k < map.dims.size(); ++k) target += map.Term(k, 0);
+      IndexMap view = producer->ViewMap();
+      view.MapFlat(&target, 1);
+      return View(*producer, map.dims, std::vector<int64_t>(map.dims.size(), 0), target,
+                  producer->buffer_);
+    }
+  }
+  if (map.IsRowMajorIdentity() && map.dims == producer->dims_) return producer;
+  auto remap = std::make_shared<DisposableElements>(nullptr, producer->type_, map.dims,
+                                                    std::vector<int64_t>{}, 0);
+  remap->kind_ = Kind::kRemap;
+  remap->lazy_op_count_ = producer->lazy_op_count_;
+  remap->operands_ = {std::move(producer)};
+  remap->map_ = std::move(map);
+  return remap;
+}
+
 std::shared_ptr<const DisposableElements> DisposableElements::Transpose(
     absl::Span<const int64_t> perm) const {
-  if (kind_ == Kind::kSelect) return SelectTranspose(perm);
   std::vector<int64_t> dims;
   for (int64_t p : perm) dims.push_back(dims_[p]);
-  std::vector<int64_t> perm_copy(perm.begin(), perm.end());
-  return MapLeaves(
-      dims,
-      [&](const DisposableElements& leaf) {
-        std::vector<int64_t> strides;
-        for (int64_t p : perm_copy) strides.push_back(leaf.strides_[p]);
-        return View(leaf, dims, std::move(strides), leaf.offset_, leaf.buffer_);
-      },
-      [&](const DisposableElements& select) { return select.Transpose(perm_copy); });
+  switch (kind_) {
+    case Kind::kOp:
+      return MapOperands(dims, [&](const DisposableElements& x) { return x.Transpose(perm); });
+    case Kind::kSelect:
+      return SelectTranspose(perm);
+    case Kind::kRemap:
+      return Remap(operands_[0], map_.Transpose(perm));
+    case Kind::kView:
+      break;
+  }
+  std::vector<int64_t> strides;
+  for (int64_t p : perm) strides.push_back(strides_[p]);
+  return View(*this, std::move(dims), std::move(strides), offset_, buffer_);
 }
 
 std::shared_ptr<const DisposableElements> DisposableElements::BroadcastTo(
     absl::Span<const int64_t> target) const {
-  if (kind_ == Kind::kSelect) return SelectBroadcast(target);
   std::vector<int64_t> dims(target.begin(), target.end());
-  return MapLeaves(
-      dims,
-      [&](const DisposableElements& leaf) {
-        const size_t rank = dims.size();
-        std::vector<int64_t> strides(rank, 0);
-        const size_t lead = rank - leaf.dims_.size();
-        for (size_t k = 0; k < leaf.dims_.size(); ++k) {
-          strides[lead + k] = leaf.dims_[k] == dims[lead + k] ? leaf.strides_[k] : 0;
-        }
-        return View(leaf, dims, std::move(strides), leaf.offset_, leaf.buffer_);
-      },
-      [&](const DisposableElements& select) { return select.BroadcastTo(dims); });
+  switch (kind_) {
+    case Kind::kOp:
+      return MapOperands(dims, [&](const DisposableElements& x) { return x.BroadcastTo(target); });
+    case Kind::kSelect:
+      return SelectBroadcast(target);
+    case Kind::kRemap:
+      return Remap(operands_[0], map_.BroadcastTo(target));
+    case Kind::kView:
+      break;
+  }
+  IndexMap map = ViewMap().BroadcastTo(target);
+  return View(*this, std::move(map.dims), std::move(map.strides), map.offset, buffer_);
 }
 
 std::shared_ptr<const DisposableElements> DisposableElements::Reshape(
-    absl::Span<const int64_t> target) const {
-  if (kind_ == Kind::kSelect) {
-    // Only the identity (a general reshape would mix the axis with others).
-    if (std::equal(target.begin(), target.end(), dims_.begin(), dims_.end())) {
-      return std::static_pointer_cast<const DisposableElements>(shared_from_this());
-    }
-    return nullptr;
-  }
+    absl::Span<const int64_t> target, bool remap) const {
   std::vector<int64_t> dims(target.begin(), target.end());
-  return MapLeaves(
-      dims,
-      [&](const DisposableElements& leaf) -> std::shared_ptr<const DisposableElements> {
-        std::optional<std::vector<int64_t>> strides =
-            ReshapeStrides(leaf.dims_, leaf.strides_, dims);
-        if (!strides) return nullptr;
-        return View(leaf, dims, *std::move(strides), leaf.offset_, leaf.buffer_);
-      },
-      [&](const DisposableElements& select) { return select.Reshape(dims); });
+  if (dims == dims_) return shared();
+  switch (kind_) {
+    case Kind::kOp:
+      return MapOperands(dims,
+                         [&](const DisposableElements& x) { return x.Reshape(target, remap); });
+    case Kind::kSelect:
+      return SelectReshape(target, remap);
+    case Kind::kRemap: {
+      if (std::optional<IndexMap> map = map_.Reshape(target)) {
+        return Remap(operands_[0], *std::move(map));
+      }
+      // This is the producer reshaped: reshape the producer.
+      if (map_.IsRowMajorIdentity()) return operands_[0]->Reshape(target, remap);
+      break;
+    }
+    case Kind::kView:
+      if (std::optional<IndexMap> map = ViewMap().Reshape(target)) {
+        return View(*this, std::move(dims), std::move(map->strides), map->offset, buffer_);
+      }
+      break;
+  }
+  // A new map over this one's elements in order.
+  if (!remap) return nullptr;
+  return Remap(shared(), IndexMap::RowMajor(target));
 }
 
 std::shared_ptr<const DisposableElements> DisposableElements::Slice(
     absl::Span<const int64_t> starts, absl::Span<const int64_t> steps,
     absl::Span<const int64_t> dims) const {
-  if (kind_ == Kind::kSelect) return SelectSlice(starts, steps, dims);
   std::vector<int64_t> out_dims(dims.begin(), dims.end());
-  return MapLeaves(
-      out_dims,
-      [&](const DisposableElements& leaf) {
-        int64_t offset = leaf.offset_;
-        std::vector<int64_t> strides(leaf.strides_.size());
-        for (size_t k = 0; k < strides.size(); ++k) {
-          offset += starts[k] * leaf.strides_[k];
-          strides[k] = leaf.strides_[k] * steps[k];
-        }
-        return View(leaf, out_dims, std::move(strides), offset, leaf.buffer_);
-      },
-      [&](const DisposableElements& select) { return select.Slice(starts, steps, out_dims); });
+  switch (kind_) {
+    case Kind::kOp:
+      return MapOperands(out_dims,
+                         [&](const DisposableElements& x) { return x.Slice(starts, steps, dims); });
+    case Kind::kSelect:
+      return SelectSlice(starts, steps, dims);
+    case Kind::kRemap:
+      return Remap(operands_[0], map_.Slice(starts, steps, dims));
+    case Kind::kView:
+      break;
+  }
+  IndexMap map = ViewMap().Slice(starts, steps, dims);
+  return View(*this, std::move(out_dims), std::move(map.strides), map.offset, buffer_);
+}
+
+std::shared_ptr<const DisposableElements> DisposableElements::Gather(
+    int64_t axis, absl::Span<const int64_t> indices) const {
+  std::vector<int64_t> dims = dims_;
+  dims[axis] = static_cast<int64_t>(indices.size());
+  switch (kind_) {
+    case Kind::kOp:
+      return MapOperands(dims,
+                         [&](const DisposableElements& x) { return x.Gather(axis, indices); });
+    case Kind::kSelect:
+      return SelectGather(axis, indices);
+    case Kind::kRemap:
+      return Remap(operands_[0], map_.Gather(axis, indices));
+    case Kind::kView:
+      break;
+  }
+  IndexMap map = ViewMap().Gather(axis, indices);
+  if (!map.has_tables()) {
+    return View(*this, std::move(dims), std::move(map.strides), map.offset, buffer_);
+  }
+  // The map reads the buffer: a remap of the whole buffer seen as one dense row.
+  const int64_t size = static_cast<int64_t>(ElementSize(type_));
+  auto whole =
+      Dense(buffer_, type_, {static_cast<int64_t>(buffer_->size()) / std::max<int64_t>(size, 1)});
+  return Remap(std::move(whole), std::move(map));
 }
 
 std::optional<std::vector<int64_t>> ReshapeStrides(absl::Span<const int64_t> dims,
                                                    absl::Span<const int64_t> strides,
                                                    absl::Span<const int64_t> new_dims) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  if (count == 0) return std::vector<int64_t>(new_dims.size(), 0);  // nothing is ever read
-  // Old dims of size 1 place nothing; drop them.
-  std::vector<int64_t> od, os;
-  for (size_t k = 0; k < dims.size(); ++k) {
-    if (dims[k] != 1) {
-      od.push_back(dims[k]);
-      os.push_back(strides[k]);
-    }
-  }
-  std::vector<int64_t> result(new_dims.size(), 0);
-  // Match runs of old and new dims with equal products; within a run the old dims must be
-  // laid out as one block (each stride the next one times its dim).
-  size_t oi = 0, ni = 0;
-  while (oi < od.size() && ni < new_dims.size()) {
-    size_t oj = oi + 1, nj = ni + 1;
-    int64_t op = od[oi], np = new_dims[ni];
-    while (op != np) {
-      if (np < op) {
-        np *= new_dims[nj++];
-      } else {
-        op *= od[oj++];
-      }
-    }
-    for (size_t k = oi; k + 1 < oj; ++k) {
-      if (os[k] != os[k + 1] * od[k + 1]) return std::nullopt;
-    }
-    result[nj - 1] = os[oj - 1];
-    for (size_t k = nj - 1; k > ni; --k) result[k - 1] = result[k] * new_dims[k];
-    oi = oj;
-    ni = nj;
-  }
-  // Trailing new dims are 1 (their stride is never used).
-  return result;
+  IndexMap map;
+  map.dims.assign(dims.begin(), dims.end());
+  map.strides.assign(strides.begin(), strides.end());
+  std::optional<IndexMap> reshaped = map.Reshape(new_dims);
+  if (!reshaped) return std::nullopt;
+  return std::move(reshaped->strides);
 }
 
 }  // namespace anvil

@@ -11,13 +11,21 @@
 //    themselves DisposableElements of the same dims (broadcast views where the node broadcast).
 //    Views of a lazy op are the op over views of its operands, so a Slice of a lazy chain keeps
 //    reading only what it keeps; or
-//  - a selection along one axis (Concat, Gather): position p along the axis is index i of
-//    operand k, the operands having the same dims but along the axis. Transpose, Expand and
-//    Slice push into the operands; a Slice that keeps one operand's part is that operand's view.
+//  - a selection along one axis (Concat): position p along the axis is index i of operand k, the
+//    operands having the same dims but along the axis. Transpose, Expand, Slice, Gather and a
+//    Reshape that keeps the axis push into the operands (a Gather along the axis composes the
+//    picks); a Slice that keeps one operand's part is that operand's view; or
+//  - a remap (index_map.h): element i is element map(i) of a producer (a view, a selection or
+//    another remap) in row-major order. What no strided view can express is a remap: a Reshape of
+//    a transposed, broadcast or sliced view or of a selection, a Gather (its indices a table),
+//    and any layout op over those, composed into the one map. Layout ops of a lazy op push into
+//    its operands, so its kernel still runs over whole tiles and only the elements kept are
+//    computed, once per read.
 // Bytes are computed only when someone reads them: densely (CopyTo; a kernel), piecewise
 // (ForEachChunk; export), or one element (ReadElement). A lazy op is evaluated in tiles of a few
 // thousand elements through its kernel, so no full-size temporary ever exists; results are
-// bit-identical to running the kernels eagerly.
+// bit-identical to running the kernels eagerly. A remap reads a tile's targets from its producer:
+// straight from the buffer for a view, by runs of consecutive elements for a selection.
 //
 // DisposablePool owns a strong reference to every buffer it created until the buffer is released:
 // at once when the last constant reading it goes (ReleaseIfUnused, called by constprop after each
@@ -39,6 +47,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "constprop/index_map.h"
 #include "graph/elements.h"
 
 namespace anvil {
@@ -108,8 +117,9 @@ class DisposableElements final : public Elements,
   void DropResidentPages() const override;
 
   // ---- Views ----
-  // A lazy op or a selection: elements computed when read.
+  // A lazy op, a selection or a remap: elements computed when read (not a strided view).
   bool is_lazy() const { return kind_ != Kind::kView; }
+  bool is_remap() const { return kind_ == Kind::kRemap; }
   const std::vector<int64_t>& strides() const { return strides_; }
   int64_t offset() const { return offset_; }
   // The viewed buffer; nullptr for a lazy op.
@@ -122,7 +132,8 @@ class DisposableElements final : public Elements,
   const std::vector<std::shared_ptr<const DisposableElements>>& operands() const {
     return operands_;
   }
-  // Lazy ops in this expression (0 for a view or selection of views): what each element costs.
+  // Lazy ops in this expression (0 for views, selections and remaps of views): what each element
+  // costs.
   int64_t lazy_op_count() const { return lazy_op_count_; }
   // Calls `fn` with every buffer the expression reads.
   void ForEachBuffer(const std::function<void(const std::shared_ptr<const Buffer>&)>& fn) const;
@@ -137,25 +148,37 @@ class DisposableElements final : public Elements,
     return Evaluate(0, rows(), 0, cols(), dst, cols());
   }
 
-  // ---- New views (no copy) ----
+  // ---- New views, selections and remaps (no copy, nothing computed) ----
   std::shared_ptr<const DisposableElements> Transpose(absl::Span<const int64_t> perm) const;
   std::shared_ptr<const DisposableElements> BroadcastTo(absl::Span<const int64_t> dims) const;
-  // nullptr when no view of the strides has these dims (numpy's no-copy reshape rule); callers
-  // then materialize.
-  std::shared_ptr<const DisposableElements> Reshape(absl::Span<const int64_t> dims) const;
+  // When no view has these dims (numpy's no-copy reshape rule), a remap if `remap`, else nullptr
+  // (callers then materialize).
+  std::shared_ptr<const DisposableElements> Reshape(absl::Span<const int64_t> dims,
+                                                    bool remap = false) const;
   // starts/steps per dim (already normalized and clamped by the caller), output dims.
   std::shared_ptr<const DisposableElements> Slice(absl::Span<const int64_t> starts,
                                                   absl::Span<const int64_t> steps,
                                                   absl::Span<const int64_t> dims) const;
+  // Position j along `axis` is position indices[j] (each in range): a view when the indices step
+  // evenly, else a remap or (of a selection along its axis) a selection.
+  std::shared_ptr<const DisposableElements> Gather(int64_t axis,
+                                                   absl::Span<const int64_t> indices) const;
 
  private:
-  // A view or lazy op with other dims: `leaf` makes each view's new view, `select` each
-  // selection's (for an op, both apply to its operands).
-  using LeafMap =
-      std::function<std::shared_ptr<const DisposableElements>(const DisposableElements& leaf)>;
-  std::shared_ptr<const DisposableElements> MapLeaves(std::vector<int64_t> dims,
-                                                      const LeafMap& leaf,
-                                                      const LeafMap& select) const;
+  // A lazy op of other dims whose operands are `fn` of its operands (nullptr if one is).
+  using OperandMap =
+      std::function<std::shared_ptr<const DisposableElements>(const DisposableElements& operand)>;
+  std::shared_ptr<const DisposableElements> MapOperands(std::vector<int64_t> dims,
+                                                        const OperandMap& fn) const;
+  // `map` over the row-major elements of `producer` (simplified to a view or the producer
+  // itself when it is one).
+  static std::shared_ptr<const DisposableElements> Remap(
+      std::shared_ptr<const DisposableElements> producer, IndexMap map);
+  // This view's map of its buffer.
+  IndexMap ViewMap() const;
+  std::shared_ptr<const DisposableElements> shared() const {
+    return std::static_pointer_cast<const DisposableElements>(shared_from_this());
+  }
   int64_t rows() const;
   int64_t cols() const { return dims_.empty() ? 1 : dims_.back(); }
   absl::Status EvaluateView(int64_t r0, int64_t r1, int64_t c0, int64_t c1, uint8_t* dst,
@@ -164,14 +187,26 @@ class DisposableElements final : public Elements,
                           int64_t pitch) const;
   absl::Status EvaluateSelect(int64_t r0, int64_t r1, int64_t c0, int64_t c1, uint8_t* dst,
                               int64_t pitch) const;
+  absl::Status EvaluateRemap(int64_t r0, int64_t r1, int64_t c0, int64_t c1, uint8_t* dst,
+                             int64_t pitch) const;
+  // Row-major elements flat[0..n) into `dst` (dense); `flat` is scratch (it may be rewritten).
+  absl::Status Fetch(int64_t* flat, int64_t n, uint8_t* dst) const;
+  // Fetch for a selection or lazy op: by runs of consecutive elements.
+  absl::Status FetchByRuns(const int64_t* flat, int64_t n, uint8_t* dst) const;
+  // Row-major elements [first, first + n) into `dst` (dense).
+  absl::Status EvaluateFlat(int64_t first, int64_t n, uint8_t* dst) const;
   // The selection with other dims, picks and operands (views for selections).
   std::shared_ptr<const DisposableElements> SelectTranspose(absl::Span<const int64_t> perm) const;
   std::shared_ptr<const DisposableElements> SelectBroadcast(absl::Span<const int64_t> dims) const;
   std::shared_ptr<const DisposableElements> SelectSlice(absl::Span<const int64_t> starts,
                                                         absl::Span<const int64_t> steps,
                                                         absl::Span<const int64_t> dims) const;
+  std::shared_ptr<const DisposableElements> SelectReshape(absl::Span<const int64_t> dims,
+                                                          bool remap) const;
+  std::shared_ptr<const DisposableElements> SelectGather(int64_t axis,
+                                                         absl::Span<const int64_t> indices) const;
 
-  enum class Kind { kView, kOp, kSelect };
+  enum class Kind { kView, kOp, kSelect, kRemap };
   Kind kind_ = Kind::kView;
   ElementType type_;
   std::vector<int64_t> dims_;
@@ -182,11 +217,14 @@ class DisposableElements final : public Elements,
   int64_t offset_ = 0;
   // A lazy op:
   std::shared_ptr<const LazyOp> op_;
-  std::vector<std::shared_ptr<const DisposableElements>> operands_;  // also a selection's
+  // Also a selection's; a remap's producer is operands_[0].
+  std::vector<std::shared_ptr<const DisposableElements>> operands_;
   int64_t lazy_op_count_ = 0;
   // A selection:
   int64_t axis_ = 0;
   std::shared_ptr<const std::vector<Pick>> picks_;
+  // A remap:
+  IndexMap map_;
 };
 
 // Strides that show `strides` over `dims` as `new_dims` without moving elements (numpy's

@@ -27,8 +27,8 @@ constexpr int64_t kGatherRows = 64;
 constexpr int64_t kGatherCols = 1024;
 
 template <typename T>
-void Gather(const T* src, const int64_t* base, int64_t nrows, int64_t c0, int64_t c1,
-            int64_t col_stride, T* dst, int64_t pitch) {
+void GatherRows(const T* src, const int64_t* base, int64_t nrows, int64_t c0, int64_t c1,
+                int64_t col_stride, T* dst, int64_t pitch) {
   const int64_t ncols = c1 - c0;
   if (col_stride == 1) {
     for (int64_t i = 0; i < nrows; ++i) {
@@ -81,6 +81,8 @@ absl::Status DisposableElements::Evaluate(int64_t r0, int64_t r1, int64_t c0, in
       return EvaluateOp(r0, r1, c0, c1, dst, pitch);
     case Kind::kSelect:
       return EvaluateSelect(r0, r1, c0, c1, dst, pitch);
+    case Kind::kRemap:
+      return EvaluateRemap(r0, r1, c0, c1, dst, pitch);
   }
   return absl::InternalError("unknown constant kind");
 }
@@ -114,23 +116,23 @@ absl::Status DisposableElements::EvaluateView(int64_t r0, int64_t r1, int64_t c0
   const uint8_t* src = buffer_->data();
   switch (ElementSize(type_)) {
     case 1:
-      Gather(src, base.data(), nrows, c0, c1, col_stride, dst, pitch);
+      GatherRows(src, base.data(), nrows, c0, c1, col_stride, dst, pitch);
       break;
     case 2:
-      Gather(reinterpret_cast<const uint16_t*>(src), base.data(), nrows, c0, c1, col_stride,
-             reinterpret_cast<uint16_t*>(dst), pitch);
+      GatherRows(reinterpret_cast<const uint16_t*>(src), base.data(), nrows, c0, c1, col_stride,
+                 reinterpret_cast<uint16_t*>(dst), pitch);
       break;
     case 4:
-      Gather(reinterpret_cast<const uint32_t*>(src), base.data(), nrows, c0, c1, col_stride,
-             reinterpret_cast<uint32_t*>(dst), pitch);
+      GatherRows(reinterpret_cast<const uint32_t*>(src), base.data(), nrows, c0, c1, col_stride,
+                 reinterpret_cast<uint32_t*>(dst), pitch);
       break;
     case 8:
-      Gather(reinterpret_cast<const uint64_t*>(src), base.data(), nrows, c0, c1, col_stride,
-             reinterpret_cast<uint64_t*>(dst), pitch);
+      GatherRows(reinterpret_cast<const uint64_t*>(src), base.data(), nrows, c0, c1, col_stride,
+                 reinterpret_cast<uint64_t*>(dst), pitch);
       break;
     case 16:
-      Gather(reinterpret_cast<const Bytes16*>(src), base.data(), nrows, c0, c1, col_stride,
-             reinterpret_cast<Bytes16*>(dst), pitch);
+      GatherRows(reinterpret_cast<const Bytes16*>(src), base.data(), nrows, c0, c1, col_stride,
+                 reinterpret_cast<Bytes16*>(dst), pitch);
       break;
     default:
       return absl::UnimplementedError(

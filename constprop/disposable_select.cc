@@ -1,5 +1,5 @@
-// Selections along one axis (Concat, Gather of constants): building them, pushing views into
-// their operands, and reading them by runs of positions that come from one operand in order.
+// Selections along one axis (Concat of constants): building them, pushing layout ops into their
+// operands, and reading them by runs of positions that come from one operand in order.
 #include <algorithm>
 
 #include "constprop/disposable.h"
@@ -84,6 +84,46 @@ std::shared_ptr<const DisposableElements> DisposableElements::SelectSlice(
     operands.push_back(operand->Slice(op_starts, op_steps, op_dims));
   }
   return Select(type_, {dims.begin(), dims.end()}, axis_, std::move(operands), std::move(picks));
+}
+
+std::shared_ptr<const DisposableElements> DisposableElements::SelectReshape(
+    absl::Span<const int64_t> target, bool remap) const {
+  // The axis stays one dim, of its size, after dims of the same product: each operand reshapes
+  // alike around its own part of the axis.
+  int64_t before = 1;
+  for (int64_t k = 0; k < axis_; ++k) before *= dims_[k];
+  int64_t product = 1;
+  for (size_t j = 0; j < target.size(); ++j) {
+    if (product == before && target[j] == dims_[axis_]) {
+      std::vector<std::shared_ptr<const DisposableElements>> operands;
+      for (const auto& operand : operands_) {
+        std::vector<int64_t> dims(target.begin(), target.end());
+        dims[j] = operand->dims()[axis_];
+        operands.push_back(operand->Reshape(dims, remap));
+        if (operands.back() == nullptr) return nullptr;
+      }
+      return Select(type_, {target.begin(), target.end()}, static_cast<int64_t>(j),
+                    std::move(operands), *picks_);
+    }
+    product *= target[j];
+  }
+  // The reshape mixes the axis with others: a remap of the selection's elements in order.
+  if (!remap) return nullptr;
+  return Remap(shared(), IndexMap::RowMajor(target));
+}
+
+std::shared_ptr<const DisposableElements> DisposableElements::SelectGather(
+    int64_t axis, absl::Span<const int64_t> indices) const {
+  std::vector<int64_t> dims = dims_;
+  dims[axis] = static_cast<int64_t>(indices.size());
+  if (axis == axis_) {  // picks of the picks
+    std::vector<Pick> picks;
+    for (int64_t i : indices) picks.push_back((*picks_)[i]);
+    return Select(type_, std::move(dims), axis_, operands_, std::move(picks));
+  }
+  std::vector<std::shared_ptr<const DisposableElements>> operands;
+  for (const auto& operand : operands_) operands.push_back(operand->Gather(axis, indices));
+  return Select(type_, std::move(dims), axis_, std::move(operands), *picks_);
 }
 
 absl::Status DisposableElements::EvaluateSelect(int64_t r0, int64_t r1, int64_t c0, int64_t c1,

@@ -105,44 +105,47 @@ std::shared_ptr<const Elements> ConcatView(const Node& node,
                                     std::move(picks));
 }
 
-// Gather with a scalar or 1-D constant index: a slice, or a selection of the data's positions.
+// Gather with constant indices of any rank: the data's positions along the axis picked by the
+// indices in row-major order (a view when they step evenly, else a remap or a selection's
+// picks), then the axis reshaped into the indices' dims.
 std::shared_ptr<const Elements> GatherView(const Node& node, const DisposableElements& data,
                                            const std::vector<std::shared_ptr<const Elements>>& in,
                                            const ConstantOutput& output) {
-  if (in.size() < 2 || in[1] == nullptr || in[1]->dims().size() > 1 ||
-      in[1]->NumElements() > (1 << 20)) {
-    return nullptr;
-  }
+  if (in.size() < 2 || in[1] == nullptr || in[1]->NumElements() > (1 << 20)) return nullptr;
+  const ElementType index_type = in[1]->element_type();
+  if (index_type != ElementType::kInt64 && index_type != ElementType::kInt32) return nullptr;
   const int64_t rank = static_cast<int64_t>(data.dims().size());
   int64_t axis = node.GetInt("axis", 0);
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank) return nullptr;
   const int64_t n = data.dims()[axis];
-  std::vector<DisposableElements::Pick> picks;
-  for (int64_t k = 0; k < in[1]->NumElements(); ++k) {
-    int64_t index = in[1]->GetInt64(k);
+  std::vector<uint8_t> bytes(in[1]->ByteSize());
+  if (!bytes.empty()) in[1]->CopyTo(bytes.data());
+  std::vector<int64_t> indices(in[1]->NumElements());
+  for (size_t k = 0; k < indices.size(); ++k) {
+    int64_t index = ReadElementAsInt64(index_type, bytes.data(), static_cast<int64_t>(k));
     if (index < 0) index += n;
     if (index < 0 || index >= n) return nullptr;  // the kernel reports it
-    picks.push_back({0, index});
+    indices[k] = index;
   }
-  auto shared = std::static_pointer_cast<const DisposableElements>(data.shared_from_this());
-  if (in[1]->dims().empty()) {  // a scalar index drops the axis: a slice, then a reshape
-    std::vector<int64_t> starts(rank, 0), steps(rank, 1),
-        dims(data.dims().begin(), data.dims().end());
-    starts[axis] = picks[0].second;
-    dims[axis] = 1;
-    std::shared_ptr<const DisposableElements> slice = data.Slice(starts, steps, dims);
-    return slice->Reshape(output.dims);
-  }
-  std::vector<int64_t> dims(data.dims().begin(), data.dims().end());
-  dims[axis] = static_cast<int64_t>(picks.size());
-  return DisposableElements::Select(output.type, std::move(dims), axis, {shared}, std::move(picks));
+  std::shared_ptr<const DisposableElements> picked = data.Gather(axis, indices);
+  if (in[1]->dims().size() == 1) return picked;
+  return picked->Reshape(output.dims, /*remap=*/true);
 }
 
 }  // namespace
 
 std::optional<ConstantOutput> InferConstantOutput(
     const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& inputs) {
+  std::optional<std::vector<ConstantOutput>> outputs =
+      InferConstantOutputs(node, opset, inputs, /*count=*/1);
+  if (!outputs) return std::nullopt;
+  return std::move((*outputs)[0]);
+}
+
+std::optional<std::vector<ConstantOutput>> InferConstantOutputs(
+    const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& inputs,
+    int count) {
   std::vector<RuntimeOperand> operands(inputs.size());
   std::vector<Tensor> temporaries(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -156,17 +159,25 @@ std::optional<ConstantOutput> InferConstantOutput(
   }
   RuntimeBuilder builder(operands);
   ShapeContext shape_ctx(node, opset, builder);
-  if (!InferNodeShapes(shape_ctx).ok() || shape_ctx.outputs().empty()) return std::nullopt;
-  const TensorInfo& info = shape_ctx.output(0);
-  std::optional<std::vector<int64_t>> dims = LiteralDims(info);
-  if (!dims) return std::nullopt;
-  return ConstantOutput{info.type, *std::move(dims)};
+  if (!InferNodeShapes(shape_ctx).ok() || static_cast<int>(shape_ctx.outputs().size()) < count) {
+    return std::nullopt;
+  }
+  std::vector<ConstantOutput> outputs;
+  for (int i = 0; i < count; ++i) {
+    const TensorInfo& info = shape_ctx.output(i);
+    std::optional<std::vector<int64_t>> dims = LiteralDims(info);
+    if (!dims) return std::nullopt;
+    outputs.push_back({info.type, *std::move(dims)});
+  }
+  return outputs;
 }
 
 std::shared_ptr<const Elements> FoldAsView(const Node& node, int64_t opset,
                                            const std::vector<std::shared_ptr<const Elements>>& in,
                                            const ConstantOutput& output,
-                                           const ConstPropOptions& options, DisposablePool& pool) {
+                                           const ConstPropOptions& options, DisposablePool& pool,
+                                           std::string_view* kind) {
+  *kind = "views";
   const std::string& op = node.op_type();
   static const char* const kViewOps[] = {"Concat",  "Expand", "Flatten", "Gather",    "Identity",
                                          "Reshape", "Slice",  "Squeeze", "Transpose", "Unsqueeze"};
@@ -179,9 +190,23 @@ std::shared_ptr<const Elements> FoldAsView(const Node& node, int64_t opset,
     return nullptr;
   }
   std::shared_ptr<const DisposableElements> x = DisposableElements::Wrap(in[0], pool);
+  // Selections and remaps cost more to read than a dense copy: only with laziness on, for large
+  // results, or for any result of a lazy input (which the kernel would read whole, however little
+  // of it the result keeps).
+  int64_t bytes = static_cast<int64_t>(ElementSize(output.type));
+  for (int64_t d : output.dims) bytes *= d;
+  bool lazy_input = false;
+  for (const auto& e : in) {
+    const auto* d = dynamic_cast<const DisposableElements*>(e.get());
+    lazy_input |= d != nullptr && d->is_lazy();
+  }
+  const bool computed_when_read = options.lazy && (bytes >= options.lazy_min_bytes || lazy_input);
   if (op == "Identity") return x;
   if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") {
-    return x->Reshape(output.dims);
+    std::shared_ptr<const DisposableElements> view = x->Reshape(output.dims);
+    if (view != nullptr || !computed_when_read) return view;
+    *kind = "remaps";
+    return x->Reshape(output.dims, /*remap=*/true);
   }
   if (op == "Expand") return x->BroadcastTo(output.dims);
   if (op == "Transpose") {
@@ -194,13 +219,44 @@ std::shared_ptr<const Elements> FoldAsView(const Node& node, int64_t opset,
     return x->Transpose(perm);
   }
   if (op == "Slice") return SliceView(node, opset, *x, in, output.dims);
-  // Selections cost more to read than a dense copy: only for large results, with laziness on.
-  int64_t bytes = static_cast<int64_t>(ElementSize(output.type));
-  for (int64_t d : output.dims) bytes *= d;
-  if (!options.lazy || bytes < options.lazy_min_bytes) return nullptr;
-  if (op == "Concat") return ConcatView(node, in, output, pool);
-  if (op == "Gather") return GatherView(node, *x, in, output);
-  return nullptr;
+  if (!computed_when_read) return nullptr;
+  if (op == "Concat") {
+    *kind = "selections";
+    return ConcatView(node, in, output, pool);
+  }
+  *kind = "remaps";
+  return GatherView(node, *x, in, output);
+}
+
+std::vector<std::shared_ptr<const Elements>> SplitAsViews(
+    const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& in,
+    DisposablePool& pool) {
+  if (node.op_type() != "Split" || in.empty() || in[0] == nullptr ||
+      in[0]->element_type() == ElementType::kString) {
+    return {};
+  }
+  for (const Value* out : node.outputs()) {
+    if (out == nullptr) return {};
+  }
+  std::optional<std::vector<ConstantOutput>> outputs =
+      InferConstantOutputs(node, opset, in, node.num_outputs());
+  if (!outputs) return {};
+  std::shared_ptr<const DisposableElements> x = DisposableElements::Wrap(in[0], pool);
+  const int64_t rank = static_cast<int64_t>(x->dims().size());
+  int64_t axis = node.GetInt("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return {};
+  std::vector<std::shared_ptr<const Elements>> parts;
+  std::vector<int64_t> starts(rank, 0), steps(rank, 1);
+  for (const ConstantOutput& part : *outputs) {
+    if (static_cast<int64_t>(part.dims.size()) != rank ||
+        starts[axis] + part.dims[axis] > x->dims()[axis]) {
+      return {};
+    }
+    parts.push_back(x->Slice(starts, steps, part.dims));
+    starts[axis] += part.dims[axis];
+  }
+  return parts;
 }
 
 std::shared_ptr<const DisposableElements> ElementwiseExpression(

@@ -1,14 +1,16 @@
 // Folds that need not compute anything when they fold: a view (Transpose, Reshape, Squeeze,
-// Unsqueeze, Flatten, Identity, Expand, Slice over the input's buffer) or an elementwise
-// expression (lazy_op.h) over the inputs, whose elements are computed when read (export, a
-// kernel), only those read. Used by the evaluation pattern (fold_evaluate.cc), which also
-// evaluates elementwise expressions that may not stay lazy, tile by tile.
+// Unsqueeze, Flatten, Identity, Expand, Slice, Split over the input's buffer), a remap or a
+// selection (Reshape, Gather, Concat; disposable.h) or an elementwise expression (lazy_op.h) over
+// the inputs, whose elements are computed when read (export, a kernel), only those read. Used by
+// the evaluation pattern (fold_evaluate.cc), which also evaluates elementwise expressions that may
+// not stay lazy, tile by tile.
 #ifndef ANVIL_CONSTPROP_FOLD_DEFERRED_H_
 #define ANVIL_CONSTPROP_FOLD_DEFERRED_H_
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "constprop/constprop.h"
@@ -27,13 +29,27 @@ struct ConstantOutput {
 // fails). Small inputs (shape, axes) are read; large non-contiguous ones are not materialized.
 std::optional<ConstantOutput> InferConstantOutput(
     const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& inputs);
+// Outputs 0 to count - 1 alike.
+std::optional<std::vector<ConstantOutput>> InferConstantOutputs(
+    const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& inputs,
+    int count);
 
-// `node` as a view of its input 0, or (Concat, Gather with a scalar or 1-D index; with laziness
-// on and a result of at least options.lazy_min_bytes) a selection from its inputs; nullptr when
-// it is not such an op or the layout forbids a view.
+// `node` as a view of its input 0 (Identity, Transpose, Expand, Slice; Reshape, Flatten,
+// Squeeze and Unsqueeze where the strides allow), or, with laziness on and a result of at least
+// options.lazy_min_bytes, a remap of it (any other Reshape; Gather with constant indices of any
+// rank) or a selection from its inputs (Concat); nullptr when it is not such an op or none
+// applies. Layout ops of lazy ops push into their operands, so nothing is computed now and only
+// the elements kept are computed later. `kind` says which: "views", "remaps" or "selections".
 std::shared_ptr<const Elements> FoldAsView(
     const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& inputs,
-    const ConstantOutput& output, const ConstPropOptions& options, DisposablePool& pool);
+    const ConstantOutput& output, const ConstPropOptions& options, DisposablePool& pool,
+    std::string_view* kind);
+
+// Split as one Slice view of its input per output; empty when `node` is not a Split whose
+// outputs' dims are all literal.
+std::vector<std::shared_ptr<const Elements>> SplitAsViews(
+    const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& inputs,
+    DisposablePool& pool);
 
 // `node` as an elementwise expression (a lazy op, lazy_op.h) over its inputs; nullptr when it is
 // not an elementwise op (op table trait) of one output with numpy broadcasting over numeric

@@ -1,5 +1,5 @@
 // The evaluation pattern: a node whose inputs are all constants becomes constants (see
-// fold_pattern.h). View ops and large elementwise ops fold without computing anything
+// fold_pattern.h). Layout ops and large elementwise ops fold without computing anything
 // (fold_deferred.h); anything else runs its kernel (exec/node_executor.h) with the inputs' memory
 // as views and the outputs in pool buffers (or over input 0's buffer, for an elementwise op whose
 // input nothing else reads), within max-expansion; a Constant node becomes an initializer.
@@ -79,13 +79,26 @@ class EvaluatePattern final : public FoldPattern {
     if (output && !rw.WithinLimits(*node, output->type, output->dims, input_bytes)) {
       return FoldResult::kNoMatch;
     }
+    if (output && rw.options().use_views && node->op_type() == "Split") {
+      std::vector<std::shared_ptr<const Elements>> parts =
+          SplitAsViews(*node, opset, inputs, rw.pool());
+      for (const auto& part : parts) {
+        if (!rw.WithinLimits(*node, part->element_type(), part->dims(), input_bytes)) {
+          return FoldResult::kNoMatch;
+        }
+      }
+      if (!parts.empty()) {
+        rw.Count("views", 1);
+        rw.Count("nodes-folded", 1);
+        rw.ReplaceWithConstants(g, node, std::move(parts));
+        return FoldResult::kErased;
+      }
+    }
     std::shared_ptr<const Elements> deferred;
     if (output && rw.options().use_views) {
-      deferred = FoldAsView(*node, opset, inputs, *output, rw.options(), rw.pool());
-      if (deferred != nullptr) {
-        const bool selection = node->op_type() == "Concat" || node->op_type() == "Gather";
-        rw.Count(selection ? "selections" : "views", 1);
-      }
+      std::string_view kind;
+      deferred = FoldAsView(*node, opset, inputs, *output, rw.options(), rw.pool(), &kind);
+      if (deferred != nullptr) rw.Count(kind, 1);
     }
     // An elementwise op: lazy when it may stay so, else computed now tile by tile (no full-size
     // temporary even for strided or lazy inputs), over input 0's buffer when nothing else reads it.
@@ -229,14 +242,14 @@ class EvaluatePattern final : public FoldPattern {
     return n;
   }
 
-  // View ops and selections; elementwise ops that may be lazy or tiled (inputs that are lazy or
-  // large enough for a large result). Small elementwise folds go straight to the kernel.
+  // View ops, remaps and selections; elementwise ops that may be lazy or tiled (inputs that are
+  // lazy or large enough for a large result). Small elementwise folds go straight to the kernel.
   static bool MayFoldWithoutKernel(const Node& node, int64_t opset,
                                    const std::vector<std::shared_ptr<const Elements>>& inputs,
                                    const ConstPropOptions& options) {
     static const absl::flat_hash_set<std::string_view> kViewOps = {
-        "Concat",  "Expand", "Flatten", "Gather",    "Identity",
-        "Reshape", "Slice",  "Squeeze", "Transpose", "Unsqueeze"};
+        "Concat", "Expand", "Flatten", "Gather",    "Identity", "Reshape",
+        "Slice",  "Split",  "Squeeze", "Transpose", "Unsqueeze"};
     if (kViewOps.contains(node.op_type())) return true;
     const OpInfo* info = FindOp(node.domain(), node.op_type(), opset);
     if (info == nullptr || !info->Has(kElementwise)) return false;

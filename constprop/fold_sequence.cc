@@ -27,22 +27,27 @@ class SequencePattern final : public FoldPattern {
   std::string_view name() const override { return "sequence"; }
 
   absl::StatusOr<FoldResult> Apply(Graph& g, Node& node, FoldRewriter& rw) override {
+    // Decided before any input is read: a dense copy of a lazy constant costs its whole size.
     bool reads_value_constant = false;
+    for (int i = 0; i < node.num_inputs(); ++i) {
+      if (node.input(i) != nullptr && rw.ValueConstant(node.input(i)) != nullptr) {
+        reads_value_constant = true;
+      }
+    }
+    if (!reads_value_constant && !MakesSequenceOrOptional(node.op_type())) {
+      return FoldResult::kNoMatch;
+    }
     std::vector<Tensor> inputs(node.num_inputs());
     for (int i = 0; i < node.num_inputs(); ++i) {
       const Value* v = node.input(i);
       if (v == nullptr) continue;
       if (const Tensor* value = rw.ValueConstant(v)) {
         inputs[i] = *value;
-        reads_value_constant = true;
         continue;
       }
       std::shared_ptr<const Elements> c = FoldRewriter::ConstantOf(v);
       if (c == nullptr) return FoldResult::kNoMatch;
       inputs[i] = Tensor::FromElements(*c);
-    }
-    if (!reads_value_constant && !MakesSequenceOrOptional(node.op_type())) {
-      return FoldResult::kNoMatch;
     }
     // Already folded into value constants on an earlier sweep.
     bool done = true;

@@ -3,13 +3,18 @@
 //  - random chains of elementwise ops (unary math, Cast through float16/bfloat16/double/int,
 //    scalar and broadcast operands on either side, Where, Clip, CastLike) and views (Transpose,
 //    Reshape, Slice with steps, Unsqueeze), folded lazily, give bit for bit the constants eager
-//    folding gives, as dense copies, one element at a time and piece by piece;
+//    folding gives, as dense copies, one element at a time and piece by piece; so do chains
+//    heavy in layout ops (any Reshape, Flatten, Squeeze, Split, Gather with 2-D indices, negative
+//    axes, values read by a second user);
+//  - layout ops after a lazy chain (Reshape before or after a Slice, Split, Gather, Reshape of a
+//    Concat, a second user of the weight) compute and allocate nothing when they fold;
 //  - an elementwise fold reuses its input's buffer only when nothing else reads it;
 //  - a chain folded eagerly holds at most two intermediates at once.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -53,7 +58,11 @@ class ChainBuilder {
     return g_.AddInitializer(Name("w"), RandomFloats(std::move(dims), rng_));
   }
 
+  // Chains where every other step is a layout op (LayoutStep).
+  void set_layout_heavy(bool on) { layout_heavy_ = on; }
+
   Value* Step(Value* x) {
+    if (layout_heavy_ && rng_() % 2 == 0) return LayoutStep(x);
     std::uniform_int_distribution<int> pick(0, 17);
     switch (pick(rng_)) {
       case 0:
@@ -109,7 +118,122 @@ class ChainBuilder {
 
   const std::vector<int64_t>& dims() const { return dims_; }
 
+  // Layout ops whose results strided views often cannot express, with negative axes; now and
+  // then the value is also a graph output (a second reader of what the next op reads).
+  Value* LayoutStep(Value* x) {
+    if (rng_() % 6 == 0 && !x->IsGraphOutput()) g_.AddOutput(x);
+    switch (rng_() % 6) {
+      case 0:
+        return ReshapeAny(x);
+      case 1:
+        return Flatten(x);
+      case 2:
+        return Squeeze(x);
+      case 3:
+        return Split(x);
+      case 4:
+        return Gather2D(x);
+      default:
+        return Transpose(x);
+    }
+  }
+
  private:
+  int64_t Axis(int64_t axis, int64_t rank) {  // as written: negative half the time
+    return rng_() % 2 == 0 ? axis : axis - rank;
+  }
+  // Any dims of the same count (a random factorization), written with a -1 and maybe a 0.
+  Value* ReshapeAny(Value* x) {
+    int64_t n = 1;
+    for (int64_t d : dims_) n *= d;
+    std::vector<int64_t> factors;
+    for (int64_t p = 2; p * p <= n; ++p) {
+      while (n % p == 0) {
+        factors.push_back(p);
+        n /= p;
+      }
+    }
+    if (n > 1) factors.push_back(n);
+    std::shuffle(factors.begin(), factors.end(), rng_);
+    std::vector<int64_t> dims(1 + rng_() % 4, 1);
+    for (int64_t f : factors) dims[rng_() % dims.size()] *= f;
+    std::vector<int64_t> written = dims;
+    written[rng_() % dims.size()] = -1;
+    if (!dims_.empty() && dims.size() > 1 && written[0] != -1 && dims[0] == dims_[0])
+      written[0] = 0;
+    dims_ = dims;
+    return Out(Add("Reshape", {x, g_.AddInitializer(Name("shape"), Int64s(written))}));
+  }
+  Value* Flatten(Value* x) {
+    const int64_t rank = static_cast<int64_t>(dims_.size());
+    const int64_t axis = static_cast<int64_t>(rng_() % (rank + 1));
+    int64_t outer = 1, inner = 1;
+    for (int64_t k = 0; k < rank; ++k) (k < axis ? outer : inner) *= dims_[k];
+    Node* n = Add("Flatten", {x});
+    n->SetAttribute(Attribute::Int("axis", axis == rank ? axis : Axis(axis, rank)));
+    dims_ = {outer, inner};
+    return Out(n);
+  }
+  // Squeezes a dim of 1 (after unsqueezing one at a random place when there is none).
+  Value* Squeeze(Value* x) {
+    auto one = std::find(dims_.begin(), dims_.end(), 1);
+    if (one == dims_.end()) {
+      if (dims_.size() >= 5) return x;
+      const int64_t rank = static_cast<int64_t>(dims_.size()) + 1;
+      const int64_t axis = static_cast<int64_t>(rng_() % rank);
+      dims_.insert(dims_.begin() + axis, 1);
+      return Out(
+          Add("Unsqueeze", {x, g_.AddInitializer(Name("axes"), Int64s({Axis(axis, rank)}))}));
+    }
+    const int64_t rank = static_cast<int64_t>(dims_.size());
+    const int64_t axis = one - dims_.begin();
+    dims_.erase(one);
+    return Out(Add("Squeeze", {x, g_.AddInitializer(Name("axes"), Int64s({Axis(axis, rank)}))}));
+  }
+  // Splits an axis in 2 or 3 parts; the chain goes on with one, the others are outputs too.
+  Value* Split(Value* x) {
+    if (dims_.empty()) return x;
+    const int64_t rank = static_cast<int64_t>(dims_.size());
+    const int64_t axis = static_cast<int64_t>(rng_() % rank);
+    const int64_t n = dims_[axis];
+    if (n < 3) return x;
+    const int64_t a = 1 + static_cast<int64_t>(rng_() % (n - 2));
+    const int64_t b = 1 + static_cast<int64_t>(rng_() % (n - a - 1));
+    const std::vector<int64_t> sizes = {a, b, n - a - b};
+    Node* split = Add("Split", {x, g_.AddInitializer(Name("split"), Int64s(sizes))});
+    split->SetAttribute(Attribute::Int("axis", Axis(axis, rank)));
+    const size_t kept = rng_() % 3;
+    Value* result = nullptr;
+    for (size_t k = 0; k < 3; ++k) {
+      Value* part = Out(split);
+      if (k == kept) {
+        result = part;
+      } else {
+        g_.AddOutput(part);
+      }
+    }
+    dims_[axis] = sizes[kept];
+    return result;
+  }
+  // Gather with [2, k] indices (repeats, negative ones) along a random axis.
+  Value* Gather2D(Value* x) {
+    if (dims_.empty() || dims_.size() >= 5) return x;
+    const int64_t rank = static_cast<int64_t>(dims_.size());
+    const int64_t axis = static_cast<int64_t>(rng_() % rank);
+    const int64_t n = dims_[axis];
+    const int64_t k = 1 + static_cast<int64_t>(rng_() % std::max<int64_t>(1, n / 2 + 1));
+    std::vector<int64_t> indices(2 * k);
+    for (int64_t& i : indices) i = static_cast<int64_t>(rng_() % n) - (rng_() % 4 == 0 ? n : 0);
+    Node* g =
+        Add("Gather",
+            {x, g_.AddInitializer(Name("indices"), DenseElements::FromVector<int64_t>(
+                                                       ElementType::kInt64, {2, k}, indices))});
+    g->SetAttribute(Attribute::Int("axis", Axis(axis, rank)));
+    dims_[axis] = k;
+    dims_.insert(dims_.begin() + axis, 2);
+    return Out(g);
+  }
+
   bool IsFloat() const {
     return type_ == ElementType::kFloat || type_ == ElementType::kDouble ||
            type_ == ElementType::kFloat16 || type_ == ElementType::kBfloat16;
@@ -267,6 +391,7 @@ class ChainBuilder {
   std::mt19937 rng_;
   std::vector<int64_t> dims_;
   ElementType type_ = ElementType::kFloat;
+  bool layout_heavy_ = false;
 };
 
 std::vector<int64_t> RandomDims(std::mt19937& rng) {
@@ -285,13 +410,14 @@ std::vector<int64_t> RandomDims(std::mt19937& rng) {
 }
 
 // One model: a few chains from random weights to graph outputs.
-std::unique_ptr<Model> ChainModel(uint32_t seed) {
+std::unique_ptr<Model> ChainModel(uint32_t seed, bool layout_heavy = false) {
   auto model = std::make_unique<Model>();
   model->ir_version = 8;
   model->opset_imports = {{"", 17}};
   std::mt19937 rng(seed);
   for (int chain = 0; chain < 3; ++chain) {
     ChainBuilder b(*model, seed * 7 + chain);
+    b.set_layout_heavy(layout_heavy);
     Value* v = b.Weight(RandomDims(rng));
     const int steps = 1 + static_cast<int>(rng() % 7);
     for (int s = 0; s < steps; ++s) v = b.Step(v);
@@ -315,26 +441,24 @@ std::vector<uint8_t> Dense(const Elements& e) {
   return bytes;
 }
 
-TEST(LazyFoldTest, RandomChainsMatchEagerFoldingBitForBit) {
-  int64_t lazy_ops = 0, selections = 0, outputs = 0;
-  for (uint32_t seed = 1; seed <= 40; ++seed) {
-    SCOPED_TRACE(seed);
-    std::unique_ptr<Model> lazy_model = ChainModel(seed);
-    std::unique_ptr<Model> eager_model = ChainModel(seed);
-    PassContext ctx;
-    std::vector<std::shared_ptr<const Elements>> lazy = Fold(*lazy_model, {}, &ctx);
-    ConstPropOptions eager_options;
-    eager_options.lazy = false;
-    eager_options.in_place = false;
-    eager_options.tiled = false;  // one kernel call per node on whole tensors
-    std::vector<std::shared_ptr<const Elements>> eager = Fold(*eager_model, eager_options, nullptr);
-    lazy_ops += ctx.GetStatistic("lazy-ops");
-    selections += ctx.GetStatistic("selections");
+// Folds the chains of `seed` lazily and eagerly; every output must be bit for bit the same,
+// read densely, piece by piece and element by element. Adds the statistics of the lazy fold.
+void ExpectLazyMatchesEager(uint32_t seed, bool layout_heavy, PassContext& ctx, int64_t* outputs) {
+  SCOPED_TRACE(seed);
+  std::unique_ptr<Model> lazy_model = ChainModel(seed, layout_heavy);
+  std::unique_ptr<Model> eager_model = ChainModel(seed, layout_heavy);
+  std::vector<std::shared_ptr<const Elements>> lazy = Fold(*lazy_model, {}, &ctx);
+  ConstPropOptions eager_options;
+  eager_options.lazy = false;
+  eager_options.in_place = false;
+  eager_options.tiled = false;  // one kernel call per node on whole tensors
+  std::vector<std::shared_ptr<const Elements>> eager = Fold(*eager_model, eager_options, nullptr);
+  {
     ASSERT_EQ(lazy.size(), eager.size());
     for (size_t i = 0; i < lazy.size(); ++i) {
       ASSERT_NE(lazy[i], nullptr) << "output " << i << " did not fold";
       ASSERT_NE(eager[i], nullptr);
-      ++outputs;
+      ++*outputs;
       EXPECT_TRUE(lazy[i]->Equals(*eager[i])) << "output " << i;
       // Piece by piece and element by element give the same bytes as a dense copy.
       const std::vector<uint8_t> dense = Dense(*lazy[i]);
@@ -356,9 +480,145 @@ TEST(LazyFoldTest, RandomChainsMatchEagerFoldingBitForBit) {
       }
     }
   }
-  EXPECT_GT(lazy_ops, 100);  // the chains did fold lazily
-  EXPECT_GT(selections, 10);
+}
+
+TEST(LazyFoldTest, RandomChainsMatchEagerFoldingBitForBit) {
+  PassContext ctx;
+  int64_t outputs = 0;
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    ExpectLazyMatchesEager(seed, /*layout_heavy=*/false, ctx, &outputs);
+  }
+  EXPECT_GT(ctx.GetStatistic("lazy-ops"), 100);  // the chains did fold lazily
+  EXPECT_GT(ctx.GetStatistic("selections") + ctx.GetStatistic("remaps"), 10);
   EXPECT_EQ(outputs, 120);
+}
+
+TEST(LazyFoldTest, LayoutHeavyChainsMatchEagerFoldingBitForBit) {
+  PassContext ctx;
+  int64_t outputs = 0;
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    ExpectLazyMatchesEager(seed, /*layout_heavy=*/true, ctx, &outputs);
+  }
+  EXPECT_GT(ctx.GetStatistic("lazy-ops"), 50);
+  EXPECT_GT(ctx.GetStatistic("remaps"), 30);  // layout ops no strided view can express
+  EXPECT_GT(outputs, 120);                    // split parts and second readers too
+}
+
+// The constprop memory benchmark's layout models (testdata/gen_constprop_memory_model.py --layout)
+// at 512 KiB: W [512, 256] -> Transpose -> Cast float16 -> Cast float -> Mul by a scalar -> Add a
+// bias row [512] -> layout ops keeping a quarter; `second_user` also outputs W.
+// kGatherFew keeps 8 rows (8 KiB) only.
+enum class Layout { kReshapeSlice, kSliceReshape, kSplit, kGather, kGatherFew, kConcatReshape };
+
+std::unique_ptr<Model> LayoutModel(Layout layout, bool second_user) {
+  auto model = std::make_unique<Model>();
+  model->ir_version = 8;
+  model->opset_imports = {{"", 17}};
+  Graph& g = model->graph();
+  std::mt19937 rng(11);
+  auto node = [&](const char* op, std::vector<Value*> inputs) {
+    Node* n = g.AddNode(op);
+    for (Value* v : inputs) n->AddInput(v);
+    return n;
+  };
+  auto ints = [&](std::vector<int64_t> v) {
+    return g.AddInitializer(g.UniqueName("i"), Int64s(v));
+  };
+  Value* w = g.AddInitializer("w", RandomFloats({512, 256}, rng));
+  Node* t = node("Transpose", {w});
+  t->SetAttribute(Attribute::Ints("perm", {1, 0}));
+  auto chain = [&](Value* x) {  // the elementwise chain on [256, 512]
+    Node* h = node("Cast", {x});
+    h->SetAttribute(Attribute::Int("to", static_cast<int64_t>(ElementType::kFloat16)));
+    Node* f = node("Cast", {h->AddOutput(g.UniqueName("h"))});
+    f->SetAttribute(Attribute::Int("to", static_cast<int64_t>(ElementType::kFloat)));
+    Value* m = node("Mul", {f->AddOutput(g.UniqueName("f")),
+                            g.AddInitializer(g.UniqueName("s"), Scalar(0.5f))})
+                   ->AddOutput(g.UniqueName("m"));
+    Value* bias = g.AddInitializer(g.UniqueName("bias"), RandomFloats({512}, rng));
+    return node("Add", {m, bias})->AddOutput(g.UniqueName("a"));
+  };
+  Value* a = chain(t->AddOutput("t"));
+  Value* k = nullptr;
+  switch (layout) {
+    case Layout::kReshapeSlice: {
+      Value* r = node("Reshape", {a, ints({512, 256})})->AddOutput("r");
+      k = node("Slice", {r, ints({0}), ints({128}), ints({0})})->AddOutput("k");
+      break;
+    }
+    case Layout::kSliceReshape: {
+      Value* s = node("Slice", {a, ints({0}), ints({64}), ints({0})})->AddOutput("s");
+      k = node("Reshape", {s, ints({128, 256})})->AddOutput("k");
+      break;
+    }
+    case Layout::kSplit: {
+      Value* r = node("Reshape", {a, ints({512, 256})})->AddOutput("r");
+      Node* split = node("Split", {r, ints({128, 128, 256})});
+      k = split->AddOutput("k");
+      split->AddOutput("k1");
+      split->AddOutput("k2");
+      break;
+    }
+    case Layout::kGather: {
+      Value* r = node("Reshape", {a, ints({512, 256})})->AddOutput("r");
+      std::vector<int64_t> rows(512);
+      std::iota(rows.begin(), rows.end(), 0);
+      std::shuffle(rows.begin(), rows.end(), rng);
+      rows.resize(128);
+      Value* index = g.AddInitializer(
+          "index", DenseElements::FromVector<int64_t>(ElementType::kInt64, {2, 64}, rows));
+      Value* picked = node("Gather", {r, index})->AddOutput("g");
+      k = node("Reshape", {picked, ints({128, 256})})->AddOutput("k");
+      break;
+    }
+    case Layout::kGatherFew: {
+      Value* r = node("Reshape", {a, ints({512, 256})})->AddOutput("r");
+      k = node("Gather", {r, ints({5, 500, -3, 77, 5, 128, 0, 300})})->AddOutput("k");
+      break;
+    }
+    case Layout::kConcatReshape: {  // [a; chain(-t)] along the columns, mixed by a Reshape
+      Value* neg = chain(node("Neg", {g.FindValue("t")})->AddOutput("n"));
+      Node* c = node("Concat", {a, neg});
+      c->SetAttribute(Attribute::Int("axis", 1));
+      Value* r = node("Reshape", {c->AddOutput("c"), ints({1024, 256})})->AddOutput("r");
+      k = node("Slice", {r, ints({0}), ints({128}), ints({0})})->AddOutput("k");
+      break;
+    }
+  }
+  g.AddOutput(k);
+  if (second_user) g.AddOutput(w);
+  return model;
+}
+
+TEST(LayoutFoldTest, LayoutOpsAfterALazyChainComputeNothingWhenFolded) {
+  for (Layout layout : {Layout::kReshapeSlice, Layout::kSliceReshape, Layout::kSplit,
+                        Layout::kGather, Layout::kGatherFew, Layout::kConcatReshape}) {
+    for (bool second_user : {false, true}) {
+      SCOPED_TRACE(static_cast<int>(layout));
+      SCOPED_TRACE(second_user);
+      std::unique_ptr<Model> lazy_model = LayoutModel(layout, second_user);
+      PassContext ctx;
+      std::vector<std::shared_ptr<const Elements>> lazy = Fold(*lazy_model, {}, &ctx);
+      // Nothing was computed into the pool: the kept quarter is a lazy expression over W.
+      EXPECT_EQ(PoolFor(*lazy_model).stats().bytes_peak, 0);
+      ASSERT_NE(lazy[0], nullptr);
+      const auto* k = dynamic_cast<const DisposableElements*>(lazy[0].get());
+      ASSERT_NE(k, nullptr);
+      EXPECT_TRUE(k->is_lazy());
+      EXPECT_EQ(k->NumElements(), (layout == Layout::kGatherFew ? 8 : 128) * 256);
+      std::unique_ptr<Model> eager_model = LayoutModel(layout, second_user);
+      ConstPropOptions eager;
+      eager.lazy = false;
+      eager.in_place = false;
+      eager.tiled = false;
+      std::vector<std::shared_ptr<const Elements>> expected = Fold(*eager_model, eager, nullptr);
+      ASSERT_EQ(lazy.size(), expected.size());
+      for (size_t i = 0; i < lazy.size(); ++i) {
+        ASSERT_NE(expected[i], nullptr);
+        EXPECT_TRUE(lazy[i]->Equals(*expected[i])) << "output " << i;
+      }
+    }
+  }
 }
 
 // w -> Neg -> Abs -> output, w large, computed eagerly; `second_user` also outputs Neg's result.
