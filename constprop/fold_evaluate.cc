@@ -177,8 +177,12 @@ class EvaluatePattern final : public FoldPattern {
       return TensorView::Dense(type, buffer->mutable_data(), dims);
     };
     NodeExecOptions run_options;
-    run_options.subgraph_runner =
-        InterpreterSubgraphRunner(rw.model(), [&rw](const Value* v) { return rw.OuterTensor(v); });
+    // A body's own tensors (a folded If/Loop/Scan) stay within max-bytes too.
+    run_options.max_allocation_bytes =
+        rw.options().max_bytes > 0 ? rw.options().max_bytes : kNoAllocationLimit;
+    run_options.subgraph_runner = InterpreterSubgraphRunner(
+        rw.model(), [&rw](const Value* v) { return rw.OuterTensor(v); }, /*observer=*/nullptr,
+        run_options.max_allocation_bytes);
     absl::Status status = RunNodeOnViews(*node, opset, views, make_output, run_options);
     if (too_big) return FoldResult::kNoMatch;
     if (!status.ok()) {

@@ -59,6 +59,8 @@ class SequencePattern final : public FoldPattern {
 
     const int64_t opset = rw.model().OpsetVersion(node.domain());
     NodeExecOptions options;
+    options.max_allocation_bytes =
+        rw.options().max_bytes > 0 ? rw.options().max_bytes : kNoAllocationLimit;
     absl::StatusOr<std::vector<Tensor>> outputs = RunNode(node, opset, inputs, options);
     if (!outputs.ok()) {
       rw.Count("fold-failures", 1);  // left for the runtime, which reports it

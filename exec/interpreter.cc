@@ -9,10 +9,15 @@ namespace anvil {
 
 absl::StatusOr<std::vector<Tensor>> InterpretGraph(const Model& model, const Graph& graph,
                                                    const std::vector<Tensor>& inputs,
-                                                   const OuterValues& outer) {
+                                                   const OuterValues& outer,
+                                                   const ValueObserver& observer,
+                                                   int64_t max_allocation_bytes) {
   absl::flat_hash_map<const Value*, Tensor> env;
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
-    if (i < inputs.size() && inputs[i].defined()) env[graph.inputs()[i]] = inputs[i];
+    if (i < inputs.size() && inputs[i].defined()) {
+      env[graph.inputs()[i]] = inputs[i];
+      if (observer) ANVIL_RETURN_IF_ERROR(observer(*graph.inputs()[i], inputs[i]));
+    }
   }
   for (const Value* init : graph.initializers()) {
     if (!env.contains(init)) env[init] = Tensor::FromElements(*init->constant());
@@ -23,7 +28,9 @@ absl::StatusOr<std::vector<Tensor>> InterpretGraph(const Model& model, const Gra
     return outer ? outer(v) : nullptr;
   };
   NodeExecOptions options;
-  options.subgraph_runner = InterpreterSubgraphRunner(model, lookup);
+  options.subgraph_runner =
+      InterpreterSubgraphRunner(model, lookup, observer, max_allocation_bytes);
+  options.max_allocation_bytes = max_allocation_bytes;
   for (const Node* node : graph.nodes()) {
     std::vector<Tensor> node_inputs(node->num_inputs());
     for (int i = 0; i < node->num_inputs(); ++i) {
@@ -40,7 +47,9 @@ absl::StatusOr<std::vector<Tensor>> InterpretGraph(const Model& model, const Gra
         std::vector<Tensor> outputs,
         RunNode(*node, model.OpsetVersion(node->domain()), node_inputs, options));
     for (int i = 0; i < node->num_outputs(); ++i) {
-      if (node->output(i) != nullptr) env[node->output(i)] = std::move(outputs[i]);
+      if (node->output(i) == nullptr) continue;
+      if (observer) ANVIL_RETURN_IF_ERROR(observer(*node->output(i), outputs[i]));
+      env[node->output(i)] = std::move(outputs[i]);
     }
   }
   std::vector<Tensor> results;
@@ -55,14 +64,16 @@ absl::StatusOr<std::vector<Tensor>> InterpretGraph(const Model& model, const Gra
   return results;
 }
 
-KernelContext::SubgraphRunner InterpreterSubgraphRunner(const Model& model, OuterValues outer) {
-  return [&model, outer = std::move(outer)](
+KernelContext::SubgraphRunner InterpreterSubgraphRunner(const Model& model, OuterValues outer,
+                                                        ValueObserver observer,
+                                                        int64_t max_allocation_bytes) {
+  return [&model, outer = std::move(outer), observer = std::move(observer), max_allocation_bytes](
              const Graph& body,
              const std::vector<TensorView>& inputs) -> absl::StatusOr<std::vector<Tensor>> {
     std::vector<Tensor> owned;
     owned.reserve(inputs.size());
     for (const TensorView& v : inputs) owned.push_back(Tensor::CopyOf(v));
-    return InterpretGraph(model, body, owned, outer);
+    return InterpretGraph(model, body, owned, outer, observer, max_allocation_bytes);
   };
 }
 

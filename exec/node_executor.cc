@@ -96,19 +96,23 @@ absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, Shap
     std::optional<ShapeContext>& shape_ctx;
     const OutputFactory& make_output;
   } state{node, shape_ctx, make_output};
-  ctx.set_allocator(
-      [s = &state](int i, absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
-        ElementType type = s->shape_ctx ? s->shape_ctx->output(i).type : ElementType::kUndefined;
-        if (type == ElementType::kUndefined) type = s->node.output(i)->type().element_type();
-        if (type == ElementType::kUndefined) {
-          return absl::InternalError(
-              absl::StrCat(s->node.Describe(), ": output ", i, " has no known element type"));
-        }
-        return s->make_output(i, type, dims);
-      });
+  ctx.set_allocator([s = &state](int i, absl::Span<const int64_t> dims,
+                                 ElementType computed) -> absl::StatusOr<TensorView> {
+    ElementType type = s->shape_ctx ? s->shape_ctx->output(i).type : ElementType::kUndefined;
+    if (type == ElementType::kUndefined) type = s->node.output(i)->type().element_type();
+    // An output nobody typed (no shape inference ran, or it could not tell): what the kernel
+    // computed, as ONNX Runtime takes a branch's result.
+    if (type == ElementType::kUndefined) type = computed;
+    if (type == ElementType::kUndefined) {
+      return absl::InternalError(
+          absl::StrCat(s->node.Describe(), ": output ", i, " has no known element type"));
+    }
+    return s->make_output(i, type, dims);
+  });
   if (options.subgraph_runner) ctx.set_subgraph_runner(options.subgraph_runner);
   if (options.value_sink) ctx.set_value_sink(options.value_sink);
   ctx.set_default_seed(options.default_seed);
+  ctx.set_max_allocation_bytes(options.max_allocation_bytes);
   ANVIL_RETURN_IF_ERROR(kernel.Compute(ctx));
   for (int i = 0; i < n; ++i) {
     if (requested[i] && !ctx.IsOutputAllocated(i)) {
@@ -147,7 +151,7 @@ absl::StatusOr<std::vector<Tensor>> RunNode(const Node& node, int64_t opset,
   ANVIL_RETURN_IF_ERROR(RunNodeOnViews(
       node, opset, std::move(views),
       [&](int i, ElementType type, absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
-        absl::StatusOr<Tensor> t = Tensor::Allocate(type, dims, kNoAllocationLimit);
+        absl::StatusOr<Tensor> t = Tensor::Allocate(type, dims, options.max_allocation_bytes);
         if (!t.ok()) {
           return absl::Status(t.status().code(), absl::StrCat(node.Describe(), ": output ", i, " ",
                                                               t.status().message()));

@@ -40,6 +40,10 @@ struct NodeExecOptions {
   // Where outputs that kernels set whole go (sequences, optionals, shared tensors:
   // KernelContext::SetOutputValue); without one those kernels fail with Unimplemented.
   KernelContext::ValueSink value_sink;
+  // The caller's allocation limit (kernels/tensor.h; kNoAllocationLimit: none): RunNode's outputs
+  // are allocated within it, and kernels that hold results across iterations (Loop, Scan,
+  // SequenceMap) refuse to hold more (KernelContext::max_allocation_bytes).
+  int64_t max_allocation_bytes = kNoAllocationLimit;
 };
 
 // Makes output `i` (dense, `dims`) wherever the caller keeps its memory.
@@ -59,7 +63,8 @@ absl::Status RunNodeOnViews(const Node& node, int64_t opset, std::vector<TensorV
                             const OutputFactory& make_output, const NodeExecOptions& options = {});
 
 // The same on tensors: `inputs[i]` is input slot i (undefined when omitted); one Tensor per node
-// output comes back (undefined for outputs the graph omits).
+// output comes back (undefined for outputs the graph omits), each allocated within
+// options.max_allocation_bytes.
 absl::StatusOr<std::vector<Tensor>> RunNode(const Node& node, int64_t opset,
                                             const std::vector<Tensor>& inputs,
                                             const NodeExecOptions& options = {});

@@ -139,5 +139,59 @@ TEST(InterpreterTest, RunsSubgraphsThroughTheSameExecutor) {
   EXPECT_EQ((*out)[0].As<float>()[1], -2);
 }
 
+// The caller's allocation limit holds for RunNode's outputs, for every tensor of an interpreted
+// graph and its subgraphs, and for what a Loop holds before it stacks its scan outputs.
+TEST(InterpreterTest, AllocationsStayWithinTheLimit) {
+  std::unique_ptr<Model> big = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (int64[1] s) => (float[?] y) { y = ConstantOfShape (s) })");
+  Tensor shape(ElementType::kInt64, {1});
+  shape.As<int64_t>()[0] = 1000;  // 4000 bytes
+  NodeExecOptions options;
+  options.max_allocation_bytes = 1024;
+  absl::StatusOr<std::vector<Tensor>> out = RunNode(FirstNode(*big), 17, {shape}, options);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(std::string(out.status().message()).find("over the allocation limit of 1.0 KiB"),
+            std::string::npos)
+      << out.status().message();
+  EXPECT_TRUE(RunNode(FirstNode(*big), 17, {shape}).ok());  // no limit by default
+
+  // Inside an If's branch, run by the interpreter.
+  std::unique_ptr<Model> branch = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (bool c, int64[1] s) => (float[?] y) {
+      y = If (c) <then_branch = t () => (float[?] a) { a = ConstantOfShape (s) },
+                  else_branch = e () => (float[?] b) { b = ConstantOfShape (s) }>
+    })");
+  Tensor c(ElementType::kBool, {});
+  c.As<bool>()[0] = true;
+  out = InterpretGraph(*branch, branch->graph(), {c, shape}, nullptr, nullptr, 1024);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(std::string(out.status().message()).find("(ConstantOfShape, output 'a')"),
+            std::string::npos)
+      << out.status().message();
+  EXPECT_TRUE(InterpretGraph(*branch, branch->graph(), {c, shape}, nullptr, nullptr, 4096).ok());
+
+  // A Loop of 10 iterations of 400 bytes: each piece fits 1 KiB, what it holds does not.
+  std::unique_ptr<Model> loop = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (int64 n, bool c, int64[1] s) => (float[?, ?] y) {
+      y = Loop (n, c) <body = b (int64 i, bool ci) => (bool co, float[?] p) {
+        co = Identity (ci)
+        p = ConstantOfShape (s)
+      }>
+    })");
+  Tensor n(ElementType::kInt64, {});
+  n.As<int64_t>()[0] = 10;
+  shape.As<int64_t>()[0] = 100;
+  out = InterpretGraph(*loop, loop->graph(), {n, c, shape}, nullptr, nullptr, 1024);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(out.status().message(),
+            "node #0 (Loop, output 'y'): output 0: 3 iterations (the last float[100]) hold 1200 "
+            "bytes (1.2 KiB), over the allocation limit of 1024 bytes (1.0 KiB)");
+  out = InterpretGraph(*loop, loop->graph(), {n, c, shape}, nullptr, nullptr, 4096);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*out)[0].dims(), (Shape{10, 100}));
+}
+
 }  // namespace
 }  // namespace anvil

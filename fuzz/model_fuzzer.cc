@@ -2,17 +2,20 @@
 // hostile or broken exporters do (dims, attribute values, op types, wiring, opsets, initializer
 // shapes), and each input is imported, verified, run through anvil-opt's default pipeline,
 // lowered to the Tensor IR (whose printed form must parse back to the same module) and then run
-// once through Session::Run with small random inputs. Any error is fine; a crash, a hang or
-// an allocation past the limits below is a bug.
+// once through Session::Run with small random inputs. Any error is fine; a crash, a hang, an
+// allocation past the limits below, or a value whose dims at run time break what shape inference
+// promised (exec/shape_promise.h) is a bug.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "exec/shape_promise.h"
 #include "fuzz/fuzz_target.h"
 #include "graph/onnx_import.h"
 #include "graph/pass_manager.h"
@@ -185,6 +188,28 @@ bool MutateModel(onnx::ModelProto& model, std::mt19937_64& rng) {
   }
 }
 
+// Models whose shape promises were checked, over the process's life: printed at exit.
+struct PromiseTally {
+  int64_t models = 0, skipped = 0, values = 0, observations = 0, dims = 0, elements = 0;
+  void Print() const {
+    if (models + skipped == 0) return;
+    std::fprintf(stderr,
+                 "model_fuzzer: shape promises checked on %lld models (%lld not run by the "
+                 "interpreter): %lld values, %lld observations, %lld exact dims, %lld known "
+                 "elements\n",
+                 static_cast<long long>(models), static_cast<long long>(skipped),
+                 static_cast<long long>(values), static_cast<long long>(observations),
+                 static_cast<long long>(dims), static_cast<long long>(elements));
+  }
+};
+PromiseTally& Tally() {
+  static PromiseTally* const tally = [] {
+    std::atexit([] { Tally().Print(); });
+    return new PromiseTally();
+  }();
+  return *tally;
+}
+
 absl::flat_hash_map<std::string, Tensor> SmallInputs(const Model& model) {
   absl::flat_hash_map<std::string, Tensor> inputs;
   for (const Value* in : model.graph().inputs()) {
@@ -255,12 +280,37 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   absl::flat_hash_map<std::string, anvil::Tensor> inputs = anvil::SmallInputs(**model);
+  std::vector<anvil::Tensor> positional;  // the same inputs, for the reference interpreter
+  for (const anvil::Value* in : (*model)->graph().inputs()) {
+    auto it = inputs.find(in->name());
+    positional.push_back(it != inputs.end() ? it->second : anvil::Tensor());
+  }
+  const std::unique_ptr<anvil::Model> optimized = (*model)->Clone();
   anvil::SessionOptions options;
   options.pipeline = "";
   options.max_allocation_bytes = anvil::kMaxAllocationBytes;
   absl::StatusOr<std::unique_ptr<anvil::Session>> session =
       anvil::Session::Load(*std::move(model), options);
   if (!session.ok()) return 0;
-  (void)(*session)->Run(inputs);
+  if (!(*session)->Run(inputs).ok()) return 0;
+  // A model that runs within the limits runs once more in the reference interpreter, every value
+  // checked against what shape inference promised.
+  absl::StatusOr<anvil::ShapePromiseReport> promises =
+      anvil::CheckShapePromises(*optimized, positional, anvil::kMaxAllocationBytes);
+  if (!promises.ok()) {
+    std::fprintf(stderr, "a shape promise is broken: %s\n",
+                 std::string(promises.status().message()).c_str());
+    std::abort();
+  }
+  anvil::PromiseTally& tally = anvil::Tally();
+  if (!promises->skipped.empty()) {
+    ++tally.skipped;
+    return 0;
+  }
+  ++tally.models;
+  tally.values += promises->values;
+  tally.observations += promises->observations;
+  tally.dims += promises->dims;
+  tally.elements += promises->elements;
   return 0;
 }

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
+#include "base/excerpt.h"
 
 namespace anvil {
 namespace {
@@ -181,13 +182,16 @@ std::vector<Graph*> Node::Subgraphs() const {
 }
 
 std::string Node::Describe() const {
-  const std::string op = domain_.empty() ? op_type_ : absl::StrCat(domain_, ".", op_type_);
-  if (!name_.empty()) return absl::StrCat("node '", name_, "' (", op, ")");
+  // Names come from the model: quoted printable and bounded (base/excerpt.h).
+  const std::string op = domain_.empty()
+                             ? Printable(op_type_)
+                             : absl::StrCat(Printable(domain_), ".", Printable(op_type_));
+  if (!name_.empty()) return absl::StrCat("node ", Quoted(name_), " (", op, ")");
   const int64_t index = graph_->NodeIndex(this);
   std::string first_output;
   for (Value* v : outputs_) {
     if (v != nullptr) {
-      first_output = absl::StrCat(", output '", v->name(), "'");
+      first_output = absl::StrCat(", output ", Quoted(v->name()));
       break;
     }
   }

@@ -20,10 +20,11 @@ absl::StatusOr<ModelFormat> ModelFormatFromPath(const std::string& path) {
                                                  "'; expected .onnx (binary) or .onnxtxt (text)"));
 }
 
-absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path) {
+absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path,
+                                                 std::vector<std::string>* warnings) {
   absl::StatusOr<ModelFormat> format = ModelFormatFromPath(path);
   if (!format.ok()) return format.status();
-  if (*format == ModelFormat::kBinary) return ImportModelFile(path);
+  if (*format == ModelFormat::kBinary) return ImportModelFile(path, warnings);
 
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -31,7 +32,7 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path) {
   }
   std::stringstream text;
   text << in.rdbuf();
-  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text.str());
+  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text.str(), warnings);
   if (!model.ok()) {
     return absl::Status(model.status().code(),
                         absl::StrCat("cannot parse '", path, "': ", model.status().message()));

@@ -23,7 +23,10 @@ enum class ModelFormat { kBinary, kText };
 
 absl::StatusOr<ModelFormat> ModelFormatFromPath(const std::string& path);
 
-absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path);
+// What the import tolerated (onnx_import.h: graphs it had to sort) is appended to `warnings`
+// when given, one line each.
+absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path,
+                                                 std::vector<std::string>* warnings = nullptr);
 
 struct SaveOptions {
   // Binary only: tensors of at least this many bytes go to `<path>.data` next to the model.

@@ -127,8 +127,8 @@ void ExportShape(const std::vector<Dim>& dims, onnx::TensorShapeProto* shape) {
 
 absl::Status ExportType(const Type& type, onnx::TypeProto* proto) {
   switch (type.kind()) {
-    case Type::Kind::kNone:
-      return absl::OkStatus();
+    case Type::Kind::kNone:  // no kind; a denotation alone may remain
+      break;
     case Type::Kind::kTensor: {
       onnx::TypeProto::Tensor* tensor = proto->mutable_tensor_type();
       tensor->set_elem_type(static_cast<int32_t>(type.element_type()));
@@ -169,7 +169,7 @@ absl::Status ExportType(const Type& type, onnx::TypeProto* proto) {
 absl::Status ExportValueInfo(const Value& v, onnx::ValueInfoProto* proto) {
   proto->set_name(v.name());
   if (!v.doc_string().empty()) proto->set_doc_string(v.doc_string());
-  if (!v.type().has_value()) return absl::OkStatus();
+  if (!v.type().has_value() && v.type().denotation().empty()) return absl::OkStatus();
   return ExportType(v.type(), proto->mutable_type());
 }
 

@@ -20,9 +20,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "base/excerpt.h"
 #include "base/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "graph/limits.h"
 #include "graph/mapped_buffer.h"
 #include "onnx/onnx_pb.h"
 
@@ -39,7 +41,8 @@ absl::Status Annotate(const absl::Status& status, absl::string_view context) {
 }
 
 std::string TensorLabel(const onnx::TensorProto& t) {
-  return t.name().empty() ? std::string("unnamed tensor") : absl::StrCat("tensor '", t.name(), "'");
+  return t.name().empty() ? std::string("unnamed tensor")
+                          : absl::StrCat("tensor ", Quoted(t.name()));
 }
 
 // Closes a file descriptor on scope exit.
@@ -57,6 +60,9 @@ class FdCloser {
 // --------------------------------------------------------------------------
 // Tensors
 
+// How much of a file path from a model a message quotes.
+constexpr size_t kPathChars = 300;
+
 // Reads the `expected` bytes of an external-data tensor from its file under
 // `base_dir`.
 absl::StatusOr<std::shared_ptr<const Buffer>> ReadExternalData(const onnx::TensorProto& t,
@@ -73,9 +79,9 @@ absl::StatusOr<std::shared_ptr<const Buffer>> ReadExternalData(const onnx::Tenso
     } else if (entry.key() == "offset" || entry.key() == "length") {
       uint64_t number;
       if (!absl::SimpleAtoi(entry.value(), &number)) {
-        return absl::InvalidArgumentError(absl::StrCat(label, ": external data ", entry.key(), " '",
-                                                       entry.value(),
-                                                       "' is not a non-negative integer"));
+        return absl::InvalidArgumentError(absl::StrCat(label, ": external data ", entry.key(), " ",
+                                                       Quoted(entry.value()),
+                                                       " is not a non-negative integer"));
       }
       if (entry.key() == "offset") {
         offset = number;
@@ -91,7 +97,7 @@ absl::StatusOr<std::shared_ptr<const Buffer>> ReadExternalData(const onnx::Tenso
   // The C library would silently cut the path at the NUL and open another file.
   if (location.find('\0') != std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat(
-        label, ": external data location '", absl::CEscape(location), "' contains a NUL byte"));
+        label, ": external data location ", Quoted(location, kPathChars), " contains a NUL byte"));
   }
   // A model must not make its reader open arbitrary files: locations stay
   // inside base_dir.
@@ -100,8 +106,8 @@ absl::StatusOr<std::shared_ptr<const Buffer>> ReadExternalData(const onnx::Tenso
   for (const auto& part : relative) escapes = escapes || part == "..";
   if (escapes) {
     return absl::InvalidArgumentError(
-        absl::StrCat(label, ": external data location '", location,
-                     "' must be a relative path inside the model's directory"));
+        absl::StrCat(label, ": external data location ", Quoted(location, kPathChars),
+                     " must be a relative path inside the model's directory"));
   }
   const std::string path =
       base_dir.empty() ? location : (std::filesystem::path(base_dir) / relative).string();
@@ -111,16 +117,17 @@ absl::StatusOr<std::shared_ptr<const Buffer>> ReadExternalData(const onnx::Tenso
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     return absl::ErrnoToStatus(
-        errno, absl::StrCat(label, ": cannot open external data file '", path, "'"));
+        errno, absl::StrCat(label, ": cannot open external data file ", Quoted(path, kPathChars)));
   }
   FdCloser closer(fd);
   struct stat st;
   if (fstat(fd, &st) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat(label, ": cannot stat '", path, "'"));
+    return absl::ErrnoToStatus(errno,
+                               absl::StrCat(label, ": cannot stat ", Quoted(path, kPathChars)));
   }
   if (!S_ISREG(st.st_mode)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(label, ": external data location '", path, "' is not a regular file"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        label, ": external data location ", Quoted(path, kPathChars), " is not a regular file"));
   }
   const uint64_t file_size = static_cast<uint64_t>(st.st_size);
   // Without a length the data runs to the end of the file.
@@ -131,12 +138,13 @@ absl::StatusOr<std::shared_ptr<const Buffer>> ReadExternalData(const onnx::Tenso
                                                    " bytes of its type and shape"));
   }
   if (offset > file_size || file_size - offset < size) {
-    return absl::OutOfRangeError(absl::StrCat(label, ": external data file '", path, "' has ",
-                                              file_size, " bytes, too few for offset ", offset,
-                                              " and length ", size));
+    return absl::OutOfRangeError(
+        absl::StrCat(label, ": external data file ", Quoted(path, kPathChars), " has ", file_size,
+                     " bytes, too few for offset ", offset, " and length ", size));
   }
   if (options.map_external_data && size >= kMapThreshold) {
-    return MapFileRange(fd, offset, size, absl::StrCat(label, ": external data file '", path, "'"));
+    return MapFileRange(fd, offset, size,
+                        absl::StrCat(label, ": external data file ", Quoted(path, kPathChars)));
   }
   std::vector<uint8_t> bytes(size);
   uint64_t done = 0;
@@ -144,11 +152,12 @@ absl::StatusOr<std::shared_ptr<const Buffer>> ReadExternalData(const onnx::Tenso
     const ssize_t n = pread(fd, bytes.data() + done, size - done, offset + done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      return absl::ErrnoToStatus(errno, absl::StrCat(label, ": cannot read '", path, "'"));
+      return absl::ErrnoToStatus(errno,
+                                 absl::StrCat(label, ": cannot read ", Quoted(path, kPathChars)));
     }
     if (n == 0) {  // The file shrank under us.
       return absl::OutOfRangeError(
-          absl::StrCat(label, ": unexpected end of external data file '", path, "'"));
+          absl::StrCat(label, ": unexpected end of external data file ", Quoted(path, kPathChars)));
     }
     done += static_cast<uint64_t>(n);
   }
@@ -384,8 +393,8 @@ Type ImportType(const onnx::TypeProto& proto) {
   // whole type as bytes (one lossless form).
   if (proto.has_sequence_type() || proto.has_optional_type()) {
     const bool sequence = proto.has_sequence_type();
-    const bool has_elem = sequence ? proto.sequence_type().has_elem_type()
-                                   : proto.optional_type().has_elem_type();
+    const bool has_elem =
+        sequence ? proto.sequence_type().has_elem_type() : proto.optional_type().has_elem_type();
     const onnx::TypeProto& elem_proto =
         sequence ? proto.sequence_type().elem_type() : proto.optional_type().elem_type();
     Type elem = has_elem ? ImportType(elem_proto) : Type();
@@ -399,7 +408,15 @@ Type ImportType(const onnx::TypeProto& proto) {
   // denotation itself, so it is left out of the bytes.
   onnx::TypeProto value = proto;
   value.clear_denotation();
-  return Type::Other(value.SerializeAsString(), proto.denotation());
+  std::string bytes = value.SerializeAsString();
+  if (bytes.empty()) {
+    // A TypeProto with no kind at all (`type {}`, as exporters write on If branch outputs)
+    // says as little as an absent one: untyped, so that inference may type the value.
+    Type untyped;
+    untyped.set_denotation(proto.denotation());
+    return untyped;
+  }
+  return Type::Other(std::move(bytes), proto.denotation());
 }
 
 Type ImportValueInfoType(const onnx::ValueInfoProto& info) {
@@ -429,13 +446,61 @@ AttributeType InferAttributeType(const onnx::AttributeProto& p) {
   return AttributeType::kUndefined;
 }
 
+// Messages one subgraph level adds (NodeProto, AttributeProto, GraphProto), times the levels
+// allowed, plus room for the model, types and tensors inside the deepest graph.
+constexpr int kProtoRecursionLimit = 3 * kMaxSubgraphDepth + 100;
+
+// A NodeProto as Node::Describe() names a node.
+std::string DescribeNodeProto(const onnx::NodeProto& node, int index) {
+  const std::string op = node.domain().empty() ? Printable(node.op_type())
+                                               : absl::StrCat(Printable(node.domain()), ".",
+                                                              Printable(node.op_type()));
+  if (!node.name().empty()) return absl::StrCat("node ", Quoted(node.name()), " (", op, ")");
+  for (const std::string& output : node.output()) {
+    if (!output.empty()) {
+      return absl::StrCat("node #", index, " (", op, ", output ", Quoted(output), ")");
+    }
+  }
+  return absl::StrCat("node #", index, " (", op, ")");
+}
+
+// Refuses subgraphs nested deeper than kMaxSubgraphDepth (graph/limits.h) before the import
+// recurses into them; the check itself stops at the limit. `graph` is `depth` levels down.
+absl::Status CheckNesting(const onnx::GraphProto& graph, int depth) {
+  for (int k = 0; k < graph.node_size(); ++k) {
+    const onnx::NodeProto& node = graph.node(k);
+    for (const onnx::AttributeProto& a : node.attribute()) {
+      if (!a.has_g() && a.graphs_size() == 0) continue;
+      if (depth + 1 > kMaxSubgraphDepth) {
+        return absl::InvalidArgumentError(absl::StrCat("graph ", Quoted(graph.name()), ": ",
+                                                       DescribeNodeProto(node, k), ": ",
+                                                       SubgraphDepthMessage()));
+      }
+      if (a.has_g()) ANVIL_RETURN_IF_ERROR(CheckNesting(a.g(), depth + 1));
+      for (const onnx::GraphProto& g : a.graphs()) {
+        ANVIL_RETURN_IF_ERROR(CheckNesting(g, depth + 1));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 class Importer {
  public:
   Importer(Model* model, const ImportOptions& options) : model_(model), options_(options) {}
 
   absl::Status ImportGraph(const onnx::GraphProto& proto, Graph* graph);
 
+  // Sorts the graphs whose nodes were not in topological order (one warning for the model); an
+  // error when a cycle makes that impossible.
+  absl::Status SortUnorderedGraphs();
+
  private:
+  // `name` resolved in `graph`'s scope for a reader; notes the reader's graph order when the
+  // value's producer has not been read yet (listed later, or the reader itself).
+  Value* Resolve(Graph* graph, const std::string& name, const Node* reader);
+  void SetPending(const Value* v, bool pending);
+
   absl::StatusOr<Attribute> ImportAttribute(const onnx::AttributeProto& proto, Node* node);
   absl::StatusOr<TensorAttr> ImportTensorAttr(const onnx::TensorProto& proto);
   absl::StatusOr<std::unique_ptr<Graph>> ImportSubgraph(const onnx::GraphProto& proto, Node* node);
@@ -450,15 +515,65 @@ class Importer {
   // Values whose type was declared by a ValueInfoProto (graph inputs, outputs,
   // value_info), as opposed to the type AddInitializer derives from the data.
   absl::flat_hash_set<const Value*> declared_;
+  // By Value::id(): node outputs defined (pass 1) whose node's inputs are not read yet (pass 2).
+  // A reader that finds one comes before its producer: that graph needs sorting.
+  std::vector<bool> pending_;
+  std::vector<Graph*> unordered_;  // graphs to sort, each once, in the order found
+  absl::flat_hash_set<const Graph*> unordered_set_;
+  std::string first_unordered_;  // what the warning shows
 };
+
+void Importer::SetPending(const Value* v, bool pending) {
+  if (v->id() >= pending_.size()) {
+    pending_.resize(std::max<size_t>(v->id() + 1, 2 * pending_.size()));
+  }
+  pending_[v->id()] = pending;
+}
+
+Value* Importer::Resolve(Graph* graph, const std::string& name, const Node* reader) {
+  Value* v = graph->LookupInScope(name);
+  if (v == nullptr || v->producer() == nullptr || v->id() >= pending_.size() ||
+      !pending_[v->id()]) {
+    return v;
+  }
+  if (unordered_set_.insert(v->graph()).second) {
+    unordered_.push_back(v->graph());
+    if (first_unordered_.empty()) {
+      first_unordered_ = absl::StrCat(
+          reader != nullptr ? reader->Describe() : std::string("a graph output"), " reads ",
+          Quoted(name), " before ", v->producer()->Describe(), " defines it");
+    }
+  }
+  return v;
+}
+
+absl::Status Importer::SortUnorderedGraphs() {
+  if (unordered_.empty()) return absl::OkStatus();
+  for (Graph* graph : unordered_) {
+    std::string cycle_node;
+    if (!graph->TopologicalSort(&cycle_node)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("graph ", Quoted(graph->name()), " has a cycle through ", cycle_node));
+    }
+  }
+  if (options_.warnings != nullptr) {
+    options_.warnings->push_back(
+        absl::StrCat("graph ", Quoted(unordered_[0]->name()), " is not in topological order (",
+                     first_unordered_, "): its nodes were sorted, as ONNX Runtime does",
+                     unordered_.size() > 1
+                         ? absl::StrCat(" (and those of ", unordered_.size() - 1, " more graphs)")
+                         : std::string()));
+  }
+  return absl::OkStatus();
+}
 
 // Names must be unique within a graph: a second definition could not be found
 // by name. (Shadowing a name of an enclosing graph is representable.)
 absl::Status CheckNewName(const Graph& graph, const std::string& name, absl::string_view what) {
   if (graph.FindValue(name) == nullptr) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(what, ": value '", name, "' is defined twice",
-                                                 graph.name().empty() ? "" : " in graph '",
-                                                 graph.name(), graph.name().empty() ? "" : "'"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, ": value ", Quoted(name), " is defined twice",
+                   graph.name().empty() ? "" : absl::StrCat(" in graph ", Quoted(graph.name()))));
 }
 
 bool Importer::AdoptValueInfo(Value* v, const onnx::ValueInfoProto& info, bool is_output) {
@@ -522,7 +637,8 @@ absl::Status Importer::ImportGraph(const onnx::GraphProto& proto, Graph* graph) 
       if (!output.empty() && graph->FindValue(output) != nullptr) {
         return CheckNewName(*graph, output, node->Describe());
       }
-      node->AddOutput(output);
+      Value* v = node->AddOutput(output);
+      if (v != nullptr && !output.empty()) SetPending(v, true);
     }
     nodes.push_back(node);
   }
@@ -535,10 +651,10 @@ absl::Status Importer::ImportGraph(const onnx::GraphProto& proto, Graph* graph) 
         node->AddInput(nullptr);
         continue;
       }
-      Value* v = graph->LookupInScope(input);
+      Value* v = Resolve(graph, input, node);
       if (v == nullptr) {
         return absl::InvalidArgumentError(
-            absl::StrCat(node->Describe(), ": input '", input, "' is not defined"));
+            absl::StrCat(node->Describe(), ": input ", Quoted(input), " is not defined"));
       }
       node->AddInput(v);
     }
@@ -548,15 +664,18 @@ absl::Status Importer::ImportGraph(const onnx::GraphProto& proto, Graph* graph) 
       // Appended, not SetAttribute: order is kept as written.
       node->mutable_attributes()->push_back(*std::move(attr));
     }
+    for (int i = 0; i < node->num_outputs(); ++i) {
+      if (node->output(i) != nullptr) SetPending(node->output(i), false);
+    }
   }
 
   for (const onnx::ValueInfoProto& output : proto.output()) {
     // A subgraph may return a value of an enclosing graph directly.
-    Value* v = graph->LookupInScope(output.name());
+    Value* v = Resolve(graph, output.name(), graph->owner_node());
     if (v == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "graph output '", output.name(), "' is not defined",
-          graph->name().empty() ? "" : absl::StrCat(" in graph '", graph->name(), "'")));
+          "graph output ", Quoted(output.name()), " is not defined",
+          graph->name().empty() ? "" : absl::StrCat(" in graph ", Quoted(graph->name()))));
     }
     graph->AddOutput(v);
     // The entry's type belongs to this graph's view of the value; an outer
@@ -597,7 +716,7 @@ absl::StatusOr<std::unique_ptr<Graph>> Importer::ImportSubgraph(const onnx::Grap
 
 absl::StatusOr<Attribute> Importer::ImportAttribute(const onnx::AttributeProto& p, Node* node) {
   // Built only for an error: describing every node eagerly would cost a string per attribute.
-  auto context = [&] { return absl::StrCat(node->Describe(), ": attribute '", p.name(), "'"); };
+  auto context = [&] { return absl::StrCat(node->Describe(), ": attribute ", Quoted(p.name())); };
   if (p.has_type() && (p.type() < 0 || p.type() > static_cast<int>(AttributeType::kTypeProtos))) {
     return absl::InvalidArgumentError(absl::StrCat(context(), ": unknown type ", p.type()));
   }
@@ -705,9 +824,12 @@ absl::StatusOr<std::unique_ptr<Model>> ImportModelProto(const onnx::ModelProto& 
   for (const onnx::TrainingInfoProto& info : proto.training_info()) {
     model->opaque.training_info.push_back(info.SerializeAsString());
   }
+  // Nothing recursive below (the import itself included) sees nesting deeper than the limit.
+  ANVIL_RETURN_IF_ERROR(CheckNesting(proto.graph(), /*depth=*/0));
   Importer importer(model.get(), options);
   absl::Status s = importer.ImportGraph(proto.graph(), &model->graph());
   if (!s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(importer.SortUnorderedGraphs());
   return model;
 }
 
@@ -718,7 +840,8 @@ absl::StatusOr<std::shared_ptr<const Elements>> ImportTensorProto(const onnx::Te
   return ImportTensor(proto, options);
 }
 
-absl::StatusOr<std::unique_ptr<Model>> ImportModelFile(const std::string& path) {
+absl::StatusOr<std::unique_ptr<Model>> ImportModelFile(const std::string& path,
+                                                       std::vector<std::string>* warnings) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return absl::ErrnoToStatus(errno, absl::StrCat("cannot open '", path, "'"));
@@ -733,6 +856,9 @@ absl::StatusOr<std::unique_ptr<Model>> ImportModelFile(const std::string& path) 
     // The default limit is lower than what protobuf can represent; ONNX files
     // go up to 2 GB.
     coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+    // Room for every subgraph level import accepts (graph/limits.h), which is deeper than
+    // protobuf's default allows; the parser's own recursion stays bounded.
+    coded.SetRecursionLimit(kProtoRecursionLimit);
     parsed = proto.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
     read_errno = file.GetErrno();
   }
@@ -740,12 +866,14 @@ absl::StatusOr<std::unique_ptr<Model>> ImportModelFile(const std::string& path) 
     return absl::ErrnoToStatus(read_errno, absl::StrCat("cannot read '", path, "'"));
   }
   if (!parsed) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot parse '", path, "' as an ONNX model (binary protobuf)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot parse '", path, "' as an ONNX model (binary protobuf: truncated, corrupt, or ",
+        "messages nested deeper than ", kProtoRecursionLimit, " levels)"));
   }
   ImportOptions options;
   options.base_dir = std::filesystem::path(path).parent_path().string();
   options.consume_raw_data = true;  // `proto` dies here: take its bytes instead of copying
+  options.warnings = warnings;
   return ImportModelProto(proto, options);
 }
 

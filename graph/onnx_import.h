@@ -15,9 +15,15 @@
 //    returning an outer value, a value listed twice, a graph input also listed
 //    as an output) is exported like that declaration. value_info entries never
 //    are: those that don't fit are kept verbatim.
-//  - Node order is kept as written; it need not be topological (all node
-//    outputs of a graph are defined before any input is resolved). Subgraphs
-//    see the values of enclosing graphs and may shadow their names.
+//  - Node order is kept as written when it is topological. A graph whose
+//    nodes read values of nodes listed after them is sorted (stable: the
+//    written order wherever it is valid; a subgraph's captures count as
+//    inputs of the node owning it), as ONNX Runtime sorts such graphs, and
+//    ImportOptions::warnings gets one line saying so; a cycle is an error.
+//    Linear in the nodes when nothing needs sorting. Subgraphs see the values
+//    of enclosing graphs and may shadow their names.
+//  - Subgraphs nested more than kMaxSubgraphDepth levels (graph/limits.h)
+//    are refused before anything recurses into them.
 //  - Malformed input (an undefined name, a value defined twice in a graph,
 //    tensor data of the wrong size, a missing external-data file) is an error
 //    naming the node, tensor or value concerned; nothing is partially returned.
@@ -30,6 +36,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "graph/ir.h"
@@ -50,6 +57,8 @@ struct ImportOptions {
   // The proto is the caller's to spend: inline raw_data strings are taken over (the proto's
   // tensors are left empty) instead of copied.
   bool consume_raw_data = false;
+  // When set, receives what the import tolerated, one line each (graphs it had to sort).
+  std::vector<std::string>* warnings = nullptr;
 };
 
 // External tensors at least this big are mapped (smaller ones would waste mappings).
@@ -59,8 +68,10 @@ absl::StatusOr<std::unique_ptr<Model>> ImportModelProto(const onnx::ModelProto& 
                                                         const ImportOptions& options = {});
 
 // Reads a binary-protobuf .onnx file (up to protobuf's 2 GB; larger weights
-// must be external data, which is looked up next to `path`).
-absl::StatusOr<std::unique_ptr<Model>> ImportModelFile(const std::string& path);
+// must be external data, which is looked up next to `path`). Warnings as in
+// ImportOptions::warnings.
+absl::StatusOr<std::unique_ptr<Model>> ImportModelFile(
+    const std::string& path, std::vector<std::string>* warnings = nullptr);
 
 // Decodes one TensorProto (an initializer, or a test's input_K.pb / output_K.pb) into dense
 // little-endian elements, exactly as the importer does for initializers; external data is read

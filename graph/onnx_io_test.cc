@@ -1,19 +1,23 @@
 // Unit tests of binary ONNX import/export: tensor storage forms, external data,
 // scoping of subgraphs, unsorted graphs, error messages.
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/field_comparator.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "graph/limits.h"
 #include "graph/onnx_export.h"
 #include "graph/onnx_import.h"
 #include "gtest/gtest.h"
@@ -473,9 +477,10 @@ TEST(OnnxImportGraphTest, SubgraphCapturesOuterValue) {
   EXPECT_EQ(x->uses().size(), 2u);
 }
 
-TEST(OnnxImportGraphTest, UnsortedNodesImportInTheirOrder) {
+TEST(OnnxImportGraphTest, UnsortedNodesAreSortedWithOneWarning) {
   onnx::ModelProto m;
   onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("g");
   g->add_input()->set_name("x");
   onnx::NodeProto* second = g->add_node();
   second->set_op_type("Relu");
@@ -489,15 +494,195 @@ TEST(OnnxImportGraphTest, UnsortedNodesImportInTheirOrder) {
   first->add_output("t");
   g->add_output()->set_name("y");
 
-  auto model = ImportModelProto(m);
+  std::vector<std::string> warnings;
+  ImportOptions options;
+  options.warnings = &warnings;
+  auto model = ImportModelProto(m, options);
   ASSERT_TRUE(model.ok()) << model.status();
   std::vector<Node*> nodes = (*model)->graph().NodesSnapshot();
   ASSERT_EQ(nodes.size(), 2u);
-  EXPECT_EQ(nodes[0]->name(), "second");
-  EXPECT_EQ(nodes[0]->input(0)->producer(), nodes[1]);
+  EXPECT_EQ(nodes[0]->name(), "first");
+  EXPECT_EQ(nodes[1]->input(0)->producer(), nodes[0]);
+  EXPECT_THAT(warnings, ElementsAre("graph 'g' is not in topological order (node 'second' (Relu) "
+                                    "reads 't' before node 'first' (Neg) defines it): its nodes "
+                                    "were sorted, as ONNX Runtime does"));
   onnx::ModelProto exported;
   ASSERT_TRUE(ExportModelProto(**model, &exported).ok());
-  EXPECT_EQ(exported.graph().node(0).name(), "second");
+  EXPECT_EQ(exported.graph().node(0).name(), "first");
+
+  // A sorted graph imports as written, without a warning.
+  warnings.clear();
+  ASSERT_TRUE(ImportModelProto(exported, options).ok());
+  EXPECT_TRUE(warnings.empty());
+}
+
+// `n` Neg/Relu nodes x -> v1 -> ... -> vN listed last to first, then an If whose then_branch reads
+// `late`, which a Relu listed after the If defines.
+onnx::ModelProto ReversedChain(int n) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("main");
+  g->add_input()->set_name("v0");
+  g->add_input()->set_name("c");
+  for (int i = n - 1; i >= 0; --i) {
+    onnx::NodeProto* node = g->add_node();
+    node->set_op_type(i % 2 ? "Relu" : "Neg");
+    node->add_input("v" + std::to_string(i));
+    node->add_output("v" + std::to_string(i + 1));
+  }
+  onnx::NodeProto* if_node = g->add_node();
+  if_node->set_op_type("If");
+  if_node->set_name("if");
+  if_node->add_input("c");
+  if_node->add_output("y");
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    onnx::AttributeProto* a = if_node->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* body = a->mutable_g();
+    body->set_name(branch);
+    onnx::NodeProto* inner = body->add_node();
+    inner->set_op_type("Identity");
+    inner->add_input(std::string(branch) == "then_branch" ? "late" : "v0");
+    inner->add_output(std::string(branch) + "_out");
+    body->add_output()->set_name(std::string(branch) + "_out");
+  }
+  onnx::NodeProto* late = g->add_node();
+  late->set_op_type("Relu");
+  late->set_name("late");
+  late->add_input("v" + std::to_string(n));
+  late->add_output("late");
+  g->add_output()->set_name("y");
+  return m;
+}
+
+// Every node reads only values defined before it (captures of its subgraphs included).
+void ExpectTopological(const Graph& graph) {
+  absl::flat_hash_set<const Value*> defined(graph.inputs().begin(), graph.inputs().end());
+  for (const Node* node : graph.nodes()) {
+    for (const Value* v : node->inputs()) {
+      EXPECT_TRUE(v == nullptr || defined.contains(v)) << node->Describe();
+    }
+    for (const Graph* sub : node->Subgraphs()) {
+      for (const Node* inner : sub->nodes()) {
+        for (const Value* v : inner->inputs()) {
+          EXPECT_TRUE(v->graph() == sub || defined.contains(v)) << inner->Describe();
+        }
+      }
+    }
+    for (const Value* v : node->outputs()) defined.insert(v);
+  }
+}
+
+// A reversed chain is sorted (stably, in linear time apart from the sort itself), and a value an
+// If's branch captures counts as an input of the If.
+TEST(OnnxImportGraphTest, ReversedChainAndCapturesAreSorted) {
+  // ANVIL_REVERSED_NODES=100000 measures a bigger model.
+  const char* env = std::getenv("ANVIL_REVERSED_NODES");
+  const int kNodes = env != nullptr ? std::atoi(env) : 20000;
+  const onnx::ModelProto m = ReversedChain(kNodes);
+  std::vector<std::string> warnings;
+  ImportOptions options;
+  options.warnings = &warnings;
+  const auto start = std::chrono::steady_clock::now();
+  auto model = ImportModelProto(m, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::cerr << "imported and sorted " << kNodes << " reversed nodes in " << seconds << " s\n";
+  const Graph& graph = (*model)->graph();
+  ExpectTopological(graph);
+  std::vector<Node*> nodes = graph.NodesSnapshot();
+  ASSERT_EQ(nodes.size(), static_cast<size_t>(kNodes) + 2);
+  EXPECT_EQ(nodes[kNodes]->name(), "late");  // moved before the If that captures its output
+  EXPECT_EQ(nodes[kNodes + 1]->name(), "if");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("graph 'main' is not in topological order"));
+}
+
+TEST(OnnxImportGraphTest, CyclesAreErrors) {
+  // Through a subgraph's capture: A's then_branch reads b, B reads a.
+  onnx::ModelProto m = ReversedChain(2);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->mutable_node(3)->set_input(0, "y");  // `late` now reads the If's output
+  auto model = ImportModelProto(m);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().message(), "graph 'main' has a cycle through node 'if' (If)");
+  // A node reading its own output.
+  m = ReversedChain(2);
+  m.mutable_graph()->mutable_node(0)->set_input(0, "v2");
+  model = ImportModelProto(m);
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(model.status().message(), HasSubstr("has a cycle through node #0 (Relu"));
+}
+
+// Ifs nested `depth` levels (each then_branch holding the next If).
+onnx::ModelProto NestedIfs(int depth) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("main");
+  g->add_input()->set_name("c");
+  g->add_input()->set_name("x");
+  for (int level = 0; level < depth; ++level) {
+    onnx::NodeProto* node = g->add_node();
+    node->set_op_type("If");
+    node->add_input("c");
+    node->add_output("y" + std::to_string(level));
+    g->add_output()->set_name("y" + std::to_string(level));
+    onnx::AttributeProto* other = node->add_attribute();
+    other->set_name("else_branch");
+    other->set_type(onnx::AttributeProto::GRAPH);
+    other->mutable_g()->add_output()->set_name("x");
+    onnx::AttributeProto* then = node->add_attribute();
+    then->set_name("then_branch");
+    then->set_type(onnx::AttributeProto::GRAPH);
+    g = then->mutable_g();
+    g->set_name("g" + std::to_string(level + 1));
+  }
+  g->add_output()->set_name("x");
+  return m;
+}
+
+// Subgraphs nest at most kMaxSubgraphDepth levels: the limit itself imports, from a file too
+// (protobuf's own default would stop near 33 levels), one more is one line naming where.
+TEST(OnnxImportGraphTest, NestingDeeperThanTheLimitIsRefused) {
+  auto model = ImportModelProto(NestedIfs(kMaxSubgraphDepth));
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::string path = TempDir("nesting") + "/m.onnx";
+  WriteFile(path, NestedIfs(kMaxSubgraphDepth).SerializeAsString());
+  model = ImportModelFile(path);
+  ASSERT_TRUE(model.ok()) << model.status();
+
+  model = ImportModelProto(NestedIfs(kMaxSubgraphDepth + 1));
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().message(),
+            "graph 'g100': node #0 (If, output 'y100'): subgraphs nested deeper than 100 levels");
+  // 5000 levels: refused without recursing 5000 deep.
+  model = ImportModelProto(NestedIfs(5000));
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(model.status().message(), HasSubstr("subgraphs nested deeper than 100 levels"));
+}
+
+// Names from the model are quoted printable and bounded in messages.
+TEST(OnnxImportGraphTest, HostileNamesAreQuotedBounded) {
+  onnx::ModelProto m;
+  onnx::GraphProto* g = m.mutable_graph();
+  onnx::NodeProto* n = g->add_node();
+  n->set_op_type("Relu");
+  n->set_name(std::string("a\nb") + std::string(100000, 'z'));
+  n->add_input(std::string("\x1b[2J\xff") + std::string(100000, 'q'));
+  n->add_output("y");
+  auto model = ImportModelProto(m);
+  ASSERT_FALSE(model.ok());
+  const std::string message(model.status().message());
+  EXPECT_LT(message.size(), 400u);
+  EXPECT_THAT(message, HasSubstr("node 'a\\nbzzz"));
+  EXPECT_THAT(message, HasSubstr("input '\\x1b[2J\\xffqqq"));
+  for (char c : message) EXPECT_GE(static_cast<unsigned char>(c), 0x20);
 }
 
 TEST(OnnxImportGraphTest, UndefinedInputNamesNodeAndValue) {
@@ -552,11 +737,8 @@ TEST(OnnxImportGraphTest, SequenceAndOptionalTypesAreModelledAndRoundTrip) {
   t->set_elem_type(onnx::TensorProto::FLOAT);
   t->mutable_shape()->add_dim()->set_dim_param("N");
   input("untyped")->mutable_sequence_type();
-  input("maps")
-      ->mutable_sequence_type()
-      ->mutable_elem_type()
-      ->mutable_map_type()
-      ->set_key_type(onnx::TensorProto::INT64);
+  input("maps")->mutable_sequence_type()->mutable_elem_type()->mutable_map_type()->set_key_type(
+      onnx::TensorProto::INT64);
   onnx::NodeProto* n = g->add_node();
   n->set_op_type("Identity");
   n->add_input("nested");
@@ -580,6 +762,49 @@ TEST(OnnxImportGraphTest, SequenceAndOptionalTypesAreModelledAndRoundTrip) {
   std::string report;
   differencer.ReportDifferencesToString(&report);
   EXPECT_TRUE(differencer.Compare(m, exported)) << report;
+}
+
+// A TypeProto with no kind (`type {}`, as some exporters write on If branch outputs) is no type,
+// as an absent one: not a kind kept as bytes, which no pass could ever type. A denotation alone
+// survives; so does an empty sequence element type. Export writes no type for it.
+TEST(OnnxImportGraphTest, TypeWithNoKindIsUntyped) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  onnx::OperatorSetIdProto* opset = m.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(17);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("main");
+  onnx::ValueInfoProto* x = g->add_input();
+  x->set_name("x");
+  x->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  const char* names[] = {"empty", "denoted", "seq"};
+  for (const char* name : names) {
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type("Identity");
+    n->add_input("x");
+    n->add_output(name);
+    onnx::ValueInfoProto* out = g->add_output();
+    out->set_name(name);
+    out->mutable_type();  // present, no kind
+  }
+  g->mutable_output(1)->mutable_type()->set_denotation("AUDIO");
+  g->mutable_output(2)->mutable_type()->mutable_sequence_type()->mutable_elem_type();
+
+  auto model = ImportModelProto(m);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const Graph& graph = (*model)->graph();
+  EXPECT_EQ(graph.outputs()[0]->type().kind(), Type::Kind::kNone);
+  EXPECT_EQ(graph.outputs()[1]->type().kind(), Type::Kind::kNone);
+  EXPECT_EQ(graph.outputs()[1]->type().denotation(), "AUDIO");
+  EXPECT_EQ(graph.outputs()[2]->type().ToString(), "seq(?)");
+
+  onnx::ModelProto exported;
+  ASSERT_TRUE(ExportModelProto(**model, &exported).ok());
+  EXPECT_FALSE(exported.graph().output(0).has_type());
+  EXPECT_EQ(exported.graph().output(1).type().value_case(), onnx::TypeProto::VALUE_NOT_SET);
+  EXPECT_EQ(exported.graph().output(1).type().denotation(), "AUDIO");
+  EXPECT_TRUE(exported.graph().output(2).type().has_sequence_type());
 }
 
 TEST(OnnxImportGraphTest, OptionalSlotsAndOpaquePartsRoundTrip) {
@@ -854,7 +1079,9 @@ TEST(OnnxImportFileTest, CorruptFileGivesOneLineError) {
   auto model = ImportModelFile(path);
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().message(),
-            "cannot parse '" + path + "' as an ONNX model (binary protobuf)");
+            "cannot parse '" + path +
+                "' as an ONNX model (binary protobuf: truncated, corrupt, or messages nested "
+                "deeper than 400 levels)");
 }
 
 TEST(OnnxImportFileTest, MissingFile) {

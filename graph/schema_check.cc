@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
 #include "base/checked_math.h"
+#include "base/excerpt.h"
 #include "base/status_macros.h"
 #include "onnx/defs/data_type_utils.h"
 #include "onnx/defs/schema.h"
@@ -134,7 +135,7 @@ absl::Status CheckTypeConstraints(const Node& node, const onnx::OpSchema& schema
     const onnx::OpSchema::FormalParameter& formal =
         formals[std::min<size_t>(index, formals.size() - 1)];
     absl::StatusOr<std::string> type = OnnxTypeString(value->type());
-    const std::string who = absl::StrCat(what, " ", index, " '", value->name(), "'");
+    const std::string who = absl::StrCat(what, " ", index, " ", Quoted(value->name()));
     if (!type.ok()) {
       return Fail(absl::StrCat(node.op_type(), " ", who, ": ", type.status().message()));
     }
@@ -194,8 +195,8 @@ absl::Status CheckModelVersions(const Model& model) {
     const char* domain = OnnxDomain(opset.domain);
     if (domain == nullptr) {
       if (opset.version < 1) {
-        return Fail(absl::StrCat("model: opset import of domain '", opset.domain, "' has version ",
-                                 opset.version, " (versions start at 1)"));
+        return Fail(absl::StrCat("model: opset import of domain ", Quoted(opset.domain),
+                                 " has version ", opset.version, " (versions start at 1)"));
       }
       continue;
     }
@@ -260,13 +261,14 @@ absl::Status SchemaChecker::CheckNode(const Node& node, std::vector<std::string>
       return Fail(absl::StrCat(op, " is not defined at opset ", opset, " (it exists from opset ",
                                later->since_version(), ")"));
     }
-    return Fail(absl::StrCat("'", op, "' is not an operator of domain '",
-                             node.domain().empty() ? "ai.onnx" : node.domain(), "'"));
+    return Fail(absl::StrCat(Quoted(op), " is not an operator of domain ",
+                             Quoted(node.domain().empty() ? "ai.onnx" : node.domain())));
   }
 
-  // Arity: the schema counts trailing omitted optionals as absent, so do the same.
+  // Arity: trailing omitted optionals are tolerated past the maximum, and count as given slots
+  // toward the minimum, as in ONNX's checker (Loop("", "") has the two inputs Loop needs).
   int inputs = node.num_inputs();
-  while (inputs > 0 && node.input(inputs - 1) == nullptr) --inputs;
+  while (inputs > schema->min_input() && node.input(inputs - 1) == nullptr) --inputs;
   int outputs = node.num_outputs();
   while (outputs > 0 && node.output(outputs - 1) == nullptr) --outputs;
   if (inputs < schema->min_input() || inputs > schema->max_input()) {
@@ -302,12 +304,12 @@ absl::Status SchemaChecker::CheckNode(const Node& node, std::vector<std::string>
     if (!attr.ref_attr_name.empty()) continue;  // bound by a function's caller
     auto found = known.find(attr.name());
     if (found == known.end()) {
-      return Fail(
-          absl::StrCat(op, "-", schema->since_version(), " has no attribute '", attr.name(), "'"));
+      return Fail(absl::StrCat(op, "-", schema->since_version(), " has no attribute ",
+                               Quoted(attr.name())));
     }
     const int expected = static_cast<int>(found->second.type);
     if (static_cast<int>(attr.type()) != expected) {
-      return Fail(absl::StrCat(op, " attribute '", attr.name(), "' must be ",
+      return Fail(absl::StrCat(op, " attribute ", Quoted(attr.name()), " must be ",
                                AttributeTypeName(expected), ", is ",
                                AttributeTypeName(static_cast<int>(attr.type()))));
     }

@@ -57,6 +57,20 @@ TEST(SchemaCheckTest, RejectsEmptyRequiredInput) {
   EXPECT_THAT(m, HasSubstr("required"));
 }
 
+// Omitted optional inputs are slots: Loop("", "") has the two inputs Loop needs (ONNX's checker
+// and ONNX Runtime take it).
+TEST(SchemaCheckTest, AcceptsLoopWithEveryInputOmitted) {
+  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(Opset17(
+      "(int64 m, bool c) => (float[?] s)",
+      "s = Loop(m, c) <body = b (int64 i, bool ci) => (bool co, float so) {\n"
+      "  lim = Constant <value = int64 {3}> ()\n  co = Less(i, lim)\n  so = Cast<to = 1>(i)\n}>"));
+  ASSERT_TRUE(model.ok()) << model.status();
+  Node* loop = *(*model)->graph().nodes().begin();
+  loop->SetInput(0, nullptr);
+  loop->SetInput(1, nullptr);
+  EXPECT_EQ(VerifyModel(**model).message(), "");
+}
+
 TEST(SchemaCheckTest, RejectsUnknownAttribute) {
   std::string m = Verify(Opset17("(float[2] x) => (float[2] y)", "y = Relu<alpha = 1.0>(x)"));
   EXPECT_THAT(m, HasSubstr("has no attribute 'alpha'"));

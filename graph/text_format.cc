@@ -23,6 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
+#include "graph/limits.h"
 #include "graph/onnx_export.h"
 #include "graph/onnx_import.h"
 #include "onnx/defs/parser.h"
@@ -84,6 +85,7 @@ bool IsElementTypeWord(absl::string_view word) {
 // At a comment (`#` to the end of the line) or a string literal (with backslash escapes): copies
 // it to `out`, moves `*i` past it and returns true; otherwise false.
 bool CopyCommentOrString(absl::string_view text, size_t* i, std::string* out) {
+  // (`out` may be null: skip it.)
   const char c = text[*i];
   size_t end;
   if (c == '#') {
@@ -96,9 +98,42 @@ bool CopyCommentOrString(absl::string_view text, size_t* i, std::string* out) {
   } else {
     return false;
   }
-  absl::StrAppend(out, text.substr(*i, end - *i));
+  if (out != nullptr) absl::StrAppend(out, text.substr(*i, end - *i));
   *i = end;
   return true;
+}
+
+// The 1.12 parser recurses once per nested graph body (`{...}`) and per nested type (`seq(...)`),
+// without a limit, so text nested deeper than any model Anvil accepts (graph/limits.h) is refused
+// before it runs, naming the line. A graph body k subgraph levels down is k + 1 braces deep (a
+// constant's `{...}` inside it one more); the exact subgraph depth is then checked on the parsed
+// proto, as for binary models.
+absl::Status CheckTextNesting(absl::string_view text) {
+  constexpr int kMaxBraces = kMaxSubgraphDepth + 2;
+  constexpr int kMaxBrackets = 2 * kMaxSubgraphDepth;
+  int braces = 0, brackets = 0, line = 1;
+  for (size_t i = 0; i < text.size();) {
+    const size_t start = i;
+    if (CopyCommentOrString(text, &i, nullptr)) {
+      line += static_cast<int>(std::count(text.begin() + start, text.begin() + i, '\n'));
+      continue;
+    }
+    const char c = text[i++];
+    if (c == '\n') {
+      ++line;
+    } else if (c == '{' && ++braces > kMaxBraces) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ONNX text: line ", line, ": ", SubgraphDepthMessage()));
+    } else if ((c == '(' || c == '[') && ++brackets > kMaxBrackets) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ONNX text: line ", line, ": brackets nested deeper than ", kMaxBrackets, " levels"));
+    } else if (c == '}') {
+      --braces;
+    } else if (c == ')' || c == ']') {
+      --brackets;
+    }
+  }
+  return absl::OkStatus();
 }
 
 // Replaces expression dims inside `type[...]` shapes by placeholder identifiers the 1.12 parser
@@ -171,7 +206,9 @@ constexpr char kTypePlaceholderPrefix[] = "__anvil_type_";
 
 std::string OneLineParseError(const std::string& message);
 
-bool IsIdentifierChar(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentifierChar(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 // Replaces seq(...), optional(...), map(...) and sparse_tensor(...) types by `uint8[placeholder]`,
 // which the 1.12 parser accepts in value lists (it reads those types only through
@@ -298,8 +335,8 @@ absl::Status RestoreNonTensorTypes(const std::vector<std::string>& types,
     onnx::TypeProto parsed;
     const onnx::Common::Status status = onnx::OnnxParser::Parse(parsed, text.c_str());
     if (!status.IsOK()) {
-      return absl::InvalidArgumentError(absl::StrCat("ONNX text: type '", types[index], "': ",
-                                                     OneLineParseError(status.ErrorMessage())));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ONNX text: type '", types[index], "': ", OneLineParseError(status.ErrorMessage())));
     }
     *type = std::move(parsed);
     return absl::OkStatus();
@@ -817,7 +854,6 @@ class Printer {
     return true;
   }
 
-
   bool AppendTypeProto(std::string* s, const onnx::TypeProto& t, absl::string_view what) {
     if (!t.denotation().empty()) Loss("type denotations are not kept", what);
     auto tensor = [&](int32_t elem_type, bool has_shape, const onnx::TensorShapeProto& shape) {
@@ -1256,7 +1292,9 @@ std::string PrintNode(const Node& node, const PrintOptions& options) {
   return std::move(printer.out());
 }
 
-absl::StatusOr<std::unique_ptr<Model>> ParseModelText(std::string_view text) {
+absl::StatusOr<std::unique_ptr<Model>> ParseModelText(std::string_view text,
+                                                      std::vector<std::string>* warnings) {
+  ANVIL_RETURN_IF_ERROR(CheckTextNesting(absl::string_view(text.data(), text.size())));
   if (absl::StrContains(absl::string_view(text.data(), text.size()), kElidedMarker)) {
     return absl::InvalidArgumentError(
         absl::StrCat("ONNX text has elided constants ('", kElidedMarker,
@@ -1294,7 +1332,9 @@ absl::StatusOr<std::unique_ptr<Model>> ParseModelText(std::string_view text) {
     opset->set_domain("");
     opset->set_version(kDefaultOnnxOpset);
   }
-  return ImportModelProto(proto);
+  ImportOptions options;
+  options.warnings = warnings;
+  return ImportModelProto(proto, options);
 }
 
 }  // namespace anvil

@@ -116,8 +116,13 @@ std::string PrintNode(const Node& node, const PrintOptions& options = {});
 //   ONNX text: line 3, column 10: Expected character ) not found.
 //   [context: `y = Op(, x)`]
 // (one line in the message); import errors (an undefined name, tensor data of
-// the wrong size) are ImportModelProto's.
-absl::StatusOr<std::unique_ptr<Model>> ParseModelText(std::string_view text);
+// the wrong size) are ImportModelProto's, and so are its warnings (graphs it
+// sorted), appended to `warnings` when given. Text nested deeper than import
+// accepts (graph/limits.h) is refused before the ONNX parser, which recurses
+// without a limit, sees it: "ONNX text: line 9: subgraphs nested deeper than
+// 100 levels".
+absl::StatusOr<std::unique_ptr<Model>> ParseModelText(std::string_view text,
+                                                      std::vector<std::string>* warnings = nullptr);
 
 }  // namespace anvil
 

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "graph/limits.h"
 #include "graph/onnx_export.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
@@ -476,6 +478,55 @@ g (float[N, H] x) => (float[N, floor((H - 1) / 2) + 1] y)
   absl::StatusOr<std::unique_ptr<Model>> again = ParseModelText(printed);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(PrintModel(**again), printed);
+}
+
+// The ONNX parser recurses without a limit: text nested deeper than import accepts is refused
+// before it runs (5000 levels overflowed the stack), naming the line.
+TEST(TextFormatTest, NestingDeeperThanTheLimitIsRefusedBeforeParsing) {
+  auto nested = [](int depth) {
+    std::string text = "<ir_version: 8, opset_import: [\"\" : 17]>\n";
+    text += "main (bool c, float[2] x) => (float[2] y) {\n";
+    for (int k = 0; k < depth; ++k) {
+      absl::StrAppend(&text, "y = If <then_branch = g", k, " () => (float[2] y) {\n");
+    }
+    text += "y = Identity (x)\n";
+    for (int k = depth - 1; k >= 0; --k) {
+      absl::StrAppend(&text, "}, else_branch = e", k,
+                      " () => (float[2] z) { z = Identity (x) }> (c)\n");
+    }
+    return text + "}\n";
+  };
+  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(nested(5000));
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().message(),
+            "ONNX text: line 104: subgraphs nested deeper than 100 levels");
+  // Within the brace bound, the import's exact check (as for binary models) decides.
+  model = ParseModelText(nested(kMaxSubgraphDepth + 1));
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(model.status().message(), HasSubstr("subgraphs nested deeper than 100 levels"));
+  model = ParseModelText(nested(kMaxSubgraphDepth));
+  EXPECT_TRUE(model.ok()) << model.status();
+
+  // Types nest through parentheses: bounded too.
+  std::string type;
+  for (int k = 0; k < 300; ++k) type += "seq(";
+  type += "float";
+  for (int k = 0; k < 300; ++k) type += ")";
+  model = ParseModelText("main (" + type + " x) => (" + type + " y) { y = Identity (x) }\n");
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(model.status().message(), HasSubstr("brackets nested deeper than 200 levels"));
+}
+
+// Text import sorts as binary import does, with the same warning.
+TEST(TextFormatTest, UnsortedTextIsSortedWithAWarning) {
+  std::vector<std::string> warnings;
+  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(
+      "main (float[2] x) => (float[2] y) {\n  y = Relu (t)\n  t = Neg (x)\n}\n", &warnings);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ((*(*model)->graph().nodes().begin())->op_type(), "Neg");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("graph 'main' is not in topological order"));
+  EXPECT_FALSE(ParseModelText("main (float[2] x) => (float[2] y) {\n  y = Relu (y)\n}\n").ok());
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "base/excerpt.h"
 #include "base/status_macros.h"
+#include "graph/limits.h"
 #include "graph/schema_check.h"
 
 namespace anvil {
@@ -32,16 +34,18 @@ class Verifier {
 
   // Values of enclosing graphs defined before the node owning `graph` are in visible_; this
   // graph's values are added while it is checked and removed after, so nesting costs nothing.
-  absl::Status VerifyGraph(const Graph& graph) {
-    const std::string where = absl::StrCat("graph '", graph.name(), "'");
+  // `graph` sits `depth` levels below the main graph; deeper than kMaxSubgraphDepth is an error
+  // (graph/limits.h), so this walk, like every other, recurses at most that deep.
+  absl::Status VerifyGraph(const Graph& graph, int depth) {
+    const std::string where = absl::StrCat("graph ", Quoted(graph.name()));
     std::vector<const Value*> defined_here;
-    absl::Status status = VerifyGraphBody(graph, where, defined_here);
+    absl::Status status = VerifyGraphBody(graph, depth, where, defined_here);
     for (const Value* v : defined_here) visible_[v->id()] = false;
     return status;
   }
 
  private:
-  absl::Status VerifyGraphBody(const Graph& graph, const std::string& where,
+  absl::Status VerifyGraphBody(const Graph& graph, int depth, const std::string& where,
                                std::vector<const Value*>& defined_here) {
     auto visible = [&](const Value* v) { return v->id() < visible_.size() && visible_[v->id()]; };
 
@@ -49,7 +53,7 @@ class Verifier {
     // only for an error.
     auto define = [&](const Value* v, Definition how) -> absl::Status {
       if (v->graph() != &graph) {
-        return Error(where, absl::StrCat("value '", v->name(), "' (", how.Describe(),
+        return Error(where, absl::StrCat("value ", Quoted(v->name()), " (", how.Describe(),
                                          ") belongs to another graph"));
       }
       if (!v->name().empty()) {
@@ -57,16 +61,16 @@ class Verifier {
         // name cannot both be found. Enclosing graphs must not define the name either.
         if (const Value* found = graph.FindValue(v->name()); found != v) {
           if (found == nullptr) {
-            return Error(where, absl::StrCat("value '", v->name(), "' (", how.Describe(),
+            return Error(where, absl::StrCat("value ", Quoted(v->name()), " (", how.Describe(),
                                              ") is missing from the graph's name table"));
           }
           return Error(where,
-                       absl::StrCat("value '", v->name(), "' is defined twice: as ",
+                       absl::StrCat("value ", Quoted(v->name()), " is defined twice: as ",
                                     DefinitionOf(*found).Describe(), " and as ", how.Describe()));
         }
         if (graph.parent() != nullptr) {
           if (const Value* outer = graph.parent()->LookupInScope(v->name())) {
-            return Error(where, absl::StrCat("value '", v->name(), "' (", how.Describe(),
+            return Error(where, absl::StrCat("value ", Quoted(v->name()), " (", how.Describe(),
                                              ") is also defined in an enclosing graph (",
                                              outer->graph()->name(), ")"));
           }
@@ -83,7 +87,7 @@ class Verifier {
     }
     for (const Value* v : graph.initializers()) {
       if (v->constant() == nullptr) {
-        return Error(where, absl::StrCat("initializer '", v->name(), "' has no payload"));
+        return Error(where, absl::StrCat("initializer ", Quoted(v->name()), " has no payload"));
       }
       ANVIL_RETURN_IF_ERROR(CheckInitializerType(where, *v));
       if (v->IsGraphInput()) continue;  // Defined as an input already.
@@ -96,10 +100,10 @@ class Verifier {
       if (model_.OpsetVersion(node->domain()) < 0) {
         std::string imported;
         for (const OpsetImport& op : model_.opset_imports) {
-          absl::StrAppend(&imported, imported.empty() ? "" : ", ", "'", op.domain, "'");
+          absl::StrAppend(&imported, imported.empty() ? "" : ", ", Quoted(op.domain));
         }
-        return Error(at(), absl::StrCat("op domain '", node->domain(),
-                                        "' is not in the model's opset imports (",
+        return Error(at(), absl::StrCat("op domain ", Quoted(node->domain()),
+                                        " is not in the model's opset imports (",
                                         imported.empty() ? "none" : imported, ")"));
       }
       if (absl::Status s = schema_checker_.CheckNode(*node, &node_warnings_); !s.ok()) {
@@ -113,25 +117,26 @@ class Verifier {
         const Value* v = node->input(i);
         if (v == nullptr) continue;
         if (!visible(v)) {
-          return Error(at(), absl::StrCat("input ", i, " '", v->name(),
-                                          "' is used before it is defined or is out of scope"));
+          return Error(at(), absl::StrCat("input ", i, " ", Quoted(v->name()),
+                                          " is used before it is defined or is out of scope"));
         }
         ++input_slots_[v->id()];  // checked against the use list below, once per value
       }
       // Subgraphs see everything visible before this node.
       for (const Graph* sub : node->Subgraphs()) {
         if (sub->parent() != &graph || sub->owner_node() != node) {
-          return Error(at(), absl::StrCat("subgraph '", sub->name(),
-                                          "' does not name this node's graph as its parent"));
+          return Error(at(), absl::StrCat("subgraph ", Quoted(sub->name()),
+                                          " does not name this node's graph as its parent"));
         }
-        ANVIL_RETURN_IF_ERROR(VerifyGraph(*sub));
+        if (depth + 1 > kMaxSubgraphDepth) return Error(at(), SubgraphDepthMessage());
+        ANVIL_RETURN_IF_ERROR(VerifyGraph(*sub, depth + 1));
       }
       for (int i = 0; i < node->num_outputs(); ++i) {
         const Value* v = node->output(i);
         if (v == nullptr) continue;
         if (v->producer() != node || v->producer_output() != i) {
-          return Error(at(), absl::StrCat("output ", i, " '", v->name(),
-                                          "' does not point back at its producer"));
+          return Error(at(), absl::StrCat("output ", i, " ", Quoted(v->name()),
+                                          " does not point back at its producer"));
         }
         ANVIL_RETURN_IF_ERROR(define(v, Definition{nullptr, node}));
       }
@@ -145,26 +150,26 @@ class Verifier {
         const Use& use = uses[k];
         if (use.user == nullptr || use.input_index < 0 ||
             use.input_index >= use.user->num_inputs() || use.user->input(use.input_index) != v) {
-          return Error(where, absl::StrCat("value '", v->name(),
-                                           "' has a stale use entry (erased or rewired node)"));
+          return Error(where, absl::StrCat("value ", Quoted(v->name()),
+                                           " has a stale use entry (erased or rewired node)"));
         }
       }
       if (HasDuplicate(uses)) {
-        return Error(where, absl::StrCat("value '", v->name(), "' lists a use twice"));
+        return Error(where, absl::StrCat("value ", Quoted(v->name()), " lists a use twice"));
       }
       const int64_t slots = input_slots_[v->id()];
       if (static_cast<int64_t>(v->uses().size()) != slots) {
-        return Error(where, absl::StrCat("value '", v->name(), "' is read by ", slots,
+        return Error(where, absl::StrCat("value ", Quoted(v->name()), " is read by ", slots,
                                          " input slots but its use list has ", v->uses().size(),
                                          " entries"));
       }
-      if (absl::Status s = CheckDeclaredType(v->type(), absl::StrCat("value '", v->name(), "'"));
+      if (absl::Status s = CheckDeclaredType(v->type(), absl::StrCat("value ", Quoted(v->name())));
           !s.ok()) {
         return Error(where, std::string(s.message()));
       }
       if (const Type& t = v->type(); t.is_tensor() && t.element_type() != ElementType::kUndefined &&
                                      !IsValidElementType(static_cast<int32_t>(t.element_type()))) {
-        return Error(where, absl::StrCat("value '", v->name(), "' has invalid element type ",
+        return Error(where, absl::StrCat("value ", Quoted(v->name()), " has invalid element type ",
                                          static_cast<int32_t>(t.element_type())));
       }
     }
@@ -173,7 +178,7 @@ class Verifier {
       const Value* v = graph.outputs()[i];
       if (v == nullptr) return Error(where, absl::StrCat("output ", i, " is empty"));
       if (!visible(v)) {
-        return Error(where, absl::StrCat("output ", i, " '", v->name(), "' is not defined"));
+        return Error(where, absl::StrCat("output ", i, " ", Quoted(v->name()), " is not defined"));
       }
     }
     return absl::OkStatus();
@@ -210,7 +215,7 @@ class Verifier {
     if (!t.is_tensor()) return absl::OkStatus();
     if (t.element_type() != e.element_type()) {
       return Error(where,
-                   absl::StrCat("initializer '", v.name(), "' is declared ",
+                   absl::StrCat("initializer ", Quoted(v.name()), " is declared ",
                                 std::string(ElementTypeName(t.element_type())), " but holds ",
                                 std::string(ElementTypeName(e.element_type()))));
     }
@@ -223,8 +228,8 @@ class Verifier {
       if (!same) {
         std::string dims;
         for (int64_t d : e.dims()) absl::StrAppend(&dims, dims.empty() ? "" : ",", d);
-        return Error(where, absl::StrCat("initializer '", v.name(), "' is declared ", t.ToString(),
-                                         " but holds dims [", dims, "]"));
+        return Error(where, absl::StrCat("initializer ", Quoted(v.name()), " is declared ",
+                                         t.ToString(), " but holds dims [", dims, "]"));
       }
     }
     return absl::OkStatus();
@@ -243,7 +248,7 @@ class Verifier {
 absl::Status VerifyModel(const Model& model, std::vector<std::string>* warnings) {
   ANVIL_RETURN_IF_ERROR(CheckModelVersions(model));
   Verifier verifier(model, warnings);
-  return verifier.VerifyGraph(model.graph());
+  return verifier.VerifyGraph(model.graph(), /*depth=*/0);
 }
 
 }  // namespace anvil

@@ -10,7 +10,8 @@
 //    at an input slot that reads the value; no use refers to an erased value.
 //  - Types: an initializer's declared tensor type agrees with its payload (element type and
 //    dims); declared element types are valid.
-//  - Scoping: each subgraph's parent is the graph of the node that owns it.
+//  - Scoping: each subgraph's parent is the graph of the node that owns it; subgraphs nest at
+//    most kMaxSubgraphDepth levels (graph/limits.h).
 //  - Domains: every node's domain is among the model's opset imports.
 //  - Schemas (graph/schema_check.h): supported ir_version and opsets; each node of an ONNX domain
 //    against its op's schema (arity, attributes, types); declared dims not negative, sizes within

@@ -1,6 +1,10 @@
 #include "graph/verifier.h"
 
+#include <memory>
+#include <string>
+
 #include "gmock/gmock.h"
+#include "graph/limits.h"
 #include "gtest/gtest.h"
 
 namespace anvil {
@@ -104,6 +108,57 @@ TEST_F(VerifierTest, AcceptsRewiredGraphAfterReorder) {
   neg_->SetInput(0, x_);
   g.MoveNodeBefore(relu_, nullptr);
   EXPECT_TRUE(VerifyModel(model_).ok());
+}
+
+// A model built in memory with Ifs nested `depth` levels (each then_branch holds the next If; every
+// else_branch returns x): the entry import cannot check.
+void NestIfs(Model& model, int depth) {
+  model.opset_imports.push_back({"", 17});
+  Graph* g = &model.graph();
+  g->set_name("main");
+  Value* c = g->AddInput("c", Type::Tensor(ElementType::kBool, {}));
+  Value* x = g->AddInput("x", Float());
+  for (int level = 0; level < depth; ++level) {
+    Node* node = g->AddNode("If");
+    node->AddInput(c);
+    Value* y = node->AddOutput("y" + std::to_string(level));
+    g->AddOutput(y);
+    for (const char* name : {"then_branch", "else_branch"}) {
+      auto sub = std::make_unique<Graph>(&model, g);
+      sub->set_name(std::string(name) + std::to_string(level + 1));
+      sub->set_owner_node(node);
+      Attribute a(name, AttributeType::kGraph);
+      a.graphs.push_back(std::move(sub));
+      node->SetAttribute(std::move(a));
+    }
+    Graph* other = node->FindAttribute("else_branch")->graphs[0].get();
+    other->AddOutput(x);
+    g = node->FindAttribute("then_branch")->graphs[0].get();
+  }
+  g->AddOutput(x);
+}
+
+TEST(VerifierDepthTest, SubgraphsNestAtMostTheLimit) {
+  Model ok;
+  NestIfs(ok, kMaxSubgraphDepth);
+  EXPECT_TRUE(VerifyModel(ok).ok()) << VerifyModel(ok);
+  EXPECT_TRUE(CheckSubgraphDepth(ok.graph()).ok());
+
+  Model deep;
+  NestIfs(deep, kMaxSubgraphDepth + 1);
+  absl::Status s = VerifyModel(deep);
+  EXPECT_EQ(s.message(),
+            "graph 'then_branch100': node #0 (If, output 'y100'): subgraphs nested deeper than 100 "
+            "levels");
+  EXPECT_EQ(CheckSubgraphDepth(deep.graph()).message(), s.message());
+
+  // Far deeper: refused by walks that stop at the limit.
+  Model deeper;
+  NestIfs(deeper, 2000);
+  EXPECT_THAT(std::string(VerifyModel(deeper).message()),
+              HasSubstr("subgraphs nested deeper than 100 levels"));
+  EXPECT_THAT(std::string(CheckSubgraphDepth(deeper.graph()).message()),
+              HasSubstr("subgraphs nested deeper than 100 levels"));
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
+#include "base/checked_math.h"
 #include "graph/node_errors.h"
 #include "graph/op_table.h"
 #include "kernels/kernel_rules.h"
@@ -13,10 +15,10 @@ namespace {
 
 // Every family's kernels, bound to the op table's rows once.
 const std::vector<KernelFactory>& Factories() {
-  static const auto* fns = new std::vector<KernelFactory>(BindToOps<KernelRule>(
-      {kernel_rules::kElementwiseKernels, kernel_rules::kComputeKernels, kernel_rules::kDataKernels,
-       kernel_rules::kMiscKernels, kernel_rules::kControlFlowKernels,
-       kernel_rules::kSequenceKernels}));
+  static const auto* fns = new std::vector<KernelFactory>(
+      BindToOps<KernelRule>({kernel_rules::kElementwiseKernels, kernel_rules::kComputeKernels,
+                             kernel_rules::kDataKernels, kernel_rules::kMiscKernels,
+                             kernel_rules::kControlFlowKernels, kernel_rules::kSequenceKernels}));
   return *fns;
 }
 
@@ -27,7 +29,8 @@ KernelFactory FindFactory(std::string_view domain, std::string_view op_type, int
 
 }  // namespace
 
-absl::StatusOr<TensorView*> KernelContext::AllocateOutput(int i, absl::Span<const int64_t> dims) {
+absl::StatusOr<TensorView*> KernelContext::AllocateOutput(int i, absl::Span<const int64_t> dims,
+                                                          ElementType computed) {
   if (!HasOutput(i)) return Error(absl::StrCat("output ", i, " is not requested"));
   if (allocated_[i]) {
     if (!std::equal(outputs_[i].dims.begin(), outputs_[i].dims.end(), dims.begin(), dims.end())) {
@@ -37,7 +40,7 @@ absl::StatusOr<TensorView*> KernelContext::AllocateOutput(int i, absl::Span<cons
     return &outputs_[i];
   }
   if (!allocator_) return absl::InternalError("kernel context has no allocator");
-  absl::StatusOr<TensorView> view = allocator_(i, dims);
+  absl::StatusOr<TensorView> view = allocator_(i, dims, computed);
   if (!view.ok()) return view.status();
   outputs_[i] = *std::move(view);
   allocated_[i] = true;
@@ -70,6 +73,18 @@ absl::StatusOr<std::vector<Tensor>> KernelContext::RunSubgraph(
 }
 
 absl::Status KernelContext::Error(std::string_view what) const { return NodeError(node_, what); }
+
+absl::Status KernelContext::CheckHeldBytes(int output, int64_t bytes, int64_t pieces,
+                                           const Tensor& last) const {
+  if (max_allocation_bytes_ == kNoAllocationLimit || bytes <= max_allocation_bytes_) {
+    return absl::OkStatus();
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      node_.Describe(), ": output ", output, ": ", pieces, " iterations (the last ",
+      AsAbsl(ElementTypeName(last.type())), "[", absl::StrJoin(last.dims(), ","), "]) hold ", bytes,
+      " bytes (", HumanBytes(bytes), "), over the allocation limit of ", max_allocation_bytes_,
+      " bytes (", HumanBytes(max_allocation_bytes_), ")"));
+}
 
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node, int64_t opset) {
   const KernelFactory factory = FindFactory(node.domain(), node.op_type(), opset);

@@ -36,8 +36,10 @@ namespace anvil {
 
 class KernelContext {
  public:
-  using Allocator =
-      std::function<absl::StatusOr<TensorView>(int output, absl::Span<const int64_t>)>;
+  // Allocates output `output` with the given dims; its element type is the one shape inference
+  // or the model gives, else `computed` (kUndefined: none known, an error).
+  using Allocator = std::function<absl::StatusOr<TensorView>(int output, absl::Span<const int64_t>,
+                                                             ElementType computed)>;
   using SubgraphRunner = std::function<absl::StatusOr<std::vector<Tensor>>(
       const Graph& body, const std::vector<TensorView>& inputs)>;
   // Takes output `i` as a whole value (SetOutputValue).
@@ -65,8 +67,11 @@ class KernelContext {
   // A preallocated output. Precondition: IsOutputAllocated(i).
   TensorView& output(int i) { return outputs_[i]; }
   // Allocates output `i` with `dims` (for data-dependent sizes; also allowed when preallocated
-  // dims agree). Returns the dense view.
-  absl::StatusOr<TensorView*> AllocateOutput(int i, absl::Span<const int64_t> dims);
+  // dims agree). Returns the dense view. Its element type is the inferred or declared one;
+  // `computed`, the type the kernel computed (a control-flow body's result), serves when neither
+  // is known, so the caller checks the view's type against it.
+  absl::StatusOr<TensorView*> AllocateOutput(int i, absl::Span<const int64_t> dims,
+                                             ElementType computed = ElementType::kUndefined);
   // Makes `value` output `i`, sharing its buffers: how a sequence or optional comes out (and a
   // tensor taken whole from one, SequenceAt's). Unimplemented when the caller keeps no such
   // values (set_value_sink), InvalidArgument when output `i` was preallocated.
@@ -79,6 +84,15 @@ class KernelContext {
 
   // Seed for random ops without a `seed` attribute: fixed per session, so runs are repeatable.
   uint64_t default_seed() const { return default_seed_; }
+
+  // The caller's limit on one allocation (kNoAllocationLimit: none). Outputs are allocated within
+  // it by the caller; a kernel that holds results across iterations before it can allocate their
+  // combination (Loop and Scan outputs, SequenceMap) checks what it holds against it
+  // (CheckHeldBytes), so that many small pieces cannot exceed what one output may take.
+  int64_t max_allocation_bytes() const { return max_allocation_bytes_; }
+  // ResourceExhausted naming the node when `bytes` held for output `output` (what `pieces`
+  // iterations produced, the last being `last`) pass max_allocation_bytes(); OK otherwise.
+  absl::Status CheckHeldBytes(int output, int64_t bytes, int64_t pieces, const Tensor& last) const;
 
   // InvalidArgument "node 'n' (Op): <what>".
   absl::Status Error(std::string_view what) const;
@@ -97,6 +111,7 @@ class KernelContext {
   void set_value_sink(ValueSink sink) { value_sink_ = std::move(sink); }
   void set_subgraph_runner(SubgraphRunner r) { subgraph_runner_ = std::move(r); }
   void set_default_seed(uint64_t seed) { default_seed_ = seed; }
+  void set_max_allocation_bytes(int64_t bytes) { max_allocation_bytes_ = bytes; }
   absl::Span<const TensorView> outputs() const { return outputs_; }
 
  private:
@@ -110,6 +125,7 @@ class KernelContext {
   ValueSink value_sink_;
   SubgraphRunner subgraph_runner_;
   uint64_t default_seed_ = 0x5eed;
+  int64_t max_allocation_bytes_ = kNoAllocationLimit;
 };
 
 class OpKernel {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
 #include "base/checked_math.h"
+#include "base/status_macros.h"
 
 namespace anvil {
 namespace {
@@ -172,39 +173,55 @@ Tensor Tensor::FromElements(const Elements& elements) {
   return t;
 }
 
+namespace {
+
+// Writes `view`'s elements into `t` (dense, of the view's type and dims).
+void CopyElements(const TensorView& view, Tensor& t) {
+  const size_t size = ElementSize(view.type);
+  const int64_t n = t.NumElements();
+  if (n == 0) return;
+  if (view.type == ElementType::kString) {
+    std::string* dst = t.As<std::string>();
+    int64_t i = 0;
+    ForEachOffset(view, [&](int64_t offset) { dst[i++] = view.As<std::string>()[offset]; });
+    return;
+  }
+  if (view.Contiguous()) {
+    std::memcpy(t.data(), view.data, n * size);
+    return;
+  }
+  auto* dst = t.As<uint8_t>();
+  const auto* src = static_cast<const uint8_t*>(view.data);
+  int64_t i = 0;
+  ForEachOffset(view,
+                [&](int64_t offset) { std::memcpy(dst + i++ * size, src + offset * size, size); });
+}
+
+}  // namespace
+
 Tensor Tensor::CopyOf(const TensorView& view) {
   if (view.kind == ValueKind::kSequence) {
     return Sequence(view.type, view.elements != nullptr ? *view.elements : std::vector<Tensor>());
   }
   if (view.kind == ValueKind::kNoneOptional) return NoneOptional(view.type);
   Tensor t = Uninitialized(view.type, view.dims);
-  const size_t size = ElementSize(view.type);
-  const int64_t n = t.NumElements();
-  if (n == 0) return t;
-  if (view.type == ElementType::kString) {
-    std::string* dst = t.As<std::string>();
-    int64_t i = 0;
-    ForEachOffset(view, [&](int64_t offset) { dst[i++] = view.As<std::string>()[offset]; });
-    return t;
-  }
-  if (view.Contiguous()) {
-    std::memcpy(t.data(), view.data, n * size);
-    return t;
-  }
-  auto* dst = t.As<uint8_t>();
-  const auto* src = static_cast<const uint8_t*>(view.data);
-  int64_t i = 0;
-  ForEachOffset(view, [&](int64_t offset) {
-    std::memcpy(dst + i++ * size, src + offset * size, size);
-  });
+  CopyElements(view, t);
+  return t;
+}
+
+absl::StatusOr<Tensor> Tensor::CopyOf(const TensorView& view, int64_t max_bytes) {
+  if (view.kind != ValueKind::kTensor) return CopyOf(view);  // shares the elements' buffers
+  ANVIL_ASSIGN_OR_RETURN(Tensor t, Allocate(view.type, view.dims, max_bytes, /*zero=*/false));
+  CopyElements(view, t);
   return t;
 }
 
 std::shared_ptr<const Elements> Tensor::ToElements() const {
   if (type_ == ElementType::kString) {
     const std::string* strings = As<std::string>();
-    return std::make_shared<DenseElements>(std::vector<int64_t>(dims_.begin(), dims_.end()),
-                                           std::vector<std::string>(strings, strings + NumElements()));
+    return std::make_shared<DenseElements>(
+        std::vector<int64_t>(dims_.begin(), dims_.end()),
+        std::vector<std::string>(strings, strings + NumElements()));
   }
   return std::make_shared<TensorElements>(*this);
 }

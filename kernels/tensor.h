@@ -46,6 +46,9 @@ class Tensor {
   // Copies a (possibly strided) view into a new dense tensor; a sequence view gives a new
   // sequence sharing the element tensors, an empty optional one another.
   static Tensor CopyOf(const TensorView& view);
+  // The same within an allocation limit (Allocate's checks and errors): for copies whose size a
+  // model or its inputs decide.
+  static absl::StatusOr<Tensor> CopyOf(const TensorView& view, int64_t max_bytes);
 
   ValueKind kind() const { return kind_; }
   bool is_tensor() const { return kind_ == ValueKind::kTensor; }

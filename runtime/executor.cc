@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/excerpt.h"
 #include "base/status_macros.h"
 #include "exec/node_executor.h"
 #include "kernels/op_kernel.h"
@@ -29,8 +30,8 @@ absl::Status Frame::BindConstantsAndCaptures() {
       const SlotValue* outer = parent_ == nullptr ? nullptr : parent_->Lookup(s.value);
       if (outer == nullptr) {
         return absl::FailedPreconditionError(
-            absl::StrCat("subgraph '", plan_.graph().name(), "' reads '", s.value->name(),
-                         "', which has no value in the enclosing graphs"));
+            absl::StrCat("subgraph ", Quoted(plan_.graph().name()), " reads ",
+                         Quoted(s.value->name()), ", which has no value in the enclosing graphs"));
       }
       values_[slot] = *outer;
     }
@@ -119,6 +120,7 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
       }
       NodeExecOptions exec;
       exec.default_seed = options.seed;
+      exec.max_allocation_bytes = options.max_allocation_bytes;
       // Sequences, optionals and tensors a kernel hands over whole live on the heap.
       exec.value_sink = [&](int i, Tensor value) -> absl::Status {
         SlotValue& out = values[step.outputs[i]];
@@ -136,7 +138,7 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
           const GraphPlan* sub = plan.SubgraphPlan(&body);
           if (sub == nullptr) {
             return absl::InternalError(
-                absl::StrCat("subgraph '", body.name(), "' has no execution plan"));
+                absl::StrCat("subgraph ", Quoted(body.name()), " has no execution plan"));
           }
           ExecutionOptions body_options = inner;
           if (inner.body_buffers != nullptr)
@@ -165,8 +167,8 @@ absl::StatusOr<std::vector<Tensor>> RunSubgraphPlan(const GraphPlan& plan, const
                                                     const ExecutionOptions& options) {
   const std::vector<int>& input_slots = plan.input_slots();
   if (inputs.size() != input_slots.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("subgraph '", plan.graph().name(), "' takes ",
-                                                   input_slots.size(), " inputs, given ",
+    return absl::InvalidArgumentError(absl::StrCat("subgraph ", Quoted(plan.graph().name()),
+                                                   " takes ", input_slots.size(), " inputs, given ",
                                                    inputs.size()));
   }
   Frame frame(plan, &parent);
@@ -187,7 +189,7 @@ absl::StatusOr<std::vector<Tensor>> RunSubgraphPlan(const GraphPlan& plan, const
   for (int slot : plan.output_slots()) {
     const SlotValue& v = frame.values()[slot];
     if (!v.view.present()) {
-      return absl::InternalError(absl::StrCat("subgraph '", plan.graph().name(), "' output '",
+      return absl::InternalError(absl::StrCat("subgraph ", Quoted(plan.graph().name()), " output '",
                                               plan.slots()[slot].value->name(), "' has no value"));
     }
     outputs.push_back(MaterializeSlot(v));

@@ -12,6 +12,7 @@
 #include "exec/interpreter.h"
 #include "graph/model_io.h"
 #include "gtest/gtest.h"
+#include "kernels/tensor_file.h"
 #include "runtime/session.h"
 
 namespace anvil {
@@ -119,6 +120,65 @@ TEST(ValueTypesModelTest, RunsAsLoadedAndWithTheOuterIfInlined) {
       EXPECT_EQ(*(*out)[0].As<float>(), 12.5f);
       EXPECT_EQ(*(*out)[1].As<int64_t>(), 3);
       EXPECT_EQ(*(*out)[2].As<uint8_t>(), 1);
+    }
+  }
+}
+
+// testdata/gen_nested_if_rnn_model.py: silero VAD v5's structure, an LSTM two Ifs deep whose
+// Ifs from `If_4` down (four deep) return values typed `type {}` (no kind). Shape inference types
+// every value of every graph; the runs match numpy for both sample rates (both copies of the
+// network), with the load pipeline and with no shape inference at all (the control-flow kernels
+// then take their bodies' types).
+TEST(NestedIfRnnModelTest, TypesEveryValueAndMatchesNumpy) {
+  const std::string dir = std::string(std::getenv("TEST_SRCDIR")) + "/anvil/testdata/models/";
+  absl::StatusOr<std::unique_ptr<Model>> model = LoadModel(dir + "nested_if_rnn.onnx");
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_TRUE(PrepareModelForRun(**model, "shape-inference").ok());
+  int64_t values = 0;
+  (*model)->graph().ForEachGraph([&](Graph& g) {
+    for (const Node* node : g.nodes()) {
+      for (const Value* v : node->outputs()) {
+        if (v == nullptr) continue;
+        ++values;
+        EXPECT_TRUE(v->type().is_tensor() && v->type().element_type() != ElementType::kUndefined)
+            << node->Describe() << ": '" << v->name() << "' is " << v->type().ToString();
+      }
+    }
+  });
+  EXPECT_GT(values, 150);
+
+  for (const char* pipeline : {kLoadPipeline, "dce"}) {
+    SCOPED_TRACE(pipeline);
+    SessionOptions options;
+    options.pipeline = pipeline;
+    absl::StatusOr<std::unique_ptr<Session>> session =
+        Session::Load(dir + "nested_if_rnn.onnx", options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    for (int sr : {16000, 8000}) {
+      SCOPED_TRACE(sr);
+      const std::string data = dir + "nested_if_rnn_" + std::to_string(sr) + "/";
+      absl::flat_hash_map<std::string, Tensor> inputs;
+      const char* names[] = {"input", "state", "sr"};
+      for (int k = 0; k < 3; ++k) {
+        absl::StatusOr<Tensor> t = ReadTensor(data + "input_" + std::to_string(k) + ".pb");
+        ASSERT_TRUE(t.ok()) << t.status();
+        inputs[names[k]] = *std::move(t);
+      }
+      absl::StatusOr<std::vector<Tensor>> out = (*session)->Run(inputs);
+      ASSERT_TRUE(out.ok()) << out.status();
+      ASSERT_EQ(out->size(), 2u);
+      for (int k = 0; k < 2; ++k) {
+        absl::StatusOr<Tensor> expected = ReadTensor(data + "output_" + std::to_string(k) + ".pb");
+        ASSERT_TRUE(expected.ok()) << expected.status();
+        const Tensor& a = (*out)[k];
+        ASSERT_EQ(a.type(), ElementType::kFloat);
+        ASSERT_EQ(a.dims(), expected->dims()) << "output " << k;
+        for (int64_t i = 0; i < a.NumElements(); ++i) {
+          const float e = expected->As<float>()[i];
+          EXPECT_NEAR(a.As<float>()[i], e, 1e-6 + 1e-4 * std::fabs(e))
+              << "output " << k << " " << i;
+        }
+      }
     }
   }
 }

@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "base/excerpt.h"
 #include "base/status_macros.h"
 #include "exec/node_executor.h"
 #include "graph/elements.h"
@@ -143,8 +144,8 @@ absl::Status GraphPlan::Init(const Model& model, const Graph& graph) {
   auto resolve = [&](const Node& node, const Value* v) -> absl::StatusOr<int> {
     if (int slot = SlotOf(v); slot >= 0) return slot;
     if (v->graph() != &graph) return AddSlot(v, SlotKind::kCaptured);
-    return absl::FailedPreconditionError(
-        absl::StrCat(node.Describe(), ": input '", v->name(), "' is used before it is defined"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        node.Describe(), ": input ", Quoted(v->name()), " is used before it is defined"));
   };
 
   for (const Node* node : graph.nodes()) {
@@ -221,7 +222,7 @@ absl::Status GraphPlan::Init(const Model& model, const Graph& graph) {
     if (slot < 0) {
       if (out->graph() == &graph) {
         return absl::FailedPreconditionError(
-            absl::StrCat("graph output '", out->name(), "' is never defined"));
+            absl::StrCat("graph output ", Quoted(out->name()), " is never defined"));
       }
       slot = AddSlot(out, SlotKind::kCaptured);
     }

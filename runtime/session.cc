@@ -10,8 +10,10 @@
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
 #include "base/checked_math.h"
+#include "base/excerpt.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
+#include "graph/limits.h"
 #include "graph/model_io.h"
 #include "graph/pass_manager.h"
 #include "graph/verifier.h"
@@ -38,8 +40,11 @@ Session::~Session() = default;
 
 absl::Status PrepareModelForRun(Model& model, const std::string& pipeline,
                                 std::vector<std::string>* warnings) {
-  // Imported models need not be in topological order. Sorting first lets the verifier judge the
-  // model, not its node order.
+  // Import refuses deeper nesting; a model built in memory is checked here, before the first
+  // recursive walk (the sort).
+  ANVIL_RETURN_IF_ERROR(CheckSubgraphDepth(model.graph()));
+  // Imported models are in topological order; one built in memory need not be. Sorting first lets
+  // the verifier judge the model, not its node order.
   ANVIL_RETURN_IF_ERROR(SortTopologically(model));
   // Kernels trust the verifier: arity, attributes and types are checked against the op schemas
   // before any of them sees a node.
@@ -64,9 +69,15 @@ int64_t DefaultMaxAllocationBytes() {
 
 absl::StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& path,
                                                        const SessionOptions& options) {
-  absl::StatusOr<std::unique_ptr<Model>> model = LoadModel(path);
+  std::vector<std::string> import_warnings;  // graphs the import sorted
+  absl::StatusOr<std::unique_ptr<Model>> model = LoadModel(path, &import_warnings);
   if (!model.ok()) return model.status();
-  return Load(*std::move(model), options);
+  absl::StatusOr<std::unique_ptr<Session>> session = Load(*std::move(model), options);
+  if (session.ok()) {
+    (*session)->warnings_.insert((*session)->warnings_.begin(), import_warnings.begin(),
+                                 import_warnings.end());
+  }
+  return session;
 }
 
 absl::StatusOr<std::unique_ptr<Session>> Session::Load(std::unique_ptr<Model> model,
@@ -142,13 +153,13 @@ absl::Status Session::BindInputs(const absl::flat_hash_map<std::string, Tensor>&
         continue;
       }
       return absl::InvalidArgumentError(
-          absl::StrCat("missing input '", v->name(), "' (", v->type().ToString(), ")"));
+          absl::StrCat("missing input ", Quoted(v->name()), " (", v->type().ToString(), ")"));
     }
     const Tensor& t = it->second;
     const Type& declared = v->type();
     if (!t.defined()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("input '", v->name(), "' is an undefined tensor"));
+          absl::StrCat("input ", Quoted(v->name()), " is an undefined tensor"));
     }
     // A sequence for a sequence, a tensor for a tensor; an optional takes its value or none.
     const bool is_sequence = t.kind() == ValueKind::kSequence;
@@ -158,29 +169,30 @@ absl::Status Session::BindInputs(const absl::flat_hash_map<std::string, Tensor>&
         (!declared.is_sequence() && !declared.is_tensor() && t.kind() != ValueKind::kNoneOptional);
     if (!kind_ok) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "input '", v->name(),
-          "': ", is_sequence ? "a sequence" : (t.is_tensor() ? "a tensor" : "an empty optional"),
+          "input ", Quoted(v->name()), ": ",
+          is_sequence ? "a sequence" : (t.is_tensor() ? "a tensor" : "an empty optional"),
           ", the model declares ", declared.ToString()));
     }
     if (declared.is_tensor() && declared.element_type() != ElementType::kUndefined &&
         declared.element_type() != t.type()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("input '", v->name(), "': element type ", AsAbsl(ElementTypeName(t.type())),
-                       ", expected ", AsAbsl(ElementTypeName(declared.element_type())), " (",
-                       declared.ToString(), ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", Quoted(v->name()), ": element type ", AsAbsl(ElementTypeName(t.type())),
+          ", expected ", AsAbsl(ElementTypeName(declared.element_type())), " (",
+          declared.ToString(), ")"));
     }
     if (declared.has_shape()) {
       if (declared.rank() != static_cast<int64_t>(t.dims().size())) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "input '", v->name(), "': rank ", t.dims().size(), " ", DimsToString(t.dims()),
+            "input ", Quoted(v->name()), ": rank ", t.dims().size(), " ", DimsToString(t.dims()),
             ", expected rank ", declared.rank(), " (", declared.ToString(), ")"));
       }
       for (size_t k = 0; k < t.dims().size(); ++k) {
         const Dim& d = declared.shape()[k];
         if (d.is_literal() && *d.value != t.dims()[k]) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "input '", v->name(), "': dim ", k, " is ", t.dims()[k], ", the model declares ",
-              *d.value, " (", declared.ToString(), "; got ", DimsToString(t.dims()), ")"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("input ", Quoted(v->name()), ": dim ", k, " is ", t.dims()[k],
+                           ", the model declares ", *d.value, " (", declared.ToString(), "; got ",
+                           DimsToString(t.dims()), ")"));
         }
       }
     }
@@ -226,7 +238,7 @@ absl::Status Session::PrepareMemory() {
         shape.bytes > options_.max_allocation_bytes) {
       const Node& producer = *steps[s.producer].node;
       return absl::ResourceExhaustedError(
-          absl::StrCat(producer.Describe(), ": output '", s.value->name(), "' ",
+          absl::StrCat(producer.Describe(), ": output ", Quoted(s.value->name()), " ",
                        AsAbsl(ElementTypeName(shape.type)), DimsToString(shape.dims), " (",
                        HumanBytes(shape.bytes), ") is over the allocation limit of ",
                        HumanBytes(options_.max_allocation_bytes)));

@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "base/parallel.h"
 #include "exec/interpreter.h"
+#include "graph/limits.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
 
@@ -446,6 +447,56 @@ g (bool c, float[2] x) => (float[2] y) {
   EXPECT_EQ((*out)[0].As<float>()[0], -1.5f);
 }
 
+// Control-flow outputs nobody typed (no shape inference in the pipeline, undeclared in the
+// model, as exporters leave branch and body values): each takes its body's result's type.
+TEST(SessionTest, UntypedControlFlowOutputsTakeTheirBodiesTypes) {
+  SessionOptions options;
+  options.pipeline = "";
+  std::unique_ptr<Session> session = LoadText(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+g (bool c, int64 m, float[2] x, float[3, 2] xs) => (y, sum, all, last, partial) {
+  y = If (c) <
+    then_branch = then_g () => (t) { t = Add (x, x) },
+    else_branch = else_g () => (e) { e = Neg (x) }
+  >
+  sum, all = Loop (m, , x) <
+    body = body_g (int64 i, bool c_in, float[2] acc) => (c_out, next, seen) {
+      c_out = Identity (c_in)
+      next = Add (acc, x)
+      seen = Identity (next)
+    }
+  >
+  last, partial = Scan (x, xs) <
+    num_scan_inputs = 1,
+    body = scan_g (float[2] s, float[2] row) => (s_out, row_out) {
+      s_out = Add (s, row)
+      row_out = Mul (s_out, row)
+    }
+  >
+}
+)onnx",
+                                              options);
+  ASSERT_NE(session, nullptr);
+  Tensor yes(ElementType::kBool, {});
+  yes.As<uint8_t>()[0] = 1;
+  Tensor m(ElementType::kInt64, {});
+  m.As<int64_t>()[0] = 2;
+  absl::StatusOr<std::vector<Tensor>> out =
+      session->Run({{"c", yes},
+                    {"m", m},
+                    {"x", Floats({2}, {1.0f, 2.0f})},
+                    {"xs", Floats({3, 2}, {1, 1, 2, 2, 3, 3})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 5u);
+  for (const Tensor& t : *out) EXPECT_EQ(t.type(), ElementType::kFloat);
+  EXPECT_EQ((*out)[0].As<float>()[1], 4.0f);   // x + x
+  EXPECT_EQ((*out)[1].As<float>()[1], 6.0f);   // x + 2x
+  ASSERT_EQ((*out)[2].dims(), (Shape{2, 2}));  // x + x, x + 2x
+  EXPECT_EQ((*out)[2].As<float>()[3], 6.0f);
+  EXPECT_EQ((*out)[3].As<float>()[0], 7.0f);   // 1 + 1 + 2 + 3
+  ASSERT_EQ((*out)[4].dims(), (Shape{3, 2}));  // (running sum) * row
+  EXPECT_EQ((*out)[4].As<float>()[5], 24.0f);  // (2 + 1 + 2 + 3) * 3
+}
+
 TEST(SessionTest, LoopCarriesValuesAndStacksScanOutputs) {
   std::unique_ptr<Session> session = LoadText(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
 g (int64 m, float[2] x) => (float[2] sum, float[?, 2] all) {
@@ -641,6 +692,47 @@ g (int64 m, bool go, float x) => (float sum, float[?] all) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].As<float>()[0], 1.0f);
   EXPECT_EQ((*out)[1].dims(), (Shape{0}));
+}
+
+// A model built in memory (no import to check it) with subgraphs nested deeper than the limit is
+// refused at load before any walk recurses into it; at the limit it runs.
+TEST(SessionTest, ModelsNestedDeeperThanTheLimitAreRefused) {
+  auto nested = [](int depth) {
+    auto model = std::make_unique<Model>();
+    model->opset_imports.push_back({"", 17});
+    Graph* g = &model->graph();
+    Value* c = g->AddInput("c", Type::Tensor(ElementType::kBool, {}));
+    Value* x = g->AddInput("x", Type::Tensor(ElementType::kFloat, {Dim::Literal(2)}));
+    for (int level = 0; level < depth; ++level) {
+      Node* node = g->AddNode("If");
+      node->AddInput(c);
+      g->AddOutput(node->AddOutput("y" + std::to_string(level)));
+      for (const char* name : {"else_branch", "then_branch"}) {
+        auto sub = std::make_unique<Graph>(model.get(), g);
+        sub->set_name(std::string(name) + std::to_string(level + 1));
+        sub->set_owner_node(node);
+        Attribute a(name, AttributeType::kGraph);
+        a.graphs.push_back(std::move(sub));
+        node->SetAttribute(std::move(a));
+      }
+      node->FindAttribute("else_branch")->graphs[0]->AddOutput(x);
+      g = node->FindAttribute("then_branch")->graphs[0].get();
+    }
+    g->AddOutput(x);
+    return model;
+  };
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Load(nested(kMaxSubgraphDepth + 1));
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().message(),
+            "graph 'then_branch100': node #0 (If, output 'y100'): subgraphs nested deeper than 100 "
+            "levels");
+  session = Session::Load(nested(kMaxSubgraphDepth));
+  ASSERT_TRUE(session.ok()) << session.status();
+  Tensor c(ElementType::kBool, {});
+  c.As<bool>()[0] = true;
+  absl::StatusOr<std::vector<Tensor>> out = (*session)->Run({{"c", c}, {"x", Floats({2}, {1, 2})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].As<float>()[1], 2);
 }
 
 }  // namespace

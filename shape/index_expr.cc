@@ -674,7 +674,8 @@ std::optional<IndexExpr> BroadcastDim(const IndexExpr& a, const IndexExpr& b) {
   if (a.IsLiteral() && b.IsLiteral()) return std::nullopt;
   if (a.IsLiteral()) return a;
   if (b.IsLiteral()) return b;
-  return Max(a, b);
+  // Equal, or one of them 1: the larger, unless one is 0 (0 against 1 broadcasts to 0).
+  return Max(a, b) * Min({a, b, IndexExpr(1)});
 }
 
 std::optional<std::vector<int64_t>> LiteralDims(const DimsExpr& dims) {

@@ -240,8 +240,8 @@ IndexExpr Select(const IndexExpr& cond, const IndexExpr& a, const IndexExpr& b);
 // Numpy broadcasting of one pair of dims, the rule every broadcasting ShapeHelper and Einsum's
 // label sizes share: equal dims stay; a literal 1 yields to the other dim; a literal other than 1
 // wins over a symbolic dim (which must then be that value or 1); two different symbolic dims give
-// max(a, b), exact for valid models where one of them is 1 (a dynamic dim broadcast against a
-// different one is assumed not to be 0). nullopt for two different literals, neither of them 1.
+// max(a, b) * min(a, b, 1): the larger, or 0 when one of them is 0, exact for every valid model
+// (where they are equal or one of them is 1). nullopt for two different literals, neither 1.
 std::optional<IndexExpr> BroadcastDim(const IndexExpr& a, const IndexExpr& b);
 // An integer on the left: 2 * n, 1 - n.
 inline IndexExpr operator+(int64_t a, const IndexExpr& b) { return IndexExpr(a) + b; }

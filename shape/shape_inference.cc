@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
@@ -35,7 +36,11 @@ class Inferencer {
   }
 
   bool changed() const { return changed_; }
-  void ResetChanged() { changed_ = false; }
+  // Starts a run: nothing changed yet, and the types values have now are their declarations.
+  void ResetChanged() {
+    changed_ = false;
+    declared_.clear();
+  }
   ShapeState& state() { return state_; }
   void ResetState() { state_ = ShapeState(); }
 
@@ -60,13 +65,14 @@ class Inferencer {
  private:
   // Merges an inferred result into the value's declared type, writes it back, remembers it.
   absl::Status Record(const Node& node, Value* v, const TensorInfo& inferred) {
-    MergeResult merged = MergeInferredType(inferred, v->type());
+    const Type& declared = Declared(v);
+    MergeResult merged = MergeInferredType(inferred, declared);
     if (merged.conflict) {
       return absl::InvalidArgumentError(
           absl::StrCat(node.Describe(), ": output '", v->name(), "' is inferred as ",
                        std::string(ElementTypeName(inferred.type)),
                        inferred.dims ? DimsToString(*inferred.dims) : "[unknown rank]",
-                       " but declared ", v->type().ToString(), " (", merged.conflict_detail, ")"));
+                       " but declared ", declared.ToString(), " (", merged.conflict_detail, ")"));
     }
     ANVIL_RETURN_IF_ERROR(CheckSize(node, v, inferred));
     if (!(merged.type == v->type())) {
@@ -81,6 +87,16 @@ class Inferencer {
     CountDims(refined);
     state_.Set(v, refined);
     return absl::OkStatus();
+  }
+
+  // The type `v` had when this run began. A subgraph may be inferred more than once in a run (a
+  // loop body until its carried values are stable, each round more general than the last): what
+  // an earlier round wrote is no declaration, or a dim a later round widened would keep the
+  // first round's value, a promise the later iterations break. Main-graph values are inferred
+  // once per run and read their type as it is.
+  const Type& Declared(const Value* v) {
+    if (v->graph()->owner_node() == nullptr) return v->type();
+    return declared_.try_emplace(v, v->type()).first->second;
   }
 
   // A tensor whose byte size does not fit in int64 can never exist: the model is wrong, and
@@ -134,6 +150,7 @@ class Inferencer {
   PassContext* ctx_;
   ShapeState state_;
   SubgraphInferer subgraph_inferer_;
+  absl::flat_hash_map<const Value*, Type> declared_;  // subgraph values, at this run's start
   bool changed_ = false;
 };
 

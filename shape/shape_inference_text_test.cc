@@ -16,5 +16,14 @@ TEST(ShapeInferenceTextTest, AllCasesPass) {
   EXPECT_GE(cases, 5);
 }
 
+TEST(ShapeInferenceTextTest, LoopCasesPass) {
+  int cases = 0;
+  for (const absl::Status& failure :
+       RunPassTestFile(WorkspaceFile("shape/testdata/loop.test"), &cases)) {
+    ADD_FAILURE() << failure.message();
+  }
+  EXPECT_EQ(cases, 6);
+}
+
 }  // namespace
 }  // namespace anvil

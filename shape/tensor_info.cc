@@ -125,8 +125,9 @@ MergeResult MergeInferredType(const TensorInfo& inferred, const Type& declared) 
       return result;
     }
     Type elem_type = ElementInfoType(inferred.element());
-    result.type = inferred.kind == TensorInfo::Kind::kSequence ? Type::Sequence(std::move(elem_type))
-                                                               : Type::Optional(std::move(elem_type));
+    result.type = inferred.kind == TensorInfo::Kind::kSequence
+                      ? Type::Sequence(std::move(elem_type))
+                      : Type::Optional(std::move(elem_type));
     return result;
   }
   ElementType elem = inferred.type != ElementType::kUndefined
@@ -142,7 +143,7 @@ MergeResult MergeInferredType(const TensorInfo& inferred, const Type& declared) 
   const bool declared_shape = declared_tensor && declared.has_shape();
   if (!inferred.dims) {
     result.type = declared_shape ? Type::Tensor(elem, declared.shape()) : Type::Tensor(elem);
-    if (declared_tensor) result.type.set_denotation(declared.denotation());
+    result.type.set_denotation(declared.denotation());  // declared: a tensor or no type
     return result;
   }
   std::vector<Dim> dims;
@@ -173,7 +174,7 @@ MergeResult MergeInferredType(const TensorInfo& inferred, const Type& declared) 
     dims.push_back(std::move(dim));
   }
   result.type = Type::Tensor(elem, std::move(dims));
-  if (declared_tensor) result.type.set_denotation(declared.denotation());
+  result.type.set_denotation(declared.denotation());  // declared: a tensor or no type
   return result;
 }
 

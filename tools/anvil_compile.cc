@@ -97,8 +97,10 @@ absl::StatusOr<std::string> FindKernelHost() {
 }
 
 absl::Status Compile(const Flags& flags) {
-  ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(flags.model));
-  ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model, flags.pipeline));
+  std::vector<std::string> warnings;
+  ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(flags.model, &warnings));
+  ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model, flags.pipeline, &warnings));
+  PrintWarnings(std::cerr, "anvil-compile", warnings);
   ANVIL_ASSIGN_OR_RETURN(tir::Module module, lower::LowerToTir(*model));
   lower::AotOptions aot;
   aot.weights_name = flags.weights;
@@ -172,7 +174,7 @@ int main(int argc, char** argv) {
   anvil::Flags flags;
   anvil::CommandLine args(argc, argv);
   auto usage = [](const std::string& m) {
-    std::cerr << "anvil-compile: error: " << m << "\n";
+    anvil::PrintError(std::cerr, "anvil-compile", m);
     return 2;
   };
   while (args.Next()) {
@@ -207,9 +209,14 @@ int main(int argc, char** argv) {
     }
   }
   if (flags.model.empty() || flags.out.empty()) return usage("needs MODEL and -o DIR; see --help");
-  absl::Status status = anvil::Compile(flags);
-  if (!status.ok()) {
-    std::cerr << "anvil-compile: error: " << status.message() << "\n";
+  try {
+    absl::Status status = anvil::Compile(flags);
+    if (!status.ok()) {
+      anvil::PrintError(std::cerr, "anvil-compile", status.message());
+      return 1;
+    }
+  } catch (const std::exception& e) {
+    anvil::PrintError(std::cerr, "anvil-compile", anvil::ExceptionMessage(e));
     return 1;
   }
   return 0;

@@ -221,6 +221,9 @@ absl::Status Run(const Flags& flags) {
   std::unique_ptr<Model> model;
   std::string pipeline;
   bool timing = flags.timing;
+  // Spec breaches that runtimes tolerate, found at load and after passes (and graphs the import
+  // sorted): printed after the run.
+  std::vector<std::string> warnings;
   if (flags.model.empty()) {
     absl::StatusOr<std::unique_ptr<Model>> parsed = ParseModelText(DefaultModelText());
     if (!parsed.ok()) {
@@ -233,13 +236,12 @@ absl::Status Run(const Flags& flags) {
     std::cerr << "anvil-opt: no model given; running '" << Excerpt(pipeline)
               << "' on the embedded default model (see --help)\n";
   } else {
-    absl::StatusOr<std::unique_ptr<Model>> loaded = LoadModel(ResolveUserPath(flags.model));
+    absl::StatusOr<std::unique_ptr<Model>> loaded =
+        LoadModel(ResolveUserPath(flags.model), &warnings);
     if (!loaded.ok()) return loaded.status();
     model = *std::move(loaded);
     pipeline = flags.passes.value_or("");
   }
-  // Spec breaches that runtimes tolerate, found at load and after passes: printed after the run.
-  std::vector<std::string> warnings;
   if (absl::Status valid = VerifyModel(*model, &warnings); !valid.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("invalid model: ", valid.message()));
   }
@@ -334,7 +336,7 @@ absl::Status Run(const Flags& flags) {
 int main(int argc, char** argv) {
   absl::StatusOr<anvil::Flags> flags = anvil::ParseFlags(argc, argv);
   if (!flags.ok()) {
-    std::cerr << "anvil-opt: error: " << flags.status().message() << "\n";
+    anvil::PrintError(std::cerr, "anvil-opt", flags.status().message());
     return 2;
   }
   if (flags->help) {
@@ -348,12 +350,13 @@ int main(int argc, char** argv) {
   try {
     absl::Status status = anvil::Run(*flags);
     if (!status.ok()) {
-      std::cerr << "anvil-opt: error: " << status.message() << "\n";
+      anvil::PrintError(std::cerr, "anvil-opt", status.message());
       return 1;
     }
   } catch (const std::exception& e) {
-    // Third-party code (protobuf, the ONNX parser) may throw on malformed input.
-    std::cerr << "anvil-opt: error: " << e.what() << "\n";
+    // Third-party code (protobuf, the ONNX parser) may throw on malformed input, and an
+    // allocation no limit bounds may fail.
+    anvil::PrintError(std::cerr, "anvil-opt", anvil::ExceptionMessage(e));
     return 1;
   }
   return 0;

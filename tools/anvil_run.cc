@@ -8,17 +8,19 @@
 //             [--backend=interpreter|tir-eval|compiled] [--lower=OPTIONS]
 //             [--compare=BACKEND[:OPTIONS]] [--help]
 //
-// Inputs are the graph inputs that are not initializers, in order: input_K.pb from --input-dir
-// (or --input NAME=FILE), else seeded random tensors with the --shape dims (symbolic dims not
-// given are 1) made exactly as ort_run.js makes them (mulberry32, the same value rules), so the
-// two tools see the same inputs for the same seed. Prints one JSON line: median/min/max latency
-// in ms over --iters runs after --warmup, the outputs' dims and types (a sequence's element
-// dims), with --compare a second engine's latency over runs alternating with the first and the
-// median ratio of adjacent pairs (robust to a machine whose speed drifts), and with --memory the
-// arena and lower-bound bytes of the memory plan. --out writes the inputs used and the outputs as
-// input_K.pb / output_K.pb. Files are TensorProto, SequenceProto or OptionalProto as the value's
-// declared type says (the backend suite's convention). Relative paths are relative to where `bazel
-// run` was started.
+// Inputs are the graph inputs that are not initializers, in order: --input NAME=FILE, else
+// input_K.pb from --input-dir (every input then needs one), else seeded random tensors with the
+// --shape dims (symbolic dims not given are 1) made exactly as ort_run.js makes them (mulberry32,
+// the same value rules), so the two tools see the same inputs for the same seed. A named source
+// that cannot be read (a missing directory or file) is an error before the model loads. Prints
+// one JSON line: median/min/max latency in ms over --iters runs after --warmup, the outputs' dims
+// and types (a sequence's element dims), with --compare a second engine's latency over runs
+// alternating with the first and the median ratio of adjacent pairs (robust to a machine whose
+// speed drifts), and with --memory the arena and lower-bound bytes of the memory plan. --out
+// (created before the run) writes the inputs used and the outputs as input_K.pb / output_K.pb
+// (tensor bytes past 1 GiB in a file go to <file>.data as ONNX external data: protobuf files hold
+// 2 GB). Files are TensorProto, SequenceProto or OptionalProto as the value's declared type says
+// (the backend suite's convention). Relative paths are relative to where `bazel run` was started.
 //
 // Any error prints one line `anvil-run: error: ...` and exits 1 (2 for command-line mistakes).
 #include <algorithm>
@@ -42,6 +44,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/absl_compat.h"
+#include "base/excerpt.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "graph/model_io.h"
@@ -61,7 +64,8 @@ latency (median/min/max ms) and the outputs' dims and types (of a sequence: each
 Files are TensorProto, SequenceProto or OptionalProto as the value's declared type says.
 
 options:
-  --input-dir DIR        read input_K.pb (K-th graph input that is not an initializer)
+  --input-dir DIR        read input_K.pb (K-th graph input that is not an initializer) for
+                         every input not given by --input (each must be there)
   --input NAME=FILE      read input NAME from a file
   --shape NAME=D0,D1,..  dims of a random input (others: declared dims, unknown ones 1)
   --seed N               seed of the random inputs (default 1, as ort_run.js)
@@ -69,7 +73,8 @@ options:
   --warmup N             untimed runs first (default 2)
   --threads N            intra-op threads for the kernels, GEMMs and compiled parallel loops
                          (0: every CPU; default 1); results do not depend on it
-  --out DIR              write input_K.pb and output_K.pb there
+  --out DIR              write input_K.pb and output_K.pb there (created first; tensor
+                         bytes past 1 GiB per file go to <file>.data as external data)
   --memory               add the memory plan (arena, lower bound, reuse) to the JSON line
   --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,
                          fold-batchnorm,fuse-layernorm,fuse-attention,
@@ -341,7 +346,41 @@ std::string RuntimeName(const std::string& backend) {
                                : (backend == "tir-eval" ? "anvil-tir-eval" : "anvil");
 }
 
+// Named input sources must be readable, and --out creatable, before anything loads or runs: a
+// typo must not silently become random inputs, nor a long run end in "cannot write".
+absl::Status CheckPaths(const Flags& flags) {
+  std::error_code error;
+  if (!flags.input_dir.empty()) {
+    const std::filesystem::file_status st = std::filesystem::status(flags.input_dir, error);
+    if (!std::filesystem::exists(st)) {
+      return absl::NotFoundError(
+          absl::StrCat("--input-dir ", Quoted(flags.input_dir, 300), ": no such directory"));
+    }
+    if (!std::filesystem::is_directory(st)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--input-dir ", Quoted(flags.input_dir, 300), " is not a directory"));
+    }
+  }
+  for (const auto& [name, file] : flags.input_files) {
+    const std::filesystem::file_status st = std::filesystem::status(file, error);
+    if (!std::filesystem::is_regular_file(st)) {
+      return absl::NotFoundError(
+          absl::StrCat("--input ", Quoted(name), ": ", Quoted(file, 300),
+                       std::filesystem::exists(st) ? " is not a regular file" : ": no such file"));
+    }
+  }
+  if (!flags.out.empty()) {
+    std::filesystem::create_directories(flags.out, error);
+    if (error) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("--out: cannot create ", Quoted(flags.out, 300), ": ", error.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Run(const Flags& flags) {
+  ANVIL_RETURN_IF_ERROR(CheckPaths(flags));
   SessionOptions options;
   if (flags.pipeline) options.pipeline = *flags.pipeline;
   options.plan_memory = flags.arena;
@@ -361,12 +400,22 @@ absl::Status Run(const Flags& flags) {
                            MakeEngine(flags, options, *flags.compare_backend, flags.compare_lower));
   }
 
-  for (const auto& [name, dims] : flags.shapes) {
-    bool found = false;
-    for (const Value* in : session.inputs()) found = found || in->name() == name;
-    if (!found)
-      return absl::InvalidArgumentError(absl::StrCat("--shape names no input '", name, "'"));
-  }
+  // --shape and --input must name inputs the caller provides.
+  auto check_names = [&](const char* flag, const auto& named) -> absl::Status {
+    for (const auto& [name, unused] : named) {
+      bool found = false;
+      for (const Value* in : session.inputs()) found = found || in->name() == name;
+      if (found) continue;
+      std::vector<std::string> names;
+      for (const Value* in : session.inputs()) names.push_back(Quoted(in->name()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          flag, " names no input ", Quoted(name),
+          " (the model's inputs: ", names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
+    }
+    return absl::OkStatus();
+  };
+  ANVIL_RETURN_IF_ERROR(check_names("--shape", flags.shapes));
+  ANVIL_RETURN_IF_ERROR(check_names("--input", flags.input_files));
   absl::flat_hash_map<std::string, Tensor> inputs;
   std::vector<Tensor> ordered;
   Mulberry32 rng(flags.seed);
@@ -376,8 +425,13 @@ absl::Status Run(const Flags& flags) {
     if (auto it = flags.input_files.find(in.name()); it != flags.input_files.end()) {
       file = it->second;
     } else if (!flags.input_dir.empty()) {
-      const std::string candidate = absl::StrCat(flags.input_dir, "/input_", k, ".pb");
-      if (std::filesystem::exists(candidate)) file = candidate;
+      // Every input comes from the directory (or --input): none is made up silently.
+      file = absl::StrCat(flags.input_dir, "/input_", k, ".pb");
+      if (!std::filesystem::exists(file)) {
+        return absl::NotFoundError(absl::StrCat("--input-dir ", Quoted(flags.input_dir, 300),
+                                                " has no input_", k, ".pb for input ",
+                                                Quoted(in.name()), " (give it with --input)"));
+      }
     }
     Tensor tensor;
     if (!file.empty()) {
@@ -433,13 +487,7 @@ absl::Status Run(const Flags& flags) {
   std::sort(other_times.begin(), other_times.end());
   std::sort(ratios.begin(), ratios.end());
 
-  if (!flags.out.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(flags.out, error);
-    if (error) {
-      return absl::PermissionDeniedError(
-          absl::StrCat("cannot create '", flags.out, "': ", error.message()));
-    }
+  if (!flags.out.empty()) {  // created by CheckPaths
     for (size_t k = 0; k < ordered.size(); ++k) {
       if (absl::Status s =
               WriteValueFile(ordered[k], session.inputs()[k]->type(), session.inputs()[k]->name(),
@@ -542,14 +590,19 @@ int main(int argc, char** argv) {
   }
   absl::StatusOr<anvil::Flags> flags = anvil::ParseFlags(argc, argv);
   if (!flags.ok()) {
-    std::cerr << "anvil-run: error: " << flags.status().message() << "\n";
+    anvil::PrintError(std::cerr, "anvil-run", flags.status().message());
     return 2;
   }
-  absl::Status status = anvil::Run(*flags);
-  if (!status.ok()) {
-    std::string message(status.message());
-    std::replace(message.begin(), message.end(), '\n', ' ');
-    std::cerr << "anvil-run: error: " << message << "\n";
+  try {
+    absl::Status status = anvil::Run(*flags);
+    if (!status.ok()) {
+      anvil::PrintError(std::cerr, "anvil-run", status.message());
+      return 1;
+    }
+  } catch (const std::exception& e) {
+    // Third-party code (protobuf, the ONNX parser) may throw on malformed input, and an
+    // allocation no limit bounds may fail: an error line, not an abort.
+    anvil::PrintError(std::cerr, "anvil-run", anvil::ExceptionMessage(e));
     return 1;
   }
   return 0;

@@ -65,6 +65,22 @@ expect_error "wrong rank" 1 "anvil-run: error: input 'x': rank 1" -- \
   "$DATA/small.onnxtxt" --shape x=4
 expect_error "unsupported op" 1 "anvil-run: error:" -- "$DATA/unknown_domain.onnxtxt"
 
+# A named input source that cannot be read is an error, never random inputs; --out is created
+# before anything runs.
+expect_error "input dir missing" 1 "anvil-run: error: --input-dir '$TMP/nope': no such directory" \
+  -- "$DATA/small.onnxtxt" --input-dir "$TMP/nope"
+expect_error "input dir is a file" 1 "is not a directory" -- "$DATA/small.onnxtxt" \
+  --input-dir "$DATA/small.onnxtxt"
+mkdir -p "$TMP/empty"
+expect_error "input dir lacks a file" 1 "--input-dir '$TMP/empty' has no input_0.pb for input 'x'" \
+  -- "$DATA/small.onnxtxt" --input-dir "$TMP/empty"
+expect_error "input file missing" 1 "--input 'x': '$TMP/nope.pb': no such file" -- \
+  "$DATA/small.onnxtxt" --input x="$TMP/nope.pb"
+expect_error "input of nothing" 1 "--input names no input 'q' (the model's inputs: 'x')" -- \
+  "$DATA/small.onnxtxt" --input q="$TMP/a/input_0.pb"
+expect_error "out not creatable" 1 "--out: cannot create '$DATA/small.onnxtxt/out'" -- \
+  "$DATA/small.onnxtxt" --shape x=3,4 --out "$DATA/small.onnxtxt/out"
+
 # --compare: a second engine's runs alternate with the first's; the JSON line gains "vs" with its
 # latency and the paired ratio, and --out still writes the first engine's outputs. --lower sets
 # lower-to-tir's options of the tir-eval and compiled backends.
@@ -135,6 +151,51 @@ def load(path):
 assert load(sys.argv[1] + "/output_0.pb") == load(sys.argv[2] + "/output_0.pb")
 assert load(sys.argv[1] + "/input_0.pb") == load(sys.argv[2] + "/input_0.pb")
 PY
+
+# Outputs whose dims only the run decides, on every backend: a Loop whose condition is a graph
+# input (7 iterations when true, none when false: the scan output is [0, 2], not the trip count's
+# [7, 2]), and TopK with k a graph input (values and indices both [1, k]).
+/usr/bin/python3 - "$TMP/dd" <<'PY' || fail "writing the data-dependent inputs failed"
+import os, sys
+import numpy as np
+from onnx import numpy_helper
+def write(d, arrays):
+    os.makedirs(d, exist_ok=True)
+    for k, a in enumerate(arrays):
+        with open(f"{d}/input_{k}.pb", "wb") as f:
+            f.write(numpy_helper.from_array(a).SerializeToString())
+x = np.array([1.5, -2], np.float32)
+write(sys.argv[1] + "/loop_false", [np.array(False), x])
+write(sys.argv[1] + "/loop_true", [np.array(True), x])
+write(sys.argv[1] + "/topk", [np.array([[3, 1, 4, 1, 5, 9]], np.float32), np.array([2], np.int64)])
+PY
+for backend in interpreter tir-eval compiled; do
+  for case in loop_false:loop_runtime_cond:'"dims":[0,2]' loop_true:loop_runtime_cond:'"dims":[7,2]' \
+    'topk:topk_runtime_k:"dims":[1,2],"type":"float"},{"name":"i","dims":[1,2]'; do
+    IFS=: read -r inputs model dims <<<"$case"
+    out="$TMP/dd/$backend-$inputs"
+    "$RUN" "$DATA/$model.onnxtxt" --input-dir "$TMP/dd/$inputs" --iters 1 --warmup 0 \
+      --backend="$backend" --out "$out" >"$TMP/out" 2>"$TMP/err" ||
+      fail "$model on $backend ($inputs) exited $?: $(cat "$TMP/err")"
+    grep -qF "$dims" "$TMP/out" || fail "$model on $backend ($inputs): not $dims: $(cat "$TMP/out")"
+  done
+  /usr/bin/python3 - "$TMP/dd/$backend" <<'PY' || fail "$backend: data-dependent outputs are wrong"
+import sys
+import numpy as np
+import onnx
+from onnx import numpy_helper
+def load(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+run = sys.argv[1]
+assert load(run + "-loop_false/output_0.pb").shape == (0, 2)
+assert (load(run + "-loop_true/output_0.pb") == np.tile([3, -4], (7, 1))).all()
+assert load(run + "-topk/output_0.pb").tolist() == [[9, 5]]
+assert load(run + "-topk/output_1.pb").tolist() == [[5, 4]]
+PY
+done
 
 if ((failures)); then
   echo "$failures check(s) failed"

@@ -1,6 +1,7 @@
 #include "tools/command_line.h"
 
 #include <cstdlib>
+#include <new>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
@@ -21,11 +22,23 @@ void PrintWarnings(std::ostream& os, std::string_view tool,
   int shown = 0;
   for (const std::string& warning : warnings) {
     if (!seen.insert(warning).second) continue;
-    if (shown++ < kMaxWarningsShown) os << tool << ": warning: " << warning << "\n";
+    if (shown++ < kMaxWarningsShown) os << tool << ": warning: " << OneLineMessage(warning) << "\n";
   }
   if (shown > kMaxWarningsShown) {
     os << tool << ": warning: ... and " << shown - kMaxWarningsShown << " more\n";
   }
+}
+
+void PrintError(std::ostream& os, std::string_view tool, absl::string_view message) {
+  os << tool << ": error: " << OneLineMessage(std::string_view(message.data(), message.size()))
+     << "\n";
+}
+
+std::string ExceptionMessage(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) {
+    return "out of memory (std::bad_alloc)";
+  }
+  return e.what();
 }
 
 CommandLine::CommandLine(int argc, char** argv) : args_(argv + 1, argv + argc) {}

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -22,14 +23,24 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace anvil {
 
 // Prints `warnings` as lines "<tool>: warning: <warning>", each distinct one once, the first
-// kMaxWarningsShown of them, then how many more there were.
+// kMaxWarningsShown of them, then how many more there were. Each is one printable line of bounded
+// length (OneLineMessage, base/excerpt.h), whatever bytes from the model it quotes.
 inline constexpr int kMaxWarningsShown = 20;
 void PrintWarnings(std::ostream& os, std::string_view tool,
                    const std::vector<std::string>& warnings);
+
+// Prints "<tool>: error: <message>" as one printable line of bounded length (OneLineMessage): the
+// one place the tools print errors, so that no message echoes raw bytes or a huge name whole.
+void PrintError(std::ostream& os, std::string_view tool, absl::string_view message);
+
+// The message for an exception that reached a tool's main: std::bad_alloc (an allocation no
+// limit caught) as "out of memory", others by their what().
+std::string ExceptionMessage(const std::exception& e);
 
 // `path` relative to the directory `bazel run` was invoked from (BUILD_WORKING_DIRECTORY), when
 // it is relative and the tool runs under `bazel run`; else `path` unchanged.

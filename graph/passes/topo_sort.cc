@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/excerpt.h"
 #include "graph/pass_registry.h"
 
 namespace anvil {
@@ -20,7 +21,7 @@ absl::StatusOr<bool> TopoSortPass::Run(Model& model, PassContext& ctx) {
     std::string cycle_node;
     if (!graph.TopologicalSort(&cycle_node)) {
       status = absl::FailedPreconditionError(
-          absl::StrCat("graph '", graph.name(), "' has a cycle through ", cycle_node));
+          absl::StrCat("graph ", Quoted(graph.name()), " has a cycle through ", cycle_node));
       return;
     }
     if (graph.NodesSnapshot() != before) ++reordered;

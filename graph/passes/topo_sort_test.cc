@@ -20,6 +20,12 @@ std::unique_ptr<Model> Parse(const char* text) {
   return *std::move(model);
 }
 
+// Import sorts graphs (onnx_import.h), so the pass's input is made by reversing the node order of
+// a parsed model in memory, as a pass could leave it.
+void Reverse(Graph& graph) {
+  for (Node* node : graph.NodesSnapshot()) graph.MoveNodeBefore(node, *graph.nodes().begin());
+}
+
 std::vector<std::string> OpTypes(const Graph& graph) {
   std::vector<std::string> ops;
   for (const Node* n : graph.nodes()) ops.push_back(n->op_type());
@@ -54,13 +60,16 @@ TEST(TopoSortTest, SortsMainGraphAndSubgraphs) {
   std::unique_ptr<Model> model = Parse(R"(
 <ir_version: 8, opset_import: ["" : 17]>
 main (bool c, float[2] x) => (float[2] y) {
+  a = Relu(x)
   y = If(c) <
-    then_branch = then_g () => (float[2] t) { t = Neg(u)  u = Abs(a) },
+    then_branch = then_g () => (float[2] t) { u = Abs(a)  t = Neg(u) },
     else_branch = else_g () => (float[2] e) { e = Identity(x) }
   >
-  a = Relu(x)
 }
 )");
+  Reverse(model->graph());
+  Reverse(*model->graph().NodesSnapshot()[0]->Subgraphs()[0]);
+  EXPECT_EQ(OpTypes(model->graph()), (std::vector<std::string>{"If", "Relu"}));
   EXPECT_FALSE(VerifyModel(*model).ok());
   TopoSortPass pass;
   PassContext ctx;
@@ -78,11 +87,15 @@ TEST(TopoSortTest, CycleIsFailedPreconditionAndKeepsOrder) {
   std::unique_ptr<Model> model = Parse(R"(
 <ir_version: 8, opset_import: ["" : 17]>
 main (float[2] x) => (float[2] y) {
-  y = Relu(b)
-  a = Add(x, b)
+  a = Add(x, x)
   b = Neg(a)
+  y = Relu(b)
 }
 )");
+  // Import refuses cycles: make one in memory (a reads b), with y first.
+  std::vector<Node*> nodes = model->graph().NodesSnapshot();
+  nodes[0]->SetInput(1, nodes[1]->output(0));
+  model->graph().MoveNodeBefore(nodes[2], nodes[0]);
   TopoSortPass pass;
   PassContext ctx;
   absl::StatusOr<bool> changed = pass.Run(*model, ctx);

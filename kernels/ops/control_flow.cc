@@ -5,7 +5,8 @@
 //
 // Output shapes come from running the bodies (the runtime builder cannot infer subgraphs), so
 // every output is allocated here with AllocateOutput; the caller decides the element type (the
-// type the model declares) and a body result of another type is an error.
+// type inferred or declared; the body's result's when there is none) and a body result of
+// another type is an error.
 //
 // Scan inputs are passed to the body as strided views of one slice of the input (no copy);
 // scan outputs are collected per iteration and written once into the stacked output.
@@ -89,10 +90,11 @@ void CopyView(const TensorView& src, const TensorView& dst) {
   }
 }
 
-// Allocates output `i` with `dims` and checks that its type is `type` (the body's result).
+// Allocates output `i` with `dims` and checks that its type is `type` (the body's result, and
+// the output's type when the model gives none).
 absl::StatusOr<TensorView*> AllocateTyped(KernelContext& ctx, int i, ElementType type,
                                           absl::Span<const int64_t> dims) {
-  absl::StatusOr<TensorView*> out = ctx.AllocateOutput(i, dims);
+  absl::StatusOr<TensorView*> out = ctx.AllocateOutput(i, dims, type);
   if (!out.ok()) return out.status();
   if ((*out)->type != type) {
     return ctx.Error(absl::StrCat("output ", i, " is declared ",
@@ -161,6 +163,17 @@ Shape DeclaredDims(const Value* v) {
   if (v == nullptr || !v->type().has_shape()) return dims;
   for (const Dim& d : v->type().shape()) dims.push_back(d.is_literal() ? *d.value : 0);
   return dims;
+}
+
+// Element type of a stacked output with no iterations to take it from: the node output's, else
+// the body output's (either may be untyped when no shape inference ran).
+ElementType StackedType(const Value* node_out, const Value* body_out) {
+  for (const Value* v : {node_out, body_out}) {
+    if (v != nullptr && v->type().element_type() != ElementType::kUndefined) {
+      return v->type().element_type();
+    }
+  }
+  return ElementType::kUndefined;
 }
 
 // ---- If ----
@@ -232,6 +245,7 @@ class LoopKernel final : public OpKernel {
     for (int i = 0; i < num_carried; ++i) carried.push_back(ctx.input(2 + i));
     std::vector<Tensor> carried_owner;  // keeps the previous iteration's results alive
     std::vector<std::vector<Tensor>> scans(num_scans);
+    std::vector<int64_t> scan_bytes(num_scans, 0);  // what scans[k] holds
 
     Tensor iteration(ElementType::kInt64, {});
     Tensor condition(ElementType::kBool, {});
@@ -252,7 +266,12 @@ class LoopKernel final : public OpKernel {
       cond = *next != 0;
       carried_owner.assign(results->begin() + 1, results->begin() + 1 + num_carried);
       for (int i = 0; i < num_carried; ++i) carried[i] = carried_owner[i].view();
-      for (int k = 0; k < num_scans; ++k) scans[k].push_back((*results)[1 + num_carried + k]);
+      for (int k = 0; k < num_scans; ++k) {
+        scans[k].push_back((*results)[1 + num_carried + k]);
+        scan_bytes[k] += static_cast<int64_t>(scans[k].back().ByteSize());
+        ANVIL_RETURN_IF_ERROR(
+            ctx.CheckHeldBytes(num_carried + k, scan_bytes[k], trip + 1, scans[k].back()));
+      }
     }
     for (int i = 0; i < num_carried; ++i) {
       ANVIL_RETURN_IF_ERROR(EmitTensor(ctx, i, carried[i]));
@@ -260,9 +279,7 @@ class LoopKernel final : public OpKernel {
     for (int k = 0; k < num_scans; ++k) {
       const int out = num_carried + k;
       const Value* body_out = body_->outputs()[1 + num_carried + k];
-      const Value* node_out = ctx.node().output(out);
-      const ElementType empty_type =
-          node_out != nullptr ? node_out->type().element_type() : ElementType::kUndefined;
+      const ElementType empty_type = StackedType(ctx.node().output(out), body_out);
       if (absl::Status s =
               EmitStacked(ctx, out, scans[k], 0, false, empty_type, DeclaredDims(body_out));
           !s.ok()) {
@@ -323,11 +340,10 @@ class ScanKernel final : public OpKernel {
     const size_t body_in = static_cast<size_t>(num_state + num_scan_inputs_);
     const size_t body_out = static_cast<size_t>(num_state + num_scan_out);
     if (body_->inputs().size() != body_in || body_->outputs().size() != body_out) {
-      return ctx.Error(absl::StrCat("the body takes ", body_->inputs().size(), " inputs and gives ",
-                                    body_->outputs().size(), " outputs where ", num_state,
-                                    " states, ", num_scan_inputs_, " scan inputs and ",
-                                    num_scan_out, " scan outputs need ", body_in, " and ",
-                                    body_out));
+      return ctx.Error(absl::StrCat(
+          "the body takes ", body_->inputs().size(), " inputs and gives ", body_->outputs().size(),
+          " outputs where ", num_state, " states, ", num_scan_inputs_, " scan inputs and ",
+          num_scan_out, " scan outputs need ", body_in, " and ", body_out));
     }
     if (!v8_) {
       std::vector<TensorView> states, scans;
@@ -428,8 +444,7 @@ class ScanKernel final : public OpKernel {
 
  private:
   ElementType EmptyType(const KernelContext& ctx, int out) const {
-    const Value* v = ctx.node().output(out);
-    return v != nullptr ? v->type().element_type() : ElementType::kUndefined;
+    return StackedType(ctx.node().output(out), body_->outputs()[out]);
   }
 
   // Runs the body over one sequence: `len` steps (-1: the scan axes' length), scan inputs
@@ -462,6 +477,7 @@ class ScanKernel final : public OpKernel {
     std::vector<Tensor> state_owner;
     const int num_out = static_cast<int>(body_->outputs().size()) - num_state;
     outs->assign(num_out, {});
+    std::vector<int64_t> out_bytes(num_out, 0);  // what (*outs)[k] holds
     for (int64_t t = 0; t < length; ++t) {
       std::vector<TensorView> args = states;
       for (size_t j = 0; j < scans.size(); ++j) {
@@ -476,7 +492,12 @@ class ScanKernel final : public OpKernel {
       }
       state_owner.assign(results->begin(), results->begin() + num_state);
       for (int i = 0; i < num_state; ++i) states[i] = state_owner[i].view();
-      for (int k = 0; k < num_out; ++k) (*outs)[k].push_back((*results)[num_state + k]);
+      for (int k = 0; k < num_out; ++k) {
+        (*outs)[k].push_back((*results)[num_state + k]);
+        out_bytes[k] += static_cast<int64_t>((*outs)[k].back().ByteSize());
+        ANVIL_RETURN_IF_ERROR(
+            ctx.CheckHeldBytes(num_state + k, out_bytes[k], t + 1, (*outs)[k].back()));
+      }
     }
     // The final states: the last iteration's results, or copies of the initial states when no
     // iteration ran.
@@ -518,6 +539,7 @@ class SequenceMapKernel final : public OpKernel {
       }
     }
     std::vector<std::vector<Tensor>> collected(ctx.num_outputs());
+    std::vector<int64_t> collected_bytes(ctx.num_outputs(), 0);
     for (size_t k = 0; k < n; ++k) {
       std::vector<TensorView> args;
       for (int i = 0; i < ctx.num_inputs(); ++i) {
@@ -537,13 +559,16 @@ class SequenceMapKernel final : public OpKernel {
           return ctx.Error(absl::StrCat("body output ", o, " changes element type at element ", k));
         }
         collected[o].push_back(std::move(results[o]));
+        collected_bytes[o] += static_cast<int64_t>(collected[o].back().ByteSize());
+        ANVIL_RETURN_IF_ERROR(ctx.CheckHeldBytes(o, collected_bytes[o], static_cast<int64_t>(k) + 1,
+                                                 collected[o].back()));
       }
     }
     for (int o = 0; o < ctx.num_outputs(); ++o) {
       const Value* out = ctx.node().output(o);
       const ElementType type = !collected[o].empty() ? collected[o][0].type()
-                               : out != nullptr    ? out->type().elem().element_type()
-                                                   : ElementType::kUndefined;
+                               : out != nullptr      ? out->type().elem().element_type()
+                                                     : ElementType::kUndefined;
       ANVIL_RETURN_IF_ERROR(ctx.SetOutputValue(o, Tensor::Sequence(type, std::move(collected[o]))));
     }
     return absl::OkStatus();
@@ -596,10 +621,8 @@ absl::StatusOr<std::unique_ptr<OpKernel>> MakeScan(const Node& node, int64_t ops
 }  // namespace
 
 const KernelRule kControlFlowKernels[] = {
-    {"", "If", &MakeIf},
-    {"", "Loop", &MakeLoop},
-    {"", "Scan", &MakeScan},
-    {"", "SequenceMap", &MakeSequenceMap},
+    {"", "If", &MakeIf},         {"", "Loop", &MakeLoop},
+    {"", "Scan", &MakeScan},     {"", "SequenceMap", &MakeSequenceMap},
     {nullptr, nullptr, nullptr},
 };
 

@@ -1,5 +1,6 @@
 #include "lower/evaluator/evaluator.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -577,15 +578,18 @@ void Evaluator::Impl::RunKernel(const tir::IntrinsicNode& n) {
   }
   NodeExecOptions exec;
   exec.default_seed = options_.seed;
+  exec.max_allocation_bytes = options_.max_allocation_bytes;
   // The module was lowered over symbolic dims: this run's inputs must satisfy the op's rule
   // (not checkable for If/Loop/Scan, whose outputs come from running their bodies).
   exec.check_planned_dims = node.Subgraphs().empty();
   if (module_.source != nullptr) {
-    exec.subgraph_runner =
-        InterpreterSubgraphRunner(*module_.source, [&captured](const Value* v) -> const Tensor* {
+    exec.subgraph_runner = InterpreterSubgraphRunner(
+        *module_.source,
+        [&captured](const Value* v) -> const Tensor* {
           auto it = captured.find(v);
           return it == captured.end() ? nullptr : &it->second;
-        });
+        },
+        /*observer=*/nullptr, options_.max_allocation_bytes);
   }
   // Nodes with subgraphs size their outputs by running them, as in the runtime: no ShapeFn.
   const ShapeFn shape_fn = node.Subgraphs().empty()
@@ -682,10 +686,12 @@ absl::Status Evaluator::Impl::PrepareWorkspace(Frame& frame) {
     }
   }
   ANVIL_RETURN_IF_ERROR(status_);
-  if (workspace_.ByteSize() < static_cast<size_t>(bytes)) {
-    ANVIL_ASSIGN_OR_RETURN(
-        workspace_, Tensor::Allocate(ElementType::kUint8, {bytes}, options_.max_allocation_bytes,
-                                     /*zero=*/false));
+  // At least one byte: buffers that are all empty this run are still placed in it.
+  if (workspace_.data() == nullptr || workspace_.ByteSize() < static_cast<size_t>(bytes)) {
+    ANVIL_ASSIGN_OR_RETURN(workspace_,
+                           Tensor::Allocate(ElementType::kUint8, {std::max<int64_t>(bytes, 1)},
+                                            options_.max_allocation_bytes,
+                                            /*zero=*/false));
   }
   stats_.workspace_bytes = bytes;
   frame.workspace = static_cast<uint8_t*>(workspace_.data());

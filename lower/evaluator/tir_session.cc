@@ -14,8 +14,12 @@ namespace anvil::lower {
 
 absl::StatusOr<std::unique_ptr<TirSession>> TirSession::Load(const std::string& path,
                                                              const TirSessionOptions& options) {
-  ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(path));
-  return Load(std::move(model), options);
+  std::vector<std::string> import_warnings;  // graphs the import sorted
+  ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(path, &import_warnings));
+  ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<TirSession> session, Load(std::move(model), options));
+  session->warnings_.insert(session->warnings_.begin(), import_warnings.begin(),
+                            import_warnings.end());
+  return session;
 }
 
 absl::StatusOr<std::unique_ptr<TirSession>> TirSession::Load(std::unique_ptr<Model> model,

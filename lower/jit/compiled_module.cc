@@ -501,8 +501,11 @@ absl::StatusOr<std::vector<Tensor>> CompiledModule::Run(const std::vector<Tensor
       outputs[k] = *reinterpret_cast<const Tensor*>(b.data);
       continue;
     }
-    outputs[k] = Tensor::CopyOf(TensorView::Dense(tir::ElementTypeOf(t.type().kind()), b.data,
-                                                  std::vector<int64_t>(b.dims, b.dims + b.rank)));
+    // Within the limit, as every allocation of a run (sizes here come from the data).
+    ANVIL_ASSIGN_OR_RETURN(
+        outputs[k], Tensor::CopyOf(TensorView::Dense(tir::ElementTypeOf(t.type().kind()), b.data,
+                                                     std::vector<int64_t>(b.dims, b.dims + b.rank)),
+                                   impl.options.max_allocation_bytes));
   }
   impl.allocations.clear();
   return outputs;

@@ -99,6 +99,7 @@ absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const M
   const bool has_subgraphs = site.resolved ? site.has_subgraphs : !node.Subgraphs().empty();
   NodeExecOptions exec;
   exec.check_planned_dims = !has_subgraphs;
+  exec.max_allocation_bytes = max_allocation_bytes > 0 ? max_allocation_bytes : kNoAllocationLimit;
   // The check of operands that passed it before is skipped (it would give the same answer): on
   // a small CNN the ShapeHelpers of its convolutions and pools were 5-10% of a run.
   bool remember = false;
@@ -126,11 +127,13 @@ absl::Status RunKernelCall(const KernelCallSite& site, OpKernel& kernel, const M
   bool read_contents = true;
   exec.shape_read_input_contents = &read_contents;
   if (source != nullptr && has_subgraphs) {
-    exec.subgraph_runner =
-        InterpreterSubgraphRunner(*source, [&captured](const Value* v) -> const Tensor* {
+    exec.subgraph_runner = InterpreterSubgraphRunner(
+        *source,
+        [&captured](const Value* v) -> const Tensor* {
           auto it = captured.find(v);
           return it == captured.end() ? nullptr : &it->second;
-        });
+        },
+        /*observer=*/nullptr, exec.max_allocation_bytes);
   }
   // Nodes with subgraphs size their outputs by running them, as in the runtime: no ShapeFn.
   const ShapeFn shape_fn = has_subgraphs   ? nullptr

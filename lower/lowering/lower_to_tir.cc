@@ -36,6 +36,11 @@ struct LoweredModuleAttachment {
   std::unique_ptr<tir::Module> module;
 };
 
+// Whether a value is lowered as a `value` tensor that only kernel calls read and write: a
+// sequence, an optional, or a tensor of unknown rank (a Reshape to a shape of unknown length, an
+// If whose branches disagree on the rank), which the kernel hands over whole.
+bool IsValue(const TensorInfo& info) { return !info.is_tensor() || !info.dims; }
+
 absl::StatusOr<DataType> ElementOf(const Value& v, ElementType type) {
   std::optional<tir::ScalarKind> kind = tir::ScalarKindOf(type);
   if (!kind) {
@@ -148,7 +153,12 @@ absl::Status NodeLoweringImpl::CallKernel() {
 Expr NodeLoweringImpl::Dim(const IndexExpr& e) {
   absl::StatusOr<Expr> x = lowerer_.Translate(e);
   if (!x.ok()) {
-    b().Fail(x.status());
+    // A fact over a dim only the run knows (a Slice start read from a Shape of an unknown dim,
+    // though the output's dims are known): the kernel runs the node.
+    b().Fail(absl::IsFailedPrecondition(x.status())
+                 ? absl::UnimplementedError(absl::StrCat("a fact the rule needs depends on data: ",
+                                                         x.status().message()))
+                 : x.status());
     return tir::IndexConst(0);
   }
   return *x;
@@ -189,11 +199,7 @@ absl::Status Lowerer::DeclareInputs() {
   for (size_t k = 0; k < g.inputs().size(); ++k) {
     const Value* v = g.inputs()[k];
     const TensorInfo& info = inference_.state().Get(v);
-    if (!info.is_tensor()) continue;  // a value parameter: no dims of its own
-    if (!info.dims) {
-      return absl::UnimplementedError(
-          absl::StrCat("input '", v->name(), "' has an unknown rank; lowering needs its rank"));
-    }
+    if (IsValue(info)) continue;  // a value parameter: no dims of its own
     for (size_t axis = 0; axis < info.dims->size(); ++axis) {
       const IndexExpr& d = (*info.dims)[axis];
       if (d.IsLiteral()) continue;
@@ -213,7 +219,7 @@ absl::Status Lowerer::DeclareInputs() {
   }
   for (const Value* v : g.inputs()) {
     const TensorInfo& info = inference_.state().Get(v);
-    if (!info.is_tensor()) {
+    if (IsValue(info)) {
       Expr t = b_.Tensor(v->name(), DataType(tir::ScalarKind::kValue), {});
       ANVIL_RETURN_IF_ERROR(b_.status());
       tensors_[v] = t;
@@ -320,6 +326,10 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
     binding.slots.push_back(i);
     operands.push_back(tensors_[v]);
   }
+  // Questionmarks the call's outputs bind, bound only once every output is declared: the call
+  // assigns the variables, so no other output of it may be planned with them (TopK's values and
+  // indices share their data-dependent k).
+  std::vector<std::pair<uint64_t, Expr>> bound_by_call;
   for (int o = 0; o < node.num_outputs(); ++o) {
     const Value* v = node.output(o);
     if (v == nullptr) continue;
@@ -328,8 +338,8 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
       if (!declared) {
         // Data decides its dims: index variables the call assigns, bound for later nodes.
         const TensorInfo& info = inference_.state().Get(v);
-        if (!info.is_tensor()) {
-          // A sequence or optional: a value the call sets.
+        if (IsValue(info)) {
+          // A sequence, an optional or a tensor of unknown rank: a value the call sets.
           Expr t = b_.Tensor(LocalName(v->name()), DataType(tir::ScalarKind::kValue), {});
           ANVIL_RETURN_IF_ERROR(b_.status());
           tensors_[v] = t;
@@ -340,10 +350,10 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
         }
         std::optional<tir::ScalarKind> kind = tir::ScalarKindOf(info.type);
         if (!kind) kind = tir::ScalarKindOf(v->type().element_type());
-        if (!kind || !info.dims) {
+        if (!kind) {
           return absl::UnimplementedError(
               absl::StrCat(node.Describe(), ": output '", v->name(),
-                           "' has an unknown element type or rank; lowering needs both"));
+                           "' has an unknown element type; lowering needs one"));
         }
         std::vector<Expr> dims;
         for (size_t k = 0; k < info.dims->size(); ++k) {
@@ -356,7 +366,7 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
           out->push_back(b_.Define(var));
           if (std::optional<IndexAtom> atom = DimTranslator::SingleAtom(d);
               atom && atom->kind == IndexAtom::Kind::kQuestionmark && !dims_.IsBound(*atom)) {
-            dims_.BindQuestionmark(atom->questionmark_id, var);
+            bound_by_call.emplace_back(atom->questionmark_id, var);
           }
           dims.push_back(var);
         }
@@ -368,6 +378,11 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
     }
     binding.slots.push_back(-1 - o);
     operands.push_back(tensors_[v]);
+  }
+  for (const auto& [id, var] : bound_by_call) {
+    if (!dims_.IsBound(IndexAtom{.kind = IndexAtom::Kind::kQuestionmark, .questionmark_id = id})) {
+      dims_.BindQuestionmark(id, var);
+    }
   }
   // Values of the main graph that the node's subgraphs read.
   absl::flat_hash_set<const Value*> seen;
@@ -429,17 +444,18 @@ absl::Status Lowerer::LowerNode(const Node& node) {
   }
   const int64_t opset = model_->OpsetVersion(node.domain());
   std::string fallback_reason;
-  // Sequences and optionals are values only kernels read and write: a node touching one (an
-  // Identity of a sequence, an If returning one) is a kernel call whatever rules its op has.
+  // Values (sequences, optionals, tensors of unknown rank) only kernels read and write: a node
+  // touching one (an Identity of a sequence, an If returning one) is a kernel call whatever rules
+  // its op has.
   bool touches_value = false;
   for (const Value* v : node.inputs()) {
-    touches_value |= v != nullptr && !inference_.state().Get(v).is_tensor();
+    touches_value |= v != nullptr && IsValue(inference_.state().Get(v));
   }
   for (const Value* v : node.outputs()) {
-    touches_value |= v != nullptr && !inference_.state().Get(v).is_tensor();
+    touches_value |= v != nullptr && IsValue(inference_.state().Get(v));
   }
   LowerFn rule = touches_value ? nullptr : FindLowerRule(node, opset);
-  if (touches_value) fallback_reason = "a sequence or optional operand";
+  if (touches_value) fallback_reason = "a sequence, optional or unknown-rank operand";
   if (rule) {
     // The op's ShapeHelper, run with the lowering's builder, gives the facts the rule indexes
     // with; its dims must be inference's (the same rule over the same knowledge).

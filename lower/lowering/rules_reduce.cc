@@ -8,6 +8,7 @@
 // s64/u64 for integers; LogSumExp shifts by the maximum; ArgMax/ArgMin take the first extreme
 // (the last with select_last_index) and count NaN as the extreme; LayerNormalization computes
 // the variance in a second pass.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -117,6 +118,12 @@ absl::Status Reduce(NodeLowering& n) {
   std::vector<bool> reduced(dims.size(), false);
   for (int64_t axis : n.facts().axes) reduced[axis] = true;
   const bool keepdims = NodeLowering::TensorDims(y).size() == dims.size();
+  // Axes read from a runtime input are no fact, though the output's dims may be known (a rank-0
+  // output of a rank-1 input): the kernel reduces.
+  const size_t kept = static_cast<size_t>(std::count(reduced.begin(), reduced.end(), false));
+  if (!keepdims && kept != NodeLowering::TensorDims(y).size()) {
+    return n.Unimplemented("the axes are known only at run time");
+  }
   Builder& b = n.b();
   auto load = [&](const std::vector<Expr>& i) { return b.Cast(a, b.Load(x, i)); };
   // The count of reduced elements, for Mean.

@@ -299,7 +299,7 @@ TEST(EinsumTest, ExplicitAndImplicitOutputs) {
   EXPECT_EQ(einsum("ij,ij->ij", {T(kF32, {2, 3}), T(kF32, {1, 3})}), "float[2, 3]");
   EXPECT_EQ(einsum("ij,ij->ij", {T(kF32, {1, 3}), T(kF32, {Q(), 3})}), "float[?, 3]");
   EXPECT_EQ(einsum("ij,ij->ij", {T(kF32, {S("A"), 3}), T(kF32, {S("B"), 3})}),
-            "float[max(A, B), 3]");
+            "float[min(A, B, 1)*max(A, B), 3]");
 }
 
 TEST(EinsumTest, Ellipsis) {

@@ -81,6 +81,115 @@ bool SameShapeAndType(const TensorInfo& a, const TensorInfo& b) {
   return SameShapeAndType(a.element(), b.element());
 }
 
+// The carried values of a loop body (Loop's carried values, Scan's states) may change shape on
+// the first iteration and keep the new shape from then on: [A] + [C] is broadcast once, then
+// stays. The body is inferred on the initial values, then on what it returned; when that second
+// round returns the same carried shapes and the same other outputs, they hold exactly for every
+// iteration after the first. Otherwise the carried values are joined until stable (a join only
+// forgets, so three rounds suffice), and hold only what every iteration agrees on.
+struct CarriedShapes {
+  std::vector<std::vector<TensorInfo>> rounds;  // the body's outputs, per inference round
+  std::vector<TensorInfo> later;                // the carried values after one or more runs
+};
+
+absl::StatusOr<CarriedShapes> InferCarried(ShapeContext& ctx, const Graph& body,
+                                           std::vector<TensorInfo> inputs, int in_offset,
+                                           int out_offset, int num_carried) {
+  CarriedShapes result;
+  auto carried_out = [&](const std::vector<TensorInfo>& outputs, int i) {
+    TensorInfo out =
+        out_offset + i < static_cast<int>(outputs.size()) ? outputs[out_offset + i] : TensorInfo{};
+    out.values.reset();
+    return out;
+  };
+  auto infer = [&]() -> absl::Status {
+    absl::StatusOr<std::vector<TensorInfo>> outputs = ctx.builder().InferSubgraph(body, inputs);
+    if (!outputs.ok()) return outputs.status();
+    if (static_cast<int>(outputs->size()) < out_offset + num_carried) {
+      return ctx.Error(absl::StrCat("body returns ", outputs->size(), " values, needs at least ",
+                                    out_offset + num_carried));
+    }
+    result.rounds.push_back(*std::move(outputs));
+    return absl::OkStatus();
+  };
+  auto carried_stable = [&](const std::vector<TensorInfo>& outputs) {
+    for (int i = 0; i < num_carried; ++i) {
+      if (!SameShapeAndType(carried_out(outputs, i), inputs[in_offset + i])) return false;
+    }
+    return true;
+  };
+  auto done = [&]() {
+    for (int i = 0; i < num_carried; ++i) result.later.push_back(inputs[in_offset + i]);
+    return std::move(result);
+  };
+  if (absl::Status s = infer(); !s.ok()) return s;
+  if (carried_stable(result.rounds[0])) return done();
+  // One step to a fixed point?
+  const std::vector<TensorInfo> initial = inputs;
+  for (int i = 0; i < num_carried; ++i) inputs[in_offset + i] = carried_out(result.rounds[0], i);
+  if (absl::Status s = infer(); !s.ok()) return s;
+  const std::vector<TensorInfo>& first = result.rounds[0];
+  const std::vector<TensorInfo>& second = result.rounds[1];
+  bool others_agree = first.size() == second.size();
+  for (size_t k = out_offset + num_carried; others_agree && k < first.size(); ++k) {
+    others_agree = SameShapeAndType(first[k], second[k]);
+  }
+  if (others_agree && carried_stable(second)) return done();
+  // Joined until stable.
+  inputs = initial;
+  for (int round = 0; round < 3; ++round) {
+    bool stable = true;
+    for (int i = 0; i < num_carried; ++i) {
+      TensorInfo joined = Join(inputs[in_offset + i], carried_out(result.rounds.back(), i));
+      joined.values.reset();
+      if (!SameShapeAndType(joined, inputs[in_offset + i])) {
+        stable = false;
+        inputs[in_offset + i] = std::move(joined);
+      }
+    }
+    if (stable) break;
+    if (absl::Status s = infer(); !s.ok()) return s;
+  }
+  return done();
+}
+
+// A carried value after `iterations` runs of the body: `initial` for none, `later` for one or
+// more, and per dim initial + min(iterations, 1) * (later - initial) for a symbolic count.
+TensorInfo AfterIterations(const TensorInfo& initial, const TensorInfo& later,
+                           const IndexExpr& iterations) {
+  if (iterations == 0) return initial;
+  const IndexExpr positive = Ge(iterations, 1);
+  if (positive.IsKnown() && positive.literal() != 0) return later;
+  if (iterations.IsQuestionmark() || !initial.is_tensor() || !later.is_tensor() ||
+      initial.type != later.type || !initial.dims || !later.dims ||
+      initial.dims->size() != later.dims->size()) {
+    TensorInfo joined = Join(initial, later);
+    joined.values.reset();
+    return joined;
+  }
+  TensorInfo out = later;
+  for (size_t k = 0; k < out.dims->size(); ++k) {
+    const IndexExpr& d0 = (*initial.dims)[k];
+    const IndexExpr& d1 = (*later.dims)[k];
+    if (d0 == d1) continue;
+    (*out.dims)[k] = d0.IsQuestionmark() || d1.IsQuestionmark()
+                         ? IndexExpr::Questionmark()
+                         : d0 + Min(iterations, 1) * (d1 - d0);
+  }
+  return out;
+}
+
+// Per-iteration dims of a body output stacked `count` times. With no iteration the runtime (as
+// ONNX Runtime) takes them from the body output's declared type, 0 where that has no literal: a
+// symbolic dim d is d * min(count, 1) unless the count is provably positive.
+void ForNoIteration(DimsExpr& dims, const IndexExpr& count) {
+  const IndexExpr positive = Ge(count, 1);
+  if (positive.IsKnown() && positive.literal() != 0) return;
+  for (IndexExpr& d : dims) {
+    if (!d.IsLiteral()) d = d * Min(count, 1);
+  }
+}
+
 // Loop(M, cond, v_initial...) with body (iteration_num, cond, v...) -> (cond, v..., scans...).
 absl::Status LoopShape(ShapeContext& ctx) {
   const Graph* body = SubgraphAttr(ctx.node(), "body");
@@ -92,61 +201,58 @@ absl::Status LoopShape(ShapeContext& ctx) {
   }
   std::vector<TensorInfo> inputs;
   inputs.push_back(TensorInfo{ElementType::kInt64, DimsExpr{}, std::nullopt});
-  inputs.push_back(TensorInfo{ElementType::kBool, DimsExpr{}, std::nullopt});
+  // The body runs only while the condition holds, so its condition input is true on every run
+  // (the initial condition, then what the previous run returned; true when cond is omitted).
+  inputs.push_back(TensorInfo{ElementType::kBool, DimsExpr{}, IndexExprList{1}});
   for (int i = 0; i < num_carried; ++i) {
     TensorInfo carried = ctx.Input(2 + i);
     carried.values.reset();  // values change across iterations
     inputs.push_back(std::move(carried));
   }
-  // Carried values whose shape changes across iterations are joined until stable (two rounds
-  // suffice: a join only forgets).
-  absl::StatusOr<std::vector<TensorInfo>> outputs;
-  for (int round = 0; round < 3; ++round) {
-    outputs = ctx.builder().InferSubgraph(*body, inputs);
-    if (!outputs.ok()) return outputs.status();
-    if (static_cast<int>(outputs->size()) < 1 + num_carried) {
-      return ctx.Error(absl::StrCat("body returns ", outputs->size(), " values, needs at least ",
-                                    1 + num_carried));
-    }
-    bool stable = true;
-    for (int i = 0; i < num_carried; ++i) {
-      TensorInfo joined = Join(inputs[2 + i], (*outputs)[1 + i]);
-      joined.values.reset();
-      if (!SameShapeAndType(joined, inputs[2 + i])) {
-        stable = false;
-        inputs[2 + i] = std::move(joined);
-      }
-    }
-    if (stable) break;
-  }
-  // Iteration count: M when the body passes its condition through unchanged (or there is no
-  // condition), so only M ends the loop.
+  absl::StatusOr<CarriedShapes> carried =
+      InferCarried(ctx, *body, std::move(inputs), 2, 1, num_carried);
+  if (!carried.ok()) return carried.status();
+  const std::vector<TensorInfo>* outputs = &carried->rounds.back();
+  // Iteration count: max(M, 0) only when the loop provably runs M times: the initial condition
+  // is omitted or a constant true, and the body's condition output is provably true (a constant,
+  // or its condition input passed through). Otherwise the count depends on data: a fresh
+  // questionmark (a constant false condition or M <= 0: none).
   IndexExpr iterations = IndexExpr::Questionmark();
-  const Value* body_cond_in = body->inputs()[1];
-  const Value* body_cond_out = body->outputs()[0];
-  const bool cond_passthrough =
-      body_cond_out == body_cond_in ||
-      (body_cond_out->producer() != nullptr && body_cond_out->producer()->op_type() == "Identity" &&
-       body_cond_out->producer()->input(0) == body_cond_in);
-  if (cond_passthrough || !ctx.HasInput(1)) {
-    if (std::optional<IndexExprList> m = ctx.InputValues(0); m && m->size() == 1) {
-      iterations = (*m)[0];
+  std::optional<std::vector<int64_t>> initial_cond = ctx.InputLiteralValues(1);
+  const bool starts_true =
+      !ctx.HasInput(1) || (initial_cond && initial_cond->size() == 1 && (*initial_cond)[0] != 0);
+  bool stays_true = true;
+  for (const std::vector<TensorInfo>& round : carried->rounds) {
+    const std::optional<IndexExprList>& body_cond = round[0].values;
+    stays_true = stays_true && body_cond && body_cond->size() == 1 && (*body_cond)[0].IsKnown() &&
+                 (*body_cond)[0].literal() != 0;
+  }
+  std::optional<IndexExpr> trip_count;
+  if (ctx.HasInput(0)) {
+    if (const std::optional<IndexExprList>& m = ctx.InputValues(0); m && m->size() == 1) {
+      trip_count = Max((*m)[0], 0);
     }
   }
-  if (std::optional<std::vector<int64_t>> cond = ctx.InputLiteralValues(1);
-      cond && cond->size() == 1 && (*cond)[0] == 0) {
+  if (initial_cond && initial_cond->size() == 1 && (*initial_cond)[0] == 0) {
     iterations = 0;
+  } else if (trip_count && trip_count->IsLiteral() && trip_count->literal() == 0) {
+    iterations = 0;
+  } else if (trip_count && starts_true && stays_true) {
+    iterations = *trip_count;
   }
   for (int i = 0; i < ctx.num_outputs(); ++i) {
     if (i < num_carried) {
-      ctx.output(i) = inputs[2 + i];
+      ctx.output(i) = AfterIterations(ctx.Input(2 + i), carried->later[i], iterations);
       continue;
     }
     const int body_index = 1 + i;
     if (body_index >= static_cast<int>(outputs->size())) break;
     TensorInfo scan = (*outputs)[body_index];
     scan.values.reset();
-    if (scan.dims) scan.dims->insert(scan.dims->begin(), iterations);
+    if (scan.dims) {
+      ForNoIteration(*scan.dims, iterations);
+      scan.dims->insert(scan.dims->begin(), iterations);
+    }
     ctx.output(i) = std::move(scan);
   }
   return absl::OkStatus();
@@ -198,20 +304,34 @@ absl::Status ScanShape(ShapeContext& ctx) {
     }
     body_inputs.push_back(std::move(scan));
   }
-  absl::StatusOr<std::vector<TensorInfo>> outputs = ctx.builder().InferSubgraph(*body, body_inputs);
-  if (!outputs.ok()) return outputs.status();
+  std::vector<TensorInfo> initial_states(body_inputs.begin(), body_inputs.begin() + num_state);
+  absl::StatusOr<CarriedShapes> carried =
+      InferCarried(ctx, *body, std::move(body_inputs), 0, 0, num_state);
+  if (!carried.ok()) return carried.status();
+  const std::vector<TensorInfo>* outputs = &carried->rounds.back();
+  // Scan-8 runs each batch entry for its own length when sequence_lens is given.
+  const IndexExpr iterations = v8 && ctx.HasInput(0) ? IndexExpr::Questionmark() : sequence_length;
   for (int i = 0; i < ctx.num_outputs() && i < static_cast<int>(outputs->size()); ++i) {
-    TensorInfo out = (*outputs)[i];
+    TensorInfo out = i < num_state
+                         ? AfterIterations(initial_states[i], carried->later[i], iterations)
+                         : (*outputs)[i];
     out.values.reset();
     if (out.dims) {
+      const IndexExpr batch_size = batch.value_or(IndexExpr::Questionmark());
       if (i >= num_state) {
         const int k = i - num_state;
         int64_t axis = v8 ? 0 : (k < static_cast<int>(out_axes.size()) ? out_axes[k] : 0);
         absl::StatusOr<int64_t> a = ctx.NormalizeAxis(axis, out.rank() + 1, "scan_output_axes");
         if (!a.ok()) return a.status();
+        // Scan-8 runs batch * length iterations, fewer with sequence_lens.
+        ForNoIteration(*out.dims, !v8               ? sequence_length
+                                  : ctx.HasInput(0) ? IndexExpr::Questionmark()
+                                                    : batch_size * sequence_length);
         out.dims->insert(out.dims->begin() + *a, sequence_length);
+      } else if (v8) {
+        ForNoIteration(*out.dims, batch_size);
       }
-      if (v8) out.dims->insert(out.dims->begin(), batch.value_or(IndexExpr::Questionmark()));
+      if (v8) out.dims->insert(out.dims->begin(), batch_size);
     }
     ctx.output(i) = std::move(out);
   }
@@ -249,10 +369,8 @@ absl::Status SequenceMapShape(ShapeContext& ctx) {
 namespace shape_rules {
 
 const ShapeRule kControlFlowRules[] = {
-    {"", "If", IfShape},
-    {"", "Loop", LoopShape},
-    {"", "Scan", ScanShape},
-    {"", "SequenceMap", SequenceMapShape},
+    {"", "If", IfShape},         {"", "Loop", LoopShape},
+    {"", "Scan", ScanShape},     {"", "SequenceMap", SequenceMapShape},
     {nullptr, nullptr, nullptr},
 };
 

@@ -247,9 +247,9 @@ TEST(ElementwiseRulesTest, SymbolicBroadcasting) {
   };
   const Case cases[] = {
       {{S("N"), 3}, {3}, {S("N"), 3}},
-      {{S("N")}, {1}, {S("N")}},                    // N vs 1
-      {{S("N")}, {3}, {3}},                         // N vs 3: N must be 3 (or 1)
-      {{S("N")}, {S("M")}, {Max(S("M"), S("N"))}},  // exact when one of them is 1
+      {{S("N")}, {1}, {S("N")}},  // N vs 1
+      {{S("N")}, {3}, {3}},       // N vs 3: N must be 3 (or 1)
+      {{S("N")}, {S("M")}, {Max(S("M"), S("N")) * Min({S("M"), S("N"), 1})}},  // or 0 with a 0
       {{S("N")}, {S("N")}, {S("N")}},
       {{2, 1, 4}, {S("N"), 1}, {2, S("N"), 4}},
       {{}, {S("B"), 5}, {S("B"), 5}},

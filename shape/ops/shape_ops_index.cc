@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -158,21 +159,25 @@ absl::Status InferConcat(ShapeContext& ctx) {
   if (axis_attr == nullptr && ctx.opset() >= 4) return ctx.Error("missing attribute axis");
   const int64_t axis_value = axis_attr != nullptr ? axis_attr->i : 1;
   TensorInfo& out = ctx.output(0);
-  absl::InlinedVector<const TensorInfo*, 4> inputs;
+  // (input index, its info): errors name the input.
+  absl::InlinedVector<std::pair<int, const TensorInfo*>, 4> inputs;
   for (int i = 0; i < ctx.num_inputs(); ++i) {
     if (!ctx.HasInput(i)) continue;
-    inputs.push_back(&ctx.Input(i));
-    if (out.type == ElementType::kUndefined) out.type = inputs.back()->type;
+    inputs.push_back({i, &ctx.Input(i)});
+    if (out.type == ElementType::kUndefined) out.type = inputs.back().second->type;
   }
   if (inputs.empty()) return ctx.Error("no inputs");
+  int rank_input = -1;  // the first input of known rank
   int64_t rank = -1;
-  for (const TensorInfo* input : inputs) {
+  for (const auto& [i, input] : inputs) {
     const TensorInfo& in = *input;
     if (in.rank() < 0) continue;
     if (rank >= 0 && in.rank() != rank) {
-      return ctx.Error(absl::StrCat("inputs of different ranks: ", rank, " and ", in.rank(), " ",
-                                    DimsToString(*in.dims)));
+      return ctx.Error(absl::StrCat("input ", i, " ", DimsToString(*in.dims), " has rank ",
+                                    in.rank(), ", input ", rank_input, " ",
+                                    DimsToString(*ctx.Input(rank_input).dims), " has rank ", rank));
     }
+    if (rank < 0) rank_input = i;
     rank = in.rank();
   }
   if (rank < 0) return absl::OkStatus();
@@ -180,10 +185,11 @@ absl::Status InferConcat(ShapeContext& ctx) {
   if (!axis.ok()) return axis.status();
   if (ShapeFacts* facts = ctx.facts()) facts->axes = {*axis};
 
-  DimsExpr dims(rank);  // every non-axis dim is set from the first input with dims
+  DimsExpr dims(rank);                  // every non-axis dim is set from the first input with dims
+  std::vector<int> dim_from(rank, -1);  // the input dims[k] took its literal (or value) from
   IndexExpr sum = 0;
   bool first = true;
-  for (const TensorInfo* input : inputs) {
+  for (const auto& [i, input] : inputs) {
     const TensorInfo& in = *input;
     if (!in.dims) {
       sum = IndexExpr::Questionmark();
@@ -192,12 +198,19 @@ absl::Status InferConcat(ShapeContext& ctx) {
     sum = sum + (*in.dims)[*axis];
     for (int64_t k = 0; k < rank; ++k) {
       if (k == *axis) continue;
+      const bool was_literal = dims[k].IsLiteral();
       if (first) {
         dims[k] = (*in.dims)[k];
+        dim_from[k] = i;
       } else if (!MergeDim(dims[k], (*in.dims)[k], &dims[k])) {
-        return ctx.Error(absl::StrCat("dim ", k, " differs: ", dims[k].literal(), " vs ",
-                                      DimsToString(*in.dims), " (concatenating along axis ", *axis,
-                                      ")"));
+        // Both literal: say which inputs disagree, with both dims.
+        const int j = dim_from[k];
+        return ctx.Error(absl::StrCat("input ", i, " ", DimsToString(*in.dims), " has dim ", k,
+                                      " = ", (*in.dims)[k].ToString(), ", input ", j, " ",
+                                      DimsToString(*ctx.Input(j).dims), " has ", dims[k].ToString(),
+                                      " (concatenating along axis ", *axis, ")"));
+      } else if (!was_literal && dims[k].IsLiteral()) {
+        dim_from[k] = i;
       }
     }
     first = false;
@@ -207,7 +220,8 @@ absl::Status InferConcat(ShapeContext& ctx) {
   // Concatenated shape vectors.
   if (rank == 1) {
     IndexExprList values;
-    for (const TensorInfo* in : inputs) {
+    for (const auto& input : inputs) {
+      const TensorInfo* in = input.second;
       if (!in->values) return absl::OkStatus();
       values.insert(values.end(), in->values->begin(), in->values->end());
     }

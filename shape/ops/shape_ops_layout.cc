@@ -61,6 +61,76 @@ absl::Status CheckDivisible(const ShapeContext& ctx, const IndexExpr& dim, int64
   return absl::OkStatus();
 }
 
+// `e` with symbol `name` set to 0, or nullopt when `e` holds a questionmark (whose identity a
+// rebuilt expression would lose).
+std::optional<IndexExpr> WithSymbolZero(const IndexExpr& e, const std::string& name) {
+  std::optional<IndexExprStructure> s = Decompose(e);
+  if (!s) return std::nullopt;
+  IndexExpr sum = s->constant;
+  for (const IndexTerm& t : s->terms) {
+    IndexExpr product = t.coeff;
+    for (const IndexAtom& a : t.factors) {
+      std::vector<IndexExpr> args;
+      for (const IndexExpr& arg : a.args) {
+        std::optional<IndexExpr> x = WithSymbolZero(arg, name);
+        if (!x) return std::nullopt;
+        args.push_back(*x);
+      }
+      switch (a.kind) {
+        case IndexAtom::Kind::kSymbol:
+          product = product * (a.name == name ? IndexExpr(0) : IndexExpr::Symbol(a.name));
+          break;
+        case IndexAtom::Kind::kQuestionmark:
+          return std::nullopt;
+        case IndexAtom::Kind::kFloorDiv:
+          product = product * FloorDiv(args[0], args[1]);
+          break;
+        case IndexAtom::Kind::kMin:
+          product = product * Min(args);
+          break;
+        case IndexAtom::Kind::kMax:
+          product = product * Max(args);
+          break;
+      }
+    }
+    sum = sum + product;
+  }
+  return sum;
+}
+
+// Whether `zero` being 0 makes `dim` 0 as well: `zero` is c * (a product of symbols) and `dim`
+// is 0 whichever of them is 0 ([B*S, H] -> [B, ...] copies a 0 for B = 0; so does a broadcast
+// dim max(B, C) * min(B, C, 1)).
+bool ZeroMakesZero(const IndexExpr& zero, const IndexExpr& dim) {
+  std::optional<IndexExprStructure> z = Decompose(zero);
+  if (!z || z->constant != 0 || z->terms.size() != 1) return false;
+  for (const IndexAtom& a : z->terms[0].factors) {
+    if (a.kind != IndexAtom::Kind::kSymbol) return false;
+    std::optional<IndexExpr> d = WithSymbolZero(dim, a.name);
+    if (!d || !d->IsLiteral() || d->literal() != 0) return false;
+  }
+  return true;
+}
+
+// The output dim of a symbolic Reshape target value `v` at axis `k` (no allowzero): `v`, except
+// that a `v` of 0 at run time copies input dim k (and a negative one is -1 or an error). Exact as
+// `v` when it is provably positive, or equals input dim k, or its being 0 makes that dim 0.
+// Otherwise, for a `v` >= 0 in a target without -1, the exact v + dim * (1 - min(v, 1))
+// (LayerNormalization's expansion reshapes [A*B, 1] to Shape(X)[:2] ++ [1, 1], whose B = 0 copies
+// the 1). Next to a -1 that dim would be a divisor whose canonical form is negative, so unknown.
+IndexExpr ReshapeTargetDim(const IndexExpr& v, const TensorInfo& in, size_t k,
+                           bool target_has_minus_one) {
+  if (IsTrue(Ge(v, 1))) return v;
+  if (!in.dims) return IndexExpr::Questionmark();
+  if (k >= in.dims->size()) return v;  // 0 would copy no dim: an error at run time
+  const IndexExpr& dim = (*in.dims)[k];
+  if (dim == v || ZeroMakesZero(v, dim)) return v;
+  if (!target_has_minus_one && !dim.IsQuestionmark() && IsTrue(Ge(v, 0))) {
+    return v + dim * (1 - Min(v, 1));
+  }
+  return IndexExpr::Questionmark();
+}
+
 }  // namespace
 
 // DepthToSpace: [N, C, H, W] -> [N, C / (b*b), H*b, W*b].
@@ -218,11 +288,23 @@ absl::Status InferReshape(ShapeContext& ctx) {
   auto target_text = [&] { return DimsToString(*target); };
   DimsExpr dims;
   int64_t inferred = -1;
-  // A symbolic target value (a dim read by Shape) is taken as the dim itself: assumed not to be
-  // 0 (which would copy the input dim) or -1, as dynamic dims fed back into Reshape are sizes.
+  // Symbolic target values that may be 0 and then copy another dim: made unknown below unless
+  // the element count settles them.
+  std::vector<size_t> ambiguous;
+  const bool target_has_minus_one = std::ranges::any_of(
+      *target, [](const IndexExpr& v) { return v.IsLiteral() && v.literal() == -1; });
+  // A symbolic target value (a dim read by Shape) is the dim itself, unless it may be 0 (which
+  // copies the input dim: ReshapeTargetDim) or negative.
   for (size_t k = 0; k < target->size(); ++k) {
     const IndexExpr& v = (*target)[k];
-    if (!v.IsLiteral() || v.literal() > 0 || (v.literal() == 0 && allow_zero)) {
+    if (!v.IsLiteral()) {
+      if (allow_zero) {
+        dims.push_back(IsTrue(Ge(v, 0)) || v.IsQuestionmark() ? v : IndexExpr::Questionmark());
+      } else {
+        dims.push_back(ReshapeTargetDim(v, in, k, target_has_minus_one));
+        if (dims.back() != v && IsTrue(Ge(v, 0))) ambiguous.push_back(k);
+      }
+    } else if (v.literal() > 0 || (v.literal() == 0 && allow_zero)) {
       dims.push_back(v);
     } else if (v.literal() == 0) {
       if (in.dims && static_cast<int64_t>(k) >= in.rank()) {
@@ -245,6 +327,20 @@ absl::Status InferReshape(ShapeContext& ctx) {
     return absl::OkStatus();
   }
   const IndexExpr total = NumElements(*in.dims);
+  if (inferred < 0 && !ambiguous.empty()) {
+    // Without a -1 the run checks the element count: when the target's values multiply to the
+    // input's count, a value 0 means a count of 0, so the dim it copies instead must be 0 too if
+    // the other dims are provably positive ([B, S] -> [B*S] through Size is [B*S]).
+    DimsExpr taken = dims;
+    for (size_t k : ambiguous) taken[k] = (*target)[k];
+    if (IsTrue(Eq(total, NumElements(taken)))) {
+      for (size_t k : ambiguous) {
+        DimsExpr others = taken;
+        others.erase(others.begin() + k);
+        if (IsTrue(Ge(NumElements(others), 1))) dims[k] = taken[k];
+      }
+    }
+  }
   const IndexExpr known = NumElements(dims);
   if (inferred >= 0) {
     if (known.IsLiteral() && known.literal() == 0) {

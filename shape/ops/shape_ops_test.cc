@@ -385,13 +385,24 @@ TEST_F(ShapeOpTest, ConcatErrors) {
                           .In(T(kF32, {2, 4}))
                           .Attr(Attribute::Int("axis", 0))
                           .Error();
-  EXPECT_THAT(error, HasSubstr("dim 1 differs: 3 vs [2, 4]"));
+  // Which inputs disagree, and both dims (not a dim against a whole shape).
+  EXPECT_THAT(error, HasSubstr("input 1 [2, 4] has dim 1 = 4, input 0 [2, 3] has 3 "
+                               "(concatenating along axis 0)"));
+  // The dim to blame is the first literal one: input 1's, not input 0's symbol.
+  EXPECT_THAT(OpTest("Concat", 13)
+                  .In(T(kF32, {1, IndexExpr::Symbol("C"), 12, IndexExpr::Symbol("W")}))
+                  .In(T(kF32, {1, 16, 12, 32}))
+                  .In(T(kF32, {1, 32, 12, 12}))
+                  .Attr(Attribute::Int("axis", 1))
+                  .Error(),
+              HasSubstr("input 2 [1, 32, 12, 12] has dim 3 = 12, input 1 [1, 16, 12, 32] has 32 "
+                        "(concatenating along axis 1)"));
   EXPECT_THAT(OpTest("Concat", 13)
                   .In(T(kF32, {2, 3}))
                   .In(T(kF32, {2}))
                   .Attr(Attribute::Int("axis", 0))
                   .Error(),
-              HasSubstr("different ranks"));
+              HasSubstr("input 1 [2] has rank 1, input 0 [2, 3] has rank 2"));
   EXPECT_THAT(OpTest("Concat", 4).In(T(kF32, {2})).Error(), HasSubstr("missing attribute axis"));
   EXPECT_THAT(OpTest("Concat", 13).In(T(kF32, {2})).Attr(Attribute::Int("axis", 1)).Error(),
               HasSubstr("out of range"));

@@ -8,8 +8,10 @@ Generates the corpus into the work directory, then runs each manifest line's too
 (anvil-opt with the default pipeline, anvil-run once with a 1 GiB allocation limit)
 under a time limit and an address-space limit (so runaway allocation fails inside the tool, not
 on the machine). A case passes when the tool exits 1 with exactly one stderr line containing the
-expected substring, or, when the expectation is `OK`, exits 0. Crashes (signals), timeouts and
-multi-line errors always fail. `--print` shows each tool's actual stderr line (to fill in the
+expected substring, or, when the expectation is `OK`, exits 0. Crashes (signals), timeouts,
+multi-line errors and stderr lines that are not printable UTF-8 of at most MAX_LINE_CHARS
+characters always fail. A case is <case>.onnxtxt (ONNX text) when the generator wrote one, else
+<case>.onnx. `--print` shows each tool's actual stderr line (to fill in the
 manifest). Ends with "malformed: N passed, N failed".
 """
 import argparse
@@ -55,7 +57,10 @@ def limit_memory(mib):
 
 
 def run_case(args, workdir, case, tool):
-    model = os.path.join(workdir, case + ".onnx")
+    # A case is binary (<case>.onnx) or ONNX text (<case>.onnxtxt).
+    model = os.path.join(workdir, case + ".onnxtxt")
+    if not os.path.exists(model):
+        model = os.path.join(workdir, case + ".onnx")
     if tool == "opt":
         command = [args.opt, model, "--passes=" + DEFAULT_PIPELINE,
                    "-o", os.path.join(workdir, "out", case + ".onnx")]
@@ -69,15 +74,40 @@ def run_case(args, workdir, case, tool):
                               preexec_fn=limit_memory(args.memory_mib))
     except subprocess.TimeoutExpired:
         return None, ""
-    return done.returncode, done.stderr.decode("utf-8", "replace")
+    return done.returncode, done.stderr
 
 
-def verdict(code, stderr, expected):
+# Every stderr line (errors and warnings) is printable UTF-8 of bounded length, whatever bytes the
+# model holds: the tools' messages quote names through base/excerpt.h.
+MAX_LINE_CHARS = 1200
+
+
+def unprintable(stderr):
+    """What is wrong with the stderr bytes as lines a terminal shows, or an empty string."""
+    try:
+        text = stderr.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"stderr is not UTF-8 ({e.reason} at byte {e.start})"
+    for line in text.splitlines():
+        if len(line) > MAX_LINE_CHARS:
+            return f"a stderr line has {len(line)} characters, over {MAX_LINE_CHARS}"
+        bad = [c for c in line if (ord(c) < 0x20 and c != "\t") or 0x7f <= ord(c) < 0xa0
+               or c in "\u2028\u2029"]
+        if bad:
+            return f"a stderr line holds unprintable {bad[0]!r}"
+    return ""
+
+
+def verdict(code, stderr_bytes, expected):
     """An empty string when the result meets the expectation, else what is wrong."""
     if code is None:
         return "timed out"
     if code < 0:
         return f"killed by signal {-code}"
+    problem = unprintable(stderr_bytes)
+    if problem:
+        return problem
+    stderr = stderr_bytes.decode("utf-8")
     if expected == "OK":
         return "" if code == 0 else f"exit {code}, want 0"
     if code != 1:
@@ -109,9 +139,10 @@ def main():
 
     passed = failed = 0
     for case, tool, expected in read_manifest(args.manifest):
-        code, stderr = run_case(args, workdir, case, tool)
-        problem = verdict(code, stderr, expected)
-        shown = stderr.strip().replace("\n", " | ")
+        code, stderr_bytes = run_case(args, workdir, case, tool)
+        problem = verdict(code, stderr_bytes, expected)
+        shown = stderr_bytes.decode("utf-8", "replace").strip().replace("\n", " | ")
+        shown = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in shown)
         if len(shown) > 300:
             shown = shown[:300] + "..."
         if problem:

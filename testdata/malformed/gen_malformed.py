@@ -767,6 +767,202 @@ def reshape_product_mismatch(ctx):
 
 
 # --------------------------------------------------------------------------
+# 8. Nesting, node order, names and limits
+
+LIMITS = "Nesting, node order, names and limits"
+NAME_BYTES = 90000  # hostile names: long, with line breaks, escapes and invalid UTF-8
+
+
+def nested_if(depth):
+    """`depth` Ifs, each in the previous one's then_branch; every else_branch returns x. Valid
+    ONNX (unique names, every branch typed) apart from the depth."""
+    v = lambda n: vi(n, shape=[2])
+    body = helper.make_graph([helper.make_node("Identity", ["x"], [f"y{depth}"])], f"g{depth}", [],
+                             [v(f"y{depth}")])
+    for k in range(depth - 1, -1, -1):
+        other = helper.make_graph([helper.make_node("Identity", ["x"], [f"z{k}"])], f"e{k}", [],
+                                  [v(f"z{k}")])
+        node = helper.make_node("If", ["c"], [f"y{k}"], then_branch=body, else_branch=other)
+        if k == 0:
+            return model([node], [vi("c", TensorProto.BOOL, []), v("x")], [v("y0")])
+        body = helper.make_graph([node], f"g{k}", [], [v(f"y{k}")])
+
+
+def hostile_name(tag):
+    """A NAME_BYTES-byte name of line breaks, terminal escapes, NULs and invalid UTF-8."""
+    unit = (tag + "\n\x1b[2J\r\x00\xff\xfe\t").encode("latin-1")
+    return (unit * (NAME_BYTES // len(unit) + 1))[:NAME_BYTES]
+
+
+def placeholder(tag):
+    """An ASCII stand-in of hostile_name's length: protobuf's Python API takes only UTF-8 strings,
+    so builders use this and with_hostile_names swaps the bytes in the serialized model."""
+    return ("@" + tag + "@" * NAME_BYTES)[:NAME_BYTES]
+
+
+def with_hostile_names(m, *tags):
+    data = m.SerializeToString()
+    for tag in tags:
+        assert data.count(placeholder(tag).encode()) == 1, tag
+        data = data.replace(placeholder(tag).encode(), hostile_name(tag))
+    return data
+
+
+@case(LIMITS)
+def nested_if_100(ctx):
+    # Ifs nested exactly as deep as Anvil allows (100 levels): both tools succeed.
+    return nested_if(100)
+
+
+@case(LIMITS)
+def nested_if_101(ctx):
+    # One level deeper than Anvil allows (binary; protobuf's default limit would stop near 33).
+    return nested_if(101)
+
+
+TEXT_HEADER = '<ir_version: 8, opset_import: ["" : 13]>\n'
+
+
+@case(LIMITS)
+def nested_if_101_text(ctx):
+    # The same 101 levels as ONNX text (.onnxtxt): the import's exact check.
+    depth = 101
+    text = f"g{depth} () => (float[2] y{depth}) {{ y{depth} = Identity (x) }}"
+    for k in range(depth - 1, 0, -1):
+        text = (f"g{k} () => (float[2] y{k}) {{ y{k} = If <then_branch = {text}, else_branch = "
+                f"e{k} () => (float[2] z{k}) {{ z{k} = Identity (x) }}> (c) }}")
+    return (TEXT_HEADER + "main (bool c, float[2] x) => (float[2] y0) {\n"
+            f"  y0 = If <then_branch = {text}, else_branch = e0 () => (float[2] z0) "
+            "{ z0 = Identity (x) }> (c)\n}\n")
+
+
+@case(LIMITS)
+def nested_if_1500_text(ctx):
+    # Ifs nested 1500 deep as ONNX text, valid apart from the depth (each then_branch holds the
+    # next If, each else_branch returns x; types left to inference to stay under 100 KB): both
+    # tools overflowed the stack in their recursive walks.
+    depth = 1500
+    opens = "".join(f"y{k}=If<then_branch=g()=>(y{k + 1}){{" for k in range(depth))
+    return (TEXT_HEADER + "main (bool c, float[2] x) => (float[2] y0) {\n" + opens +
+            f"y{depth}=Identity(x)" + "},else_branch=e()=>(x){}>(c)" * depth + "\n}\n")
+
+
+def reversed_chain(n):
+    """x -> Neg/Relu chain of n nodes listed last to first, plus an If whose branch captures a value
+    of a node listed after it."""
+    nodes = [helper.make_node("Relu" if i % 2 else "Neg", [f"v{i}"], [f"v{i + 1}"])
+             for i in range(n)]
+    then_g = helper.make_graph([helper.make_node("Identity", ["late"], ["t"])], "then", [],
+                               [vi("t", shape=None)])
+    else_g = helper.make_graph([helper.make_node("Identity", ["v0"], ["e"])], "else", [],
+                               [vi("e", shape=None)])
+    tail = [helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+            helper.make_node("Relu", [f"v{n}"], ["late"])]
+    return list(reversed(nodes)) + tail
+
+
+@case(LIMITS)
+def order_reversed(ctx):
+    # 2000 nodes listed last to first, and an If whose then_branch reads a value defined after
+    # the If: ONNX Runtime sorts and runs such graphs, so import sorts them (with a warning).
+    return model(reversed_chain(2000), [vi("v0", shape=[4]), vi("c", TensorProto.BOOL, [])],
+                 [vi("y", shape=None)])
+
+
+@case(LIMITS)
+def order_reversed_text(ctx):
+    # A chain of 200 nodes listed last to first, as ONNX text.
+    n = 200
+    nodes = "".join(f"  v{i + 1} = {'Relu' if i % 2 else 'Neg'} (v{i})\n" for i in reversed(range(n)))
+    return TEXT_HEADER + f"main (float[4] v0) => (float[4] v{n}) {{\n{nodes}}}\n"
+
+
+@case(LIMITS)
+def order_cycle_through_capture(ctx):
+    # A's then_branch reads b, and B reads A's output: a cycle only the capture closes.
+    then_g = helper.make_graph([helper.make_node("Identity", ["b"], ["t"])], "then", [],
+                               [vi("t", shape=None)])
+    else_g = helper.make_graph([helper.make_node("Identity", ["x"], ["e"])], "else", [],
+                               [vi("e", shape=None)])
+    return model([helper.make_node("If", ["c"], ["a"], then_branch=then_g, else_branch=else_g,
+                                   name="A"),
+                  helper.make_node("Neg", ["a"], ["b"], name="B")],
+                 [vi("x"), vi("c", TensorProto.BOOL, [])], [vi("b", shape=None)])
+
+
+@case(LIMITS)
+def name_hostile_undefined_input(ctx):
+    # Add reads a 90,000-byte name of line breaks, escapes and invalid UTF-8 that nothing defines.
+    return with_hostile_names(
+        model([helper.make_node("Add", ["x", placeholder("in")], ["y"])], [vi("x")],
+              [vi("y", shape=None)]), "in")
+
+
+@case(LIMITS)
+def name_hostile_op_type(ctx):
+    # An op type of line breaks, escapes and invalid UTF-8, 90,000 bytes long.
+    return with_hostile_names(
+        model([helper.make_node(placeholder("op"), ["x"], ["y"])], [vi("x")],
+              [vi("y", shape=None)]), "op")
+
+
+@case(LIMITS)
+def name_hostile_node_name(ctx):
+    # A Transpose with an invalid perm, named with 90,000 hostile bytes.
+    return with_hostile_names(
+        model([helper.make_node("Transpose", ["x"], ["y"], perm=[0, 0], name=placeholder("node"))],
+              [vi("x")], [vi("y", shape=None)]), "node")
+
+
+@case(LIMITS)
+def name_hostile_attribute(ctx):
+    # Relu with an attribute whose name is 90,000 hostile bytes.
+    return with_hostile_names(
+        model([helper.make_node("Relu", ["x"], ["y"], **{placeholder("attr"): 1})], [vi("x")],
+              [vi("y", shape=None)]), "attr")
+
+
+@case(LIMITS)
+def name_hostile_domain(ctx):
+    # A node whose domain (90,000 hostile bytes) the model does not import.
+    return with_hostile_names(
+        model([helper.make_node("Relu", ["x"], ["y"], domain=placeholder("domain"))], [vi("x")],
+              [vi("y", shape=None)]), "domain")
+
+
+@case(LIMITS)
+def name_hostile_graph_output(ctx):
+    # A graph output named with 90,000 hostile bytes that nothing defines.
+    return with_hostile_names(
+        model([helper.make_node("Relu", ["x"], ["y"])], [vi("x")],
+              [vi("y", shape=None), vi(placeholder("out"), shape=None)]), "out")
+
+
+@case(LIMITS)
+def concat_dim_mismatch(ctx):
+    # Concat along axis 1 of [1, 16, 12, 12] and [1, 32, 12, 32]: dim 3 differs (12 vs 32).
+    return model([helper.make_node("Concat", ["a", "b"], ["y"], axis=1, name="/stage1/Concat_2")],
+                 [vi("a", shape=[1, 16, 12, 12]), vi("b", shape=[1, 32, 12, 32])],
+                 [vi("y", shape=None)])
+
+
+@case(LIMITS)
+def loop_scan_over_limit(ctx):
+    # A Loop of 100 iterations whose body makes a 256 MB tensor each time, stacked as a scan
+    # output of 25 GB: the pieces held before stacking count against the allocation limit.
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("ConstantOfShape", ["piece_shape"], ["piece"],
+                          value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0]))],
+        "body", [vi("i", TensorProto.INT64, []), vi("cond_in", TensorProto.BOOL, [])],
+        [vi("cond_out", TensorProto.BOOL, []), vi("piece", shape=[1 << 26])])
+    return model([helper.make_node("Loop", ["trips", "cond"], ["stacked"], body=body)], [],
+                 [vi("stacked", shape=None)],
+                 [scalar("trips", 100, np.int64), scalar("cond", True, np.bool_),
+                  arr("piece_shape", [1 << 26])])
+
+
+# --------------------------------------------------------------------------
 # Driver
 
 def manifest_names(path):
@@ -786,8 +982,13 @@ def write_all(outdir):
     for name, build in CASES.items():
         ctx = Ctx(outdir, name)
         result = build(ctx)
-        data = result if isinstance(result, bytes) else result.SerializeToString()
-        with open(ctx.path(".onnx"), "wb") as f:
+        # ONNX text (a str) goes to <case>.onnxtxt, the rest to <case>.onnx.
+        if isinstance(result, str):
+            path, data = ctx.path(".onnxtxt"), result.encode()
+        else:
+            path = ctx.path(".onnx")
+            data = result if isinstance(result, bytes) else result.SerializeToString()
+        with open(path, "wb") as f:
             f.write(data)
     # Every regular file must stay small; sizes come from dims, never from data.
     for entry in sorted(os.listdir(outdir)):
