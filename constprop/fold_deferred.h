@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "constprop/constprop.h"
+#include "constprop/constprop_options.h"
 #include "constprop/disposable.h"
 #include "graph/ir.h"
 

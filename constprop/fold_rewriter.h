@@ -14,7 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "constprop/constprop.h"
+#include "constprop/constprop_options.h"
 #include "constprop/disposable.h"
 #include "graph/ir.h"
 #include "graph/pass.h"

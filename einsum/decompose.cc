@@ -8,12 +8,12 @@
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
 #include "einsum/emit_graph.h"
-#include "einsum/equation.h"
 #include "einsum/program.h"
 #include "graph/node_errors.h"
 #include "graph/op_schema.h"
 #include "graph/pass_registry.h"
 #include "shape/einsum_dims.h"
+#include "shape/einsum_equation.h"
 #include "shape/index_expr.h"
 #include "shape/tensor_info.h"
 

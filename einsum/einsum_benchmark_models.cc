@@ -14,12 +14,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "einsum/equation.h"
 #include "einsum/planner.h"
 #include "graph/ir.h"
 #include "graph/model_io.h"
 #include "graph/pass_manager.h"
 #include "shape/einsum_dims.h"
+#include "shape/einsum_equation.h"
 
 namespace anvil {
 namespace {

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "einsum/equation.h"
 #include "gtest/gtest.h"
+#include "shape/einsum_equation.h"
 
 namespace anvil::einsum {
 namespace {

@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "einsum/equation.h"
 #include "einsum/planner.h"
+#include "shape/einsum_equation.h"
 #include "shape/index_expr.h"
 
 namespace anvil::einsum {

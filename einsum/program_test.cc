@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "einsum/equation.h"
 #include "gtest/gtest.h"
 #include "shape/einsum_dims.h"
+#include "shape/einsum_equation.h"
 
 namespace anvil::einsum {
 namespace {

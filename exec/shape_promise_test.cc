@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "exec/testing/kernel_test_util.h"
 #include "exec/testing/random_model.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
 #include "kernels/tensor.h"
-#include "kernels/testing/kernel_test_util.h"
 
 namespace anvil {
 namespace {

@@ -1,16 +1,12 @@
 #include "graph/attribute.h"
 
 #include <cstring>
-
-#include "graph/ir.h"
+#include <utility>
 
 namespace anvil {
 
-Attribute::Attribute() = default;
-Attribute::Attribute(std::string name, AttributeType type) : name_(std::move(name)), type_(type) {}
-Attribute::~Attribute() = default;
-Attribute::Attribute(Attribute&&) noexcept = default;
-Attribute& Attribute::operator=(Attribute&&) noexcept = default;
+// The constructors, destructor, move operations and Clone own or copy subgraphs, so they need the
+// complete Graph: they are defined in ir.cc, which attribute.h does not include.
 
 Attribute Attribute::Int(std::string name, int64_t v) {
   Attribute a(std::move(name), AttributeType::kInt);
@@ -51,25 +47,6 @@ Attribute Attribute::Strings(std::string name, std::vector<std::string> v) {
 Attribute Attribute::Tensor(std::string name, std::shared_ptr<const Elements> v) {
   Attribute a(std::move(name), AttributeType::kTensor);
   a.tensors.push_back(TensorAttr{"", "", std::move(v)});
-  return a;
-}
-
-Attribute Attribute::Clone(Graph* subgraph_parent,
-                           const absl::flat_hash_map<const Value*, Value*>& outer_map) const {
-  Attribute a(name_, type_);
-  a.f = f;
-  a.i = i;
-  a.s = s;
-  a.floats = floats;
-  a.ints = ints;
-  a.strings = strings;
-  a.tensors = tensors;  // Elements are immutable: sharing is a copy.
-  a.serialized_protos = serialized_protos;
-  a.doc_string = doc_string;
-  a.ref_attr_name = ref_attr_name;
-  for (const auto& g : graphs) {
-    a.graphs.push_back(g->Clone(subgraph_parent->model(), subgraph_parent, outer_map));
-  }
   return a;
 }
 

@@ -34,6 +34,34 @@ void CollectCapturedValues(const Node& node, const Graph& graph, absl::flat_hash
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
+// Attribute: the members that own or copy subgraphs (attribute.h declares Graph only).
+
+Attribute::Attribute() = default;
+Attribute::Attribute(std::string name, AttributeType type) : name_(std::move(name)), type_(type) {}
+Attribute::~Attribute() = default;
+Attribute::Attribute(Attribute&&) noexcept = default;
+Attribute& Attribute::operator=(Attribute&&) noexcept = default;
+
+Attribute Attribute::Clone(Graph* subgraph_parent,
+                           const absl::flat_hash_map<const Value*, Value*>& outer_map) const {
+  Attribute a(name_, type_);
+  a.f = f;
+  a.i = i;
+  a.s = s;
+  a.floats = floats;
+  a.ints = ints;
+  a.strings = strings;
+  a.tensors = tensors;  // Elements are immutable: sharing is a copy.
+  a.serialized_protos = serialized_protos;
+  a.doc_string = doc_string;
+  a.ref_attr_name = ref_attr_name;
+  for (const auto& g : graphs) {
+    a.graphs.push_back(g->Clone(subgraph_parent->model(), subgraph_parent, outer_map));
+  }
+  return a;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Value
 
 void Value::SetName(std::string name) {

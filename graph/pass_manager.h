@@ -2,16 +2,9 @@
 // over a Model with pluggable instrumentation (timing, verification, IR
 // printing, statistics, ... see instrumentation.h).
 //
-// Pipeline text (whitespace between tokens is ignored):
-//   pipeline := [ pass { "," pass } ]
-//   pass     := NAME [ "{" [ option { "," option } ] "}" ]
-//   option   := NAME "=" value
-//   value    := bare-word | '"' chars '"'    (in quotes \" and \\ escape)
-// NAME is [A-Za-z0-9_.-]+; a bare word is any run of characters other than
-// blanks and , { } = " and \. ToString() prints the canonical form: no blanks,
-// only options that differ from their defaults, in declaration order, `{}`
-// omitted; Parse(ToString()) rebuilds the same pipeline and printing it again
-// gives the same text.
+// Pipeline text, e.g. `dce,constprop{max-expansion=4}`, is parsed and printed by
+// pipeline_text.h (shared with the Tensor IR's pass manager); ToString() prints the
+// canonical form, and Parse(ToString()) rebuilds the same pipeline.
 //
 // Errors (all InvalidArgument): `unknown pass 'foo'; available passes: cse,
 // dce, topo-sort`; unknown options or badly typed values name the pass and list

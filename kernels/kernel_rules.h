@@ -1,5 +1,5 @@
-// The per-family KernelRule tables CreateKernel searches (op_kernel.cc). Each family file in
-// kernels/ops/ defines one table, sorted by op_type, ending with a {nullptr} row. Private.
+// The per-family KernelRule tables CreateKernel searches (op_kernel_registry.cc). Each family file
+// in kernels/ops/ defines one table, sorted by op_type, ending with a {nullptr} row. Private.
 #ifndef ANVIL_KERNELS_KERNEL_RULES_H_
 #define ANVIL_KERNELS_KERNEL_RULES_H_
 

@@ -1,5 +1,6 @@
 #include "kernels/op_kernel.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -7,27 +8,8 @@
 #include "base/absl_compat.h"
 #include "base/checked_math.h"
 #include "graph/node_errors.h"
-#include "graph/op_table.h"
-#include "kernels/kernel_rules.h"
 
 namespace anvil {
-namespace {
-
-// Every family's kernels, bound to the op table's rows once.
-const std::vector<KernelFactory>& Factories() {
-  static const auto* fns = new std::vector<KernelFactory>(
-      BindToOps<KernelRule>({kernel_rules::kElementwiseKernels, kernel_rules::kComputeKernels,
-                             kernel_rules::kDataKernels, kernel_rules::kMiscKernels,
-                             kernel_rules::kControlFlowKernels, kernel_rules::kSequenceKernels}));
-  return *fns;
-}
-
-KernelFactory FindFactory(std::string_view domain, std::string_view op_type, int64_t opset) {
-  const OpInfo* op = FindOp(domain, op_type, opset);
-  return op == nullptr ? nullptr : Factories()[OpIndex(*op)];
-}
-
-}  // namespace
 
 absl::StatusOr<TensorView*> KernelContext::AllocateOutput(int i, absl::Span<const int64_t> dims,
                                                           ElementType computed) {
@@ -84,29 +66,6 @@ absl::Status KernelContext::CheckHeldBytes(int output, int64_t bytes, int64_t pi
       AsAbsl(ElementTypeName(last.type())), "[", absl::StrJoin(last.dims(), ","), "]) hold ", bytes,
       " bytes (", HumanBytes(bytes), "), over the allocation limit of ", max_allocation_bytes_,
       " bytes (", HumanBytes(max_allocation_bytes_), ")"));
-}
-
-absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node, int64_t opset) {
-  const KernelFactory factory = FindFactory(node.domain(), node.op_type(), opset);
-  if (factory == nullptr) {
-    return absl::UnimplementedError(
-        absl::StrCat(node.Describe(), ": no kernel for ",
-                     node.domain().empty() ? "" : absl::StrCat(node.domain(), "."), node.op_type(),
-                     " (opset ", opset, ")"));
-  }
-  return factory(node, opset);
-}
-
-bool HasKernel(std::string_view domain, std::string_view op_type, int64_t opset) {
-  return FindFactory(domain, op_type, opset) != nullptr;
-}
-
-std::vector<std::pair<std::string, std::string>> ListKernelOps() {
-  std::vector<std::pair<std::string, std::string>> ops;
-  for (const OpInfo& op : AllOps()) {
-    if (Factories()[OpIndex(op)] != nullptr) ops.emplace_back(op.domain, op.op_type);
-  }
-  return ops;
 }
 
 }  // namespace anvil

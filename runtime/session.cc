@@ -53,6 +53,13 @@ absl::Status PrepareModelForRun(Model& model, const std::string& pipeline,
   }
   if (!pipeline.empty()) {
     absl::StatusOr<PassManager> pm = PassManager::Parse(pipeline);
+    if (!pm.ok() && absl::IsNotFound(pm.status()) && pipeline == kLoadPipeline) {
+      // The runtime links no passes: the program that loads models links the ones it names.
+      return absl::Status(pm.status().code(),
+                          absl::StrCat(pm.status().message(),
+                                       " (the program must link //passes:default, which registers "
+                                       "the load pipeline's passes)"));
+    }
     if (!pm.ok()) return pm.status();
     ANVIL_RETURN_IF_ERROR(pm->Run(model));
     ANVIL_RETURN_IF_ERROR(SortTopologically(model));

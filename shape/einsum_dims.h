@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "einsum/equation.h"
+#include "shape/einsum_equation.h"
 #include "shape/index_expr.h"
 
 namespace anvil {

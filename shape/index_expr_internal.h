@@ -31,9 +31,12 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
-#include "shape/index_expr.h"
 
 namespace anvil {
+
+// Defined in index_expr.h, which builds on this representation: the bridges below only name it.
+class IndexExpr;
+
 namespace index_expr_internal {
 
 // ---- Intervals: what simplification knows about a value's range ----

@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "base/absl_compat.h"
+#include "shape/index_expr.h"
 #include "shape/index_expr_internal.h"
 
 namespace anvil {

@@ -3,26 +3,10 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
-#include "base/status_macros.h"
 #include "graph/node_errors.h"
-#include "graph/op_table.h"
-#include "shape/shape_rules.h"
 
 namespace anvil {
-namespace {
-
-// Every family's rules, bound to the op table's rows once.
-const std::vector<ShapeFn>& ShapeFns() {
-  static const auto* fns = new std::vector<ShapeFn>(
-      BindToOps<ShapeRule>({shape_rules::kElementwiseRules, shape_rules::kShapeOpRules,
-                            shape_rules::kComputeRules, shape_rules::kControlFlowRules,
-                            shape_rules::kSequenceRules}));
-  return *fns;
-}
-
-}  // namespace
 
 ShapeContext::ShapeContext(const Node& node, int64_t opset, const IndexExprBuilder& builder)
     : node_(node),
@@ -62,35 +46,6 @@ absl::Status ShapeContext::Error(std::string_view what) const { return NodeError
 absl::StatusOr<int64_t> ShapeContext::NormalizeAxis(int64_t axis, int64_t rank,
                                                     std::string_view what) const {
   return ::anvil::NormalizeAxis(node_, axis, rank, what);
-}
-
-ShapeFn FindShapeFn(std::string_view domain, std::string_view op_type, int64_t opset) {
-  const OpInfo* op = FindOp(domain, op_type, opset);
-  return op == nullptr ? nullptr : ShapeFns()[OpIndex(*op)];
-}
-
-std::vector<std::pair<std::string, std::string>> ListShapeOps() {
-  std::vector<std::pair<std::string, std::string>> ops;
-  for (const OpInfo& op : AllOps()) {
-    if (ShapeFns()[OpIndex(op)] != nullptr) ops.emplace_back(op.domain, op.op_type);
-  }
-  return ops;
-}
-
-absl::StatusOr<ShapeFn> ShapeFnFor(const Node& node, int64_t opset) {
-  ShapeFn fn = FindShapeFn(node.domain(), node.op_type(), opset);
-  if (fn == nullptr) {
-    return absl::UnimplementedError(
-        absl::StrCat(node.Describe(), ": no shape rule for ",
-                     node.domain().empty() ? "" : absl::StrCat(node.domain(), "."), node.op_type(),
-                     " (opset ", opset, ")"));
-  }
-  return fn;
-}
-
-absl::Status InferNodeShapes(ShapeContext& ctx) {
-  ANVIL_ASSIGN_OR_RETURN(ShapeFn fn, ShapeFnFor(ctx.node(), ctx.opset()));
-  return fn(ctx);
 }
 
 }  // namespace anvil

@@ -1,6 +1,6 @@
-// The per-family ShapeRule tables that FindShapeFn searches (shape_helper.cc). Each family file
-// in shape/ops/ defines one table, sorted by op_type, ending with a {nullptr} row. Private to the
-// shape package.
+// The per-family ShapeRule tables that FindShapeFn searches (shape_rule_registry.cc). Each family
+// file in shape/ops/ defines one table, sorted by op_type, ending with a {nullptr} row. Private to
+// the shape package.
 #ifndef ANVIL_SHAPE_SHAPE_RULES_H_
 #define ANVIL_SHAPE_SHAPE_RULES_H_
 

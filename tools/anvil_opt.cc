@@ -4,9 +4,12 @@
 //             [--print-ir-after-all] [--print-ir-after=NAME[,NAME...]] [--no-verify]
 //             [--external-data-threshold=BYTES] [--list-passes] [--help]
 //
-// MODEL and OUT are .onnx (binary) or .onnxtxt (ONNX text). Without -o the result is printed as
-// text on stdout; reports (timing, statistics, IR dumps) go to stderr. Without MODEL the
-// embedded default model runs through the default pipeline with timing on.
+// MODEL and OUT are .onnx (binary) or .onnxtxt (ONNX text). --print-ir-after, --timing and
+// --stats reach into lower-to-tir: a Tensor IR pass named in --print-ir-after (tile-rows, ...)
+// dumps the module after it, and the Tensor IR passes get their own timing and statistics tables.
+// Without -o the result is printed as text on stdout; reports (timing, statistics, IR dumps) go to
+// stderr. Without MODEL the embedded default model runs through the default pipeline with timing
+// on.
 //
 // Contract relied on by other tools: `anvil-opt MODEL --passes=P -o OUT.onnx` writes binary
 // ONNX and exits 0 on success. Any error prints one line `anvil-opt: error: ...` and exits 1
@@ -44,6 +47,8 @@
 #include "lower/emit/emit_cc.h"
 #include "lower/ir/printer.h"
 #include "lower/lowering/lower_to_tir.h"
+#include "lower/passes/tir_instrumentation.h"
+#include "lower/passes/tir_pass.h"
 #include "tools/command_line.h"
 #include "tools/default_model.h"
 
@@ -66,13 +71,16 @@ options:
                              of a lower-to-tir pass ending the pipeline, else lowered with
                              lower-to-tir's defaults), or that module as the C++ the JIT
                              compiles, as text on stdout or to -o
-  --print-ir-after-all       print the model after every pass (stderr)
-  --print-ir-after=NAMES     print the model after the named passes (comma-separated)
+  --print-ir-after-all       print the model after every pass, and the Tensor IR after every
+                             pass lower-to-tir runs (stderr)
+  --print-ir-after=NAMES     print the model after the named passes (comma-separated); a
+                             Tensor IR pass (fuse, tile-rows, ...) prints the Tensor IR after it
   --no-verify                do not verify the model after passes that changed it
   --no-gc                    keep every folded constant until exit (no collection between passes)
   --external-data-threshold=BYTES
                              binary output: tensors of at least BYTES go to OUT.data
-  --list-passes              list the available passes and their options
+  --list-passes              list the available passes and their options, then the Tensor IR
+                             passes lower-to-tir{pipeline=...} runs
   --help                     show this text
 )";
 
@@ -154,18 +162,44 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
   return flags;
 }
 
+// Options indented under their pass, one per line.
+void DescribeOptionsTo(std::ostream& os, const PassBase& pass) {
+  if (pass.options().empty()) return;
+  for (absl::string_view line : absl::StrSplit(pass.DescribeOptions(), '\n')) {
+    os << "  " << line << "\n";
+  }
+}
+
 void ListPassesTo(std::ostream& os) {
   os << "Available passes:\n";
   for (const RegisteredPass& p : ListPasses()) {
     os << "  " << p.name << "  " << p.description << "\n";
     absl::StatusOr<std::unique_ptr<Pass>> pass = CreatePass(p.name);
-    if (!pass.ok() || (*pass)->options().empty()) continue;
-    // Options indented under their pass, one per line.
-    for (absl::string_view line : absl::StrSplit((*pass)->DescribeOptions(), '\n')) {
-      os << "  " << line << "\n";
-    }
+    if (pass.ok()) DescribeOptionsTo(os, **pass);
+  }
+  os << "Tensor IR passes (lower-to-tir{pipeline=...}):\n";
+  for (const tir::RegisteredPass& p : tir::ListPasses()) {
+    os << "  " << p.name << "  " << p.description << "\n";
+    absl::StatusOr<std::unique_ptr<tir::Pass>> pass = tir::CreatePass(p.name);
+    if (pass.ok()) DescribeOptionsTo(os, **pass);
   }
 }
+
+// The Tensor IR instrumentations the flags ask for, handed to every lowering of the run.
+struct TirInstrumentations {
+  std::unique_ptr<tir::PrintIrInstrumentation> print;
+  std::unique_ptr<tir::StatisticsInstrumentation> stats;
+  std::unique_ptr<tir::TimingInstrumentation> timer;
+
+  // In the graph manager's order: printing outside, the timer innermost.
+  std::vector<tir::PassInstrumentation*> All() const {
+    std::vector<tir::PassInstrumentation*> all;
+    if (print) all.push_back(print.get());
+    if (stats) all.push_back(stats.get());
+    if (timer) all.push_back(timer.get());
+    return all;
+  }
+};
 
 absl::Status WriteTextFile(const std::string& path, const std::string& text) {
   std::error_code ignored;
@@ -183,13 +217,16 @@ absl::Status WriteTextFile(const std::string& path, const std::string& text) {
 }
 
 // --emit=tir: the module a lower-to-tir pass left with the model, or a fresh lowering.
-absl::Status EmitTir(const Model& model, const std::string& output, bool timing, bool cc) {
+absl::Status EmitTir(const Model& model, const std::string& output, bool timing, bool cc,
+                     const TirInstrumentations& tir_instrumentations) {
   const auto start = std::chrono::steady_clock::now();
   std::optional<tir::Module> lowered;
   const tir::Module* module = lower::LoweredModule(model);
   if (module == nullptr) {
     lower::LoweringStats stats;
-    absl::StatusOr<tir::Module> m = lower::LowerToTir(model, {}, &stats);
+    lower::LoweringOptions options;
+    options.instrumentations = tir_instrumentations.All();
+    absl::StatusOr<tir::Module> m = lower::LowerToTir(model, options, &stats);
     if (!m.ok()) return m.status();
     lowered = *std::move(m);
     module = &*lowered;
@@ -253,11 +290,33 @@ absl::Status Run(const Flags& flags) {
 
   absl::StatusOr<PassManager> manager = PassManager::Parse(pipeline);
   if (!manager.ok()) return manager.status();
+  // --print-ir-after names graph passes and Tensor IR passes (which lower-to-tir runs).
+  std::vector<std::string> print_after, print_tir_after;
   for (const std::string& name : flags.print_ir_after) {
-    if (!IsPassRegistered(name)) {
+    if (IsPassRegistered(name)) {
+      print_after.push_back(name);
+    } else if (tir::IsPassRegistered(name)) {
+      print_tir_after.push_back(name);
+    } else {
       return absl::InvalidArgumentError(
-          absl::StrCat("--print-ir-after: unknown pass '", Excerpt(name),
-                       "'; available passes: ", AvailablePassNames()));
+          absl::StrCat("--print-ir-after: unknown pass '", Excerpt(name), "'; available passes: ",
+                       AvailablePassNames(), "; Tensor IR passes: ", tir::AvailablePassNames()));
+    }
+  }
+  TirInstrumentations tir_instrumentations;
+  if (flags.print_ir_after_all) {
+    tir_instrumentations.print = tir::PrintIrInstrumentation::AfterAll(std::cerr);
+  } else if (!print_tir_after.empty()) {
+    tir_instrumentations.print =
+        tir::PrintIrInstrumentation::AfterPasses(std::cerr, print_tir_after);
+  }
+  if (flags.stats) tir_instrumentations.stats = std::make_unique<tir::StatisticsInstrumentation>();
+  if (timing) tir_instrumentations.timer = std::make_unique<tir::TimingInstrumentation>();
+  for (const std::unique_ptr<Pass>& pass : manager->passes()) {
+    if (auto* lower_to_tir = dynamic_cast<lower::LowerToTirPass*>(pass.get())) {
+      for (tir::PassInstrumentation* inst : tir_instrumentations.All()) {
+        lower_to_tir->AddTirInstrumentation(inst);
+      }
     }
   }
   // Order matters (see pass_manager.h): printing and verification wrap outside timing, so the
@@ -266,9 +325,8 @@ absl::Status Run(const Flags& flags) {
   TimingInstrumentation* timer = nullptr;
   if (flags.print_ir_after_all) {
     manager->AddInstrumentation(PrintIrInstrumentation::AfterAll(std::cerr));
-  } else if (!flags.print_ir_after.empty()) {
-    manager->AddInstrumentation(
-        PrintIrInstrumentation::AfterPasses(std::cerr, flags.print_ir_after));
+  } else if (!print_after.empty()) {
+    manager->AddInstrumentation(PrintIrInstrumentation::AfterPasses(std::cerr, print_after));
   }
   VerifierInstrumentation* verifier =
       flags.verify ? manager->AddInstrumentation(std::make_unique<VerifierInstrumentation>())
@@ -287,14 +345,35 @@ absl::Status Run(const Flags& flags) {
     warnings.insert(warnings.end(), verifier->warnings().begin(), verifier->warnings().end());
   }
   PrintWarnings(std::cerr, "anvil-opt", warnings);
+  // The Tensor IR tables follow the graph's, when a lowering ran Tensor IR passes.
+  auto print_tir_reports = [&] {
+    if (tir_instrumentations.timer != nullptr && !tir_instrumentations.timer->entries().empty()) {
+      std::cerr << "Tensor IR passes:\n";
+      tir_instrumentations.timer->PrintReport(std::cerr);
+    }
+    if (tir_instrumentations.stats != nullptr &&
+        !tir_instrumentations.stats->statistics().empty()) {
+      std::cerr << "Tensor IR passes:\n";
+      tir_instrumentations.stats->PrintReport(std::cerr);
+    }
+  };
   if (timer != nullptr) timer->PrintReport(std::cerr);
   if (stats != nullptr) {
     stats->PrintReport(std::cerr);
     if (gc != nullptr) gc->PrintReport(std::cerr);
   }
-  if (!status.ok()) return status;
+  if (!status.ok()) {
+    print_tir_reports();
+    return status;
+  }
 
-  if (flags.emit_tir) return EmitTir(*model, flags.output, timing, flags.emit_cc);
+  if (flags.emit_tir) {
+    absl::Status emitted =
+        EmitTir(*model, flags.output, timing, flags.emit_cc, tir_instrumentations);
+    print_tir_reports();
+    return emitted;
+  }
+  print_tir_reports();
   if (flags.output.empty()) {
     std::cout << PrintModel(*model);
     std::cout.flush();

@@ -59,6 +59,12 @@ grep -qF "float[N,8,floor((H - 1) / 2) + 1,floor((W - 1) / 2) + 1] c" "$TMP/shap
 "$OPT" "$DATA/small.onnxtxt" --passes=cse,dce --print-ir-after=dce >/dev/null 2>"$TMP/err"
 grep -q "IR after dce" "$TMP/err" || fail "--print-ir-after=dce printed nothing"
 grep -q "IR after cse" "$TMP/err" && fail "--print-ir-after=dce also printed cse"
+# A Tensor IR pass: the module after it, from inside lower-to-tir.
+"$OPT" "$DATA/small.onnxtxt" --passes=shape-inference,lower-to-tir --print-ir-after=tile-rows \
+  >/dev/null 2>"$TMP/err" || fail "--print-ir-after=tile-rows: $(cat "$TMP/err")"
+grep -A1 "IR after tile-rows" "$TMP/err" | grep -q "^module {" ||
+  fail "--print-ir-after=tile-rows printed no module: $(head -3 "$TMP/err")"
+grep -q "IR after fuse" "$TMP/err" && fail "--print-ir-after=tile-rows also printed fuse"
 
 # An Einsum einsum-decompose keeps (no int8 MatMul) is a remark in --stats, not an error.
 "$OPT" "$DATA/int8_einsum.onnxtxt" --passes=shape-inference,einsum-decompose --stats \

@@ -12,8 +12,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "exec/testing/kernel_test_util.h"
 #include "graph/text_format.h"
-#include "kernels/testing/kernel_test_util.h"
 
 namespace anvil {
 namespace {

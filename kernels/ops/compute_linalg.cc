@@ -1,8 +1,8 @@
 // Einsum and Det.
 //
 // Einsum is the reference the einsum-decompose rewrite is tested against, so it stays simple:
-// the equation comes from the shared parser (einsum/equation.h), and the sizes were validated by
-// the Einsum shape rule (shape/einsum_dims.h) before the kernel runs; each operand takes its
+// the equation comes from the shared parser (shape/einsum_equation.h), and the sizes were validated
+// by the Einsum shape rule (shape/einsum_dims.h) before the kernel runs; each operand takes its
 // diagonals (a label repeated within a term becomes
 // one dim whose stride is the sum) and sums out the labels no one else needs; then operands are
 // contracted left to right, each pair permuted into [batch, M, K] x [batch, K, N] and multiplied
@@ -19,8 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
 #include "base/status_macros.h"
-#include "einsum/equation.h"
 #include "kernels/ops/compute_util.h"
+#include "shape/einsum_equation.h"
 
 namespace anvil::compute_ops {
 namespace {

@@ -29,6 +29,11 @@
 // against nothing and includes Highway's headers only for vector loops, see EmitOptions). Not
 // emitted: vector-typed IR expressions (lowering emits one lane and marks loops instead) and
 // calls of module functions; both are Unimplemented.
+//
+// The emitter's parts, after Halide's CodeGen_C: scalar_emitter.h (expressions and statements
+// on the IR's visitor), vector_emitter.h (Highway loops), emit_cc.cc (the unit's assembly: ABI,
+// entry, groups, buffers); the helpers every unit starts with are ordinary sources,
+// prelude.inc and vector_prelude.inc, embedded as text (prelude_text.h).
 #ifndef ANVIL_LOWER_EMIT_EMIT_CC_H_
 #define ANVIL_LOWER_EMIT_EMIT_CC_H_
 
@@ -38,6 +43,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "lower/emit/emit_options.h"
 #include "lower/ir/module.h"
 
 namespace anvil::lower {
@@ -65,19 +71,6 @@ struct EmittedModule {
   std::string output_dims_symbol;
   std::string sizes_symbol;
   std::vector<std::pair<int, int>> lifetimes;
-};
-
-struct EmitOptions {
-  std::string entry_symbol = "anvil_entry";
-  // Loops marked `vectorize` whose body is f32 arithmetic over unit-stride loads and stores
-  // become Highway vector loops (with a scalar tail). Their exp, log, tanh and erf are the
-  // kernels' vector ops (kernels/simd/vector_math.inc, embedded as text), so vector loops give the
-  // interpreter's results, which may differ from the evaluator's (libm) in the last bits;
-  // without vectorization the emitted code gives the evaluator's bits.
-  bool vectorize = true;
-  // Loops marked `parallel` hand their trips to the host's parallel_for (a lambda over a range
-  // of trips); off: plain serial loops.
-  bool parallel = true;
 };
 
 absl::StatusOr<EmittedModule> EmitCc(const tir::Module& module, const EmitOptions& options = {});

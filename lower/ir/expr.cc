@@ -11,8 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
-#include "lower/ir/printer.h"
-#include "lower/ir/scalar.h"
+#include "lower/ir/type.h"
 
 namespace anvil::tir {
 namespace {
@@ -90,7 +89,6 @@ bool IsKernelIntrinsic(IntrinsicOp op) {
 
 ExprKind Expr::kind() const { return node_->kind(); }
 DataType Expr::type() const { return node_->type(); }
-std::string Expr::ToString() const { return PrintExpr(*this); }
 
 absl::StatusOr<Expr> MakeIntConstant(DataType type, int64_t value) {
   if (type.is_vector() || !(type.is_int() || type.is_bool())) {
@@ -122,8 +120,8 @@ absl::StatusOr<Expr> MakeTensor(std::string name, DataType element, std::vector<
   }
   for (size_t k = 0; k < dims.size(); ++k) {
     if (!dims[k].defined() || !dims[k].type().is_index()) {
-      return Invalid(absl::StrCat("tensor '", name, "' dim ", k, " is not an index: ",
-                                  Show(dims[k])));
+      return Invalid(
+          absl::StrCat("tensor '", name, "' dim ", k, " is not an index: ", Show(dims[k])));
     }
   }
   return New<TensorNode>(std::move(name), element, std::move(dims));
@@ -145,8 +143,8 @@ absl::StatusOr<Expr> MakeCast(DataType type, Expr value) {
 absl::StatusOr<Expr> MakeBroadcast(Expr scalar, int lanes) {
   if (absl::Status s = CheckDefined({&scalar}, "broadcast"); !s.ok()) return s;
   if (scalar.type().is_vector() || !scalar.type().is_arithmetic() || lanes < 2 || lanes > 64) {
-    return Invalid(absl::StrCat("broadcast of ", scalar.type().ToString(), " to ", lanes,
-                                " lanes"));
+    return Invalid(
+        absl::StrCat("broadcast of ", scalar.type().ToString(), " to ", lanes, " lanes"));
   }
   const DataType type = scalar.type().with_lanes(lanes);
   return New<BroadcastNode>(type, std::move(scalar));
@@ -238,8 +236,8 @@ absl::StatusOr<Expr> MakeIndexing(Expr tensor, std::vector<Expr> indices, int la
                                 element.ToString(), ") expressions cannot hold"));
   }
   if (lanes < 1 || lanes > 64 || (lanes > 1 && indices.empty())) {
-    return Invalid(absl::StrCat("indexing of ", lanes, " lanes of a rank-", indices.size(),
-                                " tensor"));
+    return Invalid(
+        absl::StrCat("indexing of ", lanes, " lanes of a rank-", indices.size(), " tensor"));
   }
   return New<IndexingNode>(element.with_lanes(lanes), std::move(tensor), std::move(indices));
 }
@@ -268,7 +266,8 @@ absl::StatusOr<Expr> MakeIntrinsic(IntrinsicOp op, std::vector<Expr> args) {
   }
   auto bad = [&](absl::string_view why) {
     std::string types;
-    for (const Expr& a : args) absl::StrAppend(&types, types.empty() ? "" : ", ", a.type().ToString());
+    for (const Expr& a : args)
+      absl::StrAppend(&types, types.empty() ? "" : ", ", a.type().ToString());
     return Invalid(absl::StrCat(info.name, "(", types, "): ", why));
   };
   DataType type = DataType::Void();
@@ -289,8 +288,7 @@ absl::StatusOr<Expr> MakeIntrinsic(IntrinsicOp op, std::vector<Expr> args) {
       type = DataType::Bool(args[0].type().lanes());
       break;
     case Rule::kReduceLanes:
-      if (!args[0].type().is_vector() ||
-          !(args[0].type().is_float() || args[0].type().is_int())) {
+      if (!args[0].type().is_vector() || !(args[0].type().is_float() || args[0].type().is_int())) {
         return bad("needs a numeric vector");
       }
       type = args[0].type().element();
@@ -306,7 +304,8 @@ absl::StatusOr<Expr> MakeIntrinsic(IntrinsicOp op, std::vector<Expr> args) {
         }
       } else {  // gemm
         const DataType e = args[6].type();
-        if (!args[0].type().is_bool() || !args[1].type().is_bool()) return bad("transposes are bools");
+        if (!args[0].type().is_bool() || !args[1].type().is_bool())
+          return bad("transposes are bools");
         for (int k : {2, 3, 4, 7, 9, 12}) {
           if (!args[k].type().is_index()) return bad("sizes and strides are indexes");
         }

@@ -434,6 +434,11 @@ std::string PrintConstant(const ConstantNode& c) {
   }
 }
 
+// Expr::ToString and Stmt::ToString (expr.h, stmt.h) print here, so that the node files do not
+// include the printer, which includes them.
+std::string Expr::ToString() const { return PrintExpr(*this); }
+std::string Stmt::ToString() const { return PrintStmt(*this); }
+
 std::string PrintExpr(const Expr& e) {
   Printer p;
   p.PrintE(e);

@@ -12,40 +12,6 @@
 
 namespace anvil::tir {
 
-double RoundToFloat(ScalarKind kind, double v) {
-  switch (kind) {
-    case ScalarKind::kF32:
-      return static_cast<float>(v);
-    case ScalarKind::kF16:
-      return static_cast<float>(Half(static_cast<float>(v)));
-    case ScalarKind::kBF16:
-      return static_cast<float>(BFloat16(static_cast<float>(v)));
-    default:
-      return v;
-  }
-}
-
-int64_t WrapToInt(ScalarKind kind, int64_t v) {
-  switch (kind) {
-    case ScalarKind::kBool:
-      return v != 0;
-    case ScalarKind::kS8:
-      return static_cast<int8_t>(v);
-    case ScalarKind::kS16:
-      return static_cast<int16_t>(v);
-    case ScalarKind::kS32:
-      return static_cast<int32_t>(v);
-    case ScalarKind::kU8:
-      return static_cast<uint8_t>(v);
-    case ScalarKind::kU16:
-      return static_cast<uint16_t>(v);
-    case ScalarKind::kU32:
-      return static_cast<uint32_t>(v);
-    default:
-      return v;
-  }
-}
-
 namespace {
 
 bool IsU64(DataType t) { return t.kind() == ScalarKind::kU64; }
@@ -80,10 +46,12 @@ absl::StatusOr<Scalar> ApplyBinary(ExprKind kind, DataType type, Scalar a, Scala
       case ExprKind::kDiv:
         return Float(t, FloatOp(t, x, y, [](auto p, auto q) { return p / q; }));
       case ExprKind::kMin:
-        if (std::isnan(x) || std::isnan(y)) return Float(t, std::numeric_limits<double>::quiet_NaN());
+        if (std::isnan(x) || std::isnan(y))
+          return Float(t, std::numeric_limits<double>::quiet_NaN());
         return Float(t, std::min(x, y));
       case ExprKind::kMax:
-        if (std::isnan(x) || std::isnan(y)) return Float(t, std::numeric_limits<double>::quiet_NaN());
+        if (std::isnan(x) || std::isnan(y))
+          return Float(t, std::numeric_limits<double>::quiet_NaN());
         return Float(t, std::max(x, y));
       case ExprKind::kCmpEq:
         return Bool(x == y);

@@ -30,10 +30,7 @@ Scalar ApplyCast(DataType to, DataType from, Scalar a);
 // Element-wise intrinsics (not the lane reductions or kernels); `type` is the operands' type.
 absl::StatusOr<Scalar> ApplyIntrinsic(IntrinsicOp op, DataType type, absl::Span<const Scalar> args);
 
-// Rounds `v` to what a float of `kind` holds (f16, bf16, f32; f64 unchanged).
-double RoundToFloat(ScalarKind kind, double v);
-// Wraps `v` to the width and signedness of an integer or bool kind.
-int64_t WrapToInt(ScalarKind kind, int64_t v);
+// RoundToFloat and WrapToInt (the value a kind holds) are in type.h.
 
 // Reads / writes one element of a tensor buffer of element type `type`.
 Scalar LoadScalar(DataType type, const void* p);

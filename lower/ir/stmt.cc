@@ -7,7 +7,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "lower/ir/printer.h"
 
 namespace anvil::tir {
 namespace {
@@ -48,7 +47,6 @@ std::string_view StmtKindName(StmtKind kind) {
 }
 
 StmtKind Stmt::kind() const { return node_->kind(); }
-std::string Stmt::ToString() const { return PrintStmt(*this); }
 
 absl::StatusOr<Stmt> MakeAssign(Expr var, Expr value) {
   if (var.as<VarNode>() == nullptr) return Invalid(absl::StrCat("assignment to ", Show(var)));

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
+#include "kernels/dispatch.h"
 
 namespace anvil::tir {
 namespace {
@@ -134,5 +135,39 @@ std::optional<ScalarKind> ScalarKindOf(ElementType type) {
 }
 
 ElementType ElementTypeOf(ScalarKind kind) { return Info(kind).element; }
+
+double RoundToFloat(ScalarKind kind, double v) {
+  switch (kind) {
+    case ScalarKind::kF32:
+      return static_cast<float>(v);
+    case ScalarKind::kF16:
+      return static_cast<float>(Half(static_cast<float>(v)));
+    case ScalarKind::kBF16:
+      return static_cast<float>(BFloat16(static_cast<float>(v)));
+    default:
+      return v;
+  }
+}
+
+int64_t WrapToInt(ScalarKind kind, int64_t v) {
+  switch (kind) {
+    case ScalarKind::kBool:
+      return v != 0;
+    case ScalarKind::kS8:
+      return static_cast<int8_t>(v);
+    case ScalarKind::kS16:
+      return static_cast<int16_t>(v);
+    case ScalarKind::kS32:
+      return static_cast<int32_t>(v);
+    case ScalarKind::kU8:
+      return static_cast<uint8_t>(v);
+    case ScalarKind::kU16:
+      return static_cast<uint16_t>(v);
+    case ScalarKind::kU32:
+      return static_cast<uint32_t>(v);
+    default:
+      return v;
+  }
+}
 
 }  // namespace anvil::tir

@@ -103,6 +103,11 @@ std::optional<ScalarKind> ScalarKindOf(ElementType type);
 // The ONNX element type of a tensor element kind (kUndefined for void and index).
 ElementType ElementTypeOf(ScalarKind kind);
 
+// Rounds `v` to what a float of `kind` holds (f16, bf16, f32; f64 unchanged).
+double RoundToFloat(ScalarKind kind, double v);
+// Wraps `v` to the width and signedness of an integer or bool kind.
+int64_t WrapToInt(ScalarKind kind, int64_t v);
+
 }  // namespace anvil::tir
 
 #endif  // ANVIL_LOWER_IR_TYPE_H_

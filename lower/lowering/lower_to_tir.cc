@@ -13,9 +13,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "base/absl_compat.h"
+#include "base/excerpt.h"
 #include "base/status_macros.h"
 #include "graph/op_table.h"
 #include "graph/pass_registry.h"
+#include "graph/pipeline_text.h"
 #include "lower/ir/builder.h"
 #include "lower/ir/simplify.h"
 #include "lower/lowering/node_lowering.h"
@@ -691,7 +693,7 @@ const tir::Module* LoweredModule(const Model& model) {
   return a == nullptr ? nullptr : a->module.get();
 }
 
-LoweringOptions LowerToTirPass::Options() const {
+absl::StatusOr<LoweringOptions> LowerToTirPass::Options() const {
   LoweringOptions options;
   options.fuse = *fuse_;
   options.tile_rows = *tile_rows_;
@@ -700,25 +702,38 @@ LoweringOptions LowerToTirPass::Options() const {
   options.plan_buffers = *plan_buffers_;
   options.collapse_loops = *collapse_loops_;
   options.mark_loops = *mark_loops_;
+  options.instrumentations = tir_instrumentations_;
+  if (pipeline_->empty()) return options;
+  for (const PassOptionBase* option : this->options()) {
+    if (option != &pipeline_ && !option->IsDefault()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "lower-to-tir: option '", option->name(),
+          "' cannot be combined with 'pipeline' (which names the Tensor IR passes itself)"));
+    }
+  }
+  options.pipeline = *pipeline_;
   return options;
 }
 
 absl::StatusOr<LoweringOptions> ParseLoweringOptions(std::string_view text) {
   LowerToTirPass pass;
-  for (absl::string_view item : absl::StrSplit(AsAbsl(text), ',', absl::SkipEmpty())) {
-    const size_t eq = item.find('=');
-    if (eq == absl::string_view::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("lower-to-tir option '", item, "' is not key=value"));
+  absl::StatusOr<std::vector<PassSpec>> specs =
+      ParsePipelineText(absl::StrCat(AsAbsl(pass.name()), "{", AsAbsl(text), "}"));
+  if (!specs.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("lower-to-tir option text '", Excerpt(text),
+                                                   "' is not key=value[,key=value...] (",
+                                                   specs.status().message(), ")"));
+  }
+  for (const PassSpec& spec : *specs) {
+    for (const PassOptionSpec& option : spec.options) {
+      ANVIL_RETURN_IF_ERROR(pass.SetOption(option.key, option.value));
     }
-    ANVIL_RETURN_IF_ERROR(
-        pass.SetOption(FromAbsl(item.substr(0, eq)), FromAbsl(item.substr(eq + 1))));
   }
   return pass.Options();
 }
 
 absl::StatusOr<bool> LowerToTirPass::Run(Model& model, PassContext& ctx) {
-  const LoweringOptions options = Options();
+  ANVIL_ASSIGN_OR_RETURN(const LoweringOptions options, Options());
   LoweringStats stats;
   ANVIL_ASSIGN_OR_RETURN(tir::Module module, LowerToTir(model, options, &stats));
   ctx.AddStatistic("nodes-native", stats.native);

@@ -16,8 +16,8 @@
 // IndexExprBuilder (tir_builder.h). Outputs whose size only data decides (NonZero, ...) are
 // allocated by their kernel call, which binds their dims to index variables later nodes use.
 //
-// Then, as options say, the passes on the IR (lower/passes/): simplify, fuse, plan buffers,
-// mark loops.
+// Then the simplifier and a Tensor IR pipeline (lower/passes/passes.h): by default
+// fuse,tile-rows,plan-buffers,collapse-loops,mark-loops, run by a tir::PassManager.
 #ifndef ANVIL_LOWER_LOWERING_LOWER_TO_TIR_H_
 #define ANVIL_LOWER_LOWERING_LOWER_TO_TIR_H_
 
@@ -25,6 +25,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "graph/ir.h"
@@ -61,16 +62,22 @@ absl::StatusOr<tir::Module> LowerToTir(const Model& model, const LoweringOptions
 const tir::Module* LoweredModule(const Model& model);
 
 // Lowering options from the `lower-to-tir` pass's option text, e.g. "tile-rows=false,fuse=true"
-// (what follows the pass name in a pipeline, without braces; "" gives the defaults).
-// InvalidArgument naming an unknown option (with the list of options) or a value that does not
-// parse.
+// or "pipeline=fuse,mark-loops" (what follows the pass name in a pipeline, without braces; ""
+// gives the defaults), read by the pipeline parser (graph/pipeline_text.h). InvalidArgument
+// naming an unknown option (with the list of options), a value that does not parse, or a
+// pipeline given together with the switches it replaces.
 absl::StatusOr<LoweringOptions> ParseLoweringOptions(std::string_view text);
 
 // Pass `lower-to-tir`: lowers the model and keeps the module with it (LoweredModule); the graph
-// is unchanged. Options fuse, tile-rows (with tile-bytes and tile-weight-bytes), plan-buffers,
-// collapse-loops, mark-loops (all on). Statistics: nodes-native,
+// is unchanged. The Tensor IR pipeline is either the option `pipeline`, any text of registered
+// Tensor IR passes:
+//   lower-to-tir{pipeline=fuse,tile-rows{tile-bytes=98304},plan-buffers,collapse-loops,mark-loops}
+// or, without it, the default pipeline as the switches fuse, tile-rows (with tile-bytes and
+// tile-weight-bytes), plan-buffers, collapse-loops, mark-loops (all on) say: `lower-to-tir`
+// runs all five, `lower-to-tir{fuse=false}` the last four. Statistics: nodes-native,
 // nodes-intrinsic, nodes-fallback; loop nests, loops and stored intermediates before fusion and
-// after; what fusion, planning and marking did.
+// after; what fusion, planning and marking did. Tensor IR instrumentations (print-IR-after,
+// timing, statistics of each Tensor IR pass) attach with AddTirInstrumentation.
 class LowerToTirPass : public Pass {
  public:
   std::string_view name() const override { return "lower-to-tir"; }
@@ -80,10 +87,20 @@ class LowerToTirPass : public Pass {
   std::vector<std::string> Requires() const override { return {"shapes-inferred"}; }
   absl::StatusOr<bool> Run(Model& model, PassContext& ctx) override;
 
-  // The lowering options the pass's options say.
-  LoweringOptions Options() const;
+  // The lowering options the pass's options say; InvalidArgument when `pipeline` is given with
+  // a switch it replaces.
+  absl::StatusOr<LoweringOptions> Options() const;
+
+  // Added to the Tensor IR pass manager of every run (not owned; must outlive the runs).
+  void AddTirInstrumentation(tir::PassInstrumentation* instrumentation) {
+    tir_instrumentations_.push_back(instrumentation);
+  }
 
  private:
+  PassOption<std::string> pipeline_{
+      this, "pipeline", "",
+      "the Tensor IR pipeline, e.g. fuse,tile-rows{tile-bytes=98304},mark-loops (empty: the one "
+      "the switches below say)"};
   PassOption<bool> fuse_{this, "fuse", true, "producer-consumer fusion of loops"};
   PassOption<bool> tile_rows_{this, "tile-rows", true,
                               "run gemm calls and their row-wise neighbours tile by tile"};
@@ -97,6 +114,7 @@ class LowerToTirPass : public Pass {
   PassOption<bool> collapse_loops_{this, "collapse-loops", true,
                                    "make loop pairs over tensors' last two axes one loop"};
   PassOption<bool> mark_loops_{this, "mark-loops", true, "mark parallel and vectorizable loops"};
+  std::vector<tir::PassInstrumentation*> tir_instrumentations_;
 };
 
 }  // namespace anvil::lower

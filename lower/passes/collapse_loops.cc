@@ -251,4 +251,19 @@ tir::Function CollapseLoops(const tir::Function& f, CollapseStats* stats) {
   return out;
 }
 
+absl::StatusOr<bool> CollapseLoopsPass::Run(tir::Module& module, PassContext& ctx) {
+  tir::Function* entry = module.FindFunction(module.entry);
+  if (entry == nullptr) return false;
+  const tir::Function before = *entry;
+  CollapseStats s;
+  *entry = CollapseLoops(before, &s);
+  ctx.AddStatistic("collapsed-loops", s.collapsed);
+  ctx.AddStatistic("views", s.views);
+  stats_.collapsed += s.collapsed;
+  stats_.views += s.views;
+  return tir::FunctionChanged(before, *entry);
+}
+
+ANVIL_REGISTER_TIR_PASS(CollapseLoopsPass);
+
 }  // namespace anvil::lower

@@ -17,8 +17,11 @@
 #define ANVIL_LOWER_PASSES_COLLAPSE_LOOPS_H_
 
 #include <cstdint>
+#include <string_view>
 
+#include "absl/status/statusor.h"
 #include "lower/ir/module.h"
+#include "lower/passes/tir_pass.h"
 
 namespace anvil::lower {
 
@@ -28,6 +31,23 @@ struct CollapseStats {
 };
 
 tir::Function CollapseLoops(const tir::Function& f, CollapseStats* stats = nullptr);
+
+// Pass `collapse-loops`: CollapseLoops() on the module's entry function. Statistics:
+// collapsed-loops, views.
+class CollapseLoopsPass : public tir::Pass {
+ public:
+  std::string_view name() const override { return "collapse-loops"; }
+  std::string_view description() const override {
+    return "make loop pairs over tensors' last two axes one loop (collapse_loops.h)";
+  }
+  absl::StatusOr<bool> Run(tir::Module& module, PassContext& ctx) override;
+
+  // What this instance's runs did, summed.
+  const CollapseStats& stats() const { return stats_; }
+
+ private:
+  CollapseStats stats_;
+};
 
 }  // namespace anvil::lower
 

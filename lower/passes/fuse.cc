@@ -455,4 +455,21 @@ tir::Function Fuse(const tir::Function& f, FuseStats* stats) {
   return tir::Simplify(out);
 }
 
+absl::StatusOr<bool> FusePass::Run(tir::Module& module, PassContext& ctx) {
+  tir::Function* entry = module.FindFunction(module.entry);
+  if (entry == nullptr) return false;
+  const tir::Function before = *entry;
+  FuseStats s;
+  *entry = Fuse(before, &s);
+  ctx.AddStatistic("inlined-producers", s.inlined);
+  ctx.AddStatistic("fused-loops", s.fused);
+  ctx.AddStatistic("contracted-intermediates", s.contracted);
+  stats_.inlined += s.inlined;
+  stats_.fused += s.fused;
+  stats_.contracted += s.contracted;
+  return tir::FunctionChanged(before, *entry);
+}
+
+ANVIL_REGISTER_TIR_PASS(FusePass);
+
 }  // namespace anvil::lower

@@ -23,8 +23,11 @@
 #define ANVIL_LOWER_PASSES_FUSE_H_
 
 #include <cstdint>
+#include <string_view>
 
+#include "absl/status/statusor.h"
 #include "lower/ir/module.h"
+#include "lower/passes/tir_pass.h"
 
 namespace anvil::lower {
 
@@ -35,6 +38,23 @@ struct FuseStats {
 };
 
 tir::Function Fuse(const tir::Function& f, FuseStats* stats = nullptr);
+
+// Pass `fuse`: Fuse() on the module's entry function. Statistics: inlined-producers,
+// fused-loops, contracted-intermediates.
+class FusePass : public tir::Pass {
+ public:
+  std::string_view name() const override { return "fuse"; }
+  std::string_view description() const override {
+    return "producer-consumer fusion of loops (fuse.h)";
+  }
+  absl::StatusOr<bool> Run(tir::Module& module, PassContext& ctx) override;
+
+  // What this instance's runs did, summed.
+  const FuseStats& stats() const { return stats_; }
+
+ private:
+  FuseStats stats_;
+};
 
 }  // namespace anvil::lower
 

@@ -109,4 +109,19 @@ tir::Function MarkLoops(const tir::Function& f, MarkStats* stats) {
   return out;
 }
 
+absl::StatusOr<bool> MarkLoopsPass::Run(tir::Module& module, PassContext& ctx) {
+  tir::Function* entry = module.FindFunction(module.entry);
+  if (entry == nullptr) return false;
+  const tir::Function before = *entry;
+  MarkStats s;
+  *entry = MarkLoops(before, &s);
+  ctx.AddStatistic("parallel-loops", s.parallel);
+  ctx.AddStatistic("vectorized-loops", s.vectorized);
+  stats_.parallel += s.parallel;
+  stats_.vectorized += s.vectorized;
+  return tir::FunctionChanged(before, *entry);
+}
+
+ANVIL_REGISTER_TIR_PASS(MarkLoopsPass);
+
 }  // namespace anvil::lower

@@ -14,8 +14,11 @@
 #define ANVIL_LOWER_PASSES_MARK_LOOPS_H_
 
 #include <cstdint>
+#include <string_view>
 
+#include "absl/status/statusor.h"
 #include "lower/ir/module.h"
+#include "lower/passes/tir_pass.h"
 
 namespace anvil::lower {
 
@@ -25,6 +28,23 @@ struct MarkStats {
 };
 
 tir::Function MarkLoops(const tir::Function& f, MarkStats* stats = nullptr);
+
+// Pass `mark-loops`: MarkLoops() on the module's entry function. Statistics: parallel-loops,
+// vectorized-loops.
+class MarkLoopsPass : public tir::Pass {
+ public:
+  std::string_view name() const override { return "mark-loops"; }
+  std::string_view description() const override {
+    return "mark parallel and vectorizable loops (mark_loops.h)";
+  }
+  absl::StatusOr<bool> Run(tir::Module& module, PassContext& ctx) override;
+
+  // What this instance's runs did, summed.
+  const MarkStats& stats() const { return stats_; }
+
+ private:
+  MarkStats stats_;
+};
 
 }  // namespace anvil::lower
 

@@ -1,10 +1,12 @@
 #include "lower/passes/passes.h"
 
+#include <memory>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "lower/ir/functor.h"
+#include "lower/passes/tir_instrumentation.h"
 
 namespace anvil::lower {
 namespace {
@@ -38,38 +40,57 @@ class Counter final : public tir::IRVisitor {
 
 }  // namespace
 
+std::string ModulePassPipeline(const ModulePassOptions& options) {
+  if (options.pipeline.has_value()) return *options.pipeline;
+  std::vector<std::string> passes;
+  if (options.fuse) passes.push_back("fuse");
+  if (options.tile_rows) {
+    TileRowsPass tile_rows;
+    // Values that do not parse cannot come from an int64; below-minimum ones are refused when
+    // the pipeline is parsed, as lower-to-tir's options would refuse them.
+    tile_rows.tile_bytes().set_value(options.row_tiles.tile_bytes);
+    tile_rows.weight_bytes().set_value(options.row_tiles.weight_bytes);
+    passes.push_back(tile_rows.ToPipelineText());
+  }
+  if (options.plan_buffers) passes.push_back("plan-buffers");
+  if (options.collapse_loops) passes.push_back("collapse-loops");
+  if (options.mark_loops) passes.push_back("mark-loops");
+  return absl::StrJoin(passes, ",");
+}
+
 absl::StatusOr<tir::Module> RunModulePasses(tir::Module module, const ModulePassOptions& options,
                                             ModulePassStats* stats) {
-  ModulePassStats ignored;
-  if (stats == nullptr) stats = &ignored;
-  auto verified = [](const tir::Module& m, const char* pass) -> absl::Status {
-    absl::Status s = tir::VerifyModule(m);
-    if (s.ok()) return s;
-    return absl::InternalError(absl::StrCat("tensor IR after ", pass, ": ", s.message()));
-  };
-  tir::Function* entry = module.FindFunction(module.entry);
-  if (entry == nullptr) return std::move(module);
-  if (options.fuse) {
-    *entry = Fuse(*entry, &stats->fuse);
-    ANVIL_RETURN_IF_ERROR(verified(module, "fuse"));
+  ANVIL_ASSIGN_OR_RETURN(tir::PassManager manager,
+                         tir::PassManager::Parse(ModulePassPipeline(options)));
+  manager.AddInstrumentation(
+      std::make_unique<tir::VerifierInstrumentation>(/*verify_unchanged=*/true));
+  for (tir::PassInstrumentation* instrumentation : options.instrumentations) {
+    manager.AddExternalInstrumentation(instrumentation);
   }
-  if (options.tile_rows) {
-    module = FuseRowTiles(std::move(module), options.row_tiles, &stats->row_tiles);
-    ANVIL_RETURN_IF_ERROR(verified(module, "tile-rows"));
-  }
-  if (options.plan_buffers) {
-    ANVIL_ASSIGN_OR_RETURN(module, PlanBuffers(std::move(module), &stats->plan));
-    ANVIL_RETURN_IF_ERROR(verified(module, "plan-buffers"));
-  }
-  if (options.collapse_loops) {
-    entry = module.FindFunction(module.entry);
-    *entry = CollapseLoops(*entry, &stats->collapse);
-    ANVIL_RETURN_IF_ERROR(verified(module, "collapse-loops"));
-  }
-  if (options.mark_loops) {
-    entry = module.FindFunction(module.entry);
-    *entry = MarkLoops(*entry, &stats->mark);
-    ANVIL_RETURN_IF_ERROR(verified(module, "mark-loops"));
+  ANVIL_RETURN_IF_ERROR(manager.Run(module));
+  if (stats == nullptr) return std::move(module);
+  for (const std::unique_ptr<tir::Pass>& pass : manager.passes()) {
+    if (const auto* p = dynamic_cast<const FusePass*>(pass.get())) {
+      stats->fuse.inlined += p->stats().inlined;
+      stats->fuse.fused += p->stats().fused;
+      stats->fuse.contracted += p->stats().contracted;
+    } else if (const auto* p = dynamic_cast<const TileRowsPass*>(pass.get())) {
+      stats->row_tiles.runs += p->stats().runs;
+      stats->row_tiles.gemms += p->stats().gemms;
+      stats->row_tiles.nests += p->stats().nests;
+      stats->row_tiles.contracted += p->stats().contracted;
+    } else if (const auto* p = dynamic_cast<const PlanBuffersPass*>(pass.get())) {
+      stats->plan.buffers += p->stats().buffers;
+      stats->plan.dynamic = stats->plan.dynamic || p->stats().dynamic;
+      stats->plan.workspace_bytes += p->stats().workspace_bytes;
+      stats->plan.unshared_bytes += p->stats().unshared_bytes;
+    } else if (const auto* p = dynamic_cast<const CollapseLoopsPass*>(pass.get())) {
+      stats->collapse.collapsed += p->stats().collapsed;
+      stats->collapse.views += p->stats().views;
+    } else if (const auto* p = dynamic_cast<const MarkLoopsPass*>(pass.get())) {
+      stats->mark.parallel += p->stats().parallel;
+      stats->mark.vectorized += p->stats().vectorized;
+    }
   }
   return std::move(module);
 }

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "base/status_macros.h"
 #include "graph/element_type.h"
 #include "lower/ir/builder.h"
 #include "lower/ir/simplify.h"
@@ -129,5 +130,26 @@ absl::StatusOr<tir::Module> PlanBuffers(tir::Module module, PlanStats* stats) {
   entry->body = tir::MakeBlock(std::move(stmts));
   return module;
 }
+
+absl::StatusOr<bool> PlanBuffersPass::Run(tir::Module& module, PassContext& ctx) {
+  const tir::Function* entry = module.FindFunction(module.entry);
+  if (entry == nullptr) return false;
+  const tir::Function before = *entry;
+  PlanStats s;
+  ANVIL_ASSIGN_OR_RETURN(module, PlanBuffers(std::move(module), &s));
+  ctx.AddStatistic("workspace-buffers", s.buffers);
+  if (!s.dynamic) {
+    ctx.AddStatistic("workspace-bytes", s.workspace_bytes);
+    ctx.AddStatistic("workspace-bytes-unshared", s.unshared_bytes);
+  }
+  stats_.buffers += s.buffers;
+  stats_.dynamic = stats_.dynamic || s.dynamic;
+  stats_.workspace_bytes += s.workspace_bytes;
+  stats_.unshared_bytes += s.unshared_bytes;
+  entry = module.FindFunction(module.entry);
+  return s.buffers > 0 || entry == nullptr || tir::FunctionChanged(before, *entry);
+}
+
+ANVIL_REGISTER_TIR_PASS(PlanBuffersPass);
 
 }  // namespace anvil::lower

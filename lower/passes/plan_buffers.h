@@ -14,9 +14,11 @@
 #define ANVIL_LOWER_PASSES_PLAN_BUFFERS_H_
 
 #include <cstdint>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "lower/ir/module.h"
+#include "lower/passes/tir_pass.h"
 
 namespace anvil::lower {
 
@@ -29,6 +31,23 @@ struct PlanStats {
 };
 
 absl::StatusOr<tir::Module> PlanBuffers(tir::Module module, PlanStats* stats = nullptr);
+
+// Pass `plan-buffers`: PlanBuffers() on the module. Statistics: workspace-buffers, and for a
+// static plan workspace-bytes and workspace-bytes-unshared.
+class PlanBuffersPass : public tir::Pass {
+ public:
+  std::string_view name() const override { return "plan-buffers"; }
+  std::string_view description() const override {
+    return "place intermediates in one workspace (plan_buffers.h)";
+  }
+  absl::StatusOr<bool> Run(tir::Module& module, PassContext& ctx) override;
+
+  // What this instance's runs did, summed.
+  const PlanStats& stats() const { return stats_; }
+
+ private:
+  PlanStats stats_;
+};
 
 }  // namespace anvil::lower
 

@@ -555,4 +555,31 @@ tir::Module FuseRowTiles(tir::Module module, const RowTileOptions& options, RowT
   return module;
 }
 
+RowTileOptions TileRowsPass::options() const {
+  RowTileOptions options;
+  options.tile_bytes = *tile_bytes_;
+  options.weight_bytes = *weight_bytes_;
+  return options;
+}
+
+absl::StatusOr<bool> TileRowsPass::Run(tir::Module& module, PassContext& ctx) {
+  const tir::Function* entry = module.FindFunction(module.entry);
+  if (entry == nullptr) return false;
+  const tir::Function before = *entry;
+  RowTileStats s;
+  module = FuseRowTiles(std::move(module), options(), &s);
+  ctx.AddStatistic("tile-loops", s.runs);
+  ctx.AddStatistic("gemms", s.gemms);
+  ctx.AddStatistic("nests", s.nests);
+  ctx.AddStatistic("contracted-intermediates", s.contracted);
+  stats_.runs += s.runs;
+  stats_.gemms += s.gemms;
+  stats_.nests += s.nests;
+  stats_.contracted += s.contracted;
+  entry = module.FindFunction(module.entry);
+  return s.runs > 0 || entry == nullptr || tir::FunctionChanged(before, *entry);
+}
+
+ANVIL_REGISTER_TIR_PASS(TileRowsPass);
+
 }  // namespace anvil::lower

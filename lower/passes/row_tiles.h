@@ -32,8 +32,11 @@
 #define ANVIL_LOWER_PASSES_ROW_TILES_H_
 
 #include <cstdint>
+#include <string_view>
 
+#include "absl/status/statusor.h"
 #include "lower/ir/module.h"
+#include "lower/passes/tir_pass.h"
 
 namespace anvil::lower {
 
@@ -57,6 +60,32 @@ struct RowTileStats {
 
 tir::Module FuseRowTiles(tir::Module module, const RowTileOptions& options = {},
                          RowTileStats* stats = nullptr);
+
+// Pass `tile-rows`: FuseRowTiles() on the module. Options tile-bytes and weight-bytes
+// (RowTileOptions). Statistics: tile-loops, gemms, nests, contracted-intermediates.
+class TileRowsPass : public tir::Pass {
+ public:
+  std::string_view name() const override { return "tile-rows"; }
+  std::string_view description() const override {
+    return "run gemm calls and their row-wise neighbours tile by tile (row_tiles.h)";
+  }
+  absl::StatusOr<bool> Run(tir::Module& module, PassContext& ctx) override;
+
+  // The RowTileOptions the options say.
+  RowTileOptions options() const;
+  PassOption<int64_t>& tile_bytes() { return tile_bytes_; }
+  PassOption<int64_t>& weight_bytes() { return weight_bytes_; }
+
+  // What this instance's runs did, summed.
+  const RowTileStats& stats() const { return stats_; }
+
+ private:
+  PassOption<int64_t> tile_bytes_{this, "tile-bytes", RowTileOptions().tile_bytes,
+                                  "bytes of rows one tile writes", 1};
+  PassOption<int64_t> weight_bytes_{this, "weight-bytes", RowTileOptions().weight_bytes,
+                                    "bytes of gemm weights one tile loop may read", 0};
+  RowTileStats stats_;
+};
 
 }  // namespace anvil::lower
 

@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
 #include "base/status_macros.h"
-#include "einsum/equation.h"
 #include "shape/einsum_dims.h"
+#include "shape/einsum_equation.h"
 #include "shape/ops/compute_ops.h"
 #include "shape/ops/op_util.h"
 #include "shape/shape_rules.h"
@@ -255,7 +255,7 @@ absl::Status InferGemm(ShapeContext& ctx) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Einsum: the equation from einsum/equation.h, label sizes from shape/einsum_dims.h.
+// Einsum: the equation from shape/einsum_equation.h, label sizes from shape/einsum_dims.h.
 // ---------------------------------------------------------------------------------------------
 absl::Status InferEinsum(ShapeContext& ctx) {
   absl::StatusOr<einsum::Equation> eq =

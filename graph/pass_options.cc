@@ -1,4 +1,4 @@
-#include "graph/pass.h"
+#include "graph/pass_options.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -14,20 +14,6 @@
 
 namespace anvil {
 namespace {
-
-// Characters that end a bare value in the pipeline syntax (pass_manager.h); a
-// string option holding any of them (or nothing, or surrounding blanks) must be
-// printed quoted.
-bool NeedsQuoting(std::string_view s) {
-  if (s.empty()) return true;
-  for (char c : s) {
-    if (c == ',' || c == '{' || c == '}' || c == '=' || c == '"' || c == '\\' ||
-        absl::ascii_isspace(static_cast<unsigned char>(c))) {
-      return true;
-    }
-  }
-  return false;
-}
 
 std::string Quote(std::string_view s) {
   std::string out = "\"";
@@ -125,7 +111,7 @@ std::string OptionValueText(double v) {
 }
 std::string OptionValueText(const std::string& v) { return v; }
 
-void RegisterOption(Pass* pass, PassOptionBase* option) { pass->options_.push_back(option); }
+void RegisterOption(PassBase* pass, PassOptionBase* option) { pass->options_.push_back(option); }
 
 absl::Status BelowMinimum(std::string_view text, std::string_view minimum) {
   return absl::InvalidArgumentError(
@@ -133,19 +119,19 @@ absl::Status BelowMinimum(std::string_view text, std::string_view minimum) {
 }
 
 std::string QuoteOptionValueIfNeeded(std::string_view text) {
-  return NeedsQuoting(text) ? Quote(text) : std::string(text);
+  return IsBarePipelineValue(text) ? std::string(text) : Quote(text);
 }
 
 }  // namespace pass_internal
 
-PassOptionBase* Pass::FindOption(std::string_view key) const {
+PassOptionBase* PassBase::FindOption(std::string_view key) const {
   for (PassOptionBase* option : options_) {
     if (option->name() == key) return option;
   }
   return nullptr;
 }
 
-absl::Status Pass::SetOption(std::string_view key, std::string_view value_text) {
+absl::Status PassBase::SetOption(std::string_view key, std::string_view value_text) {
   PassOptionBase* option = FindOption(key);
   if (option == nullptr) {
     if (options_.empty()) {
@@ -169,7 +155,7 @@ absl::Status Pass::SetOption(std::string_view key, std::string_view value_text) 
   return absl::OkStatus();
 }
 
-std::string Pass::OptionsToString() const {
+std::string PassBase::OptionsToString() const {
   std::vector<std::string> parts;
   for (const PassOptionBase* option : options_) {
     if (option->IsDefault()) continue;
@@ -182,7 +168,13 @@ std::string Pass::OptionsToString() const {
   return absl::StrJoin(parts, ",");
 }
 
-std::string Pass::DescribeOptions() const {
+std::string PassBase::ToPipelineText() const {
+  std::string options = OptionsToString();
+  if (options.empty()) return std::string(name());
+  return absl::StrCat(AsAbsl(name()), "{", options, "}");
+}
+
+std::string PassBase::DescribeOptions() const {
   std::string out;
   for (const PassOptionBase* option : options_) {
     std::string default_text = option->DefaultText();

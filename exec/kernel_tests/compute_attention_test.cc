@@ -8,10 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/parallel.h"
+#include "exec/testing/kernel_test_util.h"
 #include "gtest/gtest.h"
 #include "kernels/dispatch.h"
 #include "kernels/tensor.h"
-#include "kernels/testing/kernel_test_util.h"
 
 namespace anvil {
 namespace {

@@ -1,8 +1,8 @@
 // Running the ONNX backend suite's node tests (a directory per test: model.onnx and
 // test_data_set_N/{input,output}_K.pb) against the kernels, node by node through the node
 // executor, for the kernel family tests. Test-only.
-#ifndef ANVIL_KERNELS_TESTING_BACKEND_TEST_UTIL_H_
-#define ANVIL_KERNELS_TESTING_BACKEND_TEST_UTIL_H_
+#ifndef ANVIL_EXEC_TESTING_BACKEND_TEST_UTIL_H_
+#define ANVIL_EXEC_TESTING_BACKEND_TEST_UTIL_H_
 
 #include <cstddef>
 #include <filesystem>
@@ -14,9 +14,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "exec/testing/kernel_test_util.h"
 #include "graph/ir.h"
 #include "kernels/tensor.h"
-#include "kernels/testing/kernel_test_util.h"
 
 namespace anvil::kernel_testing {
 
@@ -62,4 +62,4 @@ class BackendTally {
 
 }  // namespace anvil::kernel_testing
 
-#endif  // ANVIL_KERNELS_TESTING_BACKEND_TEST_UTIL_H_
+#endif  // ANVIL_EXEC_TESTING_BACKEND_TEST_UTIL_H_

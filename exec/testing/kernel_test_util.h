@@ -2,8 +2,8 @@
 // one node of a model given as ONNX text, either as the runtime does (RunText: the node executor,
 // with ShapeHelpers and dense inputs) or on hand-made, possibly strided input views (RunViews: how
 // the runtime hands kernels broadcast and transposed operands). Test-only.
-#ifndef ANVIL_KERNELS_TESTING_KERNEL_TEST_UTIL_H_
-#define ANVIL_KERNELS_TESTING_KERNEL_TEST_UTIL_H_
+#ifndef ANVIL_EXEC_TESTING_KERNEL_TEST_UTIL_H_
+#define ANVIL_EXEC_TESTING_KERNEL_TEST_UTIL_H_
 
 #include <cstdint>
 #include <cstring>
@@ -68,4 +68,4 @@ absl::StatusOr<std::vector<Tensor>> RunViews(const std::string& text,
 
 }  // namespace anvil::kernel_testing
 
-#endif  // ANVIL_KERNELS_TESTING_KERNEL_TEST_UTIL_H_
+#endif  // ANVIL_EXEC_TESTING_KERNEL_TEST_UTIL_H_

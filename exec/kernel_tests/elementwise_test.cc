@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "exec/node_executor.h"
+#include "exec/testing/kernel_test_util.h"
 #include "gmock/gmock.h"
 #include "graph/ir.h"
 #include "graph/text_format.h"
@@ -24,7 +25,6 @@
 #include "hwy/targets.h"
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
-#include "kernels/testing/kernel_test_util.h"
 
 namespace anvil {
 namespace {

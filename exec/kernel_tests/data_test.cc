@@ -23,6 +23,8 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "exec/node_executor.h"
+#include "exec/testing/backend_test_util.h"
+#include "exec/testing/kernel_test_util.h"
 #include "graph/ir.h"
 #include "graph/onnx_import.h"
 #include "graph/text_format.h"
@@ -31,8 +33,6 @@
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_file.h"
-#include "kernels/testing/backend_test_util.h"
-#include "kernels/testing/kernel_test_util.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {

@@ -1,4 +1,4 @@
-#include "kernels/testing/backend_test_util.h"
+#include "exec/testing/backend_test_util.h"
 
 #include <algorithm>
 #include <cstring>

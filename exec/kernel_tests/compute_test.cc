@@ -27,6 +27,8 @@
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "exec/node_executor.h"
+#include "exec/testing/backend_test_util.h"
+#include "exec/testing/kernel_test_util.h"
 #include "graph/ir.h"
 #include "graph/onnx_import.h"
 #include "graph/op_table.h"
@@ -41,8 +43,6 @@
 #include "kernels/simd/winograd.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_file.h"
-#include "kernels/testing/backend_test_util.h"
-#include "kernels/testing/kernel_test_util.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {

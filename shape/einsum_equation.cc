@@ -1,4 +1,4 @@
-#include "einsum/equation.h"
+#include "shape/einsum_equation.h"
 
 #include <algorithm>
 #include <array>

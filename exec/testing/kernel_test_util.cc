@@ -1,4 +1,4 @@
-#include "kernels/testing/kernel_test_util.h"
+#include "exec/testing/kernel_test_util.h"
 
 #include <cmath>
 #include <memory>

@@ -1,6 +1,8 @@
 // The Einsum equation: one parser and validator for everything that reads an equation — the
 // Einsum shape rule, the Einsum kernel and the einsum-decompose rewrite. A leaf library (Abseil
-// only) so that any package can use it.
+// only) in shape, the lowest package that reads equations, so that the shape rule never includes
+// the einsum package and the kernels and einsum use it from here. Namespace anvil::einsum: it is
+// the vocabulary of the einsum rewrite.
 //
 // Syntax (numpy.einsum's, which ONNX adopts): comma-separated input terms, optionally `->` and
 // an output term. A term is a sequence of labels `a-z`, `A-Z` and at most one `...` standing for
@@ -22,8 +24,8 @@
 //
 // Errors are one line: `einsum 'ij,jk->ik': column 7: label 'q' ...` (columns are 1-based and
 // count the equation as written, spaces included).
-#ifndef ANVIL_EINSUM_EQUATION_H_
-#define ANVIL_EINSUM_EQUATION_H_
+#ifndef ANVIL_SHAPE_EINSUM_EQUATION_H_
+#define ANVIL_SHAPE_EINSUM_EQUATION_H_
 
 #include <cstdint>
 #include <string>
@@ -122,4 +124,4 @@ class Equation {
 
 }  // namespace anvil::einsum
 
-#endif  // ANVIL_EINSUM_EQUATION_H_
+#endif  // ANVIL_SHAPE_EINSUM_EQUATION_H_

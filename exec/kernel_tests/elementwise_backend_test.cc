@@ -21,6 +21,8 @@
 #include "absl/strings/str_split.h"
 #include "base/absl_compat.h"
 #include "exec/node_executor.h"
+#include "exec/testing/backend_test_util.h"
+#include "exec/testing/kernel_test_util.h"
 #include "gmock/gmock.h"
 #include "graph/elements.h"
 #include "graph/ir.h"
@@ -28,8 +30,6 @@
 #include "gtest/gtest.h"
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
-#include "kernels/testing/backend_test_util.h"
-#include "kernels/testing/kernel_test_util.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {

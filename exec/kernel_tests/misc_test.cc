@@ -23,6 +23,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "exec/node_executor.h"
+#include "exec/testing/backend_test_util.h"
+#include "exec/testing/kernel_test_util.h"
 #include "graph/elements.h"
 #include "graph/ir.h"
 #include "graph/onnx_import.h"
@@ -31,8 +33,6 @@
 #include "kernels/dispatch.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_file.h"
-#include "kernels/testing/backend_test_util.h"
-#include "kernels/testing/kernel_test_util.h"
 #include "onnx/onnx_pb.h"
 
 namespace anvil {
@@ -361,12 +361,12 @@ g (float[1,1,3,3] X, float[1,4] rois, int64[1] idx) => (float[1,1,1,1] Y) {
   EXPECT_MATCH((*align.outputs)[0], Floats({1, 1, 1, 1}, {5}));
 
   // An image of width 0 has nothing to sample: an error, not a read through null data.
-  NodeRun empty = RunText(R"(<ir_version: 8, opset_import: ["" : 16]>
+  NodeRun empty =
+      RunText(R"(<ir_version: 8, opset_import: ["" : 16]>
 g (float[1,1,10,0] X, float[1,4] rois, int64[1] idx) => (float[1,1,5,5] Y) {
   Y = RoiAlign <output_height = 5, output_width = 5, sampling_ratio = 7> (X, rois, idx)
 })",
-                          {Floats({1, 1, 10, 0}, {}), Floats({1, 4}, {0.5, 0.5, 1.5, 1.5}),
-                           Int64s({1}, {0})});
+              {Floats({1, 1, 10, 0}, {}), Floats({1, 4}, {0.5, 0.5, 1.5, 1.5}), Int64s({1}, {0})});
   ASSERT_FALSE(empty.outputs.ok());
   EXPECT_NE(empty.outputs.status().message().find("empty image"), std::string::npos)
       << empty.outputs.status();
@@ -561,18 +561,16 @@ g () => (float[4] y) {
 })",
                             {});
   ASSERT_TRUE(uniform.outputs.ok()) << uniform.outputs.status();
-  EXPECT_MATCH((*uniform.outputs)[0],
-               Floats({4}, {0.7440674901008606f, 1.5759468078613281f, 1.0138168334960938f,
-                            0.7244158983230591f}));
+  EXPECT_MATCH((*uniform.outputs)[0], Floats({4}, {0.7440674901008606f, 1.5759468078613281f,
+                                                   1.0138168334960938f, 0.7244158983230591f}));
   NodeRun normal = RunText(R"(<ir_version: 8, opset_import: ["" : 13]>
 g () => (float[4] y) {
   y = RandomNormal <dtype = 1, mean = 10.0, scale = 2.0, shape = [4], seed = 0.0> ()
 })",
                            {});
   ASSERT_TRUE(normal.outputs.ok()) << normal.outputs.status();
-  EXPECT_MATCH((*normal.outputs)[0],
-               Floats({4}, {13.528104782104492f, 10.800313949584961f, 11.957475662231445f,
-                            14.481786727905273f}));
+  EXPECT_MATCH((*normal.outputs)[0], Floats({4}, {13.528104782104492f, 10.800313949584961f,
+                                                  11.957475662231445f, 14.481786727905273f}));
   // Dropout's mask: np.random.seed(5); np.random.uniform(0, 1, 8) >= 0.75.
   NodeRun dropout = RunText(
       R"(<ir_version: 8, opset_import: ["" : 13]>
@@ -604,22 +602,32 @@ TEST(MiscStringTest, StringNormalizerDropsStopwordsAndMapsCaseOfUnicode) {
 g (string[1,4] x) => (string[1,?] y) {
   y = StringNormalizer <case_change_action = "UPPER", stopwords = ["monday"]> (x)
 })",
-                          {Strings({1, 4}, {"Monday", "tuesday", "\xC3\xA9" "cole", "stra\xC3\x9F" "e"})});
+                          {Strings({1, 4}, {"Monday", "tuesday",
+                                            "\xC3\xA9"
+                                            "cole",
+                                            "stra\xC3\x9F"
+                                            "e"})});
   ASSERT_TRUE(upper.outputs.ok()) << upper.outputs.status();
   EXPECT_EQ((*upper.outputs)[0].dims(), (Shape{1, 3}));
   // é -> É; ß has no one-letter upper case and stays.
-  EXPECT_EQ(StringValues((*upper.outputs)[0]),
-            (std::vector<std::string>{"TUESDAY", "\xC3\x89" "COLE", "STRA\xC3\x9F" "E"}));
+  EXPECT_EQ(StringValues((*upper.outputs)[0]), (std::vector<std::string>{"TUESDAY",
+                                                                         "\xC3\x89"
+                                                                         "COLE",
+                                                                         "STRA\xC3\x9F"
+                                                                         "E"}));
   // Case-sensitive stopwords keep "Monday"; everything removed leaves one empty string.
   NodeRun sensitive = RunText(R"(<ir_version: 8, opset_import: ["" : 10]>
 g (string[3] x) => (string[?] y) {
   y = StringNormalizer <is_case_sensitive = 1, case_change_action = "LOWER",
                         stopwords = ["monday"]> (x)
 })",
-                              {Strings({3}, {"Monday", "monday", "\xC3\x89" "T\xC3\x89"})});
+                              {Strings({3}, {"Monday", "monday",
+                                             "\xC3\x89"
+                                             "T\xC3\x89"})});
   ASSERT_TRUE(sensitive.outputs.ok()) << sensitive.outputs.status();
-  EXPECT_EQ(StringValues((*sensitive.outputs)[0]),
-            (std::vector<std::string>{"monday", "\xC3\xA9" "t\xC3\xA9"}));
+  EXPECT_EQ(StringValues((*sensitive.outputs)[0]), (std::vector<std::string>{"monday",
+                                                                             "\xC3\xA9"
+                                                                             "t\xC3\xA9"}));
   NodeRun empty = RunText(R"(<ir_version: 8, opset_import: ["" : 10]>
 g (string[2] x) => (string[?] y) {
   y = StringNormalizer <stopwords = ["a"]> (x)
@@ -642,10 +650,9 @@ g (string[1] x) => (string[1] y) {
 
 // Expected values from the numpy formulas of onnx/backend/test/case/node/{momentum,adam}.py.
 TEST(MiscTrainingTest, MomentumAndAdamFollowTheReferenceFormulas) {
-  const std::vector<Tensor> inputs = {Floats({}, {0.1f}),
-                                      Make(ElementType::kInt64, {}, std::vector<int>{1}),
-                                      Floats({2}, {1, 2}), Floats({2}, {-0.5f, 0.25f}),
-                                      Floats({2}, {0.5f, -1})};
+  const std::vector<Tensor> inputs = {
+      Floats({}, {0.1f}), Make(ElementType::kInt64, {}, std::vector<int>{1}), Floats({2}, {1, 2}),
+      Floats({2}, {-0.5f, 0.25f}), Floats({2}, {0.5f, -1})};
   NodeRun nesterov = RunText(
       R"(<ir_version: 7, opset_import: ["" : 13, "ai.onnx.preview.training" : 1]>
 g (float r, int64 t, float[2] x, float[2] g, float[2] v) => (float[2] x_new, float[2] v_new) {
