@@ -3,6 +3,8 @@
 #include <array>
 #include <cstring>
 
+#include "base/float16.h"
+
 namespace anvil {
 namespace {
 
@@ -70,37 +72,8 @@ ElementType ElementTypeFromName(std::string_view name) {
   return ElementType::kUndefined;
 }
 
-float HalfBitsToFloat(uint16_t h) {
-  const uint32_t sign = (h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu;
-  uint32_t mant = h & 0x3ffu;
-  uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // Subnormal half: normalize into a normal float.
-      exp = 127 - 15 + 1;
-      while ((mant & 0x400u) == 0) {
-        mant <<= 1;
-        --exp;
-      }
-      bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
-    }
-  } else if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
-}
+float HalfBitsToFloat(uint16_t h) { return fp16::HalfToFloat(h); }
 
-float Bfloat16BitsToFloat(uint16_t h) {
-  const uint32_t bits = static_cast<uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
-}
+float Bfloat16BitsToFloat(uint16_t h) { return fp16::Bfloat16ToFloat(h); }
 
 }  // namespace anvil
