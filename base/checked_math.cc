@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 
 namespace anvil {
 
@@ -35,9 +36,8 @@ absl::StatusOr<int64_t> CheckedElementCount(absl::Span<const int64_t> dims) {
 }
 
 absl::StatusOr<int64_t> CheckedByteSize(absl::Span<const int64_t> dims, int64_t element_size) {
-  absl::StatusOr<int64_t> count = CheckedElementCount(dims);
-  if (!count.ok()) return count.status();
-  std::optional<int64_t> bytes = CheckedMul(*count, element_size);
+  ANVIL_ASSIGN_OR_RETURN(int64_t count, CheckedElementCount(dims));
+  std::optional<int64_t> bytes = CheckedMul(count, element_size);
   if (!bytes) {
     return absl::OutOfRangeError(absl::StrCat("dims ", DimsToString(dims), " of ", element_size,
                                               "-byte elements are more than 2^63 bytes"));

@@ -8,6 +8,8 @@
 #include <omp.h>
 #endif
 
+#include "base/scratch.h"
+
 namespace anvil::parallel {
 namespace {
 
@@ -71,11 +73,14 @@ void For(int64_t n, int64_t min_chunk, absl::FunctionRef<void(int64_t, int64_t)>
     return;
   }
 #ifdef _OPENMP
+  // The chunks lease scratch from the caller's pool, whichever thread runs them.
+  ScratchPool* const scratch = CurrentScratchPool();
   // The team may be smaller than asked (OMP_THREAD_LIMIT, nested limits): each member then
   // takes every team-size-th chunk, so the partition stays the one ChunkBegin defines.
 #pragma omp parallel num_threads(static_cast <int>(chunks))
   {
     InChunk in_chunk;
+    ScratchScope scratch_scope(scratch);
     const int64_t team = omp_get_num_threads();
     for (int64_t c = omp_get_thread_num(); c < chunks; c += team) {
       fn(ChunkBegin(n, chunks, c), ChunkBegin(n, chunks, c + 1));

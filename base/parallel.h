@@ -16,6 +16,7 @@
 //    change its arithmetic order gives bit-identical results for every thread count.
 //  - Serial (one call fn(0, n) on the calling thread) when the scope allows one thread, when n
 //    is below 2 * min_chunk, and inside another For's chunk: nested loops never oversubscribe.
+//  - Chunks see the caller's scratch pool (base/scratch.h) on whichever thread runs them.
 #ifndef ANVIL_BASE_PARALLEL_H_
 #define ANVIL_BASE_PARALLEL_H_
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/scratch.h"
 #include "gtest/gtest.h"
 
 namespace anvil::parallel {
@@ -101,6 +102,47 @@ TEST(ParallelTest, ScopesNestAndRestore) {
     EXPECT_EQ(CurrentThreads(), 3);
   }
   EXPECT_EQ(CurrentThreads(), 1);
+}
+
+// Scratch: a lease from the installed pool reuses what an earlier lease gave back (no new
+// buffer), leases alive at once never share one, chunks on other threads lease from the caller's
+// pool, and without a pool a lease's buffers are its own.
+TEST(ScratchTest, LeasesReuseThePoolsBuffersAndNeverShareThem) {
+  EXPECT_EQ(CurrentScratchPool(), nullptr);
+  {
+    ScratchLease own;  // no pool: its own buffer, freed with it
+    float* p = own.Get<float>(0, 100);
+    p[99] = 1.0f;
+    EXPECT_EQ(own.Get<float>(0, 50), p);  // no more: the same buffer
+  }
+  ScratchPool pool;
+  {
+    ScratchScope scope(&pool);
+    EXPECT_EQ(CurrentScratchPool(), &pool);
+    float* first = nullptr;
+    {
+      ScratchLease lease;
+      first = lease.Get<float>(0, 1000);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u);
+      ScratchLease nested;  // alive at once: other buffers
+      EXPECT_NE(nested.Get<float>(0, 1000), first);
+    }
+    EXPECT_EQ(pool.bytes(), 2 * 1000 * static_cast<int64_t>(sizeof(float)));
+    {
+      ScratchLease again;  // the set given back last (the outer lease's): its buffer again
+      EXPECT_EQ(again.Get<float>(0, 10), first);
+      EXPECT_EQ(pool.bytes(), 1000 * static_cast<int64_t>(sizeof(float)));  // one set lent out
+    }
+    ThreadScope threads(4);
+    ScopedSplitAll split;
+    std::atomic<int> from_pool{0};
+    For(4, 1, [&](int64_t b, int64_t e) {
+      if (CurrentScratchPool() == &pool) from_pool.fetch_add(static_cast<int>(e - b));
+    });
+    EXPECT_EQ(from_pool.load(), 4);
+  }
+  EXPECT_EQ(CurrentScratchPool(), nullptr);  // the scope restored none
+  EXPECT_GT(pool.bytes(), 0);                // kept for later leases until the pool goes
 }
 
 }  // namespace

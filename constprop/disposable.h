@@ -206,6 +206,10 @@ class DisposableElements final : public Elements,
   std::shared_ptr<const DisposableElements> SelectGather(int64_t axis,
                                                          absl::Span<const int64_t> indices) const;
 
+  // Reading works in tiles of at most this many elements: the scratch a lazy op's operands or a
+  // remap's targets take stays a few tiles, whatever the tensor's size.
+  static constexpr int64_t kTileElements = 16384;
+
   enum class Kind { kView, kOp, kSelect, kRemap };
   Kind kind_ = Kind::kView;
   ElementType type_;

@@ -12,16 +12,15 @@
 #include <cstring>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "constprop/disposable.h"
 #include "constprop/lazy_op.h"
+#include "kernels/dispatch.h"
 #include "kernels/tensor_view.h"
 
 namespace anvil {
 namespace {
 
-constexpr int64_t kTileElements = 16384;
 // Gather tiles of a strided view: rows x columns small enough for L1/L2.
 constexpr int64_t kGatherRows = 64;
 constexpr int64_t kGatherCols = 1024;
@@ -56,10 +55,6 @@ void GatherRows(const T* src, const int64_t* base, int64_t nrows, int64_t c0, in
     }
   }
 }
-
-struct Bytes16 {
-  uint8_t b[16];
-};
 
 [[noreturn]] void DieOnEvaluationError(const absl::Status& status) {
   // Lazy ops are test-evaluated when created (fold_evaluate.cc) and only ops that cannot fail on
@@ -114,31 +109,12 @@ absl::Status DisposableElements::EvaluateView(int64_t r0, int64_t r1, int64_t c0
   }
   const int64_t col_stride = rank == 0 ? 0 : strides_.back();
   const uint8_t* src = buffer_->data();
-  switch (ElementSize(type_)) {
-    case 1:
-      GatherRows(src, base.data(), nrows, c0, c1, col_stride, dst, pitch);
-      break;
-    case 2:
-      GatherRows(reinterpret_cast<const uint16_t*>(src), base.data(), nrows, c0, c1, col_stride,
-                 reinterpret_cast<uint16_t*>(dst), pitch);
-      break;
-    case 4:
-      GatherRows(reinterpret_cast<const uint32_t*>(src), base.data(), nrows, c0, c1, col_stride,
-                 reinterpret_cast<uint32_t*>(dst), pitch);
-      break;
-    case 8:
-      GatherRows(reinterpret_cast<const uint64_t*>(src), base.data(), nrows, c0, c1, col_stride,
-                 reinterpret_cast<uint64_t*>(dst), pitch);
-      break;
-    case 16:
-      GatherRows(reinterpret_cast<const Bytes16*>(src), base.data(), nrows, c0, c1, col_stride,
-                 reinterpret_cast<Bytes16*>(dst), pitch);
-      break;
-    default:
-      return absl::UnimplementedError(
-          absl::StrCat("constant of element type ", AsAbsl(ElementTypeName(type_))));
-  }
-  return absl::OkStatus();
+  return DispatchBySize(type_, "constant", [&](auto tag) {
+    using T = decltype(tag);
+    GatherRows(reinterpret_cast<const T*>(src), base.data(), nrows, c0, c1, col_stride,
+               reinterpret_cast<T*>(dst), pitch);
+    return absl::OkStatus();
+  });
 }
 
 absl::Status DisposableElements::EvaluateOp(int64_t r0, int64_t r1, int64_t c0, int64_t c1,
@@ -176,13 +152,11 @@ absl::Status DisposableElements::EvaluateOp(int64_t r0, int64_t r1, int64_t c0, 
       for (size_t k = 0; k < operands_.size(); ++k) {
         const DisposableElements* operand = operands_[k].get();
         if (operand == nullptr || operand->IsSplat()) continue;
-        absl::Status status = operand->Evaluate(rr, re, cc, ce, scratch[k].data(), ce - cc);
-        if (!status.ok()) return status;
+        ANVIL_RETURN_IF_ERROR(operand->Evaluate(rr, re, cc, ce, scratch[k].data(), ce - cc));
         views[k] = TensorView::Dense(operand->element_type(), scratch[k].data(), {n});
       }
       uint8_t* out = direct ? dst + ((rr - r0) * pitch) * out_size : out_scratch.data();
-      absl::Status status = op_->Run(views, TensorView::Dense(type_, out, {n}));
-      if (!status.ok()) return status;
+      ANVIL_RETURN_IF_ERROR(op_->Run(views, TensorView::Dense(type_, out, {n})));
       if (!direct) {
         for (int64_t r = rr; r < re; ++r) {
           std::memcpy(dst + ((r - r0) * pitch + (cc - c0)) * out_size,
@@ -238,10 +212,8 @@ absl::Status DisposableElements::ForEachChunk(size_t max_chunk_bytes, const Chun
     piece.resize(std::min(band, rows()) * row_bytes);
     for (int64_t r = 0; r < rows(); r += band) {
       const int64_t re = std::min(rows(), r + band);
-      if (absl::Status s = Evaluate(r, re, 0, cols(), piece.data(), cols()); !s.ok()) return s;
-      if (absl::Status s = fn(absl::MakeConstSpan(piece.data(), (re - r) * row_bytes)); !s.ok()) {
-        return s;
-      }
+      ANVIL_RETURN_IF_ERROR(Evaluate(r, re, 0, cols(), piece.data(), cols()));
+      ANVIL_RETURN_IF_ERROR(fn(absl::MakeConstSpan(piece.data(), (re - r) * row_bytes)));
     }
     return absl::OkStatus();
   }
@@ -251,10 +223,8 @@ absl::Status DisposableElements::ForEachChunk(size_t max_chunk_bytes, const Chun
   for (int64_t r = 0; r < rows(); ++r) {
     for (int64_t c = 0; c < cols(); c += per_piece) {
       const int64_t ce = std::min(cols(), c + per_piece);
-      if (absl::Status s = Evaluate(r, r + 1, c, ce, piece.data(), ce - c); !s.ok()) return s;
-      if (absl::Status s = fn(absl::MakeConstSpan(piece.data(), (ce - c) * size)); !s.ok()) {
-        return s;
-      }
+      ANVIL_RETURN_IF_ERROR(Evaluate(r, r + 1, c, ce, piece.data(), ce - c));
+      ANVIL_RETURN_IF_ERROR(fn(absl::MakeConstSpan(piece.data(), (ce - c) * size)));
     }
   }
   return absl::OkStatus();

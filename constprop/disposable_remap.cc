@@ -7,14 +7,13 @@
 #include <numeric>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "constprop/disposable.h"
+#include "kernels/dispatch.h"
 
 namespace anvil {
 namespace {
 
-constexpr int64_t kTileElements = 16384;
 // Tile width when the last dim does not step by one element: tiles span rows, so that runs
 // along another dim form.
 constexpr int64_t kStridedTileCols = 256;
@@ -26,10 +25,6 @@ template <typename T>
 void GatherAt(const T* src, const int64_t* offsets, int64_t n, T* dst) {
   for (int64_t i = 0; i < n; ++i) dst[i] = src[offsets[i]];
 }
-
-struct Bytes16 {
-  uint8_t b[16];
-};
 
 }  // namespace
 
@@ -51,8 +46,7 @@ absl::Status DisposableElements::EvaluateRemap(int64_t r0, int64_t r1, int64_t c
       const int64_t ce = std::min(c1, cc + tile_cols);
       map_.BlockTargets(rr, re, cc, ce, targets.data());
       uint8_t* out = direct ? dst + (rr - r0) * pitch * size : scratch.data();
-      absl::Status status = operands_[0]->Fetch(targets.data(), (re - rr) * (ce - cc), out);
-      if (!status.ok()) return status;
+      ANVIL_RETURN_IF_ERROR(operands_[0]->Fetch(targets.data(), (re - rr) * (ce - cc), out));
       if (direct) continue;
       for (int64_t r = rr; r < re; ++r) {
         std::memcpy(dst + ((r - r0) * pitch + (cc - c0)) * size,
@@ -82,27 +76,11 @@ absl::Status DisposableElements::Fetch(int64_t* flat, int64_t n, uint8_t* dst) c
     ViewMap().MapFlat(flat, n);
   }
   const uint8_t* src = buffer_->data();
-  switch (ElementSize(type_)) {
-    case 1:
-      GatherAt(src, flat, n, dst);
-      break;
-    case 2:
-      GatherAt(reinterpret_cast<const uint16_t*>(src), flat, n, reinterpret_cast<uint16_t*>(dst));
-      break;
-    case 4:
-      GatherAt(reinterpret_cast<const uint32_t*>(src), flat, n, reinterpret_cast<uint32_t*>(dst));
-      break;
-    case 8:
-      GatherAt(reinterpret_cast<const uint64_t*>(src), flat, n, reinterpret_cast<uint64_t*>(dst));
-      break;
-    case 16:
-      GatherAt(reinterpret_cast<const Bytes16*>(src), flat, n, reinterpret_cast<Bytes16*>(dst));
-      break;
-    default:
-      return absl::UnimplementedError(
-          absl::StrCat("constant of element type ", AsAbsl(ElementTypeName(type_))));
-  }
-  return absl::OkStatus();
+  return DispatchBySize(type_, "constant", [&](auto tag) {
+    using T = decltype(tag);
+    GatherAt(reinterpret_cast<const T*>(src), flat, n, reinterpret_cast<T*>(dst));
+    return absl::OkStatus();
+  });
 }
 
 absl::Status DisposableElements::FetchByRuns(const int64_t* flat, int64_t n, uint8_t* dst) const {
@@ -113,8 +91,7 @@ absl::Status DisposableElements::FetchByRuns(const int64_t* flat, int64_t n, uin
     for (int64_t i = 0; i < n;) {
       int64_t len = 1;
       while (i + len < n && flat[i + len] == flat[i] + len) ++len;
-      absl::Status status = EvaluateFlat(flat[i], len, dst + i * size);
-      if (!status.ok()) return status;
+      ANVIL_RETURN_IF_ERROR(EvaluateFlat(flat[i], len, dst + i * size));
       i += len;
     }
     return absl::OkStatus();
@@ -135,8 +112,7 @@ absl::Status DisposableElements::FetchByRuns(const int64_t* flat, int64_t n, uin
   for (int64_t i = 0; i < m;) {
     int64_t len = 1;
     while (i + len < m && distinct[i + len] == distinct[i] + len) ++len;
-    absl::Status status = EvaluateFlat(distinct[i], len, values.data() + i * size);
-    if (!status.ok()) return status;
+    ANVIL_RETURN_IF_ERROR(EvaluateFlat(distinct[i], len, values.data() + i * size));
     i += len;
   }
   for (int64_t k = 0; k < n; ++k) {
@@ -151,16 +127,14 @@ absl::Status DisposableElements::EvaluateFlat(int64_t first, int64_t n, uint8_t*
   int64_t r = first / c, col = first % c;
   if (col != 0) {  // the rest of a row
     const int64_t m = std::min(n, c - col);
-    absl::Status status = Evaluate(r, r + 1, col, col + m, dst, m);
-    if (!status.ok()) return status;
+    ANVIL_RETURN_IF_ERROR(Evaluate(r, r + 1, col, col + m, dst, m));
     dst += m * size;
     n -= m;
     ++r;
   }
   if (n >= c) {  // whole rows
     const int64_t k = n / c;
-    absl::Status status = Evaluate(r, r + k, 0, c, dst, c);
-    if (!status.ok()) return status;
+    ANVIL_RETURN_IF_ERROR(Evaluate(r, r + k, 0, c, dst, c));
     dst += k * c * size;
     n -= k * c;
     r += k;

@@ -2,6 +2,7 @@
 // operands, and reading them by runs of positions that come from one operand in order.
 #include <algorithm>
 
+#include "base/status_macros.h"
 #include "constprop/disposable.h"
 
 namespace anvil {
@@ -140,9 +141,8 @@ absl::Status DisposableElements::EvaluateSelect(int64_t r0, int64_t r1, int64_t 
              picks[c + n].second == first.second + n) {
         ++n;
       }
-      absl::Status s = operands_[first.first]->Evaluate(r0, r1, first.second, first.second + n,
-                                                        dst + (c - c0) * size, pitch);
-      if (!s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(operands_[first.first]->Evaluate(r0, r1, first.second, first.second + n,
+                                                             dst + (c - c0) * size, pitch));
       c += n;
     }
     return absl::OkStatus();
@@ -166,9 +166,8 @@ absl::Status DisposableElements::EvaluateSelect(int64_t r0, int64_t r1, int64_t 
            next_operand == operand) {
       ++n;
     }
-    absl::Status s = operands_[operand]->Evaluate(first, first + n, c0, c1,
-                                                  dst + (r - r0) * pitch * size, pitch);
-    if (!s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(operands_[operand]->Evaluate(first, first + n, c0, c1,
+                                                       dst + (r - r0) * pitch * size, pitch));
     r += n;
   }
   return absl::OkStatus();

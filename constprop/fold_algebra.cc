@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "constprop/fold_pattern.h"
+#include "graph/op_table.h"
 
 namespace anvil {
 namespace {
@@ -43,8 +44,8 @@ class IdentityPattern final : public FoldPattern {
     if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && node->num_inputs() == 2 &&
         rw.model().OpsetVersion("") >= 7) {
       const double neutral = (op == "Add" || op == "Sub") ? 0.0 : 1.0;
-      const bool commutative = op == "Add" || op == "Mul";
-      for (int c = 1; c >= (commutative ? 0 : 1); --c) {
+      // The constant may be either operand of Add and Mul, only the second of Sub and Div.
+      for (int c = 1; c >= (HasTrait(*node, kCommutative) ? 0 : 1); --c) {
         std::shared_ptr<const Elements> k = FoldRewriter::ConstantOf(node->input(c));
         if (k == nullptr) continue;
         std::optional<double> splat = SplatValue(*k);

@@ -179,12 +179,8 @@ std::shared_ptr<const Elements> FoldAsView(const Node& node, int64_t opset,
                                            std::string_view* kind) {
   *kind = "views";
   const std::string& op = node.op_type();
-  static const char* const kViewOps[] = {"Concat",  "Expand", "Flatten", "Gather",    "Identity",
-                                         "Reshape", "Slice",  "Squeeze", "Transpose", "Unsqueeze"};
-  if (std::none_of(std::begin(kViewOps), std::end(kViewOps),
-                   [&](const char* v) { return op == v; })) {
-    return nullptr;
-  }
+  // Split's outputs are views of their own (SplitAsViews).
+  if (!HasTrait(node, kView) || op == "Split") return nullptr;
   if (in.empty() || in[0] == nullptr || in[0]->element_type() == ElementType::kString ||
       output.type == ElementType::kString) {
     return nullptr;
@@ -224,8 +220,11 @@ std::shared_ptr<const Elements> FoldAsView(const Node& node, int64_t opset,
     *kind = "selections";
     return ConcatView(node, in, output, pool);
   }
-  *kind = "remaps";
-  return GatherView(node, *x, in, output);
+  if (op == "Gather") {
+    *kind = "remaps";
+    return GatherView(node, *x, in, output);
+  }
+  return nullptr;
 }
 
 std::vector<std::shared_ptr<const Elements>> SplitAsViews(

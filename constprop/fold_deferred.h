@@ -34,12 +34,13 @@ std::optional<std::vector<ConstantOutput>> InferConstantOutputs(
     const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& inputs,
     int count);
 
-// `node` as a view of its input 0 (Identity, Transpose, Expand, Slice; Reshape, Flatten,
-// Squeeze and Unsqueeze where the strides allow), or, with laziness on and a result of at least
-// options.lazy_min_bytes, a remap of it (any other Reshape; Gather with constant indices of any
-// rank) or a selection from its inputs (Concat); nullptr when it is not such an op or none
-// applies. Layout ops of lazy ops push into their operands, so nothing is computed now and only
-// the elements kept are computed later. `kind` says which: "views", "remaps" or "selections".
+// `node`, an op the op table marks kView (graph/op_table.h) other than Split, as a view of its
+// input 0 (Identity, Transpose, Expand, Slice; Reshape, Flatten, Squeeze and Unsqueeze where the
+// strides allow), or, with laziness on and a result of at least options.lazy_min_bytes, a remap
+// of it (any other Reshape; Gather with constant indices of any rank) or a selection from its
+// inputs (Concat); nullptr when it is not such an op or none applies. Layout ops of lazy ops push
+// into their operands, so nothing is computed now and only the elements kept are computed later.
+// `kind` says which: "views", "remaps" or "selections".
 std::shared_ptr<const Elements> FoldAsView(
     const Node& node, int64_t opset, const std::vector<std::shared_ptr<const Elements>>& inputs,
     const ConstantOutput& output, const ConstPropOptions& options, DisposablePool& pool,

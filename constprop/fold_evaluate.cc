@@ -8,7 +8,6 @@
 #include <memory>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "base/checked_math.h"
 #include "base/status_macros.h"
@@ -251,10 +250,7 @@ class EvaluatePattern final : public FoldPattern {
   static bool MayFoldWithoutKernel(const Node& node, int64_t opset,
                                    const std::vector<std::shared_ptr<const Elements>>& inputs,
                                    const ConstPropOptions& options) {
-    static const absl::flat_hash_set<std::string_view> kViewOps = {
-        "Concat", "Expand", "Flatten", "Gather",    "Identity", "Reshape",
-        "Slice",  "Split",  "Squeeze", "Transpose", "Unsqueeze"};
-    if (kViewOps.contains(node.op_type())) return true;
+    if (HasTrait(node, kView)) return true;
     const OpInfo* info = FindOp(node.domain(), node.op_type(), opset);
     if (info == nullptr || !info->Has(kElementwise)) return false;
     for (const auto& input : inputs) {

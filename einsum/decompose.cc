@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "einsum/emit_graph.h"
 #include "einsum/program.h"
 #include "graph/node_errors.h"
@@ -161,14 +162,13 @@ absl::StatusOr<bool> EinsumDecomposePass::Run(Model& model, PassContext& ctx) {
   Decomposer decomposer(model.OpsetVersion(""), options);
   bool changed = false;
   for (Node* n : einsums) {
-    absl::StatusOr<Outcome> outcome = decomposer.Rewrite(*n);
-    if (!outcome.ok()) return outcome.status();
-    if (outcome->rewritten) {
+    ANVIL_ASSIGN_OR_RETURN(Outcome outcome, decomposer.Rewrite(*n));
+    if (outcome.rewritten) {
       changed = true;
       ctx.AddStatistic("einsums-rewritten", 1);
     } else {
       ctx.AddStatistic("einsums-kept", 1);
-      ctx.AddRemark(outcome->remark);
+      ctx.AddRemark(outcome.remark);
     }
   }
   for (const auto& [op, count] : decomposer.emitted()) {

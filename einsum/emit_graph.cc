@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "graph/attribute.h"
 #include "graph/elements.h"
 #include "shape/tensor_info.h"
@@ -176,9 +177,7 @@ class GraphEmitter {
       case OpKind::kTranspose:
         return EmitTranspose(op);
       case OpKind::kReshape: {
-        absl::StatusOr<Value*> r = Reshape(x, in.Dims(), op.output);
-        if (!r.ok()) return r.status();
-        values_[op.output] = *r;
+        ANVIL_ASSIGN_OR_RETURN(values_[op.output], Reshape(x, in.Dims(), op.output));
         return absl::OkStatus();
       }
       case OpKind::kDiagonal:
@@ -242,9 +241,7 @@ class GraphEmitter {
       return absl::OkStatus();
     }
     if (OnlyMovesUnitDims(in_dims, perm)) {
-      absl::StatusOr<Value*> r = Reshape(x, in_dims, op.output);
-      if (!r.ok()) return r.status();
-      values_[op.output] = *r;
+      ANVIL_ASSIGN_OR_RETURN(values_[op.output], Reshape(x, in_dims, op.output));
       return absl::OkStatus();
     }
     Node* n = AddNode("Transpose", {x}, TensorType(op.output));

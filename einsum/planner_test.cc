@@ -81,6 +81,7 @@ TEST(PlannerTest, GreedyAvoidsOuterProductsWhileALabelIsShared) {
 }
 
 TEST(PlannerTest, SymbolicSizesUseTheHint) {
+  ScopedIndexExprContext context;  // the symbolic sizes' (shape/index_expr.h)
   EXPECT_EQ(EstimateSize(IndexExpr(7), 64), 7);
   EXPECT_EQ(EstimateSize(IndexExpr::Symbol("N"), 64), 64);
   EXPECT_EQ(EstimateSize(IndexExpr::Symbol("N") * IndexExpr::Symbol("M") + 1, 10), 101);

@@ -8,6 +8,7 @@
 #include "base/checked_math.h"
 #include "base/status_macros.h"
 #include "graph/op_table.h"
+#include "shape/index_expr.h"
 #include "shape/runtime_builder.h"
 #include "shape/tensor_info.h"
 
@@ -42,7 +43,10 @@ absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, Shap
     }
   }
 
-  // Shapes of the outputs nobody planned, from the op's ShapeHelper over the concrete inputs.
+  // Shapes of the outputs nobody planned, from the op's ShapeHelper over the concrete inputs. Its
+  // expressions (the questionmarks of data-dependent outputs) are this call's: they live in a
+  // context of its own, installed for the ShapeHelper only (the kernel then runs in the caller's).
+  std::optional<IndexExprContext> shape_exprs;
   std::optional<RuntimeBuilder> builder;
   std::optional<ShapeContext> shape_ctx;
   if ((!all_planned || options.check_planned_dims) && shape_fn != nullptr) {
@@ -60,6 +64,8 @@ absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, Shap
         operands[i].kind = RuntimeOperand::Kind::kNoneOptional;
       }
     }
+    shape_exprs.emplace();
+    IndexExprContext::Scope shape_scope(*shape_exprs);
     builder.emplace(std::move(operands));
     shape_ctx.emplace(node, opset, *builder);
     const absl::Status shape_status = shape_fn(*shape_ctx);
@@ -113,6 +119,7 @@ absl::Status ExecuteNode(const Node& node, int64_t opset, OpKernel& kernel, Shap
   if (options.value_sink) ctx.set_value_sink(options.value_sink);
   ctx.set_default_seed(options.default_seed);
   ctx.set_max_allocation_bytes(options.max_allocation_bytes);
+  ctx.set_stats(options.stats);
   ANVIL_RETURN_IF_ERROR(kernel.Compute(ctx));
   for (int i = 0; i < n; ++i) {
     if (requested[i] && !ctx.IsOutputAllocated(i)) {

@@ -44,6 +44,8 @@ struct NodeExecOptions {
   // are allocated within it, and kernels that hold results across iterations (Loop, Scan,
   // SequenceMap) refuse to hold more (KernelContext::max_allocation_bytes).
   int64_t max_allocation_bytes = kNoAllocationLimit;
+  // When set, the kernels add what they report about the paths they took (KernelStats).
+  KernelStats* stats = nullptr;
 };
 
 // Makes output `i` (dense, `dims`) wherever the caller keeps its memory.

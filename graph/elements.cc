@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/status_macros.h"
+
 namespace anvil {
 namespace {
 
@@ -132,8 +134,7 @@ absl::Status Elements::ForEachChunk(size_t max_chunk_bytes, const ChunkFn& fn) c
     data = copy.data();
   }
   for (size_t done = 0; done < total; done += chunk) {
-    absl::Status status = fn(absl::MakeConstSpan(data + done, std::min(chunk, total - done)));
-    if (!status.ok()) return status;
+    ANVIL_RETURN_IF_ERROR(fn(absl::MakeConstSpan(data + done, std::min(chunk, total - done))));
   }
   return absl::OkStatus();
 }

@@ -1,5 +1,5 @@
-// Standard PassInstrumentations (see pass_manager.h for the hook contract and
-// ordering):
+// Standard PassInstrumentations (see pass_manager_base.h for the hook contract
+// and ordering):
 //  - TimingInstrumentation: wall time of every pass run, printed as a table.
 //  - VerifierInstrumentation: runs VerifyModel after each pass that changed
 //    the model; fails the pipeline with `failed after <pass>: <message>` and
@@ -8,44 +8,46 @@
 //    selected passes.
 //  - StatisticsInstrumentation: sums the passes' PassContext statistics into
 //    a table.
-// The reports and the choice of passes to print come from pass_reports.h, which the
-// Tensor IR's instrumentations share. Each keeps its results for inspection after PassManager::Run
-// returns; they are not thread-safe and an instance serves one manager.
+// Timing, print-IR and statistics are the templates of pass_manager_base.h over
+// Model and Pass, which the Tensor IR's instrumentations instantiate too; their
+// reports and the choice of passes to print come from pass_reports.h. Each keeps
+// its results for inspection after PassManager::Run returns; they are not
+// thread-safe and an instance serves one manager.
 #ifndef ANVIL_GRAPH_INSTRUMENTATION_H_
 #define ANVIL_GRAPH_INSTRUMENTATION_H_
 
-#include <cstdint>
-#include <functional>
-#include <memory>
-#include <ostream>
 #include <string>
-#include <string_view>
-#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "absl/time/time.h"
 #include "graph/ir.h"
 #include "graph/pass.h"
 #include "graph/pass_manager.h"
+#include "graph/pass_manager_base.h"
 #include "graph/pass_reports.h"
 
 namespace anvil {
 
+// Prints with PrintModel (text_format.h).
+template <>
+std::string PrintIrInstrumentationT<Model, Pass>::PrintUnit(const Model& model);
+
+extern template class TimingInstrumentationT<Model, Pass>;
+extern template class StatisticsInstrumentationT<Model, Pass>;
+extern template class PrintIrInstrumentationT<Model, Pass>;
+
 // Measures each pass run between its before and after hooks. Add it last to
 // exclude the other instrumentations' time (e.g. verification) from the
 // measurements.
-class TimingInstrumentation : public PassInstrumentation, public PassTimingReport {
- public:
-  explicit TimingInstrumentation(std::function<absl::Time()> now = absl::Now)
-      : PassTimingReport(std::move(now)) {}
+using TimingInstrumentation = TimingInstrumentationT<Model, Pass>;
 
-  absl::Status RunBeforePass(const Pass& pass, Model& model) override;
-  absl::Status RunAfterPass(const Pass& pass, Model& model, const PassContext& ctx,
-                            bool changed) override;
-  void RunAfterPassFailed(const Pass& pass, Model& model, const absl::Status& status) override;
-};
+// Prints the model around the passes PrintIrOptions selects (pass_reports.h);
+// AfterAll() and AfterPasses() make the common ones.
+using PrintIrInstrumentation = PrintIrInstrumentationT<Model, Pass>;
+
+// Sums the passes' statistics and remarks (PassStatisticsReport).
+using StatisticsInstrumentation = StatisticsInstrumentationT<Model, Pass>;
 
 // Verifies the model after every pass that reports a change (or after every
 // pass when `verify_unchanged`, which catches passes that modify the model but
@@ -66,38 +68,6 @@ class VerifierInstrumentation : public PassInstrumentation {
   bool verify_unchanged_;
   absl::flat_hash_set<std::string> seen_;
   std::vector<std::string> warnings_;
-};
-
-// Prints the model around the passes PrintIrOptions selects (pass_reports.h).
-class PrintIrInstrumentation : public PassInstrumentation {
- public:
-  using Options = PrintIrOptions;
-
-  PrintIrInstrumentation(std::ostream& os, Options options)
-      : os_(os), options_(std::move(options)) {}
-  // Print-IR-after-all.
-  static std::unique_ptr<PrintIrInstrumentation> AfterAll(std::ostream& os);
-  // Print after the named passes only.
-  static std::unique_ptr<PrintIrInstrumentation> AfterPasses(std::ostream& os,
-                                                             std::vector<std::string> passes);
-
-  absl::Status RunBeforePass(const Pass& pass, Model& model) override;
-  absl::Status RunAfterPass(const Pass& pass, Model& model, const PassContext& ctx,
-                            bool changed) override;
-  void RunAfterPassFailed(const Pass& pass, Model& model, const absl::Status& status) override;
-
- private:
-  void Dump(std::string_view header, const Model& model);
-
-  std::ostream& os_;
-  Options options_;
-};
-
-// Sums the passes' statistics and remarks (PassStatisticsReport).
-class StatisticsInstrumentation : public PassInstrumentation, public PassStatisticsReport {
- public:
-  absl::Status RunAfterPass(const Pass& pass, Model& model, const PassContext& ctx,
-                            bool changed) override;
 };
 
 }  // namespace anvil

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/excerpt.h"
+#include "base/status_macros.h"
 #include "graph/ir.h"
 
 namespace anvil {
@@ -17,7 +18,7 @@ absl::Status CheckDepth(const Graph& graph, int depth) {
           "graph ", Quoted(graph.name()), ": ", node->Describe(), ": ", SubgraphDepthMessage()));
     }
     for (const Graph* sub : subgraphs) {
-      if (absl::Status s = CheckDepth(*sub, depth + 1); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(CheckDepth(*sub, depth + 1));
     }
   }
   return absl::OkStatus();

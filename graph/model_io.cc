@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "graph/onnx_export.h"
 #include "graph/onnx_import.h"
 #include "graph/text_format.h"
@@ -22,9 +23,8 @@ absl::StatusOr<ModelFormat> ModelFormatFromPath(const std::string& path) {
 
 absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path,
                                                  std::vector<std::string>* warnings) {
-  absl::StatusOr<ModelFormat> format = ModelFormatFromPath(path);
-  if (!format.ok()) return format.status();
-  if (*format == ModelFormat::kBinary) return ImportModelFile(path, warnings);
+  ANVIL_ASSIGN_OR_RETURN(ModelFormat format, ModelFormatFromPath(path));
+  if (format == ModelFormat::kBinary) return ImportModelFile(path, warnings);
 
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -41,9 +41,8 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path,
 }
 
 absl::Status SaveModel(const Model& model, const std::string& path, const SaveOptions& options) {
-  absl::StatusOr<ModelFormat> format = ModelFormatFromPath(path);
-  if (!format.ok()) return format.status();
-  if (*format == ModelFormat::kText) {
+  ANVIL_ASSIGN_OR_RETURN(ModelFormat format, ModelFormatFromPath(path));
+  if (format == ModelFormat::kText) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) {
       return absl::PermissionDeniedError(

@@ -309,8 +309,8 @@ absl::Status Exporter::ExportAttribute(const Attribute& attr, onnx::AttributePro
                           attr.tensors[0].doc_string, proto->mutable_t());
     case AttributeType::kTensors:
       for (const TensorAttr& t : attr.tensors) {
-        absl::Status s = ExportTensor(*t.elements, t.name, t.doc_string, proto->add_tensors());
-        if (!s.ok()) return s;
+        ANVIL_RETURN_IF_ERROR(
+            ExportTensor(*t.elements, t.name, t.doc_string, proto->add_tensors()));
       }
       break;
     case AttributeType::kGraph:
@@ -429,9 +429,8 @@ absl::Status Exporter::ExportGraph(const Graph& graph, onnx::GraphProto* proto) 
     ANVIL_RETURN_IF_ERROR(ExportValueInfo(*v, proto->add_input()));
   }
   for (const Value* v : graph.initializers()) {
-    absl::Status s = ExportTensor(*v->constant(), v->name(), v->initializer_doc_string(),
-                                  proto->add_initializer());
-    if (!s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(ExportTensor(*v->constant(), v->name(), v->initializer_doc_string(),
+                                       proto->add_initializer()));
   }
   for (const std::string& bytes : graph.opaque().sparse_initializers) {
     ANVIL_RETURN_IF_ERROR(ParseOpaque(bytes, proto->add_sparse_initializer()));
@@ -460,8 +459,7 @@ absl::Status Exporter::ExportGraph(const Graph& graph, onnx::GraphProto* proto) 
     }
   }
   for (const std::string& bytes : graph.opaque().quantization_annotations) {
-    absl::Status s = ParseOpaque(bytes, proto->add_quantization_annotation());
-    if (!s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(ParseOpaque(bytes, proto->add_quantization_annotation()));
   }
   return absl::OkStatus();
 }

@@ -599,8 +599,7 @@ absl::Status Importer::ImportGraph(const onnx::GraphProto& proto, Graph* graph) 
   graph->set_doc_string(proto.doc_string());
 
   for (const onnx::ValueInfoProto& input : proto.input()) {
-    absl::Status s = CheckNewName(*graph, input.name(), "graph input");
-    if (!s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckNewName(*graph, input.name(), "graph input"));
     Value* v = graph->AddInput(input.name(), ImportValueInfoType(input));
     v->set_doc_string(input.doc_string());
     declared_.insert(v);
@@ -614,8 +613,7 @@ absl::Status Importer::ImportGraph(const onnx::GraphProto& proto, Graph* graph) 
       // Old-style model: the initializer is the default value of a graph input.
       graph->MakeInitializer(v, *std::move(elements));
     } else {
-      absl::Status s = CheckNewName(*graph, init.name(), "initializer");
-      if (!s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(CheckNewName(*graph, init.name(), "initializer"));
       v = graph->AddInitializer(init.name(), *std::move(elements));
     }
     v->set_initializer_doc_string(init.doc_string());
@@ -827,8 +825,7 @@ absl::StatusOr<std::unique_ptr<Model>> ImportModelProto(const onnx::ModelProto& 
   // Nothing recursive below (the import itself included) sees nesting deeper than the limit.
   ANVIL_RETURN_IF_ERROR(CheckNesting(proto.graph(), /*depth=*/0));
   Importer importer(model.get(), options);
-  absl::Status s = importer.ImportGraph(proto.graph(), &model->graph());
-  if (!s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(importer.ImportGraph(proto.graph(), &model->graph()));
   ANVIL_RETURN_IF_ERROR(importer.SortUnorderedGraphs());
   return model;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "graph/elements.h"
 #include "graph/ir.h"
 #include "graph/onnx_export.h"
@@ -58,8 +59,7 @@ class GeneratedFloats final : public Elements {
       const int64_t n = std::min(per_chunk, NumElements() - i);
       piece.resize(4 * n);
       for (int64_t k = 0; k < n; ++k) Value(i + k, piece.data() + 4 * k);
-      absl::Status status = fn(piece);
-      if (!status.ok()) return status;
+      ANVIL_RETURN_IF_ERROR(fn(piece));
       ++chunks_;
     }
     return absl::OkStatus();

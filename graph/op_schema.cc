@@ -1,40 +1,82 @@
 #include "graph/op_schema.h"
 
+#include <algorithm>
 #include <string>
 
 #include "onnx/defs/schema.h"
 
 namespace anvil {
+namespace {
+
+const onnx::OpSchema* Lookup(std::string_view domain, std::string_view op_type, int64_t opset) {
+  const std::string onnx_domain = domain == "ai.onnx" ? "" : std::string(domain);
+  return onnx::OpSchemaRegistry::Schema(std::string(op_type), static_cast<int>(opset), onnx_domain);
+}
+
+OpSchemaInfo::Parameter ToParameter(const onnx::OpSchema::FormalParameter& formal) {
+  OpSchemaInfo::Parameter p;
+  p.name = formal.GetName();
+  p.type_str = formal.GetTypeStr();
+  switch (formal.GetOption()) {
+    case onnx::OpSchema::Single:
+      p.option = OpSchemaInfo::Parameter::Option::kSingle;
+      break;
+    case onnx::OpSchema::Optional:
+      p.option = OpSchemaInfo::Parameter::Option::kOptional;
+      break;
+    case onnx::OpSchema::Variadic:
+      p.option = OpSchemaInfo::Parameter::Option::kVariadic;
+      break;
+  }
+  p.homogeneous = formal.GetIsHomogeneous();
+  // The type constraint's types when the parameter has a type variable, else its one type.
+  for (onnx::DataType t : formal.GetTypes()) p.allowed_types.push_back(*t);
+  std::sort(p.allowed_types.begin(), p.allowed_types.end());
+  return p;
+}
+
+}  // namespace
+
+std::optional<OpSchemaInfo> FindOpSchema(std::string_view domain, std::string_view op_type,
+                                         int64_t opset) {
+  const onnx::OpSchema* schema = Lookup(domain, op_type, opset);
+  if (schema == nullptr) return std::nullopt;
+  OpSchemaInfo info;
+  info.since_version = schema->since_version();
+  info.min_input = schema->min_input();
+  info.max_input = schema->max_input();
+  info.min_output = schema->min_output();
+  info.max_output = schema->max_output();
+  for (const auto& formal : schema->inputs()) info.inputs.push_back(ToParameter(formal));
+  for (const auto& formal : schema->outputs()) info.outputs.push_back(ToParameter(formal));
+  for (const auto& [name, attr] : schema->attributes()) {
+    // AttributeType has AttributeProto's codes.
+    info.attributes[name] = {static_cast<AttributeType>(attr.type), attr.required};
+  }
+  return info;
+}
+
+std::optional<std::pair<int, int>> OnnxOpsetRange(std::string_view domain) {
+  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto range = ranges.find(domain == "ai.onnx" ? "" : std::string(domain));
+  if (range == ranges.end()) return std::nullopt;
+  return range->second;
+}
 
 bool OpSchemaExists(std::string_view domain, std::string_view op_type, int64_t opset) {
-  const std::string onnx_domain = domain == "ai.onnx" ? "" : std::string(domain);
-  return onnx::OpSchemaRegistry::Schema(std::string(op_type), static_cast<int>(opset),
-                                        onnx_domain) != nullptr;
+  return Lookup(domain, op_type, opset) != nullptr;
 }
 
 bool OpAcceptsInputType(std::string_view domain, std::string_view op_type, int64_t opset,
                         int input_index, ElementType type) {
-  const std::string onnx_domain = domain == "ai.onnx" ? "" : std::string(domain);
-  const onnx::OpSchema* schema =
-      onnx::OpSchemaRegistry::Schema(std::string(op_type), static_cast<int>(opset), onnx_domain);
+  const onnx::OpSchema* schema = Lookup(domain, op_type, opset);
   if (schema == nullptr || input_index < 0 ||
       input_index >= static_cast<int>(schema->inputs().size())) {
     return false;
   }
-  const onnx::OpSchema::FormalParameter& input = schema->inputs()[input_index];
+  const std::vector<std::string> allowed = ToParameter(schema->inputs()[input_index]).allowed_types;
   const std::string wanted = "tensor(" + std::string(ElementTypeName(type)) + ")";
-  for (const auto& constraint : schema->typeConstraintParams()) {
-    if (constraint.type_param_str != input.GetTypeStr()) continue;
-    for (const std::string& allowed : constraint.allowed_type_strs) {
-      if (allowed == wanted) return true;
-    }
-    return false;
-  }
-  // Not a type parameter: the input names its one type directly.
-  for (const auto* allowed : input.GetTypes()) {
-    if (*allowed == wanted) return true;
-  }
-  return false;
+  return std::binary_search(allowed.begin(), allowed.end(), wanted);
 }
 
 }  // namespace anvil

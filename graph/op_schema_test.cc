@@ -1,5 +1,11 @@
 #include "graph/op_schema.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace anvil {
@@ -22,6 +28,42 @@ TEST(OpSchemaTest, TypeConstraintsFollowTheOpset) {
   EXPECT_FALSE(OpAcceptsInputType("", "NoSuchOp", 17, 0, ElementType::kFloat));
   EXPECT_FALSE(OpAcceptsInputType("", "Einsum", 11, 0, ElementType::kFloat));
   EXPECT_FALSE(OpAcceptsInputType("", "Relu", 14, 3, ElementType::kFloat));
+}
+
+TEST(OpSchemaTest, FindsTheDefinitionAtAnOpset) {
+  const std::optional<OpSchemaInfo> relu = FindOpSchema("ai.onnx", "Relu", 13);
+  ASSERT_TRUE(relu.has_value());
+  EXPECT_EQ(relu->since_version, 13);
+  EXPECT_EQ(relu->min_input, 1);
+  EXPECT_EQ(relu->max_input, 1);
+  ASSERT_EQ(relu->inputs.size(), 1u);
+  EXPECT_EQ(relu->inputs[0].type_str, "T");
+  EXPECT_EQ(relu->inputs[0].option, OpSchemaInfo::Parameter::Option::kSingle);
+  const std::vector<std::string>& types = relu->inputs[0].allowed_types;
+  EXPECT_TRUE(std::is_sorted(types.begin(), types.end()));
+  EXPECT_NE(std::find(types.begin(), types.end(), "tensor(bfloat16)"), types.end());
+  EXPECT_EQ(std::find(types.begin(), types.end(), "tensor(int32)"), types.end());
+
+  const std::optional<OpSchemaInfo> concat = FindOpSchema("", "Concat", 13);
+  ASSERT_TRUE(concat.has_value());
+  EXPECT_EQ(concat->inputs[0].option, OpSchemaInfo::Parameter::Option::kVariadic);
+  EXPECT_TRUE(concat->inputs[0].homogeneous);
+  ASSERT_TRUE(concat->attributes.count("axis"));
+  EXPECT_TRUE(concat->attributes.at("axis").required);
+  EXPECT_EQ(concat->attributes.at("axis").type, AttributeType::kInt);
+
+  EXPECT_FALSE(FindOpSchema("", "Einsum", 11).has_value());
+  EXPECT_FALSE(FindOpSchema("", "NoSuchOp", 17).has_value());
+}
+
+TEST(OpSchemaTest, KnowsTheOpsetRangeOfOnnxDomains) {
+  const std::optional<std::pair<int, int>> onnx = OnnxOpsetRange("");
+  ASSERT_TRUE(onnx.has_value());
+  EXPECT_EQ(onnx->first, 1);
+  EXPECT_GE(onnx->second, 17);
+  EXPECT_EQ(OnnxOpsetRange("ai.onnx"), onnx);
+  EXPECT_TRUE(OnnxOpsetRange("ai.onnx.ml").has_value());
+  EXPECT_FALSE(OnnxOpsetRange("com.example").has_value());
 }
 
 }  // namespace

@@ -39,6 +39,12 @@ enum OpTrait : uint32_t {
   // Its kernel handles string tensors (std::string elements), as inputs or outputs; the node
   // executor refuses string inputs to any other op (Unimplemented), whose kernels move bytes.
   kStrings = 1u << 7,
+  // A layout op whose outputs are its inputs' elements picked by index, nothing computed: a
+  // strided view of input 0 (Transpose, Slice, Expand, Split, and the kAlias ops), a gather
+  // (Gather) or a concatenation (Concat). Constprop folds these over constant inputs without
+  // running the kernel (constprop/fold_deferred.h). Other ops that only move elements (Tile,
+  // DepthToSpace, GatherElements, ...) are not marked: nothing reads them as views.
+  kView = 1u << 8,
 };
 
 struct OpInfo {

@@ -39,6 +39,9 @@ TEST(OpTableTest, RowsAreSortedUniqueAndMatchOnnxSchemas) {
       EXPECT_TRUE(op.Has(kElementwise));
     }
     EXPECT_FALSE(op.Has(kAlias) && op.Has(kElementwise));
+    // Reinterpreting input 0's bytes is one way of picking its elements; views compute nothing.
+    if (op.Has(kAlias)) EXPECT_TRUE(op.Has(kView));
+    EXPECT_FALSE(op.Has(kView) && op.Has(kElementwise));
   }
 }
 
@@ -56,6 +59,9 @@ TEST(OpTableTest, FindsOpsByVersion) {
   EXPECT_FALSE(FindOpAnyVersion("", "Sub")->Has(kCommutative));
   EXPECT_FALSE(FindOpAnyVersion("", "Max")->Has(kCommutative));  // NaN propagation differs
   EXPECT_TRUE(FindOpAnyVersion("", "Reshape")->Has(kAlias));
+  EXPECT_TRUE(FindOpAnyVersion("", "Transpose")->Has(kView));
+  EXPECT_FALSE(FindOpAnyVersion("", "Transpose")->Has(kAlias));  // a strided view, not the bytes
+  EXPECT_FALSE(FindOpAnyVersion("", "Tile")->Has(kView));
   EXPECT_TRUE(FindOpAnyVersion("", "If")->Has(kControlFlow));
 }
 

@@ -8,11 +8,11 @@
 //
 // Registering the same name twice is a programming error and aborts at startup
 // with a message naming the pass. The registry is safe to use from several
-// threads.
+// threads. It is a PassRegistryT (pass_registry_base.h), the registry the
+// Tensor IR's passes use too.
 #ifndef ANVIL_GRAPH_PASS_REGISTRY_H_
 #define ANVIL_GRAPH_PASS_REGISTRY_H_
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,10 +20,11 @@
 
 #include "absl/status/statusor.h"
 #include "graph/pass.h"
+#include "graph/pass_registry_base.h"
 
 namespace anvil {
 
-using PassFactory = std::function<std::unique_ptr<Pass>()>;
+using PassFactory = PassRegistryT<Pass>::Factory;
 
 // Registers `factory` under `name`, which must equal the name() of the passes
 // it creates. Returns true (so that it can initialize a static).
@@ -36,11 +37,7 @@ absl::StatusOr<std::unique_ptr<Pass>> CreatePass(std::string_view name);
 
 bool IsPassRegistered(std::string_view name);
 
-struct RegisteredPass {
-  std::string name;
-  std::string description;
-};
-// Every registered pass, sorted by name.
+// Every registered pass (RegisteredPass: name, description), sorted by name.
 std::vector<RegisteredPass> ListPasses();
 
 // "cse, dce, topo-sort": the registered names, sorted, for error messages.
@@ -50,25 +47,18 @@ std::string AvailablePassNames();
 std::vector<std::string> PassesEstablishing(std::string_view property);
 
 namespace pass_internal {
+// Registers the default-constructible Pass subclass PassT under its name().
 template <typename PassT>
 bool RegisterPassClass() {
-  // One throwaway instance supplies the name, so the class states it in one
-  // place only.
-  std::string name(PassT().name());
-  return RegisterPass(name, [] { return std::make_unique<PassT>(); });
+  return RegisterPassClassWith<PassT>(&RegisterPass);
 }
 }  // namespace pass_internal
 
 }  // namespace anvil
 
-#define ANVIL_PASS_CONCAT_INNER_(a, b) a##b
-#define ANVIL_PASS_CONCAT_(a, b) ANVIL_PASS_CONCAT_INNER_(a, b)
-
 // Registers the default-constructible Pass subclass `PassClass` (qualified
 // names are fine) under its name(). Use at namespace scope in a .cc file of an
 // `alwayslink = 1` library.
-#define ANVIL_REGISTER_PASS(PassClass)                                                         \
-  [[maybe_unused]] static const bool ANVIL_PASS_CONCAT_(anvil_pass_registered_, __COUNTER__) = \
-      ::anvil::pass_internal::RegisterPassClass<PassClass>()
+#define ANVIL_REGISTER_PASS(PassClass) ANVIL_REGISTER_PASS_WITH_(&::anvil::RegisterPass, PassClass)
 
 #endif  // ANVIL_GRAPH_PASS_REGISTRY_H_

@@ -30,6 +30,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/status_macros.h"
 #include "graph/pass_options.h"
 
 namespace anvil {
@@ -58,16 +59,14 @@ template <typename PassT>
 absl::StatusOr<std::vector<std::unique_ptr<PassT>>> CreatePipelinePasses(
     std::string_view text,
     const std::function<absl::StatusOr<std::unique_ptr<PassT>>(std::string_view)>& create) {
-  absl::StatusOr<std::vector<PassSpec>> specs = ParsePipelineText(text);
-  if (!specs.ok()) return specs.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<PassSpec> specs, ParsePipelineText(text));
   std::vector<std::unique_ptr<PassT>> created;
-  for (const PassSpec& spec : *specs) {
+  for (const PassSpec& spec : specs) {
     absl::StatusOr<std::unique_ptr<PassT>> pass = create(spec.name);
     // The registry reports NotFound; for a pipeline the text is what is wrong.
     if (!pass.ok()) return absl::InvalidArgumentError(pass.status().message());
     for (const PassOptionSpec& option : spec.options) {
-      absl::Status s = (*pass)->SetOption(option.key, option.value);
-      if (!s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR((*pass)->SetOption(option.key, option.value));
     }
     created.push_back(*std::move(pass));
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -12,8 +14,8 @@
 #include "base/checked_math.h"
 #include "base/excerpt.h"
 #include "base/status_macros.h"
-#include "onnx/defs/data_type_utils.h"
-#include "onnx/defs/schema.h"
+#include "graph/op_schema.h"
+#include "onnx/onnx_pb.h"
 
 namespace anvil {
 namespace {
@@ -74,12 +76,6 @@ const char* AttributeTypeName(int type) {
   }
 }
 
-// What a node is checked against: the schema and the names of its required attributes.
-struct Rules {
-  const onnx::OpSchema* schema = nullptr;
-  std::vector<const std::string*> required;
-};
-
 // ONNX's name of a value's type ("tensor(float)"), or "" when it is not known or not one a
 // schema constrains here (no type, undefined element type, sequences and other kinds). An element
 // type code ONNX does not define is an error.
@@ -88,16 +84,13 @@ absl::StatusOr<std::string> OnnxTypeString(const Type& type) {
     case Type::Kind::kTensor:
     case Type::Kind::kSparseTensor: {
       if (type.element_type() == ElementType::kUndefined) return std::string();
-      // ToDataTypeString throws on a code ONNX does not define.
       if (!IsValidElementType(static_cast<int32_t>(type.element_type()))) {
         return Fail(absl::StrCat("element type code ", static_cast<int32_t>(type.element_type()),
                                  " is not an ONNX data type"));
       }
+      // Anvil's element type names are ONNX's.
       const char* kind = type.kind() == Type::Kind::kTensor ? "tensor(" : "sparse_tensor(";
-      return absl::StrCat(
-          kind,
-          onnx::Utils::DataTypeUtils::ToDataTypeString(static_cast<int32_t>(type.element_type())),
-          ")");
+      return absl::StrCat(kind, AsAbsl(ElementTypeName(type.element_type())), ")");
     }
     case Type::Kind::kOther: {
       // Kept as bytes: a kind Anvil does not model, or an element type it does not know.
@@ -126,50 +119,46 @@ absl::StatusOr<std::string> OnnxTypeString(const Type& type) {
 // type its parameter does not allow is a warning, not an error: runtimes type a node's outputs by
 // the op's inference (Constant-1 takes its tensor's type) and load such models, as old exporters
 // wrote them (int64 Constants at opsets 1-8); it binds no type variable.
-absl::Status CheckTypeConstraints(const Node& node, const onnx::OpSchema& schema, int inputs,
+absl::Status CheckTypeConstraints(const Node& node, const OpSchemaInfo& schema, int inputs,
                                   int outputs, std::vector<std::string>* warnings) {
   absl::flat_hash_map<std::string, std::pair<std::string, std::string>> bound;  // T -> type, who
-  auto check = [&](const std::vector<onnx::OpSchema::FormalParameter>& formals, const char* what,
-                   int index, const Value* value, bool is_output) -> absl::Status {
+  auto check = [&](const std::vector<OpSchemaInfo::Parameter>& formals, const char* what, int index,
+                   const Value* value, bool is_output) -> absl::Status {
     if (value == nullptr || formals.empty()) return absl::OkStatus();
-    const onnx::OpSchema::FormalParameter& formal =
-        formals[std::min<size_t>(index, formals.size() - 1)];
+    const OpSchemaInfo::Parameter& formal = formals[std::min<size_t>(index, formals.size() - 1)];
     absl::StatusOr<std::string> type = OnnxTypeString(value->type());
     const std::string who = absl::StrCat(what, " ", index, " ", Quoted(value->name()));
     if (!type.ok()) {
       return Fail(absl::StrCat(node.op_type(), " ", who, ": ", type.status().message()));
     }
     if (type->empty()) return absl::OkStatus();
-    const onnx::DataTypeSet& allowed = formal.GetTypes();
-    if (!allowed.empty() && allowed.count(onnx::Utils::DataTypeUtils::ToType(*type)) == 0) {
-      std::vector<std::string> names;
-      for (onnx::DataType t : allowed) names.push_back(*t);
-      std::sort(names.begin(), names.end());
+    const std::vector<std::string>& allowed = formal.allowed_types;  // sorted
+    if (!allowed.empty() && !std::binary_search(allowed.begin(), allowed.end(), *type)) {
       std::string breach =
-          absl::StrCat(node.op_type(), "-", schema.since_version(), " ", who, " is ", *type,
-                       ", but ", formal.GetTypeStr(), " allows ", absl::StrJoin(names, ", "));
+          absl::StrCat(node.op_type(), "-", schema.since_version, " ", who, " is ", *type, ", but ",
+                       formal.type_str, " allows ", absl::StrJoin(allowed, ", "));
       if (!is_output) return Fail(std::move(breach));
       if (warnings != nullptr) warnings->push_back(std::move(breach));
       return absl::OkStatus();
     }
     // Variadic heterogeneous parameters (Concat's inputs are homogeneous, SequenceConstruct's
     // too; Loop's are not) bind nothing.
-    if (formal.GetOption() == onnx::OpSchema::Variadic && !formal.GetIsHomogeneous()) {
+    if (formal.option == OpSchemaInfo::Parameter::Option::kVariadic && !formal.homogeneous) {
       return absl::OkStatus();
     }
-    auto [it, inserted] = bound.try_emplace(formal.GetTypeStr(), *type, who);
+    auto [it, inserted] = bound.try_emplace(formal.type_str, *type, who);
     if (!inserted && it->second.first != *type) {
-      return Fail(absl::StrCat(node.op_type(), "-", schema.since_version(), " ", it->second.second,
+      return Fail(absl::StrCat(node.op_type(), "-", schema.since_version, " ", it->second.second,
                                " is ", it->second.first, " and ", who, " is ", *type,
-                               ", but both are ", formal.GetTypeStr()));
+                               ", but both are ", formal.type_str));
     }
     return absl::OkStatus();
   };
   for (int i = 0; i < inputs; ++i) {
-    ANVIL_RETURN_IF_ERROR(check(schema.inputs(), "input", i, node.input(i), false));
+    ANVIL_RETURN_IF_ERROR(check(schema.inputs, "input", i, node.input(i), false));
   }
   for (int i = 0; i < outputs; ++i) {
-    ANVIL_RETURN_IF_ERROR(check(schema.outputs(), "output", i, node.output(i), true));
+    ANVIL_RETURN_IF_ERROR(check(schema.outputs, "output", i, node.output(i), true));
   }
   return absl::OkStatus();
 }
@@ -177,8 +166,10 @@ absl::Status CheckTypeConstraints(const Node& node, const onnx::OpSchema& schema
 }  // namespace
 
 struct SchemaChecker::Cache {
+  // The schema of each (domain, op) at the model's opset, nullopt for an op it does not define.
   // Keyed by views of node strings, which outlive one verification.
-  absl::flat_hash_map<std::pair<std::string_view, std::string_view>, Rules> rules;
+  absl::flat_hash_map<std::pair<std::string_view, std::string_view>, std::optional<OpSchemaInfo>>
+      schemas;
 };
 
 SchemaChecker::SchemaChecker(const Model& model) : model_(model), cache_(new Cache) {}
@@ -190,7 +181,6 @@ absl::Status CheckModelVersions(const Model& model) {
                              " is not supported (Anvil reads ONNX IR versions ", kMinIrVersion,
                              " to ", kMaxIrVersion, ")"));
   }
-  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
   for (const OpsetImport& opset : model.opset_imports) {
     const char* domain = OnnxDomain(opset.domain);
     if (domain == nullptr) {
@@ -200,13 +190,13 @@ absl::Status CheckModelVersions(const Model& model) {
       }
       continue;
     }
-    auto range = ranges.find(domain);
-    if (range == ranges.end()) continue;
-    if (opset.version < range->second.first || opset.version > range->second.second) {
+    const std::optional<std::pair<int, int>> range = OnnxOpsetRange(domain);
+    if (!range) continue;
+    if (opset.version < range->first || opset.version > range->second) {
       return Fail(absl::StrCat("model: opset ", opset.version, " of domain '",
                                opset.domain.empty() ? "ai.onnx" : opset.domain,
-                               "' is not supported (ONNX defines versions ", range->second.first,
-                               " to ", range->second.second, ")"));
+                               "' is not supported (ONNX defines versions ", range->first, " to ",
+                               range->second, ")"));
     }
   }
   return absl::OkStatus();
@@ -242,24 +232,15 @@ absl::Status SchemaChecker::CheckNode(const Node& node, std::vector<std::string>
   const int64_t opset = model_.OpsetVersion(node.domain());
   if (opset < 0) return absl::OkStatus();  // the verifier reports the missing import
 
-  auto [it, inserted] = cache_->rules.try_emplace({node.domain(), node.op_type()});
-  Rules& rules = it->second;
-  if (inserted) {
-    rules.schema = onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), domain);
-    if (rules.schema != nullptr) {
-      for (const auto& [name, attr] : rules.schema->attributes()) {
-        if (attr.required) rules.required.push_back(&name);
-      }
-    }
-  }
-  const onnx::OpSchema* schema = rules.schema;
+  auto [it, inserted] = cache_->schemas.try_emplace({node.domain(), node.op_type()});
+  if (inserted) it->second = FindOpSchema(domain, node.op_type(), opset);
   const std::string& op = node.op_type();
-  if (schema == nullptr) {
-    const onnx::OpSchema* later =
-        onnx::OpSchemaRegistry::Schema(op, std::numeric_limits<int>::max(), domain);
-    if (later != nullptr) {
+  if (!it->second) {
+    const std::optional<OpSchemaInfo> later =
+        FindOpSchema(domain, op, std::numeric_limits<int>::max());
+    if (later) {
       return Fail(absl::StrCat(op, " is not defined at opset ", opset, " (it exists from opset ",
-                               later->since_version(), ")"));
+                               later->since_version, ")"));
     }
     return Fail(absl::StrCat(Quoted(op), " is not an operator of domain ",
                              Quoted(node.domain().empty() ? "ai.onnx" : node.domain())));
@@ -267,45 +248,44 @@ absl::Status SchemaChecker::CheckNode(const Node& node, std::vector<std::string>
 
   // Arity: trailing omitted optionals are tolerated past the maximum, and count as given slots
   // toward the minimum, as in ONNX's checker (Loop("", "") has the two inputs Loop needs).
+  const OpSchemaInfo& schema = *it->second;
+  using Option = OpSchemaInfo::Parameter::Option;
   int inputs = node.num_inputs();
-  while (inputs > schema->min_input() && node.input(inputs - 1) == nullptr) --inputs;
+  while (inputs > schema.min_input && node.input(inputs - 1) == nullptr) --inputs;
   int outputs = node.num_outputs();
   while (outputs > 0 && node.output(outputs - 1) == nullptr) --outputs;
-  if (inputs < schema->min_input() || inputs > schema->max_input()) {
-    return Fail(absl::StrCat(op, "-", schema->since_version(), " takes ",
-                             ArityRange(schema->min_input(), schema->max_input(), "input"),
-                             ", has ", inputs));
+  if (inputs < schema.min_input || inputs > schema.max_input) {
+    return Fail(absl::StrCat(op, "-", schema.since_version, " takes ",
+                             ArityRange(schema.min_input, schema.max_input, "input"), ", has ",
+                             inputs));
   }
-  if (outputs < schema->min_output() || outputs > schema->max_output()) {
-    return Fail(absl::StrCat(op, "-", schema->since_version(), " has ",
-                             ArityRange(schema->min_output(), schema->max_output(), "output"),
+  if (outputs < schema.min_output || outputs > schema.max_output) {
+    return Fail(absl::StrCat(op, "-", schema.since_version, " has ",
+                             ArityRange(schema.min_output, schema.max_output, "output"),
                              ", the node declares ", outputs));
   }
-  const auto& formal_inputs = schema->inputs();
-  for (int i = 0; i < inputs && i < static_cast<int>(formal_inputs.size()); ++i) {
-    if (node.input(i) == nullptr && formal_inputs[i].GetOption() == onnx::OpSchema::Single) {
-      return Fail(absl::StrCat(op, " input ", i, " '", formal_inputs[i].GetName(),
-                               "' is required but empty"));
+  for (int i = 0; i < inputs && i < static_cast<int>(schema.inputs.size()); ++i) {
+    if (node.input(i) == nullptr && schema.inputs[i].option == Option::kSingle) {
+      return Fail(
+          absl::StrCat(op, " input ", i, " '", schema.inputs[i].name, "' is required but empty"));
     }
   }
-  const auto& formal_outputs = schema->outputs();
-  for (int i = 0; i < outputs && i < static_cast<int>(formal_outputs.size()); ++i) {
-    if (node.output(i) == nullptr && formal_outputs[i].GetOption() == onnx::OpSchema::Single) {
-      return Fail(absl::StrCat(op, " output ", i, " '", formal_outputs[i].GetName(),
-                               "' is required but empty"));
+  for (int i = 0; i < outputs && i < static_cast<int>(schema.outputs.size()); ++i) {
+    if (node.output(i) == nullptr && schema.outputs[i].option == Option::kSingle) {
+      return Fail(
+          absl::StrCat(op, " output ", i, " '", schema.outputs[i].name, "' is required but empty"));
     }
   }
 
-  ANVIL_RETURN_IF_ERROR(CheckTypeConstraints(node, *schema, inputs, outputs, warnings));
+  ANVIL_RETURN_IF_ERROR(CheckTypeConstraints(node, schema, inputs, outputs, warnings));
 
   // Attributes: known names of the right type; the required ones present.
-  const auto& known = schema->attributes();
   for (const Attribute& attr : node.attributes()) {
     if (!attr.ref_attr_name.empty()) continue;  // bound by a function's caller
-    auto found = known.find(attr.name());
-    if (found == known.end()) {
-      return Fail(absl::StrCat(op, "-", schema->since_version(), " has no attribute ",
-                               Quoted(attr.name())));
+    auto found = schema.attributes.find(attr.name());
+    if (found == schema.attributes.end()) {
+      return Fail(
+          absl::StrCat(op, "-", schema.since_version, " has no attribute ", Quoted(attr.name())));
     }
     const int expected = static_cast<int>(found->second.type);
     if (static_cast<int>(attr.type()) != expected) {
@@ -314,9 +294,9 @@ absl::Status SchemaChecker::CheckNode(const Node& node, std::vector<std::string>
                                AttributeTypeName(static_cast<int>(attr.type()))));
     }
   }
-  for (const std::string* name : rules.required) {
-    if (node.FindAttribute(*name) == nullptr) {
-      return Fail(absl::StrCat(op, " requires attribute '", *name, "'"));
+  for (const auto& [name, known] : schema.attributes) {
+    if (known.required && node.FindAttribute(name) == nullptr) {
+      return Fail(absl::StrCat(op, " requires attribute '", name, "'"));
     }
   }
   if (op == "Constant" && domain[0] == '\0') {

@@ -1,6 +1,6 @@
-// Checks a model against ONNX's operator schemas (libonnx's OpSchemaRegistry) and Anvil's
-// supported ranges: what the structural verifier (graph/verifier.h) adds so that a node with the
-// wrong arity or attributes is refused before any pass or kernel reads it.
+// Checks a model against ONNX's operator schemas (libonnx's, read through graph/op_schema.h) and
+// Anvil's supported ranges: what the structural verifier (graph/verifier.h) adds so that a node
+// with the wrong arity or attributes is refused before any pass or kernel reads it.
 //
 // Rules, each reported in one line naming the node, its op and the rule:
 //  - the model: ir_version within [kMinIrVersion, kMaxIrVersion]; each opset import of an ONNX

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
 #include "base/checked_math.h"
+#include "base/status_macros.h"
 #include "graph/node_errors.h"
 
 namespace anvil {
@@ -22,9 +23,7 @@ absl::StatusOr<TensorView*> KernelContext::AllocateOutput(int i, absl::Span<cons
     return &outputs_[i];
   }
   if (!allocator_) return absl::InternalError("kernel context has no allocator");
-  absl::StatusOr<TensorView> view = allocator_(i, dims, computed);
-  if (!view.ok()) return view.status();
-  outputs_[i] = *std::move(view);
+  ANVIL_ASSIGN_OR_RETURN(outputs_[i], allocator_(i, dims, computed));
   allocated_[i] = true;
   return &outputs_[i];
 }

@@ -34,6 +34,17 @@
 
 namespace anvil {
 
+// What kernels report about the paths they took, for tests and diagnostics: a caller that wants
+// them passes one in (KernelContext::set_stats, NodeExecOptions::stats) and reads it after the
+// run. Kernels add to it on the thread that called Compute.
+struct KernelStats {
+  // Products on a weight the kernel packed at creation (simd::SgemmPackedB): MatMul and Gemm
+  // with a constant B.
+  int64_t packed_weight_products = 0;
+  // Convolutions run as Winograd F(4x4, 3x3) (ops/conv_winograd.h).
+  int64_t winograd_convolutions = 0;
+};
+
 class KernelContext {
  public:
   // Allocates output `output` with the given dims; its element type is the one shape inference
@@ -97,6 +108,9 @@ class KernelContext {
   // InvalidArgument "node 'n' (Op): <what>".
   absl::Status Error(std::string_view what) const;
 
+  // Where the kernel reports the paths it took; null when the caller wants no report.
+  KernelStats* stats() const { return stats_; }
+
   // ---- Set up by the caller (runtime, kernel runner) ----
   void SetInputs(absl::Span<const TensorView> inputs) {
     inputs_.assign(inputs.begin(), inputs.end());
@@ -112,6 +126,7 @@ class KernelContext {
   void set_subgraph_runner(SubgraphRunner r) { subgraph_runner_ = std::move(r); }
   void set_default_seed(uint64_t seed) { default_seed_ = seed; }
   void set_max_allocation_bytes(int64_t bytes) { max_allocation_bytes_ = bytes; }
+  void set_stats(KernelStats* stats) { stats_ = stats; }
   absl::Span<const TensorView> outputs() const { return outputs_; }
 
  private:
@@ -126,6 +141,7 @@ class KernelContext {
   SubgraphRunner subgraph_runner_;
   uint64_t default_seed_ = 0x5eed;
   int64_t max_allocation_bytes_ = kNoAllocationLimit;
+  KernelStats* stats_ = nullptr;
 };
 
 class OpKernel {

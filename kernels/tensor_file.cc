@@ -22,9 +22,9 @@ namespace anvil {
 
 absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto,
                                        const std::string& base_dir) {
-  absl::StatusOr<std::shared_ptr<const Elements>> elements = ImportTensorProto(proto, base_dir);
-  if (!elements.ok()) return elements.status();
-  return Tensor::FromElements(**elements);
+  ANVIL_ASSIGN_OR_RETURN(std::shared_ptr<const Elements> elements,
+                         ImportTensorProto(proto, base_dir));
+  return Tensor::FromElements(*elements);
 }
 
 absl::StatusOr<onnx::TensorProto> TensorToProto(const Tensor& tensor, const std::string& name) {
@@ -129,9 +129,8 @@ absl::StatusOr<NamedTensor> ReadValueFile(const std::string& path, const Type& d
 }
 
 absl::StatusOr<Tensor> ReadTensor(const std::string& path) {
-  absl::StatusOr<NamedTensor> named = ReadTensorFile(path);
-  if (!named.ok()) return named.status();
-  return std::move(named->tensor);
+  ANVIL_ASSIGN_OR_RETURN(NamedTensor named, ReadTensorFile(path));
+  return std::move(named.tensor);
 }
 
 namespace {

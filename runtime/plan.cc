@@ -46,7 +46,7 @@ absl::StatusOr<std::unique_ptr<GraphPlan>> GraphPlan::Build(const Model& model, 
                                                             bool release_copied_constants) {
   std::unique_ptr<GraphPlan> plan(new GraphPlan());
   plan->release_copied_constants_ = release_copied_constants;
-  if (absl::Status s = plan->Init(model, graph); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(plan->Init(model, graph));
   return plan;
 }
 
@@ -153,19 +153,16 @@ absl::Status GraphPlan::Init(const Model& model, const Graph& graph) {
     std::vector<int> inputs(node->num_inputs(), -1);
     for (int i = 0; i < node->num_inputs(); ++i) {
       if (node->input(i) == nullptr) continue;
-      absl::StatusOr<int> slot = resolve(*node, node->input(i));
-      if (!slot.ok()) return slot.status();
-      inputs[i] = *slot;
+      ANVIL_ASSIGN_OR_RETURN(inputs[i], resolve(*node, node->input(i)));
     }
     // A Constant node is computed now, once: its output is a constant like an initializer, so
     // its values also reach shape computations before anything runs.
     if (node->op_type() == "Constant" && node->domain().empty() && node->num_inputs() == 0) {
-      absl::StatusOr<std::vector<Tensor>> value = RunNode(*node, opset, {});
-      if (!value.ok()) return value.status();
+      ANVIL_ASSIGN_OR_RETURN(std::vector<Tensor> value, RunNode(*node, opset, {}));
       for (int i = 0; i < node->num_outputs(); ++i) {
         if (node->output(i) == nullptr) continue;
         const int slot = AddSlot(node->output(i), SlotKind::kConstant);
-        slots_[slot].constant = (*value)[i];
+        slots_[slot].constant = value[i];
         slots_[slot].constant_view = slots_[slot].constant.view();
       }
       continue;
@@ -175,9 +172,7 @@ absl::Status GraphPlan::Init(const Model& model, const Graph& graph) {
     step.node = node;
     step.opset = opset;
     step.inputs = std::move(inputs);
-    absl::StatusOr<std::unique_ptr<OpKernel>> kernel = CreateKernel(*node, opset);
-    if (!kernel.ok()) return kernel.status();
-    step.kernel = *std::move(kernel);
+    ANVIL_ASSIGN_OR_RETURN(step.kernel, CreateKernel(*node, opset));
     for (int i = 0; i < static_cast<int>(step.inputs.size()); ++i) {
       auto it = pending_readers.find(step.inputs[i]);
       if (it == pending_readers.end()) continue;
@@ -194,15 +189,12 @@ absl::Status GraphPlan::Init(const Model& model, const Graph& graph) {
     }
     absl::flat_hash_set<const Value*> captured;
     for (const Graph* sub : subgraphs) {
-      absl::StatusOr<std::unique_ptr<GraphPlan>> subplan = Build(model, *sub);
-      if (!subplan.ok()) return subplan.status();
-      subplans_[sub] = *std::move(subplan);
+      ANVIL_ASSIGN_OR_RETURN(subplans_[sub], Build(model, *sub));
       CollectCaptured(*sub, graph, captured);
     }
     for (const Value* v : captured) {
-      absl::StatusOr<int> slot = resolve(*node, v);
-      if (!slot.ok()) return slot.status();
-      step.captured.push_back(*slot);
+      ANVIL_ASSIGN_OR_RETURN(int slot, resolve(*node, v));
+      step.captured.push_back(slot);
     }
     std::sort(step.captured.begin(), step.captured.end());
     const int index = static_cast<int>(steps_.size());

@@ -77,9 +77,8 @@ int64_t DefaultMaxAllocationBytes() {
 absl::StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& path,
                                                        const SessionOptions& options) {
   std::vector<std::string> import_warnings;  // graphs the import sorted
-  absl::StatusOr<std::unique_ptr<Model>> model = LoadModel(path, &import_warnings);
-  if (!model.ok()) return model.status();
-  absl::StatusOr<std::unique_ptr<Session>> session = Load(*std::move(model), options);
+  ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(path, &import_warnings));
+  absl::StatusOr<std::unique_ptr<Session>> session = Load(std::move(model), options);
   if (session.ok()) {
     (*session)->warnings_.insert((*session)->warnings_.begin(), import_warnings.begin(),
                                  import_warnings.end());
@@ -90,7 +89,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& path,
 absl::StatusOr<std::unique_ptr<Session>> Session::Load(std::unique_ptr<Model> model,
                                                        const SessionOptions& options) {
   std::unique_ptr<Session> session(new Session());
-  if (absl::Status s = session->Init(std::move(model), options); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(session->Init(std::move(model), options));
   return session;
 }
 
@@ -101,10 +100,8 @@ absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& o
   // The plan follows node order.
   ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model_, options.pipeline, &warnings_));
 
-  absl::StatusOr<std::unique_ptr<GraphPlan>> plan =
-      GraphPlan::Build(*model_, model_->graph(), options.release_packed_weights);
-  if (!plan.ok()) return plan.status();
-  plan_ = *std::move(plan);
+  ANVIL_ASSIGN_OR_RETURN(
+      plan_, GraphPlan::Build(*model_, model_->graph(), options.release_packed_weights));
   released_weight_bytes_ = plan_->released_bytes();
   for (const Value* in : model_->graph().inputs()) {
     if (!in->IsInitializer()) inputs_.push_back(in);
@@ -293,11 +290,11 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
   // serving ever new shapes does not grow.
   ScopedIndexExprContext index_exprs;
   parallel::ThreadScope threads(options_.threads);
+  ScratchScope scratch(&scratch_);
   std::vector<TensorView> input_views;
   ANVIL_RETURN_IF_ERROR(BindInputs(inputs, &input_views));
-  absl::StatusOr<bool> reinferred = shape_engine_->Infer(input_views);
-  if (!reinferred.ok()) return reinferred.status();
-  if (*reinferred) {
+  ANVIL_ASSIGN_OR_RETURN(bool reinferred, shape_engine_->Infer(input_views));
+  if (reinferred) {
     ANVIL_RETURN_IF_ERROR(PrepareMemory());
   }
 

@@ -35,6 +35,7 @@
 #include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/scratch.h"
 #include "graph/ir.h"
 #include "kernels/tensor.h"
 #include "runtime/memory_planner.h"
@@ -168,6 +169,9 @@ class Session {
   absl::node_hash_map<const GraphPlan*, TensorRecycler> body_buffers_;
   int64_t runs_ = 0;
   std::vector<int64_t> step_nanos_;  // per step, when profiling
+  // The kernels' scratch (im2col, Winograd blocks, attention scores), reused by every run and
+  // freed with the session.
+  ScratchPool scratch_;
 };
 
 }  // namespace anvil

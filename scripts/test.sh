@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start, command 2: install what is missing, run every test, build the consumer example,
-# fuzz the parsers and importers with libFuzzer (300,000 inputs each), and end with one line
+# check the README figure tables (scripts/readme_tables.py --check), fuzz the parsers and
+# importers with libFuzzer (300,000 inputs each), and end with one line
 # "N passed, N failed"
 # (test cases from each test's XML report; a test target that fails to build or crashes without
 # a report counts as one failure). Exits non-zero if anything failed. Prints each stage's wall
@@ -42,6 +43,7 @@ done
 
 log=$(mktemp)
 consumer_failed=0
+readme_failed=0
 if ((sanitize)); then
   # Each config has its own output tree (platform_suffix); testlogs are read per config below.
   for config in asan ubsan; do
@@ -71,6 +73,12 @@ else
   fi
   end_stage "examples/consumer$( ((full)) || echo ' (library; model analyzed)')"
 
+  # Each README's figures table is what scripts/readme_tables.py writes from docs/figures/.
+  echo "== scripts/readme_tables.py --check: README figure tables match docs/figures"
+  if ! /usr/bin/python3 scripts/readme_tables.py --check; then
+    readme_failed=1
+  fi
+
   if ((fuzz)); then
     # A fixed number of inputs rather than a time: a slow or loaded CI machine fuzzes as much.
     # By default only the targets whose code is graph and shape (import, text, dims, einsum
@@ -96,11 +104,12 @@ fi
 echo "== wall time per stage"
 printf '%s\n' "${stages[@]}"
 
-/usr/bin/python3 - "$log" "$consumer_failed" "$bazel_status" <<'PY'
+/usr/bin/python3 - "$log" "$consumer_failed" "$bazel_status" "$readme_failed" <<'PY'
 import glob, os, re, sys
 import xml.etree.ElementTree as ET
 
 log, consumer_failed, bazel_status = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+readme_failed = int(sys.argv[4])
 passed = failed = 0
 targets = {}
 for line in open(log, errors="replace"):
@@ -137,6 +146,10 @@ if consumer_failed:
     failed += 1
 elif not any(t.startswith(("asan:", "ubsan:")) for t in targets):
     passed += 1
+if readme_failed:
+    failed += 1
+elif not any(t.startswith(("asan:", "ubsan:")) for t in targets):
+    passed += 1  # the README figure tables
 if not targets and bazel_status != 0:
     failed += 1  # bazel itself failed before running anything
 print(f"{len(targets)} test targets, consumer example {'FAILED' if consumer_failed else 'built or not run'}")

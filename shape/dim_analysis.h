@@ -10,7 +10,9 @@
 //    stretched 1 — the assumption onnx-mlir's DimAnalysis makes too), and a literal they are
 //    matched with (then the class is that literal).
 // Classes are union-find sets keyed by canonical expressions; a class holding a literal reports
-// it, so `N` matched with `4` by a MatMul makes every `N` static.
+// it, so `N` matched with `4` by a MatMul makes every `N` static. The analysis reads dims into the
+// IndexExprContext installed on the thread that makes it (shape/index_expr.h), the one the
+// expressions given to Same and LiteralOf must be of.
 #ifndef ANVIL_SHAPE_DIM_ANALYSIS_H_
 #define ANVIL_SHAPE_DIM_ANALYSIS_H_
 

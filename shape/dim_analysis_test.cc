@@ -21,7 +21,14 @@ std::unique_ptr<Model> InferredModel(const char* text) {
 
 const Value* Find(const Model& m, const char* name) { return m.graph().LookupInScope(name); }
 
-TEST(DimAnalysisTest, MatMulContractionDimsAreEqual) {
+// The analysis reads dims into the caller's IndexExprContext (it compares them with the caller's
+// expressions): each test installs one of its own.
+class DimAnalysisTest : public ::testing::Test {
+ private:
+  ScopedIndexExprContext context_;
+};
+
+TEST_F(DimAnalysisTest, MatMulContractionDimsAreEqual) {
   auto m = InferredModel(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[B, S, K] a, float[M, N] b) => (float[B, S, N] c) { c = MatMul(a, b) })");
   ASSERT_NE(m, nullptr);
@@ -31,7 +38,7 @@ g (float[B, S, K] a, float[M, N] b) => (float[B, S, N] c) { c = MatMul(a, b) })"
   EXPECT_FALSE(dims.Same(IndexExpr::Symbol("B"), IndexExpr::Symbol("S")));
 }
 
-TEST(DimAnalysisTest, LiteralPartnerMakesADimStatic) {
+TEST_F(DimAnalysisTest, LiteralPartnerMakesADimStatic) {
   auto m = InferredModel(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[B, K] a, float[64, 10] b) => (float[B, 10] c) { c = MatMul(a, b) })");
   ASSERT_NE(m, nullptr);
@@ -40,7 +47,7 @@ g (float[B, K] a, float[64, 10] b) => (float[B, 10] c) { c = MatMul(a, b) })");
   EXPECT_EQ(dims.LiteralOf(IndexExpr::Symbol("B")), std::nullopt);
 }
 
-TEST(DimAnalysisTest, ElementwiseAndConcatOperandsMatch) {
+TEST_F(DimAnalysisTest, ElementwiseAndConcatOperandsMatch) {
   auto m = InferredModel(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[N, 4] x, float[M, 4] y, float[P, Q] z) => (float[N, 4] s, float[?, 4] c) {
   s = Add(x, y)
@@ -53,7 +60,7 @@ g (float[N, 4] x, float[M, 4] y, float[P, Q] z) => (float[N, 4] s, float[?, 4] c
   EXPECT_FALSE(dims.Same(IndexExpr::Symbol("N"), IndexExpr::Symbol("P")));  // the concat axis
 }
 
-TEST(DimAnalysisTest, BroadcastAgainstOneProvesNothing) {
+TEST_F(DimAnalysisTest, BroadcastAgainstOneProvesNothing) {
   auto m = InferredModel(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[N, 1] x, float[1, M] y) => (float[N, M] s) { s = Mul(x, y) })");
   ASSERT_NE(m, nullptr);
@@ -62,7 +69,7 @@ g (float[N, 1] x, float[1, M] y) => (float[N, M] s) { s = Mul(x, y) })");
   EXPECT_TRUE(dims.Classes().empty()) << ::testing::PrintToString(dims.Classes());
 }
 
-TEST(DimAnalysisTest, SubgraphsAreAnalyzed) {
+TEST_F(DimAnalysisTest, SubgraphsAreAnalyzed) {
   auto m = InferredModel(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (bool c, float[A, K] a, float[L, 3] b) => (float[A, 3] r) {
   r = If <

@@ -52,9 +52,11 @@
 // pointer) in an IndexExprContext: whoever runs inference owns one (a pass run, a Session's
 // shape engine) and installs it on its thread with a Scope (ScopedIndexExprContext does both);
 // its atoms are freed once the context and every IndexExpr made in it are gone, so a long-running
-// process does not grow. A context is used by one thread at a time and takes no lock. Code that
-// installs none (tests, tools) uses a process-wide default context, which locks and is never
-// freed. Expressions of two contexts must not be combined (a check aborts).
+// process does not grow. A context is used by one thread at a time and takes no lock. There is
+// no process-wide default: making a symbol or questionmark on a thread with no context installed
+// aborts with a message saying to install one (tests and tools install theirs too). Arithmetic
+// on existing expressions works in their context, installed or not. Expressions of two contexts
+// must not be combined (a check aborts).
 //
 // Cost: literals never allocate; symbolic values share an immutable heap node. Copying is cheap.
 #ifndef ANVIL_SHAPE_INDEX_EXPR_H_
@@ -118,8 +120,7 @@ class ScopedIndexExprContext {
   IndexExprContext::Scope scope_;
 };
 
-// Atoms and monomials alive in every context (the default one included): what flat-memory tests
-// watch.
+// Atoms and monomials alive in every context: what flat-memory tests watch.
 int64_t LiveIndexExprNodes();
 
 class IndexExpr {
@@ -141,6 +142,8 @@ class IndexExpr {
   IndexExpr(int literal) : IndexExpr(static_cast<int64_t>(literal)) {}  // NOLINT
 
   static IndexExpr Literal(int64_t value) { return IndexExpr(value); }
+  // Symbol and Questionmark make atoms in the context installed on this thread (see Contexts
+  // above): without one they abort, saying to install one.
   static IndexExpr Symbol(std::string_view name);
   // A new questionmark identity.
   static IndexExpr Questionmark();

@@ -131,10 +131,11 @@ inline bool Poly::HasQuestionmark() const {
 
 // ---- Contexts and interning (index_expr_poly.cc) ----
 //
-// A context is used by one thread at a time, so its tables need no lock; only the process-wide
-// default context (for code that installs none: tests, tools) takes a mutex.
+// A context is used by one thread at a time, so its tables need no lock. There is no default
+// context: making a symbol or questionmark needs one installed on the thread.
 
-// The context installed on this thread (IndexExprContext::Scope), else the default one.
+// The context installed on this thread (IndexExprContext::Scope); aborts with a message saying
+// to install one when there is none.
 ContextImpl& CurrentContext();
 // The context of a symbolic poly (of its first atom), kept alive by the returned pointer.
 std::shared_ptr<ContextImpl> ContextOf(const Poly& p);

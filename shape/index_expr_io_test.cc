@@ -13,7 +13,7 @@
 namespace anvil::index_expr_test {
 namespace {
 
-TEST(IndexExprTest, Questionmarks) {
+TEST_F(IndexExprTest, Questionmarks) {
   IndexExpr n = Sym("N");
   const IndexExpr q = IndexExpr::Questionmark();
   const IndexExpr q_copy = q;
@@ -64,7 +64,7 @@ TEST(IndexExprTest, Questionmarks) {
   expect(IndexExpr::FromDimParam("?").IsQuestionmark());
 }
 
-TEST(IndexExprTest, Predicates) {
+TEST_F(IndexExprTest, Predicates) {
   auto expect = [](bool v, const Loc& loc = Loc::current()) {
     ++checks;
     if (!v) ADD_FAILURE_AT(loc.file_name(), loc.line()) << "expectation failed";
@@ -89,7 +89,7 @@ TEST(IndexExprTest, Predicates) {
   expect(IndexExpr(3).IsKnown() && !Sym("N").IsKnown());
 }
 
-TEST(IndexExprTest, Kinds) {
+TEST_F(IndexExprTest, Kinds) {
   using K = IndexExpr::Kind;
   CheckKind("3", K::kLiteral);
   CheckKind("N - N + 3", K::kLiteral);
@@ -125,7 +125,7 @@ TEST(IndexExprTest, Kinds) {
   EXPECT_EQ(Eq(3, 3).kind(), K::kPredicate);
 }
 
-TEST(IndexExprTest, Printing) {
+TEST_F(IndexExprTest, Printing) {
   IndexExpr n = Sym("N"), m = Sym("M"), h = Sym("H");
   CheckPrint(IndexExpr(0), "0");
   CheckPrint(IndexExpr(-5), "-5");
@@ -181,7 +181,7 @@ TEST(IndexExprTest, Printing) {
   EXPECT_EQ(DimsToString({IndexExpr(), Eq(n, n)}), "[<undefined>, true]");
 }
 
-TEST(IndexExprTest, Parsing) {
+TEST_F(IndexExprTest, Parsing) {
   Check("  N  +  1 ", "N + 1");
   Check("\tN*\tM", "M*N");
   Check("((((N))))", "N");
@@ -244,7 +244,7 @@ TEST(IndexExprTest, Parsing) {
   EXPECT_FALSE(IndexExpr::Parse("9223372036854775807 + 1").ok());
 }
 
-TEST(IndexExprTest, FromDimParam) {
+TEST_F(IndexExprTest, FromDimParam) {
   auto expect_symbol = [](std::string_view text, const Loc& loc = Loc::current()) {
     ++checks;
     IndexExpr e = IndexExpr::FromDimParam(text);
@@ -287,7 +287,7 @@ TEST(IndexExprTest, FromDimParam) {
               IndexExpr::FromDimParam("N + 1") + IndexExpr::FromDimParam("N"));
 }
 
-TEST(IndexExprTest, EvaluateSymbolsHash) {
+TEST_F(IndexExprTest, EvaluateSymbolsHash) {
   const std::map<std::string, int64_t> v = {{"N", 3}, {"M", 4}, {"H", 7}, {"Z", 0}};
   auto expect = [](bool b, const Loc& loc = Loc::current()) {
     ++checks;

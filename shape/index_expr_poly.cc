@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -143,19 +142,11 @@ std::atomic<int64_t> live_nodes{0};
 
 // One context's hash-consing tables, and the owner of their atoms and monomials.
 struct ContextImpl : std::enable_shared_from_this<ContextImpl> {
-  explicit ContextImpl(bool shared) : synchronized(shared) {}
   ~ContextImpl() {
     live_nodes.fetch_sub(static_cast<int64_t>(owned_atoms.size() + owned_monomials.size()),
                          std::memory_order_relaxed);
     for (Atom* a : owned_atoms) delete a;
     for (Monomial* m : owned_monomials) delete m;
-  }
-
-  // Locks only the shared default context.
-  std::unique_lock<std::mutex> Lock() {
-    std::unique_lock<std::mutex> lock(mu, std::defer_lock);
-    if (synchronized) lock.lock();
-    return lock;
   }
 
   Atom* NewAtom(AtomKind kind) {
@@ -167,8 +158,6 @@ struct ContextImpl : std::enable_shared_from_this<ContextImpl> {
     return a;
   }
 
-  const bool synchronized;
-  std::mutex mu;
   absl::flat_hash_map<std::string, const Atom*> symbols;
   absl::flat_hash_set<const Atom*, AtomHash, AtomEq> atoms;  // floor/min/max
   absl::flat_hash_set<const Monomial*, MonoHash, MonoEq> monomials;
@@ -178,16 +167,10 @@ struct ContextImpl : std::enable_shared_from_this<ContextImpl> {
 
 namespace {
 
-// The default context, for code that installs none; never freed (its atoms may be anywhere).
-ContextImpl& DefaultContext() {
-  static auto* context = new std::shared_ptr<ContextImpl>(std::make_shared<ContextImpl>(true));
-  return **context;
-}
-
+// The context installed on this thread (IndexExprContext::Scope), null outside every scope.
 thread_local ContextImpl* current_context = nullptr;
 
-// Requires the context's lock.
-const Monomial* InternMonomialLocked(ContextImpl& t, absl::Span<const Atom* const> atoms) {
+const Monomial* InternMonomial(ContextImpl& t, absl::Span<const Atom* const> atoms) {
   auto it = t.monomials.find(atoms);
   if (it != t.monomials.end()) return *it;
   auto* m = new Monomial();
@@ -205,10 +188,10 @@ const Monomial* InternMonomialLocked(ContextImpl& t, absl::Span<const Atom* cons
   return m;
 }
 
-// Gives a freshly built atom its degree-1 monomial and its 1*atom poly. Requires the lock.
-void FinishAtomLocked(ContextImpl& t, Atom* a) {
+// Gives a freshly built atom its degree-1 monomial and its 1*atom poly.
+void FinishAtom(ContextImpl& t, Atom* a) {
   const Atom* self = a;
-  a->mono = InternMonomialLocked(t, absl::MakeConstSpan(&self, 1));
+  a->mono = InternMonomial(t, absl::MakeConstSpan(&self, 1));
   a->self.terms.push_back({a->mono, 1});
 }
 
@@ -227,7 +210,6 @@ ContextImpl& ContextOfArgs(absl::Span<const Poly> polys) {
 const Atom* InternContentAtom(AtomKind kind, absl::Span<Poly> args) {
   const AtomKey key{kind, args, HashAtomContent(kind, args)};
   ContextImpl& t = ContextOfArgs(args);
-  std::unique_lock<std::mutex> lock = t.Lock();
   auto it = t.atoms.find(key);
   if (it != t.atoms.end()) return *it;
   Atom* a = t.NewAtom(kind);
@@ -240,7 +222,7 @@ const Atom* InternContentAtom(AtomKind kind, absl::Span<Poly> args) {
   a->interval = a->kind == AtomKind::kFloor
                     ? FloorInterval(PolyInterval(a->args[0]), PolyInterval(a->args[1]))
                     : MinMaxInterval(a->kind, a->args);
-  FinishAtomLocked(t, a);
+  FinishAtom(t, a);
   t.atoms.insert(a);
   return a;
 }
@@ -281,7 +263,16 @@ size_t HashPoly(const Poly& p) {
 int64_t LiveNodes() { return live_nodes.load(std::memory_order_relaxed); }
 
 ContextImpl& CurrentContext() {
-  return current_context != nullptr ? *current_context : DefaultContext();
+  if (current_context == nullptr) {
+    // Library code keeps no process-wide context (it would never be freed): whoever runs the
+    // work owns one. Reaching here is a missing scope in the caller, not bad input.
+    std::cerr << "anvil: internal error: a symbolic IndexExpr (a symbol or questionmark) was made "
+                 "on a thread with no IndexExprContext installed: install one for the work's "
+                 "duration (`ScopedIndexExprContext scope;`, or an IndexExprContext and an "
+                 "IndexExprContext::Scope; see shape/index_expr.h)\n";
+    std::abort();
+  }
+  return *current_context;
 }
 
 std::shared_ptr<ContextImpl> ContextOf(const Poly& p) {
@@ -306,28 +297,26 @@ void CheckOneContext(const Poly& p, const ContextImpl* context) {
 }
 
 const Atom* InternSymbol(ContextImpl& t, std::string_view name) {
-  std::unique_lock<std::mutex> lock = t.Lock();
   auto it = t.symbols.find(AsAbsl(name));
   if (it != t.symbols.end()) return it->second;
   Atom* a = t.NewAtom(AtomKind::kSymbol);
   a->name = std::string(name);
   a->interval = {0, kSymbolMax};
   a->hash = HashMix(0x53, std::hash<std::string>()(a->name));
-  FinishAtomLocked(t, a);
+  FinishAtom(t, a);
   t.symbols.emplace(a->name, a);
   return a;
 }
 
 const Atom* NewQuestionmark(ContextImpl& t) {
   static std::atomic<uint64_t> next_id{1};
-  std::unique_lock<std::mutex> lock = t.Lock();
   Atom* a = t.NewAtom(AtomKind::kQuestionmark);
   a->id = next_id.fetch_add(1, std::memory_order_relaxed);
   a->has_questionmark = true;
   a->interval = {kNegInf, kPosInf};
   a->hash = HashMix(0x3f, a->id);
   // Unique by construction: no content lookup, only its monomial is interned.
-  FinishAtomLocked(t, a);
+  FinishAtom(t, a);
   return a;
 }
 
@@ -348,8 +337,7 @@ const Monomial* MulMonomials(const Monomial* a, const Monomial* b) {
              [](const Atom* x, const Atom* y) { return CompareAtoms(x, y) < 0; });
   ContextImpl& t = *a->atoms[0]->context;
   if (b->atoms[0]->context != &t) MixedContexts();
-  std::unique_lock<std::mutex> lock = t.Lock();
-  return InternMonomialLocked(t, atoms);
+  return InternMonomial(t, atoms);
 }
 
 const Monomial* DivMonomials(const Monomial* a, const Monomial* b, bool* is_one) {
@@ -369,8 +357,7 @@ const Monomial* DivMonomials(const Monomial* a, const Monomial* b, bool* is_one)
     return nullptr;
   }
   ContextImpl& t = *a->atoms[0]->context;
-  std::unique_lock<std::mutex> lock = t.Lock();
-  return InternMonomialLocked(t, rest);
+  return InternMonomial(t, rest);
 }
 
 // ---- Order ----
@@ -550,7 +537,7 @@ Interval FloorInterval(const Interval& num, const Interval& den) {
 }  // namespace index_expr_internal
 
 IndexExprContext::IndexExprContext()
-    : impl_(std::make_shared<index_expr_internal::ContextImpl>(false)) {}
+    : impl_(std::make_shared<index_expr_internal::ContextImpl>()) {}
 IndexExprContext::~IndexExprContext() = default;
 
 int64_t IndexExprContext::num_nodes() const {

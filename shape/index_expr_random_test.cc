@@ -313,7 +313,13 @@ void CheckAgainstBruteForce(uint64_t seed, bool symbolic_divisors, int count, in
   }
 }
 
-TEST(IndexExprRandomTest, EvaluateMatchesBruteForceLiteralDivisors) {
+// Each test makes its symbols in a context of its own (shape/index_expr.h), freed when it ends.
+class IndexExprRandomTest : public ::testing::Test {
+ private:
+  ScopedIndexExprContext context_;
+};
+
+TEST_F(IndexExprRandomTest, EvaluateMatchesBruteForceLiteralDivisors) {
   EvalStats stats;
   CheckAgainstBruteForce(/*seed=*/1, /*symbolic_divisors=*/false, /*count=*/3000, /*depth=*/4,
                          {0, 1, 2, 3, 5, 8, 13}, &stats);
@@ -325,7 +331,7 @@ TEST(IndexExprRandomTest, EvaluateMatchesBruteForceLiteralDivisors) {
   EXPECT_LT(stats.skipped_points * 4, stats.points);
 }
 
-TEST(IndexExprRandomTest, EvaluateMatchesBruteForceSymbolicDivisors) {
+TEST_F(IndexExprRandomTest, EvaluateMatchesBruteForceSymbolicDivisors) {
   EvalStats stats;
   CheckAgainstBruteForce(/*seed=*/2, /*symbolic_divisors=*/true, /*count=*/3000, /*depth=*/4,
                          {0, 1, 2, 3, 5, 8, 13}, &stats);
@@ -337,14 +343,14 @@ TEST(IndexExprRandomTest, EvaluateMatchesBruteForceSymbolicDivisors) {
   EXPECT_LT(stats.skipped_points * 2, stats.points);
 }
 
-TEST(IndexExprRandomTest, EvaluateMatchesBruteForceDeep) {
+TEST_F(IndexExprRandomTest, EvaluateMatchesBruteForceDeep) {
   EvalStats stats;
   CheckAgainstBruteForce(/*seed=*/3, /*symbolic_divisors=*/true, /*count=*/500, /*depth=*/6,
                          {0, 1, 4, 7}, &stats);
   EXPECT_LT(stats.undefined * 10, stats.expressions);
 }
 
-TEST(IndexExprRandomTest, RoundTripAndCanonicalIdentities) {
+TEST_F(IndexExprRandomTest, RoundTripAndCanonicalIdentities) {
   Generator gen(/*seed=*/4, /*symbolic_divisors=*/true);
   const IndexExpr zero = 0;
   int checked = 0;
@@ -424,7 +430,7 @@ IndexExpr Rebuild(const IndexExprStructure& s) {
   return e;
 }
 
-TEST(IndexExprRandomTest, DecomposeRebuildsEveryExpression) {
+TEST_F(IndexExprRandomTest, DecomposeRebuildsEveryExpression) {
   Generator gen(/*seed=*/5, /*symbolic_divisors=*/true);
   int checked = 0;
   for (int i = 0; i < 2000; ++i) {
@@ -486,9 +492,26 @@ TEST(IndexExprContextTest, ContextsFreeTheirAtoms) {
   EXPECT_EQ(outer.num_nodes(), 2);  // the atom N and its monomial
 }
 
-TEST(IndexExprRandomTest, ConcurrentInterning) {
-  // Each thread builds the same random expressions (and some private symbols); all must agree
-  // with the single-threaded result.
+// No process-wide default context: making a symbol or questionmark with none installed is a
+// caller's bug, reported loudly with what to do; literals need no context.
+TEST(IndexExprContextTest, SymbolsWithoutAContextAbortSayingWhatToDo) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EQ((IndexExpr(3) * 4 + 1).ToString(), "13");
+  EXPECT_DEATH(IndexExpr::Symbol("N"), "no IndexExprContext installed.*ScopedIndexExprContext");
+  EXPECT_DEATH(IndexExpr::Questionmark(), "no IndexExprContext installed");
+  // Arithmetic on existing expressions works in their own context, installed or not.
+  IndexExpr n;
+  {
+    ScopedIndexExprContext scope;
+    n = IndexExpr::Symbol("N");
+  }
+  EXPECT_EQ(FloorDiv(n * 2 + 3, 2).ToString(), "N + 1");
+}
+
+TEST_F(IndexExprRandomTest, ConcurrentInterning) {
+  // Each thread builds the same random expressions (and some private symbols) in a context of its
+  // own, as every thread that makes symbols must (contexts take no lock, so threads run freely);
+  // all must agree with the single-threaded result.
   constexpr int kExprs = 300;
   std::vector<std::string> expected;
   {
@@ -499,6 +522,7 @@ TEST(IndexExprRandomTest, ConcurrentInterning) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([t, &expected, &mismatches] {
+      ScopedIndexExprContext context;
       Generator gen(/*seed=*/5, /*symbolic_divisors=*/true);
       for (int i = 0; i < kExprs; ++i) {
         IndexExpr own = IndexExpr::Symbol("thread" + std::to_string(t) + "_" + std::to_string(i));
@@ -514,7 +538,7 @@ TEST(IndexExprRandomTest, ConcurrentInterning) {
   EXPECT_EQ(mismatches.load(), 0);
 }
 
-TEST(IndexExprRandomTest, LiteralsAndKnownSymbolsDoNotAllocate) {
+TEST_F(IndexExprRandomTest, LiteralsAndKnownSymbolsDoNotAllocate) {
   const IndexExpr n = IndexExpr::Symbol("N");  // interned before counting
   IndexExpr a = 3, b = 4;
   int64_t sink = 0;
@@ -532,7 +556,7 @@ TEST(IndexExprRandomTest, LiteralsAndKnownSymbolsDoNotAllocate) {
   EXPECT_NE(sink, 0);
 }
 
-TEST(IndexExprRandomTest, ShapeHelperStyleThroughput) {
+TEST_F(IndexExprRandomTest, ShapeHelperStyleThroughput) {
   // The arithmetic of a Conv / Pool / Reshape / Slice ShapeHelper on symbolic dims; reported,
   // not asserted (machines differ), to keep an eye on the per-node cost.
   const IndexExpr batch = IndexExpr::Symbol("batch"), h = IndexExpr::Symbol("H"),

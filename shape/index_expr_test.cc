@@ -19,7 +19,7 @@ class CheckCounter : public ::testing::Environment {
 };
 ::testing::Environment* const counter = ::testing::AddGlobalTestEnvironment(new CheckCounter);
 
-TEST(IndexExprTest, Literals) {
+TEST_F(IndexExprTest, Literals) {
   Check("3", "3");
   Check("1 + 2", "3");
   Check("2 * 3 - 7", "-1");
@@ -64,7 +64,7 @@ TEST(IndexExprTest, Literals) {
   Check(IndexExpr::Literal(42), "42");
 }
 
-TEST(IndexExprTest, HeaderExamples) {
+TEST_F(IndexExprTest, HeaderExamples) {
   Check("2*N + 1 - N", "N + 1");
   Check("floor((2*N) / 2)", "N");
   Check("floor((2*N + 3) / 2)", "N + 1");
@@ -83,7 +83,7 @@ TEST(IndexExprTest, HeaderExamples) {
   Check("2*N + M - 1", "M + 2*N - 1");
 }
 
-TEST(IndexExprTest, PolynomialArithmetic) {
+TEST_F(IndexExprTest, PolynomialArithmetic) {
   Check("N + N", "2*N");
   Check("N - N", "0");
   Check("N*0", "0");
@@ -145,7 +145,7 @@ TEST(IndexExprTest, PolynomialArithmetic) {
   Check("N + M*M*M + K*K", "M*M*M + K*K + N");
 }
 
-TEST(IndexExprTest, FloorByLiteral) {
+TEST_F(IndexExprTest, FloorByLiteral) {
   Check("floor(N / 1)", "N");
   Check("floor(N / -1)", "-N");
   Check("floor(N / 2)", "floor(N / 2)");
@@ -220,7 +220,7 @@ TEST(IndexExprTest, FloorByLiteral) {
   Check("floor((N - M) / 3)", "-M + floor((2*M + N) / 3)");
 }
 
-TEST(IndexExprTest, FloorBySymbol) {
+TEST_F(IndexExprTest, FloorBySymbol) {
   Check("floor(N / N)", "1");
   Check("floor(2*N / N)", "2");
   Check("floor(-3*N / N)", "-3");
@@ -261,7 +261,7 @@ TEST(IndexExprTest, FloorBySymbol) {
   Check("floor((6*N*N + 4*N) / (2*N*N))", "floor(2*N / (N*N)) + 3");
 }
 
-TEST(IndexExprTest, CeilAndMod) {
+TEST_F(IndexExprTest, CeilAndMod) {
   Check("ceil(N / 1)", "N");
   Check("ceil(N / 2)", "floor((N - 1) / 2) + 1");
   Check("ceil(2*N / 2)", "N");
@@ -304,7 +304,7 @@ TEST(IndexExprTest, CeilAndMod) {
   Check("floor(N / 4)*4 + N % 4 - N", "0");
 }
 
-TEST(IndexExprTest, MinMax) {
+TEST_F(IndexExprTest, MinMax) {
   Check("min(N, N)", "N");
   Check("min(N, M)", "min(M, N)");
   Check("max(N, M)", "max(M, N)");
@@ -372,7 +372,7 @@ TEST(IndexExprTest, MinMax) {
   Check(Max({IndexExpr(2), IndexExpr(9), IndexExpr(-1)}), "9");
 }
 
-TEST(IndexExprTest, Comparisons) {
+TEST_F(IndexExprTest, Comparisons) {
   IndexExpr n = Sym("N"), m = Sym("M");
   CheckPred(Eq(n, n), "true");
   CheckPred(Eq(n, m), "?");
@@ -426,7 +426,7 @@ TEST(IndexExprTest, Comparisons) {
   CheckUndefined(Le(n, IndexExpr::Undefined("bang")), "bang");
 }
 
-TEST(IndexExprTest, Select) {
+TEST_F(IndexExprTest, Select) {
   IndexExpr n = Sym("N"), m = Sym("M");
   Check(Select(IndexExpr::Predicate(true), n, m), "N");
   Check(Select(IndexExpr::Predicate(false), n, m), "M");
@@ -447,7 +447,7 @@ TEST(IndexExprTest, Select) {
   Check(Select(Eq(zero, 0), IndexExpr(0), FloorDiv(n, zero)), "0");
 }
 
-TEST(IndexExprTest, Overflow) {
+TEST_F(IndexExprTest, Overflow) {
   const IndexExpr big = IndexExpr(int64_t{1} << 62);
   IndexExpr n = Sym("N"), m = Sym("M");
   CheckUndefined(big * 4, "int64 overflow in 4611686018427387904 * 4");
@@ -483,7 +483,7 @@ TEST(IndexExprTest, Overflow) {
 
 // Each % doubles the tree (a % b == a - b*floor(a / b)): past kMaxExprSize nodes the result is
 // undefined instead of taking exponential time to print, compare or translate.
-TEST(IndexExprTest, ExpressionSizeIsBounded) {
+TEST_F(IndexExprTest, ExpressionSizeIsBounded) {
   IndexExpr e = Sym("a");
   for (char c = 'b'; c <= 'z'; ++c) e = Mod(e, Sym(std::string(1, c)));
   CheckUndefined(e, "expression too large (over 4096 nodes)");
@@ -495,7 +495,7 @@ TEST(IndexExprTest, ExpressionSizeIsBounded) {
   EXPECT_NE(parsed.status().message().find("expression too large"), std::string::npos);
 }
 
-TEST(IndexExprTest, DivisionByZeroAndUndefined) {
+TEST_F(IndexExprTest, DivisionByZeroAndUndefined) {
   IndexExpr n = Sym("N"), m = Sym("M");
   CheckUndefined(FloorDiv(n, 0), "division by zero in floor(N / 0)");
   CheckUndefined(FloorDiv(5, 0), "division by zero in floor(5 / 0)");

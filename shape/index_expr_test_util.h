@@ -26,6 +26,13 @@ inline int checks = 0;
 
 using Loc = std::source_location;
 
+// The fixture of the table tests: each test makes its symbols in a context of its own, as every
+// user of IndexExpr must (shape/index_expr.h), freed when the test ends.
+class IndexExprTest : public ::testing::Test {
+ private:
+  ScopedIndexExprContext context_;
+};
+
 inline IndexExpr Sym(std::string_view name) { return IndexExpr::Symbol(name); }
 
 inline IndexExpr ParseOrDie(std::string_view text, const Loc& loc) {

@@ -226,16 +226,13 @@ absl::Status EmitTir(const Model& model, const std::string& output, bool timing,
     lower::LoweringStats stats;
     lower::LoweringOptions options;
     options.instrumentations = tir_instrumentations.All();
-    absl::StatusOr<tir::Module> m = lower::LowerToTir(model, options, &stats);
-    if (!m.ok()) return m.status();
-    lowered = *std::move(m);
+    ANVIL_ASSIGN_OR_RETURN(lowered, lower::LowerToTir(model, options, &stats));
     module = &*lowered;
   }
   std::string text;
   if (cc) {
-    absl::StatusOr<lower::EmittedModule> emitted = lower::EmitCc(*module);
-    if (!emitted.ok()) return emitted.status();
-    text = std::move(emitted->source);
+    ANVIL_ASSIGN_OR_RETURN(lower::EmittedModule emitted, lower::EmitCc(*module));
+    text = std::move(emitted.source);
   } else {
     text = tir::PrintModule(*module);
   }
@@ -273,10 +270,7 @@ absl::Status Run(const Flags& flags) {
     std::cerr << "anvil-opt: no model given; running '" << Excerpt(pipeline)
               << "' on the embedded default model (see --help)\n";
   } else {
-    absl::StatusOr<std::unique_ptr<Model>> loaded =
-        LoadModel(ResolveUserPath(flags.model), &warnings);
-    if (!loaded.ok()) return loaded.status();
-    model = *std::move(loaded);
+    ANVIL_ASSIGN_OR_RETURN(model, LoadModel(ResolveUserPath(flags.model), &warnings));
     pipeline = flags.passes.value_or("");
   }
   if (absl::Status valid = VerifyModel(*model, &warnings); !valid.ok()) {
@@ -288,8 +282,7 @@ absl::Status Run(const Flags& flags) {
     if (!format.ok()) return format.status();
   }
 
-  absl::StatusOr<PassManager> manager = PassManager::Parse(pipeline);
-  if (!manager.ok()) return manager.status();
+  ANVIL_ASSIGN_OR_RETURN(PassManager manager, PassManager::Parse(pipeline));
   // --print-ir-after names graph passes and Tensor IR passes (which lower-to-tir runs).
   std::vector<std::string> print_after, print_tir_after;
   for (const std::string& name : flags.print_ir_after) {
@@ -312,7 +305,7 @@ absl::Status Run(const Flags& flags) {
   }
   if (flags.stats) tir_instrumentations.stats = std::make_unique<tir::StatisticsInstrumentation>();
   if (timing) tir_instrumentations.timer = std::make_unique<tir::TimingInstrumentation>();
-  for (const std::unique_ptr<Pass>& pass : manager->passes()) {
+  for (const std::unique_ptr<Pass>& pass : manager.passes()) {
     if (auto* lower_to_tir = dynamic_cast<lower::LowerToTirPass*>(pass.get())) {
       for (tir::PassInstrumentation* inst : tir_instrumentations.All()) {
         lower_to_tir->AddTirInstrumentation(inst);
@@ -324,23 +317,23 @@ absl::Status Run(const Flags& flags) {
   StatisticsInstrumentation* stats = nullptr;
   TimingInstrumentation* timer = nullptr;
   if (flags.print_ir_after_all) {
-    manager->AddInstrumentation(PrintIrInstrumentation::AfterAll(std::cerr));
+    manager.AddInstrumentation(PrintIrInstrumentation::AfterAll(std::cerr));
   } else if (!print_after.empty()) {
-    manager->AddInstrumentation(PrintIrInstrumentation::AfterPasses(std::cerr, print_after));
+    manager.AddInstrumentation(PrintIrInstrumentation::AfterPasses(std::cerr, print_after));
   }
   VerifierInstrumentation* verifier =
-      flags.verify ? manager->AddInstrumentation(std::make_unique<VerifierInstrumentation>())
+      flags.verify ? manager.AddInstrumentation(std::make_unique<VerifierInstrumentation>())
                    : nullptr;
   // Releases folded constants that no pass references any more, between passes.
   DisposableGarbageCollector* gc =
-      flags.gc ? manager->AddInstrumentation(std::make_unique<DisposableGarbageCollector>())
+      flags.gc ? manager.AddInstrumentation(std::make_unique<DisposableGarbageCollector>())
                : nullptr;
   if (flags.stats) {
-    stats = manager->AddInstrumentation(std::make_unique<StatisticsInstrumentation>());
+    stats = manager.AddInstrumentation(std::make_unique<StatisticsInstrumentation>());
   }
-  if (timing) timer = manager->AddInstrumentation(std::make_unique<TimingInstrumentation>());
+  if (timing) timer = manager.AddInstrumentation(std::make_unique<TimingInstrumentation>());
 
-  absl::Status status = manager->Run(*model);
+  absl::Status status = manager.Run(*model);
   if (verifier != nullptr) {
     warnings.insert(warnings.end(), verifier->warnings().begin(), verifier->warnings().end());
   }

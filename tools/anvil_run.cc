@@ -435,9 +435,8 @@ absl::Status Run(const Flags& flags) {
     }
     Tensor tensor;
     if (!file.empty()) {
-      absl::StatusOr<NamedTensor> read = ReadValueFile(file, in.type());
-      if (!read.ok()) return read.status();
-      tensor = read->tensor;
+      ANVIL_ASSIGN_OR_RETURN(NamedTensor read, ReadValueFile(file, in.type()));
+      tensor = read.tensor;
     } else {
       std::vector<int64_t> dims;
       if (auto it = flags.shapes.find(in.name()); it != flags.shapes.end()) {
@@ -447,10 +446,8 @@ absl::Status Run(const Flags& flags) {
           dims.push_back(d.is_literal() && *d.value > 0 ? *d.value : 1);
         }
       }
-      absl::StatusOr<Tensor> random =
-          RandomTensor(in, in.type().element_type(), dims, options.max_allocation_bytes, rng);
-      if (!random.ok()) return random.status();
-      tensor = *std::move(random);
+      ANVIL_ASSIGN_OR_RETURN(tensor, RandomTensor(in, in.type().element_type(), dims,
+                                                  options.max_allocation_bytes, rng));
     }
     inputs[in.name()] = tensor;
     ordered.push_back(tensor);
@@ -489,20 +486,14 @@ absl::Status Run(const Flags& flags) {
 
   if (!flags.out.empty()) {  // created by CheckPaths
     for (size_t k = 0; k < ordered.size(); ++k) {
-      if (absl::Status s =
-              WriteValueFile(ordered[k], session.inputs()[k]->type(), session.inputs()[k]->name(),
-                             absl::StrCat(flags.out, "/input_", k, ".pb"));
-          !s.ok()) {
-        return s;
-      }
+      ANVIL_RETURN_IF_ERROR(WriteValueFile(ordered[k], session.inputs()[k]->type(),
+                                           session.inputs()[k]->name(),
+                                           absl::StrCat(flags.out, "/input_", k, ".pb")));
     }
     for (size_t k = 0; k < outputs->size(); ++k) {
-      if (absl::Status s = WriteValueFile((*outputs)[k], session.outputs()[k]->type(),
-                                          session.outputs()[k]->name(),
-                                          absl::StrCat(flags.out, "/output_", k, ".pb"));
-          !s.ok()) {
-        return s;
-      }
+      ANVIL_RETURN_IF_ERROR(WriteValueFile((*outputs)[k], session.outputs()[k]->type(),
+                                           session.outputs()[k]->name(),
+                                           absl::StrCat(flags.out, "/output_", k, ".pb")));
     }
   }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/excerpt.h"
+#include "base/status_macros.h"
 
 namespace anvil {
 
@@ -68,18 +69,16 @@ absl::StatusOr<std::string> CommandLine::Value() {
 }
 
 absl::StatusOr<std::string> CommandLine::Path() {
-  absl::StatusOr<std::string> value = Value();
-  if (!value.ok()) return value.status();
-  return ResolveUserPath(*value);
+  ANVIL_ASSIGN_OR_RETURN(std::string value, Value());
+  return ResolveUserPath(value);
 }
 
 absl::StatusOr<int64_t> CommandLine::Count(int64_t min) {
-  absl::StatusOr<std::string> value = Value();
-  if (!value.ok()) return value.status();
+  ANVIL_ASSIGN_OR_RETURN(std::string value, Value());
   int64_t n;
-  if (!absl::SimpleAtoi(*value, &n) || n < min) {
+  if (!absl::SimpleAtoi(value, &n) || n < min) {
     return absl::InvalidArgumentError(
-        absl::StrCat(key_, " needs a whole number >= ", min, ", got '", Excerpt(*value), "'"));
+        absl::StrCat(key_, " needs a whole number >= ", min, ", got '", Excerpt(value), "'"));
   }
   return n;
 }

@@ -40,7 +40,6 @@
 #include "kernels/op_kernel.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/reduce.h"
-#include "kernels/simd/winograd.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_file.h"
 #include "onnx/onnx_pb.h"
@@ -747,11 +746,13 @@ TEST(Conv, WinogradGivesTheDirectSum) {
                                ") => (float[D] y) <float[", absl::StrJoin(w_dims, ", "), "] w = {",
                                absl::StrJoin(wv, ", "), "}>"),
                   absl::StrCat("y = Conv <", attrs, "> (x, w", c.bias ? ", b" : "", ")"));
-    const int64_t transforms = simd::WinogradOutputTransforms();
-    absl::StatusOr<std::vector<Tensor>> y =
-        RunText(text, c.bias ? std::vector<Tensor>{x, w, b} : std::vector<Tensor>{x, w});
+    KernelStats stats;
+    NodeExecOptions with_stats;
+    with_stats.stats = &stats;
+    absl::StatusOr<std::vector<Tensor>> y = RunText(
+        text, c.bias ? std::vector<Tensor>{x, w, b} : std::vector<Tensor>{x, w}, with_stats);
     ASSERT_TRUE(y.ok()) << y.status();
-    EXPECT_GT(simd::WinogradOutputTransforms(), transforms) << attrs << ": no Winograd";
+    EXPECT_EQ(stats.winograd_convolutions, 1) << attrs << ": no Winograd";
     {  // Threads split the tiles, never an output's arithmetic: the same bits.
       parallel::ThreadScope threads(3);
       parallel::ScopedSplitAll split;
@@ -811,11 +812,13 @@ TEST(MatMul, ConstantWeightPackedOnceGivesTheSameProducts) {
     const std::string signature =
         absl::StrCat("agraph (float[A] a) => (float[C] y) <float[", absl::StrJoin(c.w_dims, ", "),
                      "] w = {", absl::StrJoin(wv, ", "), "}>");
-    const int64_t products = simd::PackedBProducts();
+    KernelStats stats;
+    NodeExecOptions with_stats;
+    with_stats.stats = &stats;
     absl::StatusOr<std::vector<Tensor>> packed =
-        RunText(ModelText(13, signature, absl::StrCat("y = ", op)), {a, w});
+        RunText(ModelText(13, signature, absl::StrCat("y = ", op)), {a, w}, with_stats);
     ASSERT_TRUE(packed.ok()) << packed.status();
-    EXPECT_EQ(simd::PackedBProducts(), products + 1) << c.op << ": the packed weight was not used";
+    EXPECT_EQ(stats.packed_weight_products, 1) << c.op << ": the packed weight was not used";
     ExpectNear(Values<float>((*packed)[0]), Values<float>((*plain)[0]), 1e-6, c.op);
   }
 }
@@ -839,16 +842,19 @@ TEST(Gemm, BiasRowOnAPackedWeight) {
           RunText(ModelText(13, "agraph (float[A] a, float[B] w, float[C] c) => (float[D] y)", op),
                   {a, w, c});
       ASSERT_TRUE(plain.ok()) << plain.status();
-      const int64_t products = simd::PackedBProducts();
+      KernelStats stats;
+      NodeExecOptions with_stats;
+      with_stats.stats = &stats;
       absl::StatusOr<std::vector<Tensor>> packed =
           RunText(ModelText(13,
                             absl::StrCat("agraph (float[A] a, float[C] c) => (float[D] y) <float[",
                                          absl::StrJoin(w_dims, ", "), "] w = {",
                                          absl::StrJoin(wv, ", "), "}>"),
                             op),
-                  {a, w, c});  // the node's inputs in order, the constant w included
+                  {a, w, c},  // the node's inputs in order, the constant w included
+                  with_stats);
       ASSERT_TRUE(packed.ok()) << packed.status();
-      EXPECT_EQ(simd::PackedBProducts(), products + 1);
+      EXPECT_EQ(stats.packed_weight_products, 1);
       ExpectNear(Values<float>((*packed)[0]), Values<float>((*plain)[0]), 1e-5, attrs);
     }
   }

@@ -67,10 +67,9 @@ Tensor RunOne(const std::string& text, const std::vector<Tensor>& inputs) {
 // Output 0 of the first node of `text` run on hand-made (possibly strided) input views.
 absl::StatusOr<Tensor> RunViews(const std::string& text, const std::vector<TensorView>& inputs,
                                 ElementType out_type, std::vector<int64_t> out_dims) {
-  absl::StatusOr<std::vector<Tensor>> out =
-      kernel_testing::RunViews(text, inputs, {std::move(out_dims)}, out_type);
-  if (!out.ok()) return out.status();
-  return (*out)[0];
+  ANVIL_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                         kernel_testing::RunViews(text, inputs, {std::move(out_dims)}, out_type));
+  return out[0];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 // The compute kernel family's table: matrix products (compute_matmul.cc), convolutions
-// (compute_conv.cc), pools (compute_pool.cc), reductions, CumSum and MeanVarianceNormalization
-// (compute_reduce.cc), softmax and normalizations (compute_norm.cc), Einsum and Det
-// (compute_linalg.cc), com.microsoft MultiHeadAttention (compute_attention.cc). Shared helpers
-// are in compute_util.h; GEMM and row routines in simd/.
+// (compute_conv*.cc over conv_*.cc), pools (compute_pool.cc), reductions, CumSum and
+// MeanVarianceNormalization (compute_reduce.cc), softmax and normalizations (compute_norm.cc),
+// Einsum and Det (compute_linalg.cc), com.microsoft MultiHeadAttention (compute_attention.cc).
+// Shared helpers are in compute_util.h; GEMM and row routines in simd/.
 #include "kernels/kernel_rules.h"
 #include "kernels/ops/compute_util.h"
 

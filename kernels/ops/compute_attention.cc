@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/parallel.h"
 #include "kernels/ops/compute_util.h"
+#include "kernels/ops/scratch.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/reduce.h"
 
@@ -47,14 +48,8 @@ int64_t RowsPerBlock(int64_t s, int64_t l) {
   return std::min(rows, std::max<int64_t>(s, 1));
 }
 
-// Per-thread score scratch over this is refused (a key length in the tens of millions).
+// Score scratch per chunk over this is refused (a key length in the tens of millions).
 constexpr int64_t kMaxScratchBytes = int64_t{1} << 30;
-
-float* ScoreScratch(size_t n) {
-  thread_local std::vector<float> scores;
-  if (scores.size() < n) scores.resize(n);
-  return scores.data();
-}
 
 // Replaces the n scores of a row by exp(scale * x - max over the row of scale * x) and returns the
 // reciprocal of their sum, by which the row's output is multiplied (16 or so values, where
@@ -129,7 +124,9 @@ class MultiHeadAttentionKernel final : public OpKernel {
         2.0 * static_cast<double>(s) * static_cast<double>(l) * static_cast<double>(d + dv);
     parallel::For(batch * heads_, parallel::MinChunk(flops, parallel::kMinChunkFlops),
                   [&](int64_t begin, int64_t end) {
-                    float* scores = ScoreScratch(static_cast<size_t>(rows * (l + 1)));
+                    // The chunk's own score rows, freed when it ends.
+                    ScratchBuffers scratch;
+                    float* scores = scratch.Get<float>(0, static_cast<size_t>(rows * (l + 1)));
                     float* inv_sums = scores + rows * l;
                     for (int64_t bh = begin; bh < end; ++bh) {
                       const int64_t b = bh / heads_, h = bh % heads_;

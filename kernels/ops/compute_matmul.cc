@@ -86,6 +86,11 @@ std::unique_ptr<const simd::PackedB> PackConstantWeight(const Node& node, int in
                  : simd::PackB(false, rows, cols, data, cols);
 }
 
+// Reports a product on the kernel's packed weight to the caller that asked (KernelStats).
+void CountPackedProduct(KernelContext& ctx) {
+  if (ctx.stats() != nullptr) ++ctx.stats()->packed_weight_products;
+}
+
 // MatMul whose B is a constant 2-D float weight: packed once at kernel creation, so each run
 // skips packing it. A [..., M, K] dense is one product of (batch * M) rows; anything else takes
 // the general path.
@@ -109,6 +114,7 @@ class MatMulKernel final : public OpKernel {
         ad = a_dense.As<float>();
       }
       const int64_t rows = packed_->k > 0 ? a.NumElements() / packed_->k : 0;
+      CountPackedProduct(ctx);
       simd::SgemmPackedB(false, rows, 1.0f, ad, packed_->k, *packed_, 0.0f, y.As<float>(),
                          packed_->n);
       return absl::OkStatus();
@@ -197,6 +203,7 @@ class GemmKernel final : public OpKernel {
         const TensorView& c = ctx.input(2);
         if (c.type == ElementType::kFloat && c.NumElements() == N && c.Contiguous() &&
             (c.rank() == 1 || (c.rank() == 2 && c.dims[0] == 1))) {
+          CountPackedProduct(ctx);
           simd::SgemmPackedB(ta, M, alpha_, a.As<float>(), lda, *packed_, 0.0f, y, N,
                              c.As<float>());
           return;
@@ -215,6 +222,7 @@ class GemmKernel final : public OpKernel {
     }
     if constexpr (std::is_same_v<T, float>) {
       if (packed_ != nullptr && packed_->k == K && packed_->n == N) {
+        CountPackedProduct(ctx);
         simd::SgemmPackedB(ta, M, alpha_, a.As<float>(), lda, *packed_, beta, y, N);
         return;
       }

@@ -145,11 +145,10 @@ class SoftmaxKernel final : public OpKernel {
     TensorView& y = ctx.output(0);
     const int64_t rank = x.rank();
     if (rank == 0) return ctx.Error("input must have rank >= 1");
-    absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.node(), axis_, rank);
-    if (!axis.ok()) return axis.status();
-    const int64_t outer = Product(x.dims, 0, *axis);
-    const int64_t n = flatten_ ? Product(x.dims, *axis) : x.dims[*axis];
-    const int64_t inner = flatten_ ? 1 : Product(x.dims, *axis + 1);
+    ANVIL_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx.node(), axis_, rank));
+    const int64_t outer = Product(x.dims, 0, axis);
+    const int64_t n = flatten_ ? Product(x.dims, axis) : x.dims[axis];
+    const int64_t inner = flatten_ ? 1 : Product(x.dims, axis + 1);
     return DispatchFloat(x.type, ctx.node().op_type(), [&](auto tag) -> absl::Status {
       using C = ComputeType<decltype(tag)>;
       // Nothing to normalize (and no first row to start the column maxima from: an empty axis
@@ -352,11 +351,10 @@ class LayerNormKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& x = ctx.input(0);
-    absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.node(), axis_, x.rank());
-    if (!axis.ok()) return axis.status();
-    const int64_t outer = Product(x.dims, 0, *axis);
-    const int64_t n = Product(x.dims, *axis);
-    const Shape norm_dims(x.dims.begin() + *axis, x.dims.end());
+    ANVIL_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx.node(), axis_, x.rank()));
+    const int64_t outer = Product(x.dims, 0, axis);
+    const int64_t n = Product(x.dims, axis);
+    const Shape norm_dims(x.dims.begin() + axis, x.dims.end());
     auto param = [&](int i, TensorView* out) -> absl::Status {
       const TensorView& v = ctx.input(i);
       if (v.rank() > static_cast<int64_t>(norm_dims.size())) {

@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/parallel.h"
+#include "base/status_macros.h"
 #include "kernels/ops/compute_util.h"
 #include "kernels/simd/elementwise.h"
 #include "kernels/simd/reduce.h"
@@ -87,20 +88,18 @@ class PoolKernel final : public OpKernel {
     }
     const Shape in(x.dims.begin() + 2, x.dims.end());
     const Shape out(y.dims.begin() + 2, y.dims.end());
-    absl::StatusOr<WindowGeometry> g =
-        ResolveWindow(ctx.node(), attrs_, in, out, attrs_.kernel_shape);
-    if (!g.ok()) return g.status();
+    ANVIL_ASSIGN_OR_RETURN(WindowGeometry g,
+                           ResolveWindow(ctx.node(), attrs_, in, out, attrs_.kernel_shape));
     const bool want_indices = kind_ == PoolKind::kMax && ctx.HasOutput(1);
-    if (kind_ == PoolKind::kMax && !want_indices && x.type == ElementType::kFloat &&
-        IsFull2x2(*g)) {
-      return MaxPool2x2(x, y, *g);
+    if (kind_ == PoolKind::kMax && !want_indices && x.type == ElementType::kFloat && IsFull2x2(g)) {
+      return MaxPool2x2(x, y, g);
     }
     DimTaps taps[3];  // D, H, W
     for (int64_t d = 0; d < 3; ++d) {
       const int64_t k = d - (3 - S);  // spatial dim, or < 0 for a padding dim of size 1
       taps[d] = k < 0 ? ComputeTaps(1, 1, 1, 1, 1, 0, 0)
-                      : ComputeTaps(g->in[k], g->out[k], g->kernel[k], g->strides[k],
-                                    g->dilations[k], g->pad_begin[k], g->pad_end[k]);
+                      : ComputeTaps(g.in[k], g.out[k], g.kernel[k], g.strides[k], g.dilations[k],
+                                    g.pad_begin[k], g.pad_end[k]);
     }
     int64_t* indices = want_indices ? ctx.output(1).As<int64_t>() : nullptr;
     const char* op = kind_ == PoolKind::kMax       ? "MaxPool"
@@ -112,19 +111,19 @@ class PoolKernel final : public OpKernel {
       DenseInput<C> xd(x);
       DenseOutput<C> yd(y);
       const int64_t planes = x.dims[0] * x.dims[1];
-      const double plane_work = static_cast<double>(g->in_size + g->out_size * g->kernel_size);
+      const double plane_work = static_cast<double>(g.in_size + g.out_size * g.kernel_size);
       parallel::For(planes, parallel::MinChunk(plane_work, parallel::kMinChunkElements),
                     [&](int64_t begin, int64_t end) {
                       std::vector<double> acc;
                       for (int64_t plane = begin; plane < end; ++plane) {
-                        const C* xp = xd.data() + plane * g->in_size;
-                        C* yp = yd.data() + plane * g->out_size;
+                        const C* xp = xd.data() + plane * g.in_size;
+                        C* yp = yd.data() + plane * g.out_size;
                         if (indices == nullptr && kind_ != PoolKind::kLp) {
                           PlaneByRows<C>(taps, xp, yp, acc);
                         } else {
                           Plane<C>(taps, xp, yp,
-                                   indices != nullptr ? indices + plane * g->out_size : nullptr,
-                                   plane * g->in_size);
+                                   indices != nullptr ? indices + plane * g.out_size : nullptr,
+                                   plane * g.in_size);
                         }
                       }
                     });
@@ -275,6 +274,27 @@ class PoolKernel final : public OpKernel {
     }
   }
 
+  // Calls f(value, id, ih, iw) for each input element of output (od, oh, ow)'s window, in
+  // (depth, row, column) order.
+  template <typename C, typename F>
+  static void ForEachTap(const DimTaps* taps, const C* x, int64_t od, int64_t oh, int64_t ow,
+                         F&& f) {
+    const DimTaps& td = taps[0];
+    const DimTaps& th = taps[1];
+    const DimTaps& tw = taps[2];
+    for (int64_t a = 0; a < td.count[od]; ++a) {
+      const int64_t id = td.first[od] + a * td.dilation;
+      for (int64_t b = 0; b < th.count[oh]; ++b) {
+        const int64_t ih = th.first[oh] + b * th.dilation;
+        const C* row = x + (id * th.in + ih) * tw.in;
+        for (int64_t c = 0; c < tw.count[ow]; ++c) {
+          const int64_t iw = tw.first[ow] + c * tw.dilation;
+          f(row[iw], id, ih, iw);
+        }
+      }
+    }
+  }
+
   template <typename C>
   void Plane(const DimTaps* taps, const C* x, C* y, int64_t* indices, int64_t index_base) const {
     const DimTaps& td = taps[0];
@@ -290,22 +310,14 @@ class PoolKernel final : public OpKernel {
             C best = std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
                                                           : std::numeric_limits<C>::lowest();
             int64_t best_d = td.first[od], best_h = th.first[oh], best_w = tw.first[ow];
-            for (int64_t a = 0; a < td.count[od]; ++a) {
-              const int64_t id = td.first[od] + a * td.dilation;
-              for (int64_t b = 0; b < th.count[oh]; ++b) {
-                const int64_t ih = th.first[oh] + b * th.dilation;
-                const C* row = x + (id * H + ih) * W;
-                for (int64_t c = 0; c < tw.count[ow]; ++c) {
-                  const int64_t iw = tw.first[ow] + c * tw.dilation;
-                  if (row[iw] > best) {
-                    best = row[iw];
-                    best_d = id;
-                    best_h = ih;
-                    best_w = iw;
-                  }
-                }
+            ForEachTap(taps, x, od, oh, ow, [&](C v, int64_t id, int64_t ih, int64_t iw) {
+              if (v > best) {
+                best = v;
+                best_d = id;
+                best_h = ih;
+                best_w = iw;
               }
-            }
+            });
             y[o] = best;
             if (indices != nullptr) {
               // storage_order 1: column-major over the spatial dims.
@@ -315,23 +327,16 @@ class PoolKernel final : public OpKernel {
             continue;
           }
           double sum = 0;
-          for (int64_t a = 0; a < td.count[od]; ++a) {
-            const int64_t id = td.first[od] + a * td.dilation;
-            for (int64_t b = 0; b < th.count[oh]; ++b) {
-              const int64_t ih = th.first[oh] + b * th.dilation;
-              const C* row = x + (id * H + ih) * W;
-              for (int64_t c = 0; c < tw.count[ow]; ++c) {
-                const double v = static_cast<double>(row[tw.first[ow] + c * tw.dilation]);
-                if (kind_ == PoolKind::kAverage) {
-                  sum += v;
-                } else if (p_ == 2) {
-                  sum += v * v;
-                } else {
-                  sum += std::pow(std::fabs(v), p_);
-                }
-              }
+          ForEachTap(taps, x, od, oh, ow, [&](C e, int64_t, int64_t, int64_t) {
+            const double v = static_cast<double>(e);
+            if (kind_ == PoolKind::kAverage) {
+              sum += v;
+            } else if (p_ == 2) {
+              sum += v * v;
+            } else {
+              sum += std::pow(std::fabs(v), p_);
             }
-          }
+          });
           if (kind_ == PoolKind::kAverage) {
             const int64_t n = count_include_pad_ ? td.padded[od] * th.padded[oh] * tw.padded[ow]
                                                  : td.count[od] * th.count[oh] * tw.count[ow];
@@ -477,10 +482,9 @@ class MaxUnpoolKernel final : public OpKernel {
 }  // namespace
 
 KernelOr CreatePool(const Node& node, int64_t) {
-  absl::StatusOr<WindowAttrs> attrs = ReadWindowAttrs(node);
-  if (!attrs.ok()) return attrs.status();
-  if (attrs->kernel_shape.empty()) return NodeError(node, "attribute 'kernel_shape' is required");
-  for (int64_t k : attrs->kernel_shape) {
+  ANVIL_ASSIGN_OR_RETURN(WindowAttrs attrs, ReadWindowAttrs(node));
+  if (attrs.kernel_shape.empty()) return NodeError(node, "attribute 'kernel_shape' is required");
+  for (int64_t k : attrs.kernel_shape) {
     if (k < 1) return NodeError(node, "kernel_shape values must be >= 1");
   }
   const std::string& op = node.op_type();
@@ -491,7 +495,7 @@ KernelOr CreatePool(const Node& node, int64_t) {
   if (storage_order != 0 && storage_order != 1) {
     return NodeError(node, absl::StrCat("storage_order ", storage_order, " is not 0 or 1"));
   }
-  return std::unique_ptr<OpKernel>(new PoolKernel(kind, *std::move(attrs),
+  return std::unique_ptr<OpKernel>(new PoolKernel(kind, std::move(attrs),
                                                   node.GetInt("count_include_pad", 0) != 0,
                                                   storage_order, ReadP(node)));
 }
@@ -505,10 +509,9 @@ KernelOr CreateGlobalPool(const Node& node, int64_t) {
 }
 
 KernelOr CreateMaxUnpool(const Node& node, int64_t) {
-  absl::StatusOr<WindowAttrs> attrs = ReadWindowAttrs(node);
-  if (!attrs.ok()) return attrs.status();
-  if (attrs->kernel_shape.empty()) return NodeError(node, "attribute 'kernel_shape' is required");
-  return std::unique_ptr<OpKernel>(new MaxUnpoolKernel(*std::move(attrs)));
+  ANVIL_ASSIGN_OR_RETURN(WindowAttrs attrs, ReadWindowAttrs(node));
+  if (attrs.kernel_shape.empty()) return NodeError(node, "attribute 'kernel_shape' is required");
+  return std::unique_ptr<OpKernel>(new MaxUnpoolKernel(std::move(attrs)));
 }
 
 }  // namespace anvil::compute_ops

@@ -259,9 +259,8 @@ class ReduceKernel final : public OpKernel {
     const int64_t rank = x.rank();
     std::vector<bool> reduced(rank, axes.empty() && !noop_with_empty_axes_);
     for (int64_t a : axes) {
-      absl::StatusOr<int64_t> k = NormalizeAxis(ctx.node(), a, rank, "axes value");
-      if (!k.ok()) return k.status();
-      reduced[*k] = true;
+      ANVIL_ASSIGN_OR_RETURN(int64_t k, NormalizeAxis(ctx.node(), a, rank, "axes value"));
+      reduced[k] = true;
     }
     int64_t count = 1, kept = 1;
     for (int64_t k = 0; k < rank; ++k) (reduced[k] ? count : kept) *= x.dims[k];
@@ -362,9 +361,8 @@ class MvnKernel final : public OpKernel {
     const int64_t rank = x.rank();
     std::vector<bool> reduced(rank, false);
     for (int64_t a : axes_) {
-      absl::StatusOr<int64_t> k = NormalizeAxis(ctx.node(), a, rank, "axes value");
-      if (!k.ok()) return k.status();
-      reduced[*k] = true;
+      ANVIL_ASSIGN_OR_RETURN(int64_t k, NormalizeAxis(ctx.node(), a, rank, "axes value"));
+      reduced[k] = true;
     }
     int64_t count = 1, n_out = 1;
     for (int64_t k = 0; k < rank; ++k) (reduced[k] ? count : n_out) *= x.dims[k];
@@ -414,11 +412,11 @@ class ArgKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& x = ctx.input(0);
     int64_t* y = ctx.output(0).As<int64_t>();
-    absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.node(), axis_, std::max<int64_t>(1, x.rank()));
-    if (!axis.ok()) return axis.status();
-    const int64_t outer = Product(x.dims, 0, *axis);
-    const int64_t n = x.rank() == 0 ? 1 : x.dims[*axis];
-    const int64_t inner = Product(x.dims, *axis + 1);
+    ANVIL_ASSIGN_OR_RETURN(int64_t axis,
+                           NormalizeAxis(ctx.node(), axis_, std::max<int64_t>(1, x.rank())));
+    const int64_t outer = Product(x.dims, 0, axis);
+    const int64_t n = x.rank() == 0 ? 1 : x.dims[axis];
+    const int64_t inner = Product(x.dims, axis + 1);
     if (n == 0 && outer * inner > 0) {
       return ctx.Error("cannot take an arg-extremum over an empty axis");
     }
@@ -486,11 +484,10 @@ class CumSumKernel final : public OpKernel {
     TensorView& y = ctx.output(0);
     ANVIL_ASSIGN_OR_RETURN(const std::vector<int64_t> axis_values, ReadInt64s(ctx, 1));
     if (axis_values.size() != 1) return ctx.Error("axis must hold one value");
-    absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.node(), axis_values[0], x.rank());
-    if (!axis.ok()) return axis.status();
-    const int64_t outer = Product(x.dims, 0, *axis);
-    const int64_t n = x.dims[*axis];
-    const int64_t inner = Product(x.dims, *axis + 1);
+    ANVIL_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx.node(), axis_values[0], x.rank()));
+    const int64_t outer = Product(x.dims, 0, axis);
+    const int64_t n = x.dims[axis];
+    const int64_t inner = Product(x.dims, axis + 1);
     return DispatchArithmetic(x.type, "CumSum", [&](auto tag) -> absl::Status {
       using A = AccType<decltype(tag)>;
       DenseInput<A> xd(x);

@@ -277,17 +277,6 @@ absl::StatusOr<WindowGeometry> ResolveWindow(const Node& node, const WindowAttrs
                                              absl::Span<const int64_t> out,
                                              absl::Span<const int64_t> kernel);
 
-// Grow-only per-thread buffers of the convolution paths (im2col, the batched product, column
-// phases, Winograd's transformed blocks), slots 0 and 1 per element type: steady-state calls
-// neither allocate nor touch fresh pages, which for these megabyte buffers cost more than the
-// im2col. A path uses them only within one call, so the paths share them.
-template <typename T>
-T* ConvScratch(int slot, size_t n) {
-  thread_local std::vector<T> buffers[2];
-  if (buffers[slot].size() < n) buffers[slot].resize(n);
-  return buffers[slot].data();
-}
-
 // The Softmax kernel's float row: y[i] = exp(x[i] - max) / sum over the n contiguous values (y
 // may be x). Shared with MultiHeadAttention, which normalizes its score rows with it.
 void SoftmaxRowFloat(const float* x, float* y, int64_t n);

@@ -109,9 +109,8 @@ absl::Status EmitTensor(KernelContext& ctx, int i, const TensorView& value) {
   if (!ctx.HasOutput(i)) return absl::OkStatus();
   // A sequence or empty optional goes out whole (sharing the element tensors).
   if (!value.is_tensor()) return ctx.SetOutputValue(i, Tensor::CopyOf(value));
-  absl::StatusOr<TensorView*> out = AllocateTyped(ctx, i, value.type, value.dims);
-  if (!out.ok()) return out.status();
-  CopyView(value, **out);
+  ANVIL_ASSIGN_OR_RETURN(TensorView* out, AllocateTyped(ctx, i, value.type, value.dims));
+  CopyView(value, *out);
   return absl::OkStatus();
 }
 
@@ -147,11 +146,10 @@ absl::Status EmitStacked(KernelContext& ctx, int i, const std::vector<Tensor>& i
   }
   Shape dims = item_dims;
   dims.insert(dims.begin() + axis, static_cast<int64_t>(items.size()));
-  absl::StatusOr<TensorView*> out = AllocateTyped(ctx, i, type, dims);
-  if (!out.ok()) return out.status();
+  ANVIL_ASSIGN_OR_RETURN(TensorView* out, AllocateTyped(ctx, i, type, dims));
   const int64_t count = static_cast<int64_t>(items.size());
   for (int64_t t = 0; t < count; ++t) {
-    CopyView(items[t].view(), SliceAt(**out, axis, reverse ? count - 1 - t : t));
+    CopyView(items[t].view(), SliceAt(*out, axis, reverse ? count - 1 - t : t));
   }
   return absl::OkStatus();
 }
@@ -184,18 +182,15 @@ class IfKernel final : public OpKernel {
       : then_(then_branch), else_(else_branch) {}
 
   absl::Status Compute(KernelContext& ctx) override {
-    absl::StatusOr<int64_t> cond = ScalarValue(ctx, ctx.input(0), "the condition");
-    if (!cond.ok()) return cond.status();
-    const Graph& branch = *cond != 0 ? *then_ : *else_;
-    absl::StatusOr<std::vector<Tensor>> results = ctx.RunSubgraph(branch, {});
-    if (!results.ok()) return results.status();
-    if (static_cast<int>(results->size()) != ctx.num_outputs()) {
-      return ctx.Error(absl::StrCat("the ", *cond != 0 ? "then" : "else", " branch returns ",
-                                    results->size(), " values for ", ctx.num_outputs(),
-                                    " outputs"));
+    ANVIL_ASSIGN_OR_RETURN(int64_t cond, ScalarValue(ctx, ctx.input(0), "the condition"));
+    const Graph& branch = cond != 0 ? *then_ : *else_;
+    ANVIL_ASSIGN_OR_RETURN(std::vector<Tensor> results, ctx.RunSubgraph(branch, {}));
+    if (static_cast<int>(results.size()) != ctx.num_outputs()) {
+      return ctx.Error(absl::StrCat("the ", cond != 0 ? "then" : "else", " branch returns ",
+                                    results.size(), " values for ", ctx.num_outputs(), " outputs"));
     }
     for (int i = 0; i < ctx.num_outputs(); ++i) {
-      ANVIL_RETURN_IF_ERROR(EmitTensor(ctx, i, (*results)[i].view()));
+      ANVIL_RETURN_IF_ERROR(EmitTensor(ctx, i, results[i].view()));
     }
     return absl::OkStatus();
   }
@@ -231,15 +226,12 @@ class LoopKernel final : public OpKernel {
     }
     int64_t max_trips = std::numeric_limits<int64_t>::max();
     if (ctx.HasInput(0)) {
-      absl::StatusOr<int64_t> m = ScalarValue(ctx, ctx.input(0), "the trip count M");
-      if (!m.ok()) return m.status();
-      max_trips = *m;
+      ANVIL_ASSIGN_OR_RETURN(max_trips, ScalarValue(ctx, ctx.input(0), "the trip count M"));
     }
     bool cond = true;
     if (ctx.HasInput(1)) {
-      absl::StatusOr<int64_t> c = ScalarValue(ctx, ctx.input(1), "the condition");
-      if (!c.ok()) return c.status();
-      cond = *c != 0;
+      ANVIL_ASSIGN_OR_RETURN(int64_t c, ScalarValue(ctx, ctx.input(1), "the condition"));
+      cond = c != 0;
     }
     std::vector<TensorView> carried;
     for (int i = 0; i < num_carried; ++i) carried.push_back(ctx.input(2 + i));
@@ -255,19 +247,18 @@ class LoopKernel final : public OpKernel {
       *condition.As<uint8_t>() = 1;
       std::vector<TensorView> args = {iteration.view(), condition.view()};
       args.insert(args.end(), carried.begin(), carried.end());
-      absl::StatusOr<std::vector<Tensor>> results = ctx.RunSubgraph(*body_, args);
-      if (!results.ok()) return results.status();
-      if (static_cast<int>(results->size()) != 1 + num_carried + num_scans) {
-        return ctx.Error(absl::StrCat("the body returns ", results->size(),
+      ANVIL_ASSIGN_OR_RETURN(std::vector<Tensor> results, ctx.RunSubgraph(*body_, args));
+      if (static_cast<int>(results.size()) != 1 + num_carried + num_scans) {
+        return ctx.Error(absl::StrCat("the body returns ", results.size(),
                                       " values, the loop needs ", 1 + num_carried + num_scans));
       }
-      absl::StatusOr<int64_t> next = ScalarValue(ctx, (*results)[0].view(), "the body's condition");
-      if (!next.ok()) return next.status();
-      cond = *next != 0;
-      carried_owner.assign(results->begin() + 1, results->begin() + 1 + num_carried);
+      ANVIL_ASSIGN_OR_RETURN(int64_t next,
+                             ScalarValue(ctx, results[0].view(), "the body's condition"));
+      cond = next != 0;
+      carried_owner.assign(results.begin() + 1, results.begin() + 1 + num_carried);
       for (int i = 0; i < num_carried; ++i) carried[i] = carried_owner[i].view();
       for (int k = 0; k < num_scans; ++k) {
-        scans[k].push_back((*results)[1 + num_carried + k]);
+        scans[k].push_back(results[1 + num_carried + k]);
         scan_bytes[k] += static_cast<int64_t>(scans[k].back().ByteSize());
         ANVIL_RETURN_IF_ERROR(
             ctx.CheckHeldBytes(num_carried + k, scan_bytes[k], trip + 1, scans[k].back()));
@@ -280,11 +271,8 @@ class LoopKernel final : public OpKernel {
       const int out = num_carried + k;
       const Value* body_out = body_->outputs()[1 + num_carried + k];
       const ElementType empty_type = StackedType(ctx.node().output(out), body_out);
-      if (absl::Status s =
-              EmitStacked(ctx, out, scans[k], 0, false, empty_type, DeclaredDims(body_out));
-          !s.ok()) {
-        return s;
-      }
+      ANVIL_RETURN_IF_ERROR(
+          EmitStacked(ctx, out, scans[k], 0, false, empty_type, DeclaredDims(body_out)));
     }
     return absl::OkStatus();
   }
@@ -358,12 +346,9 @@ class ScanKernel final : public OpKernel {
       for (int k = 0; k < num_scan_out; ++k) {
         const int64_t axis = k < static_cast<int>(out_axes_.size()) ? out_axes_[k] : 0;
         const bool reverse = k < static_cast<int>(out_directions_.size()) && out_directions_[k];
-        if (absl::Status s = EmitStacked(ctx, num_state + k, outs[k], axis, reverse,
-                                         EmptyType(ctx, num_state + k),
-                                         DeclaredDims(body_->outputs()[num_state + k]));
-            !s.ok()) {
-          return s;
-        }
+        ANVIL_RETURN_IF_ERROR(EmitStacked(ctx, num_state + k, outs[k], axis, reverse,
+                                          EmptyType(ctx, num_state + k),
+                                          DeclaredDims(body_->outputs()[num_state + k])));
       }
       return absl::OkStatus();
     }
@@ -395,21 +380,15 @@ class ScanKernel final : public OpKernel {
       for (int j = 0; j < num_scan_inputs_; ++j) {
         scans.push_back(SliceAt(ctx.input(first + num_state + j), 0, b));
       }
-      if (absl::Status s = RunSequence(ctx, states, scans, len, &batch_states[b], &batch_outs[b]);
-          !s.ok()) {
-        return s;
-      }
+      ANVIL_RETURN_IF_ERROR(RunSequence(ctx, states, scans, len, &batch_states[b], &batch_outs[b]));
     }
     // States: [batch, ...]; scan outputs: [batch, max_len, ...], zeros past a short sequence.
     for (int i = 0; i < num_state; ++i) {
       if (!ctx.HasOutput(i)) continue;
       std::vector<Tensor> per_batch;
       for (int64_t b = 0; b < batch; ++b) per_batch.push_back(batch_states[b][i]);
-      if (absl::Status s = EmitStacked(ctx, i, per_batch, 0, false, EmptyType(ctx, i),
-                                       DeclaredDims(body_->outputs()[i]));
-          !s.ok()) {
-        return s;
-      }
+      ANVIL_RETURN_IF_ERROR(EmitStacked(ctx, i, per_batch, 0, false, EmptyType(ctx, i),
+                                        DeclaredDims(body_->outputs()[i])));
     }
     for (int k = 0; k < num_scan_out; ++k) {
       const int out = num_state + k;
@@ -425,11 +404,10 @@ class ScanKernel final : public OpKernel {
       }
       Shape dims = item_dims;
       dims.insert(dims.begin(), {batch, max_len});
-      absl::StatusOr<TensorView*> view = AllocateTyped(ctx, out, type, dims);
-      if (!view.ok()) return view.status();
-      std::memset((*view)->data, 0, (*view)->NumElements() * (*view)->ElementBytes());
+      ANVIL_ASSIGN_OR_RETURN(TensorView* view, AllocateTyped(ctx, out, type, dims));
+      std::memset(view->data, 0, view->NumElements() * view->ElementBytes());
       for (int64_t b = 0; b < batch; ++b) {
-        const TensorView row = SliceAt(**view, 0, b);
+        const TensorView row = SliceAt(*view, 0, b);
         const std::vector<Tensor>& items = batch_outs[b][k];
         for (size_t t = 0; t < items.size(); ++t) {
           if (items[t].dims() != item_dims) {
@@ -484,16 +462,15 @@ class ScanKernel final : public OpKernel {
         const bool reverse = j < in_directions_.size() && in_directions_[j] != 0;
         args.push_back(SliceAt(scans[j], axes[j], reverse ? length - 1 - t : t));
       }
-      absl::StatusOr<std::vector<Tensor>> results = ctx.RunSubgraph(*body_, args);
-      if (!results.ok()) return results.status();
-      if (static_cast<int>(results->size()) != num_state + num_out) {
-        return ctx.Error(absl::StrCat("the body returns ", results->size(), " values, expected ",
+      ANVIL_ASSIGN_OR_RETURN(std::vector<Tensor> results, ctx.RunSubgraph(*body_, args));
+      if (static_cast<int>(results.size()) != num_state + num_out) {
+        return ctx.Error(absl::StrCat("the body returns ", results.size(), " values, expected ",
                                       num_state + num_out));
       }
-      state_owner.assign(results->begin(), results->begin() + num_state);
+      state_owner.assign(results.begin(), results.begin() + num_state);
       for (int i = 0; i < num_state; ++i) states[i] = state_owner[i].view();
       for (int k = 0; k < num_out; ++k) {
-        (*outs)[k].push_back((*results)[num_state + k]);
+        (*outs)[k].push_back(results[num_state + k]);
         out_bytes[k] += static_cast<int64_t>((*outs)[k].back().ByteSize());
         ANVIL_RETURN_IF_ERROR(
             ctx.CheckHeldBytes(num_state + k, out_bytes[k], t + 1, (*outs)[k].back()));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/parallel.h"
+#include "kernels/ops/scratch.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/winograd.h"
 
@@ -189,17 +190,18 @@ void DescribeTiles(const WindowGeometry& g, int64_t C, int64_t K, int64_t p0, in
   }
 }
 
-// A block's scratch on the calling thread: the transformed inputs v (36 matrices C x block,
-// point_stride v_stride), the products m (36 matrices K x block) and the tile descriptors. One
-// cache line between the points' matrices: rows a step touches at the same column of 36 matrices
-// whose size is a multiple of 4 KiB would share one L1 set.
+// A block's scratch, owned by the call or chunk that makes it: the transformed inputs v (36
+// matrices C x block, point_stride v_stride), the products m (36 matrices K x block) and the tile
+// descriptors. One cache line between the points' matrices: rows a step touches at the same
+// column of 36 matrices whose size is a multiple of 4 KiB would share one L1 set.
 struct BlockScratch {
   BlockScratch(int64_t C, int64_t K, int64_t block)
       : v_stride(C * block + kCacheLineFloats),
         m_stride(K * block + kCacheLineFloats),
-        v(ConvScratch<float>(0, kWinogradPoints * v_stride)),
-        m(ConvScratch<float>(1, kWinogradPoints * m_stride)),
-        desc(ConvScratch<int64_t>(0, 6 * block)) {}
+        v(buffers.Get<float>(0, kWinogradPoints * v_stride)),
+        m(buffers.Get<float>(1, kWinogradPoints * m_stride)),
+        desc(buffers.Get<int64_t>(2, 6 * block)) {}
+  ScratchBuffers buffers;  // first: the pointers below are into it
   int64_t v_stride, m_stride;
   float* v;
   float* m;
@@ -255,9 +257,10 @@ void WinogradChannelMajor(const WindowGeometry& g, int64_t tiles, const Winograd
   // v tiles x C and m tiles x K per point, with the slack the output transform's whole-vector
   // loads read.
   const int64_t v_stride = C * tiles + kCacheLineFloats, m_stride = tiles * K + kCacheLineFloats;
-  float* v = ConvScratch<float>(0, kWinogradPoints * v_stride);
-  float* m = ConvScratch<float>(1, kWinogradPoints * m_stride);
-  int64_t* desc = ConvScratch<int64_t>(0, 6 * tiles);
+  ScratchBuffers scratch;
+  float* v = scratch.Get<float>(0, kWinogradPoints * v_stride);
+  float* m = scratch.Get<float>(1, kWinogradPoints * m_stride);
+  int64_t* desc = scratch.Get<int64_t>(2, 6 * tiles);
   simd::WinogradTiles t;
   DescribeTiles(g, C, K, 0, tiles, tiles, desc, t);
   const int64_t in_plane = g.in[0] * g.in[1], out_plane = g.out[0] * g.out[1];

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "kernels/dispatch.h"
 #include "kernels/ops/data_internal.h"
 
@@ -24,19 +25,18 @@ class ShapeKernel final : public OpKernel {
   ShapeKernel(int64_t start, std::optional<int64_t> end) : start_(start), end_(end) {}
 
   absl::Status Compute(KernelContext& ctx) override {
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
     const TensorView& in = ctx.input(0);
     const int64_t rank = in.rank();
     // As InferShape: negative bounds count from the back, both clamp into [0, rank].
     auto clamp = [rank](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank); };
     const int64_t start = clamp(start_);
     const int64_t end = std::max(start, clamp(end_.value_or(rank)));
-    if ((*out)->NumElements() != end - start) {
-      return ctx.Error(absl::StrCat("output ", (*out)->DebugString(), " for dims [", start, ", ",
-                                    end, ") of ", in.DebugString()));
+    if (out->NumElements() != end - start) {
+      return ctx.Error(absl::StrCat("output ", out->DebugString(), " for dims [", start, ", ", end,
+                                    ") of ", in.DebugString()));
     }
-    std::copy(in.dims.begin() + start, in.dims.begin() + end, (*out)->As<int64_t>());
+    std::copy(in.dims.begin() + start, in.dims.begin() + end, out->As<int64_t>());
     return absl::OkStatus();
   }
 
@@ -46,9 +46,8 @@ class ShapeKernel final : public OpKernel {
 };
 
 absl::Status SizeCompute(KernelContext& ctx) {
-  absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-  if (!out.ok()) return out.status();
-  *(*out)->As<int64_t>() = ctx.input(0).NumElements();
+  ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
+  *out->As<int64_t>() = ctx.input(0).NumElements();
   return absl::OkStatus();
 }
 
@@ -92,9 +91,7 @@ absl::Status RangeCompute(KernelContext& ctx) {
         const int64_t den = d > 0 ? d : -d;
         count = std::max<int64_t>(num > 0 ? (num + den - 1) / den : -((-num) / den), 0);
       }
-      absl::StatusOr<TensorView*> allocated = ctx.AllocateOutput(0, {count});
-      if (!allocated.ok()) return allocated.status();
-      out = *allocated;
+      ANVIL_ASSIGN_OR_RETURN(out, ctx.AllocateOutput(0, {count}));
     }
     T* dst = out->As<T>();
     const int64_t n = out->NumElements();
@@ -125,14 +122,11 @@ class ConstantOfShapeKernel final : public OpKernel {
     if (ctx.IsOutputAllocated(0)) {
       out = &ctx.output(0);
     } else {
-      absl::StatusOr<std::vector<int64_t>> dims = ReadInt64s(ctx, 0);
-      if (!dims.ok()) return dims.status();
-      for (int64_t d : *dims) {
+      ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ReadInt64s(ctx, 0));
+      for (int64_t d : dims) {
         if (d < 0) return ctx.Error(absl::StrCat("negative dim ", d, " in the shape input"));
       }
-      absl::StatusOr<TensorView*> allocated = ctx.AllocateOutput(0, *dims);
-      if (!allocated.ok()) return allocated.status();
-      out = *allocated;
+      ANVIL_ASSIGN_OR_RETURN(out, ctx.AllocateOutput(0, dims));
     }
     if (out->type != type_) {
       return ctx.Error(absl::StrCat("output ", out->DebugString(), " is not of the value's type"));
@@ -153,16 +147,15 @@ class ConstantKernel final : public OpKernel {
   explicit ConstantKernel(Tensor value) : value_(std::move(value)) {}
 
   absl::Status Compute(KernelContext& ctx) override {
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
-    if ((*out)->type != value_.type() || (*out)->dims != value_.dims()) {
-      return ctx.Error(absl::StrCat("output ", (*out)->DebugString(), " does not fit the value ",
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
+    if (out->type != value_.type() || out->dims != value_.dims()) {
+      return ctx.Error(absl::StrCat("output ", out->DebugString(), " does not fit the value ",
                                     value_.view().DebugString()));
     }
     if (value_.type() == ElementType::kString) {
-      std::copy_n(value_.As<std::string>(), value_.NumElements(), (*out)->As<std::string>());
+      std::copy_n(value_.As<std::string>(), value_.NumElements(), out->As<std::string>());
     } else if (value_.ByteSize() > 0) {
-      std::memcpy((*out)->data, value_.data(), value_.ByteSize());
+      std::memcpy(out->data, value_.data(), value_.ByteSize());
     }
     return absl::OkStatus();
   }
@@ -178,16 +171,15 @@ class EyeLikeKernel final : public OpKernel {
   explicit EyeLikeKernel(int64_t k) : k_(k) {}
 
   absl::Status Compute(KernelContext& ctx) override {
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
-    if ((*out)->rank() != 2) {
-      return ctx.Error(absl::StrCat("output must be 2-D, is ", (*out)->DebugString()));
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
+    if (out->rank() != 2) {
+      return ctx.Error(absl::StrCat("output must be 2-D, is ", out->DebugString()));
     }
-    const size_t esize = (*out)->ElementBytes();
+    const size_t esize = out->ElementBytes();
     alignas(16) char one[16] = {};
-    if (absl::Status s = ConvertScalar(1.0, (*out)->type, "EyeLike", one); !s.ok()) return s;
-    const int64_t rows = (*out)->dims[0], cols = (*out)->dims[1];
-    char* dst = static_cast<char*>((*out)->data);
+    ANVIL_RETURN_IF_ERROR(ConvertScalar(1.0, out->type, "EyeLike", one));
+    const int64_t rows = out->dims[0], cols = out->dims[1];
+    char* dst = static_cast<char*>(out->data);
     std::memset(dst, 0, static_cast<size_t>(rows * cols) * esize);
     // k is any int64 (the fuzzer found k = INT64_MIN): a diagonal wholly outside the matrix
     // leaves it zero, and the bounds below are formed only once |k| is known to fit.
@@ -212,19 +204,16 @@ class TriluKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     Tensor scratch;
-    const TensorView in = DenseInput(ctx, 0, &scratch);
-    if (ElementSize(in.type) == 0) return UnsupportedType("Trilu", in.type);
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
-    if (in.rank() < 2 || (*out)->dims != in.dims) {
+    ANVIL_ASSIGN_OR_RETURN(const TensorView in, MovableDenseInput(ctx, 0, &scratch));
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
+    if (in.rank() < 2 || out->dims != in.dims) {
       return ctx.Error(absl::StrCat("input must have rank >= 2, is ", in.DebugString()));
     }
     int64_t k = 0;
     if (ctx.HasInput(1)) {
-      absl::StatusOr<std::vector<int64_t>> kv = ReadInt64s(ctx, 1);
-      if (!kv.ok()) return kv.status();
-      if (kv->size() != 1) return ctx.Error("k must hold one element");
-      k = (*kv)[0];
+      ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> kv, ReadInt64s(ctx, 1));
+      if (kv.size() != 1) return ctx.Error("k must hold one element");
+      k = kv[0];
     }
     const int64_t rows = in.dims[in.rank() - 2], cols = in.dims[in.rank() - 1];
     // Any k beyond the matrix selects all or nothing; clamping keeps i + k from overflowing.
@@ -232,7 +221,7 @@ class TriluKernel final : public OpKernel {
     const int64_t matrices = rows * cols == 0 ? 0 : in.NumElements() / (rows * cols);
     const size_t esize = in.ElementBytes();
     const char* src = static_cast<const char*>(in.data);
-    char* dst = static_cast<char*>((*out)->data);
+    char* dst = static_cast<char*>(out->data);
     // Each row keeps one contiguous run: columns j >= i + k (upper) or j <= i + k (lower).
     for (int64_t m = 0; m < matrices; ++m) {
       for (int64_t i = 0; i < rows; ++i, src += cols * esize, dst += cols * esize) {

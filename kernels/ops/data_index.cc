@@ -19,9 +19,18 @@
 namespace anvil::data_ops {
 namespace {
 
-absl::Status CheckMovable(const KernelContext& ctx, ElementType type) {
-  if (ElementSize(type) == 0) return UnsupportedType(ctx.node().op_type(), type);
-  return absl::OkStatus();
+// The normalized axis `axis` of data of rank `rank` and the indices (input 1) along it, as read
+// by Gather, GatherElements and ScatterElements.
+struct AxisIndices {
+  int64_t axis = 0;
+  std::vector<int64_t> indices;
+};
+
+absl::StatusOr<AxisIndices> ReadAxisIndices(const KernelContext& ctx, int64_t axis, int64_t rank) {
+  AxisIndices a;
+  ANVIL_ASSIGN_OR_RETURN(a.axis, NormalizeAxis(ctx, axis, rank));
+  ANVIL_ASSIGN_OR_RETURN(a.indices, ReadInt64s(ctx, 1));
+  return a;
 }
 
 // ---- Gather ----
@@ -32,23 +41,18 @@ class GatherKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     Tensor scratch;
-    const TensorView data = DenseInput(ctx, 0, &scratch);
-    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, data.type));
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
-    absl::StatusOr<int64_t> axis = NormalizeAxis(ctx, axis_, data.rank());
-    if (!axis.ok()) return axis.status();
-    absl::StatusOr<std::vector<int64_t>> indices = ReadInt64s(ctx, 1);
-    if (!indices.ok()) return indices.status();
-    const int64_t n = data.dims[*axis];
-    for (int64_t& i : *indices) {
+    ANVIL_ASSIGN_OR_RETURN(const TensorView data, MovableDenseInput(ctx, 0, &scratch));
+    ANVIL_ASSIGN_OR_RETURN(TensorView* const out, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(AxisIndices a, ReadAxisIndices(ctx, axis_, data.rank()));
+    const int64_t n = data.dims[a.axis];
+    for (int64_t& i : a.indices) {
       ANVIL_RETURN_IF_ERROR(NormalizeIndex(ctx, &i, n, "index"));
     }
-    const int64_t outer = Product(data.dims, 0, *axis);
-    const int64_t inner = Product(data.dims, *axis + 1, data.dims.size());
-    const int64_t count = static_cast<int64_t>(indices->size());
-    if ((*out)->NumElements() != outer * count * inner) {
-      return ctx.Error(absl::StrCat("output ", (*out)->DebugString(), " does not hold ", count,
+    const int64_t outer = Product(data.dims, 0, a.axis);
+    const int64_t inner = Product(data.dims, a.axis + 1, data.dims.size());
+    const int64_t count = static_cast<int64_t>(a.indices.size());
+    if (out->NumElements() != outer * count * inner) {
+      return ctx.Error(absl::StrCat("output ", out->DebugString(), " does not hold ", count,
                                     " gathered slices of ", data.DebugString()));
     }
     if (outer * count * inner == 0) return absl::OkStatus();
@@ -57,18 +61,18 @@ class GatherKernel final : public OpKernel {
       return DispatchBySize(data.type, "Gather", [&](auto tag) -> absl::Status {
         using T = decltype(tag);
         const T* src = data.As<T>();
-        T* dst = (*out)->As<T>();
+        T* dst = out->As<T>();
         for (int64_t o = 0; o < outer; ++o, src += n) {
-          for (int64_t i : *indices) *dst++ = src[i];
+          for (int64_t i : a.indices) *dst++ = src[i];
         }
         return absl::OkStatus();
       });
     }
     const size_t block = static_cast<size_t>(inner) * esize;
     const char* src = static_cast<const char*>(data.data);
-    char* dst = static_cast<char*>((*out)->data);
+    char* dst = static_cast<char*>(out->data);
     for (int64_t o = 0; o < outer; ++o, src += n * block) {
-      for (int64_t i : *indices) {
+      for (int64_t i : a.indices) {
         std::memcpy(dst, src + i * block, block);
         dst += block;
       }
@@ -133,24 +137,19 @@ class GatherElementsKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     Tensor scratch;
-    const TensorView data = DenseInput(ctx, 0, &scratch);
-    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, data.type));
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
+    ANVIL_ASSIGN_OR_RETURN(const TensorView data, MovableDenseInput(ctx, 0, &scratch));
+    ANVIL_ASSIGN_OR_RETURN(TensorView* const out, PreallocatedOutput(ctx, 0));
     const TensorView& idx = ctx.input(1);
-    if (data.rank() == 0 || idx.rank() != data.rank() || (*out)->dims != idx.dims) {
+    if (data.rank() == 0 || idx.rank() != data.rank() || out->dims != idx.dims) {
       return ctx.Error(
           absl::StrCat("indices ", idx.DebugString(), " do not index data ", data.DebugString()));
     }
-    absl::StatusOr<int64_t> axis = NormalizeAxis(ctx, axis_, data.rank());
-    if (!axis.ok()) return axis.status();
-    absl::StatusOr<std::vector<int64_t>> indices = ReadInt64s(ctx, 1);
-    if (!indices.ok()) return indices.status();
+    ANVIL_ASSIGN_OR_RETURN(const AxisIndices a, ReadAxisIndices(ctx, axis_, data.rank()));
     return DispatchBySize(data.type, "GatherElements", [&](auto tag) -> absl::Status {
       using T = decltype(tag);
       const T* src = data.As<T>();
-      T* dst = (*out)->As<T>();
-      return ForEachAxisIndex(ctx, idx.dims, data.dims, data.strides, *axis, *indices,
+      T* dst = out->As<T>();
+      return ForEachAxisIndex(ctx, idx.dims, data.dims, data.strides, a.axis, a.indices,
                               [&](int64_t pos, int64_t offset) { dst[pos] = src[offset]; });
     });
   }
@@ -211,8 +210,7 @@ class ScatterElementsKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& data = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, data.type));
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
+    ANVIL_ASSIGN_OR_RETURN(TensorView* const out, PreallocatedOutput(ctx, 0));
     Tensor scratch;
     const TensorView updates = DenseInput(ctx, 2, &scratch);
     const TensorView& idx = ctx.input(1);
@@ -222,18 +220,15 @@ class ScatterElementsKernel final : public OpKernel {
                                     updates.DebugString(), " do not fit data ",
                                     data.DebugString()));
     }
-    absl::StatusOr<int64_t> axis = NormalizeAxis(ctx, axis_, data.rank());
-    if (!axis.ok()) return axis.status();
-    absl::StatusOr<std::vector<int64_t>> indices = ReadInt64s(ctx, 1);
-    if (!indices.ok()) return indices.status();
-    CopyView(**out, data);
+    ANVIL_ASSIGN_OR_RETURN(const AxisIndices a, ReadAxisIndices(ctx, axis_, data.rank()));
+    CopyView(*out, data);
     const Reduction r = reduction_;
     return DispatchScatter(r, data.type, ctx.node().op_type(), [&](auto tag) -> absl::Status {
       using T = decltype(tag);
       const T* src = updates.As<T>();
-      T* dst = (*out)->As<T>();
+      T* dst = out->As<T>();
       return ForEachAxisIndex(
-          ctx, idx.dims, data.dims, (*out)->strides, *axis, *indices,
+          ctx, idx.dims, data.dims, out->strides, a.axis, a.indices,
           [&](int64_t pos, int64_t offset) {
             if constexpr (std::is_arithmetic_v<T> || kIsHalfLike<T>) {
               dst[offset] = r == Reduction::kNone ? src[pos] : Reduce(r, dst[offset], src[pos]);
@@ -307,26 +302,22 @@ class GatherNDKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     Tensor scratch;
-    const TensorView data = DenseInput(ctx, 0, &scratch);
-    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, data.type));
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
-    absl::StatusOr<std::vector<int64_t>> indices = ReadInt64s(ctx, 1);
-    if (!indices.ok()) return indices.status();
+    ANVIL_ASSIGN_OR_RETURN(const TensorView data, MovableDenseInput(ctx, 0, &scratch));
+    ANVIL_ASSIGN_OR_RETURN(TensorView* const out, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(const std::vector<int64_t> indices, ReadInt64s(ctx, 1));
     const TensorView& idx = ctx.input(1);
-    absl::StatusOr<std::vector<int64_t>> offsets =
-        TupleOffsets(ctx, data.dims, idx.dims, *indices, batch_dims_);
-    if (!offsets.ok()) return offsets.status();
+    ANVIL_ASSIGN_OR_RETURN(const std::vector<int64_t> offsets,
+                           TupleOffsets(ctx, data.dims, idx.dims, indices, batch_dims_));
     const int64_t slice = Product(data.dims, batch_dims_ + idx.dims.back(), data.dims.size());
-    if ((*out)->NumElements() != static_cast<int64_t>(offsets->size()) * slice) {
-      return ctx.Error(absl::StrCat("output ", (*out)->DebugString(), " does not hold ",
-                                    offsets->size(), " slices of ", slice, " elements"));
+    if (out->NumElements() != static_cast<int64_t>(offsets.size()) * slice) {
+      return ctx.Error(absl::StrCat("output ", out->DebugString(), " does not hold ",
+                                    offsets.size(), " slices of ", slice, " elements"));
     }
     const size_t esize = data.ElementBytes();
     const char* src = static_cast<const char*>(data.data);
-    char* dst = static_cast<char*>((*out)->data);
+    char* dst = static_cast<char*>(out->data);
     const size_t block = static_cast<size_t>(slice) * esize;
-    for (int64_t offset : *offsets) {
+    for (int64_t offset : offsets) {
       std::memcpy(dst, src + offset * static_cast<int64_t>(esize), block);
       dst += block;
     }
@@ -344,29 +335,26 @@ class ScatterNDKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& data = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, data.type));
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
+    ANVIL_ASSIGN_OR_RETURN(TensorView* const out, PreallocatedOutput(ctx, 0));
     Tensor scratch;
     const TensorView updates = DenseInput(ctx, 2, &scratch);
-    absl::StatusOr<std::vector<int64_t>> indices = ReadInt64s(ctx, 1);
-    if (!indices.ok()) return indices.status();
+    ANVIL_ASSIGN_OR_RETURN(const std::vector<int64_t> indices, ReadInt64s(ctx, 1));
     const TensorView& idx = ctx.input(1);
-    absl::StatusOr<std::vector<int64_t>> offsets =
-        TupleOffsets(ctx, data.dims, idx.dims, *indices, 0);
-    if (!offsets.ok()) return offsets.status();
+    ANVIL_ASSIGN_OR_RETURN(const std::vector<int64_t> offsets,
+                           TupleOffsets(ctx, data.dims, idx.dims, indices, 0));
     const int64_t slice = Product(data.dims, idx.dims.back(), data.dims.size());
     if (updates.type != data.type ||
-        updates.NumElements() != static_cast<int64_t>(offsets->size()) * slice) {
+        updates.NumElements() != static_cast<int64_t>(offsets.size()) * slice) {
       return ctx.Error(absl::StrCat("updates ", updates.DebugString(), " do not hold ",
-                                    offsets->size(), " slices of ", slice, " elements"));
+                                    offsets.size(), " slices of ", slice, " elements"));
     }
-    CopyView(**out, data);
+    CopyView(*out, data);
     const Reduction r = reduction_;
     return DispatchScatter(r, data.type, "ScatterND", [&](auto tag) -> absl::Status {
       using T = decltype(tag);
       const T* src = updates.As<T>();
-      T* dst = (*out)->As<T>();
-      for (int64_t offset : *offsets) {
+      T* dst = out->As<T>();
+      for (int64_t offset : offsets) {
         T* d = dst + offset;
         if constexpr (std::is_arithmetic_v<T> || kIsHalfLike<T>) {
           if (r != Reduction::kNone) {
@@ -394,25 +382,21 @@ class CompressKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     Tensor scratch;
-    const TensorView data = DenseInput(ctx, 0, &scratch);
-    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, data.type));
-    absl::StatusOr<std::vector<int64_t>> condition = ReadInt64s(ctx, 1);
-    if (!condition.ok()) return condition.status();
+    ANVIL_ASSIGN_OR_RETURN(const TensorView data, MovableDenseInput(ctx, 0, &scratch));
+    ANVIL_ASSIGN_OR_RETURN(const std::vector<int64_t> condition, ReadInt64s(ctx, 1));
     // Without an axis the input is taken flattened: [1, N, 1].
     int64_t axis = 0;
     int64_t outer = 1, n = data.NumElements(), inner = 1;
     if (has_axis_) {
-      absl::StatusOr<int64_t> a = NormalizeAxis(ctx, axis_, data.rank());
-      if (!a.ok()) return a.status();
-      axis = *a;
+      ANVIL_ASSIGN_OR_RETURN(axis, NormalizeAxis(ctx, axis_, data.rank()));
       outer = Product(data.dims, 0, axis);
       n = data.dims[axis];
       inner = Product(data.dims, axis + 1, data.dims.size());
     }
     // A condition shorter than the axis selects nothing past its end.
     std::vector<int64_t> selected;
-    for (size_t k = 0; k < condition->size(); ++k) {
-      if ((*condition)[k] == 0) continue;
+    for (size_t k = 0; k < condition.size(); ++k) {
+      if (condition[k] == 0) continue;
       if (static_cast<int64_t>(k) >= n) {
         return ctx.Error(absl::StrCat("condition selects index ", k, " beyond dim ", n));
       }
@@ -424,11 +408,10 @@ class CompressKernel final : public OpKernel {
       dims = data.dims;
       dims[axis] = count;
     }
-    absl::StatusOr<TensorView*> out = ctx.AllocateOutput(0, dims);
-    if (!out.ok()) return out.status();
+    ANVIL_ASSIGN_OR_RETURN(TensorView* const out, ctx.AllocateOutput(0, dims));
     const size_t block = static_cast<size_t>(inner) * data.ElementBytes();
     const char* src = static_cast<const char*>(data.data);
-    char* dst = static_cast<char*>((*out)->data);
+    char* dst = static_cast<char*>(out->data);
     for (int64_t o = 0; o < outer; ++o, src += n * block) {
       for (int64_t k : selected) {
         std::memcpy(dst, src + k * block, block);
@@ -450,25 +433,21 @@ class OneHotKernel final : public OpKernel {
   explicit OneHotKernel(int64_t axis) : axis_(axis) {}
 
   absl::Status Compute(KernelContext& ctx) override {
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
+    ANVIL_ASSIGN_OR_RETURN(TensorView* const out, PreallocatedOutput(ctx, 0));
     const TensorView& values = ctx.input(2);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, values.type));
     if (values.NumElements() != 2) {
       return ctx.Error(
           absl::StrCat("values must hold [off_value, on_value], is ", values.DebugString()));
     }
-    absl::StatusOr<std::vector<double>> depth_values = ReadDoubles(ctx, 1);
-    if (!depth_values.ok()) return depth_values.status();
-    if (depth_values->size() != 1) return ctx.Error("depth must hold one element");
-    const int64_t depth = static_cast<int64_t>((*depth_values)[0]);
-    absl::StatusOr<std::vector<int64_t>> indices = ReadInt64s(ctx, 0);
-    if (!indices.ok()) return indices.status();
+    ANVIL_ASSIGN_OR_RETURN(const std::vector<double> depth_values, ReadDoubles(ctx, 1));
+    if (depth_values.size() != 1) return ctx.Error("depth must hold one element");
+    const int64_t depth = static_cast<int64_t>(depth_values[0]);
+    ANVIL_ASSIGN_OR_RETURN(const std::vector<int64_t> indices, ReadInt64s(ctx, 0));
     const TensorView& idx = ctx.input(0);
-    absl::StatusOr<int64_t> axis = NormalizeAxis(ctx, axis_, idx.rank() + 1);
-    if (!axis.ok()) return axis.status();
-    if ((*out)->rank() != idx.rank() + 1 || (*out)->dims[*axis] != depth) {
-      return ctx.Error(absl::StrCat("output ", (*out)->DebugString(), " for depth ", depth,
+    ANVIL_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(ctx, axis_, idx.rank() + 1));
+    if (out->rank() != idx.rank() + 1 || out->dims[axis] != depth) {
+      return ctx.Error(absl::StrCat("output ", out->DebugString(), " for depth ", depth,
                                     " and indices ", idx.DebugString()));
     }
     const size_t esize = values.ElementBytes();
@@ -477,14 +456,14 @@ class OneHotKernel final : public OpKernel {
     const TensorView v = DenseInput(ctx, 2, &scratch);
     std::memcpy(off, v.data, esize);
     std::memcpy(on, static_cast<const char*>(v.data) + esize, esize);
-    const int64_t inner = Product(idx.dims, *axis, idx.dims.size());
-    const int64_t outer = Product(idx.dims, 0, *axis);
-    char* dst = static_cast<char*>((*out)->data);
-    FillBytes(dst, off, (*out)->NumElements(), esize);
+    const int64_t inner = Product(idx.dims, axis, idx.dims.size());
+    const int64_t outer = Product(idx.dims, 0, axis);
+    char* dst = static_cast<char*>(out->data);
+    FillBytes(dst, off, out->NumElements(), esize);
     // Indices outside [-depth, depth) leave their whole row off.
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < inner; ++i) {
-        int64_t k = (*indices)[o * inner + i];
+        int64_t k = indices[o * inner + i];
         if (k < 0) k += depth;
         if (k < 0 || k >= depth) continue;
         std::memcpy(dst + ((o * depth + k) * inner + i) * esize, on, esize);
@@ -518,9 +497,8 @@ absl::Status NonZeroCompute(KernelContext& ctx) {
     int64_t count = 0;
     for (int64_t i = 0; i < total; ++i) count += IsNonZero(p[i]) ? 1 : 0;
     const int64_t rank = in.rank();
-    absl::StatusOr<TensorView*> out = ctx.AllocateOutput(0, {rank, count});
-    if (!out.ok()) return out.status();
-    int64_t* dst = (*out)->As<int64_t>();
+    ANVIL_ASSIGN_OR_RETURN(TensorView* const out, ctx.AllocateOutput(0, {rank, count}));
+    int64_t* dst = out->As<int64_t>();
     if (rank == 0 || count == 0) return absl::OkStatus();
     // Row k of the output holds coordinate k of every nonzero, in row-major order.
     std::vector<int64_t> index(rank, 0);
@@ -561,15 +539,13 @@ absl::StatusOr<std::unique_ptr<OpKernel>> MakeGatherND(const Node& node, int64_t
 }
 
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeScatterElements(const Node& node, int64_t opset) {
-  absl::StatusOr<Reduction> r = ParseReduction(node, opset);
-  if (!r.ok()) return r.status();
-  return std::unique_ptr<OpKernel>(new ScatterElementsKernel(node.GetInt("axis", 0), *r));
+  ANVIL_ASSIGN_OR_RETURN(const Reduction r, ParseReduction(node, opset));
+  return std::unique_ptr<OpKernel>(new ScatterElementsKernel(node.GetInt("axis", 0), r));
 }
 
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeScatterND(const Node& node, int64_t opset) {
-  absl::StatusOr<Reduction> r = ParseReduction(node, opset);
-  if (!r.ok()) return r.status();
-  return std::unique_ptr<OpKernel>(new ScatterNDKernel(*r));
+  ANVIL_ASSIGN_OR_RETURN(const Reduction r, ParseReduction(node, opset));
+  return std::unique_ptr<OpKernel>(new ScatterNDKernel(r));
 }
 
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeCompress(const Node& node, int64_t) {

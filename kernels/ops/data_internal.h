@@ -46,10 +46,18 @@ absl::StatusOr<TensorView*> PreallocatedOutput(KernelContext& ctx, int i);
 // Unsqueeze (the runtime may later alias them instead).
 absl::Status CopyInputToOutput(KernelContext& ctx);
 
+// Checks that a data-movement op can move `type` (anything with a fixed element size; not
+// strings): Unimplemented naming the op otherwise.
+absl::Status CheckMovable(const KernelContext& ctx, ElementType type);
+
 // ---- Input readers (data_util.cc) ----
 
 // Input `i` as a dense view: the input itself when contiguous, else a copy kept in `scratch`.
 TensorView DenseInput(const KernelContext& ctx, int i, Tensor* scratch);
+
+// Input `i` as DenseInput gives it, once CheckMovable accepts its type: the data of an op that
+// moves elements by size.
+absl::StatusOr<TensorView> MovableDenseInput(const KernelContext& ctx, int i, Tensor* scratch);
 
 // Normalizes `axis` into [0, rank): InvalidArgument naming the node when out of range.
 absl::StatusOr<int64_t> NormalizeAxis(const KernelContext& ctx, int64_t axis, int64_t rank);

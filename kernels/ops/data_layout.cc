@@ -18,12 +18,6 @@
 namespace anvil::data_ops {
 namespace {
 
-// Checks that a data-movement op can move `type` (anything with a fixed element size).
-absl::Status CheckMovable(const KernelContext& ctx, ElementType type) {
-  if (ElementSize(type) == 0) return UnsupportedType(ctx.node().op_type(), type);
-  return absl::OkStatus();
-}
-
 // ---- Reshape, Flatten, Squeeze, Unsqueeze ----
 
 absl::Status CopyCompute(KernelContext& ctx) { return CopyInputToOutput(ctx); }
@@ -42,8 +36,7 @@ class TransposeKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
     const int64_t rank = in.rank();
     std::vector<int64_t> perm = perm_;
     if (!has_perm_) {
@@ -65,7 +58,7 @@ class TransposeKernel final : public OpKernel {
       view.dims[k] = in.dims[perm[k]];
       view.strides[k] = in.strides[perm[k]];
     }
-    CopyView(**out, view);
+    CopyView(*out, view);
     return absl::OkStatus();
   }
 
@@ -81,31 +74,29 @@ class ConcatKernel final : public OpKernel {
   explicit ConcatKernel(int64_t axis) : axis_(axis) {}
 
   absl::Status Compute(KernelContext& ctx) override {
-    absl::StatusOr<TensorView*> out_or = PreallocatedOutput(ctx, 0);
-    if (!out_or.ok()) return out_or.status();
-    const TensorView& out = **out_or;
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out_or, PreallocatedOutput(ctx, 0));
+    const TensorView& out = *out_or;
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, out.type));
-    absl::StatusOr<int64_t> axis = NormalizeAxis(ctx, axis_, out.rank());
-    if (!axis.ok()) return axis.status();
+    ANVIL_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, axis_, out.rank()));
     int64_t offset = 0;  // along the axis
     for (int i = 0; i < ctx.num_inputs(); ++i) {
       if (!ctx.HasInput(i)) continue;
       const TensorView& in = ctx.input(i);
       bool fits = in.rank() == out.rank() && in.type == out.type &&
-                  offset + in.dims[*axis] <= out.dims[*axis];
+                  offset + in.dims[axis] <= out.dims[axis];
       for (int64_t k = 0; fits && k < out.rank(); ++k) {
-        fits = k == *axis || in.dims[k] == out.dims[k];
+        fits = k == axis || in.dims[k] == out.dims[k];
       }
       if (!fits) {
         return ctx.Error(absl::StrCat("input ", i, " ", in.DebugString(), " does not fit output ",
                                       out.DebugString(), " at offset ", offset, " along axis ",
-                                      *axis));
+                                      axis));
       }
       // The output block this input fills: its dims, the output's strides.
-      TensorView dst = Offset(out, offset * out.strides[*axis]);
+      TensorView dst = Offset(out, offset * out.strides[axis]);
       dst.dims = in.dims;
       CopyView(dst, in);
-      offset += in.dims[*axis];
+      offset += in.dims[axis];
     }
     return absl::OkStatus();
   }
@@ -127,17 +118,14 @@ class SplitKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    absl::StatusOr<int64_t> axis = NormalizeAxis(ctx, axis_, in.rank());
-    if (!axis.ok()) return axis.status();
-    const int64_t dim = in.dims[*axis];
+    ANVIL_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, axis_, in.rank()));
+    const int64_t dim = in.dims[axis];
     const int outputs = ctx.num_outputs();
     // The piece lengths: the `split` attribute (< 13; opset 1 also takes input 1), input 1
     // (13+), else equal parts.
     std::vector<int64_t> split = split_attr_;
     if (split.empty() && (opset_ < 2 || opset_ >= 13) && ctx.HasInput(1)) {
-      absl::StatusOr<std::vector<int64_t>> s = ReadInt64s(ctx, 1);
-      if (!s.ok()) return s.status();
-      split = *std::move(s);
+      ANVIL_ASSIGN_OR_RETURN(split, ReadInt64s(ctx, 1));
     }
     if (split.empty()) {
       if (outputs == 0 || dim % outputs != 0) {
@@ -155,15 +143,14 @@ class SplitKernel final : public OpKernel {
     int64_t offset = 0;
     for (int i = 0; i < outputs; ++i) {
       if (ctx.HasOutput(i)) {
-        absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, i);
-        if (!out.ok()) return out.status();
-        TensorView src = Offset(in, offset * in.strides[*axis]);
-        src.dims[*axis] = split[i];
-        if (src.dims != (*out)->dims) {
+        ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, i));
+        TensorView src = Offset(in, offset * in.strides[axis]);
+        src.dims[axis] = split[i];
+        if (src.dims != out->dims) {
           return ctx.Error(absl::StrCat("piece ", src.DebugString(), " does not fit output ", i,
-                                        " ", (*out)->DebugString()));
+                                        " ", out->DebugString()));
         }
-        CopyView(**out, src);
+        CopyView(*out, src);
       }
       offset += split[i];
     }
@@ -192,24 +179,17 @@ class SliceKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
     std::vector<int64_t> starts = starts_, axes = axes_, steps;
     bool has_axes = has_axes_;
     if (opset_ >= 10) {
-      absl::StatusOr<std::vector<int64_t>> s = ReadInt64s(ctx, 1);
-      if (!s.ok()) return s.status();
-      starts = *std::move(s);
+      ANVIL_ASSIGN_OR_RETURN(starts, ReadInt64s(ctx, 1));
       has_axes = ctx.HasInput(3);
       if (has_axes) {
-        absl::StatusOr<std::vector<int64_t>> a = ReadInt64s(ctx, 3);
-        if (!a.ok()) return a.status();
-        axes = *std::move(a);
+        ANVIL_ASSIGN_OR_RETURN(axes, ReadInt64s(ctx, 3));
       }
       if (ctx.HasInput(4)) {
-        absl::StatusOr<std::vector<int64_t>> st = ReadInt64s(ctx, 4);
-        if (!st.ok()) return st.status();
-        steps = *std::move(st);
+        ANVIL_ASSIGN_OR_RETURN(steps, ReadInt64s(ctx, 4));
       }
     }
     const size_t count = starts.size();
@@ -225,21 +205,20 @@ class SliceKernel final : public OpKernel {
     // The input seen with the output's dims: each sliced axis starts at its clamped start and
     // walks by its step (backwards for negative steps).
     TensorView view = in;
-    view.dims = (*out)->dims;
+    view.dims = out->dims;
     if (view.rank() != in.rank()) {
       return ctx.Error(
-          absl::StrCat("output ", (*out)->DebugString(), " for input ", in.DebugString()));
+          absl::StrCat("output ", out->DebugString(), " for input ", in.DebugString()));
     }
     int64_t offset = 0;
     std::vector<bool> sliced(in.rank(), false);
     for (size_t k = 0; k < count; ++k) {
-      absl::StatusOr<int64_t> axis = NormalizeAxis(ctx, axes[k], in.rank());
-      if (!axis.ok()) return axis.status();
-      sliced[*axis] = true;
-      const int64_t dim = in.dims[*axis];
+      ANVIL_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, axes[k], in.rank()));
+      sliced[axis] = true;
+      const int64_t dim = in.dims[axis];
       const int64_t step = steps[k];
-      if (step == 0) return ctx.Error(absl::StrCat("step of axis ", *axis, " is 0"));
-      const int64_t n = view.dims[*axis];
+      if (step == 0) return ctx.Error(absl::StrCat("step of axis ", axis, " is 0"));
+      const int64_t n = view.dims[axis];
       if (n == 0) continue;
       int64_t start = starts[k];
       if (start < 0) start += dim;
@@ -248,19 +227,19 @@ class SliceKernel final : public OpKernel {
       const int64_t last = start + (n - 1) * step;
       if (last < 0 || last >= dim || start >= dim) {
         return ctx.Error(absl::StrCat("slice of ", n, " elements from ", start, " by ", step,
-                                      " leaves dim ", *axis, " of ", in.DebugString()));
+                                      " leaves dim ", axis, " of ", in.DebugString()));
       }
-      offset += start * in.strides[*axis];
+      offset += start * in.strides[axis];
       // One element: the step is never taken (and |step| may be 2^63, whose product overflows).
-      view.strides[*axis] = n == 1 ? in.strides[*axis] : in.strides[*axis] * step;
+      view.strides[axis] = n == 1 ? in.strides[axis] : in.strides[axis] * step;
     }
     for (int64_t k = 0; k < in.rank(); ++k) {
       if (!sliced[k] && view.dims[k] != in.dims[k]) {
-        return ctx.Error(absl::StrCat("output ", (*out)->DebugString(), " changes unsliced dim ", k,
+        return ctx.Error(absl::StrCat("output ", out->DebugString(), " changes unsliced dim ", k,
                                       " of ", in.DebugString()));
       }
     }
-    CopyView(**out, Offset(view, offset));
+    CopyView(*out, Offset(view, offset));
     return absl::OkStatus();
   }
 
@@ -277,36 +256,29 @@ class SliceKernel final : public OpKernel {
 absl::Status TileCompute(KernelContext& ctx) {
   const TensorView& in = ctx.input(0);
   ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-  absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-  if (!out.ok()) return out.status();
+  ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
   const int64_t rank = in.rank();
   std::vector<int64_t> repeats(rank, 1);
   if (ctx.opset() < 6) {  // (input, tiles, axis): one axis repeated `tiles` times
-    absl::StatusOr<std::vector<int64_t>> tiles = ReadInt64s(ctx, 1);
-    if (!tiles.ok()) return tiles.status();
-    absl::StatusOr<std::vector<int64_t>> axis = ReadInt64s(ctx, 2);
-    if (!axis.ok()) return axis.status();
-    if (tiles->size() != 1 || axis->size() != 1) {
+    ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> tiles, ReadInt64s(ctx, 1));
+    ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> axis, ReadInt64s(ctx, 2));
+    if (tiles.size() != 1 || axis.size() != 1) {
       return ctx.Error("tiles and axis must hold one element each");
     }
-    absl::StatusOr<int64_t> a = NormalizeAxis(ctx, (*axis)[0], rank);
-    if (!a.ok()) return a.status();
-    repeats[*a] = (*tiles)[0];
+    ANVIL_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(ctx, axis[0], rank));
+    repeats[a] = tiles[0];
   } else {
-    absl::StatusOr<std::vector<int64_t>> r = ReadInt64s(ctx, 1);
-    if (!r.ok()) return r.status();
-    repeats = *std::move(r);
+    ANVIL_ASSIGN_OR_RETURN(repeats, ReadInt64s(ctx, 1));
   }
-  if (static_cast<int64_t>(repeats.size()) != rank || (*out)->rank() != rank) {
+  if (static_cast<int64_t>(repeats.size()) != rank || out->rank() != rank) {
     return ctx.Error(
         absl::StrCat("repeats [", absl::StrJoin(repeats, ", "), "] for input ", in.DebugString()));
   }
   Shape dims, src_strides;
   for (int64_t k = 0; k < rank; ++k) {
-    if (repeats[k] < 0 || repeats[k] * in.dims[k] != (*out)->dims[k]) {
+    if (repeats[k] < 0 || repeats[k] * in.dims[k] != out->dims[k]) {
       return ctx.Error(absl::StrCat("repeats [", absl::StrJoin(repeats, ", "), "] of input ",
-                                    in.DebugString(), " do not give output ",
-                                    (*out)->DebugString()));
+                                    in.DebugString(), " do not give output ", out->DebugString()));
     }
     dims.insert(dims.end(), {repeats[k], in.dims[k]});
     src_strides.insert(src_strides.end(), {0, in.strides[k]});
@@ -314,7 +286,7 @@ absl::Status TileCompute(KernelContext& ctx) {
   TensorView src = in;
   src.dims = dims;
   src.strides = src_strides;
-  CopyView(TensorView::Dense(in.type, (*out)->data, dims), src);
+  CopyView(TensorView::Dense(in.type, out->data, dims), src);
   return absl::OkStatus();
 }
 
@@ -323,19 +295,18 @@ absl::Status TileCompute(KernelContext& ctx) {
 absl::Status ExpandCompute(KernelContext& ctx) {
   const TensorView& in = ctx.input(0);
   ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-  absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-  if (!out.ok()) return out.status();
-  const int64_t rank = (*out)->rank();
+  ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
+  const int64_t rank = out->rank();
   bool fits = in.rank() <= rank;
   for (int64_t k = 0; fits && k < in.rank(); ++k) {
     const int64_t d = in.dims[in.rank() - 1 - k];
-    fits = d == 1 || d == (*out)->dims[rank - 1 - k];
+    fits = d == 1 || d == out->dims[rank - 1 - k];
   }
   if (!fits) {
     return ctx.Error(
-        absl::StrCat("input ", in.DebugString(), " does not broadcast to ", (*out)->DebugString()));
+        absl::StrCat("input ", in.DebugString(), " does not broadcast to ", out->DebugString()));
   }
-  CopyView(**out, in.BroadcastTo((*out)->dims));
+  CopyView(*out, in.BroadcastTo(out->dims));
   return absl::OkStatus();
 }
 
@@ -351,8 +322,7 @@ class BlockKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
     if (in.rank() != 4) return ctx.Error(absl::StrCat("input must be 4-D, is ", in.DebugString()));
     const int64_t b = block_;
     const int64_t n = in.dims[0], c = in.dims[1], h = in.dims[2], w = in.dims[3];
@@ -378,11 +348,11 @@ class BlockKernel final : public OpKernel {
       src.dims = {n, b, b, c, h / b, w / b};
       src.strides = {sn, sh, sw, sc, b * sh, b * sw};
     }
-    if (Product(src.dims, 0, 6) != (*out)->NumElements()) {
+    if (Product(src.dims, 0, 6) != out->NumElements()) {
       return ctx.Error(
-          absl::StrCat("output ", (*out)->DebugString(), " for input ", in.DebugString()));
+          absl::StrCat("output ", out->DebugString(), " for input ", in.DebugString()));
     }
-    CopyView(TensorView::Dense(in.type, (*out)->data, src.dims), src);
+    CopyView(TensorView::Dense(in.type, out->data, src.dims), src);
     return absl::OkStatus();
   }
 
@@ -403,20 +373,16 @@ class PadKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     Tensor scratch;
-    const TensorView in = DenseInput(ctx, 0, &scratch);
-    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    absl::StatusOr<TensorView*> out_or = PreallocatedOutput(ctx, 0);
-    if (!out_or.ok()) return out_or.status();
-    const TensorView& out = **out_or;
+    ANVIL_ASSIGN_OR_RETURN(const TensorView in, MovableDenseInput(ctx, 0, &scratch));
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out_or, PreallocatedOutput(ctx, 0));
+    const TensorView& out = *out_or;
     const int64_t rank = in.rank();
     const size_t esize = in.ElementBytes();
 
     std::vector<int64_t> pads = pads_;
     alignas(16) char value[16] = {};
     if (opset_ >= 11) {
-      absl::StatusOr<std::vector<int64_t>> p = ReadInt64s(ctx, 1);
-      if (!p.ok()) return p.status();
-      pads = *std::move(p);
+      ANVIL_ASSIGN_OR_RETURN(pads, ReadInt64s(ctx, 1));
       if (ctx.HasInput(2) && ctx.input(2).NumElements() > 0) {
         if (ctx.input(2).type != in.type) {
           return ctx.Error("constant_value must have the data's element type");
@@ -535,22 +501,20 @@ class ReverseSequenceKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-    if (!out.ok()) return out.status();
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
     if (in.rank() < 2)
       return ctx.Error(absl::StrCat("input must have rank >= 2, is ", in.DebugString()));
-    absl::StatusOr<std::vector<int64_t>> lens = ReadInt64s(ctx, 1);
-    if (!lens.ok()) return lens.status();
+    ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> lens, ReadInt64s(ctx, 1));
     const int64_t b_axis = batch_axis_, t_axis = time_axis_;
     const int64_t batch = in.dims[b_axis], time = in.dims[t_axis];
-    if (static_cast<int64_t>(lens->size()) != batch) {
-      return ctx.Error(absl::StrCat(lens->size(), " sequence_lens for batch ", batch));
+    if (static_cast<int64_t>(lens.size()) != batch) {
+      return ctx.Error(absl::StrCat(lens.size(), " sequence_lens for batch ", batch));
     }
     // Elements past each sequence's length stay in place: copy everything, then reverse the
     // prefixes.
-    CopyView(**out, in);
+    CopyView(*out, in);
     for (int64_t b = 0; b < batch; ++b) {
-      const int64_t len = (*lens)[b];
+      const int64_t len = lens[b];
       if (len < 0 || len > time) {
         return ctx.Error(absl::StrCat("sequence_lens value ", len, " of batch ", b,
                                       " is out of range [0, ", time, "]"));
@@ -560,7 +524,7 @@ class ReverseSequenceKernel final : public OpKernel {
       src.dims[b_axis] = 1;
       src.dims[t_axis] = len;
       src.strides[t_axis] = -in.strides[t_axis];
-      TensorView dst = Offset(**out, b * (*out)->strides[b_axis]);
+      TensorView dst = Offset(*out, b * out->strides[b_axis]);
       dst.dims = src.dims;
       CopyView(dst, src);
     }

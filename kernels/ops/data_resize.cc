@@ -481,9 +481,8 @@ class ResizeKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
-    absl::StatusOr<TensorView*> out_or = PreallocatedOutput(ctx, 0);
-    if (!out_or.ok()) return out_or.status();
-    const TensorView& out = **out_or;
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out_or, PreallocatedOutput(ctx, 0));
+    const TensorView& out = *out_or;
     const int64_t rank = in.rank();
     if (out.rank() != rank || out.type != in.type) {
       return ctx.Error(absl::StrCat("output ", out.DebugString(), " for input ", in.DebugString()));
@@ -494,7 +493,7 @@ class ResizeKernel final : public OpKernel {
     if (static_cast<int64_t>(scales.size()) != rank) {
       return ctx.Error(absl::StrCat(scales.size(), " scales for input ", in.DebugString()));
     }
-    if (ElementSize(in.type) == 0) return UnsupportedType(ctx.node().op_type(), in.type);
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
     if (out.NumElements() == 0) return absl::OkStatus();
     if (rank == 0) {
       CopyView(out, in);
@@ -540,9 +539,7 @@ class ResizeKernel final : public OpKernel {
     const int64_t rank = in.rank();
     auto read = [&](int i, std::vector<double>* v) -> absl::Status {
       if (!ctx.HasInput(i)) return absl::OkStatus();
-      absl::StatusOr<std::vector<double>> values = ReadDoubles(ctx, i);
-      if (!values.ok()) return values.status();
-      *v = *std::move(values);
+      ANVIL_ASSIGN_OR_RETURN(*v, ReadDoubles(ctx, i));
       return absl::OkStatus();
     };
     switch (source_) {

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
 #include "base/parallel.h"
+#include "base/status_macros.h"
 #include "graph/node_errors.h"
 #include "kernels/dispatch.h"
 #include "kernels/ops/data_internal.h"
@@ -271,20 +272,24 @@ absl::StatusOr<TensorView*> PreallocatedOutput(KernelContext& ctx, int i) {
   return &ctx.output(i);
 }
 
+absl::Status CheckMovable(const KernelContext& ctx, ElementType type) {
+  if (ElementSize(type) == 0) return UnsupportedType(ctx.node().op_type(), type);
+  return absl::OkStatus();
+}
+
 absl::Status CopyInputToOutput(KernelContext& ctx) {
   if (!ctx.HasOutput(0)) return absl::OkStatus();
-  absl::StatusOr<TensorView*> out = PreallocatedOutput(ctx, 0);
-  if (!out.ok()) return out.status();
+  ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
   const TensorView& in = ctx.input(0);
-  if (in.NumElements() != (*out)->NumElements() || in.type != (*out)->type) {
+  if (in.NumElements() != out->NumElements() || in.type != out->type) {
     return ctx.Error(
-        absl::StrCat("input ", in.DebugString(), " does not fit output ", (*out)->DebugString()));
+        absl::StrCat("input ", in.DebugString(), " does not fit output ", out->DebugString()));
   }
-  if (ElementSize(in.type) == 0) return UnsupportedType(ctx.node().op_type(), in.type);
+  ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
   // A runtime that aliases the output to a contiguous input has nothing left to do.
-  if ((*out)->data == in.data && in.Contiguous()) return absl::OkStatus();
+  if (out->data == in.data && in.Contiguous()) return absl::OkStatus();
   // The output's bytes seen with the input's dims: a dense copy in row-major order.
-  CopyView(TensorView::Dense(in.type, (*out)->data, in.dims), in);
+  CopyView(TensorView::Dense(in.type, out->data, in.dims), in);
   return absl::OkStatus();
 }
 
@@ -297,6 +302,11 @@ TensorView DenseInput(const KernelContext& ctx, int i, Tensor* scratch) {
 }
 
 namespace {}  // namespace
+
+absl::StatusOr<TensorView> MovableDenseInput(const KernelContext& ctx, int i, Tensor* scratch) {
+  ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, ctx.input(i).type));
+  return DenseInput(ctx, i, scratch);
+}
 
 absl::StatusOr<int64_t> NormalizeAxis(const KernelContext& ctx, int64_t axis, int64_t rank) {
   return ::anvil::NormalizeAxis(ctx.node(), axis, rank);

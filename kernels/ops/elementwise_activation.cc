@@ -23,6 +23,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/elementwise_internal.h"
 
 namespace anvil::elementwise {
@@ -137,9 +138,8 @@ class ClipKernel final : public OpKernel {
       } else {
         for (int i : {1, 2}) {
           if (!ctx.HasInput(i)) continue;
-          absl::StatusOr<T> bound = ScalarInput<T>(ctx, i, i == 1 ? "min" : "max", x.type);
-          if (!bound.ok()) return bound.status();
-          (i == 1 ? lo : hi) = Widen(*bound);
+          ANVIL_ASSIGN_OR_RETURN(T bound, ScalarInput<T>(ctx, i, i == 1 ? "min" : "max", x.type));
+          (i == 1 ? lo : hi) = Widen(bound);
         }
       }
       if constexpr (std::is_same_v<T, float>) {

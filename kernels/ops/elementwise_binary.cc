@@ -223,15 +223,14 @@ class PowKernel final : public OpKernel {
       return absl::OkStatus();
     }
     Errors errors;
-    absl::Status status = DispatchTypes<kPowBaseTypes>(a.type, "Pow", [&](auto base_tag) {
+    ANVIL_RETURN_IF_ERROR(DispatchTypes<kPowBaseTypes>(a.type, "Pow", [&](auto base_tag) {
       using A = decltype(base_tag);
       return DispatchTypes<kNumericTypes>(b.type, "Pow", [&](auto exponent_tag) {
         using B = decltype(exponent_tag);
         MapBinary<A, B, A>(a, b, y, [&errors](A x, B e) { return PowValue(x, e, &errors); });
         return absl::OkStatus();
       });
-    });
-    if (!status.ok()) return status;
+    }));
     return ReportErrors(ctx, errors);
   }
 

@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/data_internal.h"
 #include "kernels/ops/elementwise_internal.h"
 #include "kernels/tensor.h"
@@ -136,14 +137,11 @@ class QuantizeKernel final : public OpKernel {
     if (ctx.input(1).type != ElementType::kFloat) {
       return UnsupportedType("QuantizeLinear y_scale", ctx.input(1).type);
     }
-    absl::StatusOr<TensorView> scale = QuantParam(ctx, ctx.input(1), x, axis_, "y_scale");
-    if (!scale.ok()) return scale.status();
+    ANVIL_ASSIGN_OR_RETURN(TensorView scale, QuantParam(ctx, ctx.input(1), x, axis_, "y_scale"));
     TensorView zero = ZeroPoint(y.type, x);
     if (ctx.HasInput(2)) {
       if (ctx.input(2).type != y.type) return ctx.Error("y_zero_point and y differ in type");
-      absl::StatusOr<TensorView> zp = QuantParam(ctx, ctx.input(2), x, axis_, "y_zero_point");
-      if (!zp.ok()) return zp.status();
-      zero = *zp;
+      ANVIL_ASSIGN_OR_RETURN(zero, QuantParam(ctx, ctx.input(2), x, axis_, "y_zero_point"));
     }
     constexpr uint32_t kInputTypes = kFloatTypes | TypeBit(ElementType::kInt32);
     return DispatchTypes<kQuantizedTypes>(y.type, "QuantizeLinear", [&](auto y_tag) {
@@ -152,7 +150,7 @@ class QuantizeKernel final : public OpKernel {
         using X = decltype(x_tag);
         // float arithmetic as the reference (and ONNX Runtime) does it; double stays double.
         using F = std::conditional_t<std::is_same_v<X, double>, double, float>;
-        MapTernary<X, float, Q, Q>(x, *scale, zero, y, [](X v, float s, Q z) {
+        MapTernary<X, float, Q, Q>(x, scale, zero, y, [](X v, float s, Q z) {
           const F q =
               std::nearbyint(static_cast<F>(Widen(v)) / static_cast<F>(s)) + static_cast<F>(z);
           return FloatToInt<Q>(q);  // q is integral: this only saturates
@@ -177,19 +175,16 @@ class DequantizeKernel final : public OpKernel {
     if (ctx.input(1).type != ElementType::kFloat || y.type != ElementType::kFloat) {
       return UnsupportedType("DequantizeLinear x_scale", ctx.input(1).type);
     }
-    absl::StatusOr<TensorView> scale = QuantParam(ctx, ctx.input(1), x, axis_, "x_scale");
-    if (!scale.ok()) return scale.status();
+    ANVIL_ASSIGN_OR_RETURN(TensorView scale, QuantParam(ctx, ctx.input(1), x, axis_, "x_scale"));
     TensorView zero = ZeroPoint(x.type, x);
     if (ctx.HasInput(2)) {
       if (ctx.input(2).type != x.type) return ctx.Error("x_zero_point and x differ in type");
-      absl::StatusOr<TensorView> zp = QuantParam(ctx, ctx.input(2), x, axis_, "x_zero_point");
-      if (!zp.ok()) return zp.status();
-      zero = *zp;
+      ANVIL_ASSIGN_OR_RETURN(zero, QuantParam(ctx, ctx.input(2), x, axis_, "x_zero_point"));
     }
     constexpr uint32_t kInputTypes = kQuantizedTypes | TypeBit(ElementType::kInt32);
     return DispatchTypes<kInputTypes>(x.type, "DequantizeLinear", [&](auto tag) {
       using X = decltype(tag);
-      MapTernary<X, float, X, float>(x, *scale, zero, y, [](X v, float s, X z) {
+      MapTernary<X, float, X, float>(x, scale, zero, y, [](X v, float s, X z) {
         return static_cast<float>(static_cast<int64_t>(v) - static_cast<int64_t>(z)) * s;
       });
       return absl::OkStatus();

@@ -150,9 +150,7 @@ absl::Status WhereCompute(KernelContext& ctx) {
   const TensorView& y = ctx.output(0);
   TensorView v[3];
   for (int i = 0; i < 3; ++i) {
-    absl::StatusOr<TensorView> view = BroadcastInput(ctx, ctx.input(i), y.dims);
-    if (!view.ok()) return view.status();
-    v[i] = *std::move(view);
+    ANVIL_ASSIGN_OR_RETURN(v[i], BroadcastInput(ctx, ctx.input(i), y.dims));
   }
   return DispatchBySize(y.type, "Where", [&](auto tag) {
     using U = decltype(tag);
@@ -229,9 +227,7 @@ absl::Status FoldCompute(KernelContext& ctx) {
   std::vector<TensorView> views(n);
   std::vector<Tensor> copies;
   for (int i = 0; i < n; ++i) {
-    absl::StatusOr<TensorView> view = BroadcastInput(ctx, ctx.input(i), y.dims);
-    if (!view.ok()) return view.status();
-    views[i] = *std::move(view);
+    ANVIL_ASSIGN_OR_RETURN(views[i], BroadcastInput(ctx, ctx.input(i), y.dims));
     if (i >= 2 && Overlaps(y, ctx.input(i))) {
       copies.push_back(Tensor::CopyOf(ctx.input(i)));
       views[i] = copies.back().view().BroadcastTo(y.dims);

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/elementwise_internal.h"
 #include "kernels/simd/elementwise.h"
 
@@ -104,14 +105,10 @@ LegacyBroadcast ReadLegacyBroadcast(const Node& node, int64_t opset) {
 absl::Status BinaryOperands(const KernelContext& ctx, const LegacyBroadcast& legacy, TensorView* a,
                             TensorView* b) {
   const Shape& dims = ctx.outputs()[0].dims;
-  absl::StatusOr<TensorView> va = BroadcastInput(ctx, ctx.input(0), dims);
-  if (!va.ok()) return va.status();
-  *a = *std::move(va);
+  ANVIL_ASSIGN_OR_RETURN(*a, BroadcastInput(ctx, ctx.input(0), dims));
   const TensorView& in_b = ctx.input(1);
   if (!legacy.has_axis) {
-    absl::StatusOr<TensorView> vb = BroadcastInput(ctx, in_b, dims);
-    if (!vb.ok()) return vb.status();
-    *b = *std::move(vb);
+    ANVIL_ASSIGN_OR_RETURN(*b, BroadcastInput(ctx, in_b, dims));
     return absl::OkStatus();
   }
   // B's dims match the output's from `axis` on; every other axis repeats B.

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "graph/elements.h"
 #include "kernels/kernel_rules.h"
 #include "kernels/ops/misc_internal.h"
@@ -34,15 +35,13 @@ absl::StatusOr<const uint8_t*> ScalarBytes(const KernelContext& ctx, int i, std:
 }  // namespace
 
 absl::StatusOr<int64_t> ScalarInt(const KernelContext& ctx, int i, std::string_view what) {
-  absl::StatusOr<const uint8_t*> bytes = ScalarBytes(ctx, i, what);
-  if (!bytes.ok()) return bytes.status();
-  return ReadElementAsInt64(ctx.input(i).type, *bytes, 0);
+  ANVIL_ASSIGN_OR_RETURN(const uint8_t* bytes, ScalarBytes(ctx, i, what));
+  return ReadElementAsInt64(ctx.input(i).type, bytes, 0);
 }
 
 absl::StatusOr<double> ScalarDouble(const KernelContext& ctx, int i, std::string_view what) {
-  absl::StatusOr<const uint8_t*> bytes = ScalarBytes(ctx, i, what);
-  if (!bytes.ok()) return bytes.status();
-  return ReadElementAsDouble(ctx.input(i).type, *bytes, 0);
+  ANVIL_ASSIGN_OR_RETURN(const uint8_t* bytes, ScalarBytes(ctx, i, what));
+  return ReadElementAsDouble(ctx.input(i).type, bytes, 0);
 }
 
 }  // namespace misc

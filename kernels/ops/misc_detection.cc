@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/checked_math.h"
+#include "base/status_macros.h"
 #include "kernels/ops/misc_internal.h"
 
 namespace anvil::misc {
@@ -67,33 +68,28 @@ absl::Status NmsRun(KernelContext& ctx, const NmsAttrs& attrs) {
   }
   int64_t max_boxes = 0;
   if (ctx.HasInput(2)) {
-    absl::StatusOr<int64_t> m = ScalarInt(ctx, 2, "max_output_boxes_per_class");
-    if (!m.ok()) return m.status();
-    max_boxes = std::max<int64_t>(*m, 0);
+    ANVIL_ASSIGN_OR_RETURN(int64_t m, ScalarInt(ctx, 2, "max_output_boxes_per_class"));
+    max_boxes = std::max<int64_t>(m, 0);
   }
   T iou_threshold = 0;
   if (ctx.HasInput(3)) {
-    absl::StatusOr<double> t = ScalarDouble(ctx, 3, "iou_threshold");
-    if (!t.ok()) return t.status();
-    iou_threshold = static_cast<T>(*t);
+    ANVIL_ASSIGN_OR_RETURN(double t, ScalarDouble(ctx, 3, "iou_threshold"));
+    iou_threshold = static_cast<T>(t);
   }
   std::optional<T> score_threshold;
   if (ctx.HasInput(4)) {
-    absl::StatusOr<double> t = ScalarDouble(ctx, 4, "score_threshold");
-    if (!t.ok()) return t.status();
-    score_threshold = static_cast<T>(*t);
+    ANVIL_ASSIGN_OR_RETURN(double t, ScalarDouble(ctx, 4, "score_threshold"));
+    score_threshold = static_cast<T>(t);
   }
   const int64_t batches = bv.dims[0];
   const int64_t num_boxes = bv.dims[1];
   const int64_t classes = sv.dims[1];
 
-  absl::StatusOr<std::vector<T>> boxes = ReadAs<T>(bv, "NonMaxSuppression boxes");
-  if (!boxes.ok()) return boxes.status();
-  absl::StatusOr<std::vector<T>> scores = ReadAs<T>(sv, "NonMaxSuppression scores");
-  if (!scores.ok()) return scores.status();
-  std::vector<T> corners(boxes->size());
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> boxes, ReadAs<T>(bv, "NonMaxSuppression boxes"));
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> scores, ReadAs<T>(sv, "NonMaxSuppression scores"));
+  std::vector<T> corners(boxes.size());
   for (int64_t i = 0; i < batches * num_boxes; ++i) {
-    Corners(boxes->data() + 4 * i, attrs.center_point_box, corners.data() + 4 * i);
+    Corners(boxes.data() + 4 * i, attrs.center_point_box, corners.data() + 4 * i);
   }
 
   std::vector<int64_t> selected;  // (batch, class, box) triples
@@ -102,7 +98,7 @@ absl::Status NmsRun(KernelContext& ctx, const NmsAttrs& attrs) {
   for (int64_t b = 0; b < batches && max_boxes > 0; ++b) {
     const T* box_corners = corners.data() + b * num_boxes * 4;
     for (int64_t c = 0; c < classes; ++c) {
-      const T* s = scores->data() + (b * classes + c) * num_boxes;
+      const T* s = scores.data() + (b * classes + c) * num_boxes;
       order.clear();
       for (int64_t i = 0; i < num_boxes; ++i) {
         if (!score_threshold || s[i] > *score_threshold) order.push_back(i);
@@ -127,9 +123,8 @@ absl::Status NmsRun(KernelContext& ctx, const NmsAttrs& attrs) {
     }
   }
   const int64_t count = static_cast<int64_t>(selected.size()) / 3;
-  absl::StatusOr<TensorView*> out = ctx.AllocateOutput(0, {count, 3});
-  if (!out.ok()) return out.status();
-  std::copy(selected.begin(), selected.end(), (*out)->As<int64_t>());
+  ANVIL_ASSIGN_OR_RETURN(TensorView* out, ctx.AllocateOutput(0, {count, 3}));
+  std::copy(selected.begin(), selected.end(), out->As<int64_t>());
   return absl::OkStatus();
 }
 
@@ -216,12 +211,9 @@ absl::Status RoiAlignRun(KernelContext& ctx, const RoiAlignAttrs& attrs) {
     return ctx.Error(absl::StrCat("X ", xv.DebugString(),
                                   " has an empty image, which no roi can be sampled from"));
   }
-  absl::StatusOr<std::vector<T>> x = ReadAs<T>(xv, "RoiAlign X");
-  if (!x.ok()) return x.status();
-  absl::StatusOr<std::vector<T>> rois = ReadAs<T>(rv, "RoiAlign rois");
-  if (!rois.ok()) return rois.status();
-  absl::StatusOr<std::vector<int64_t>> batch = ReadAs<int64_t>(iv, "RoiAlign batch_indices");
-  if (!batch.ok()) return batch.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> x, ReadAs<T>(xv, "RoiAlign X"));
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> rois, ReadAs<T>(rv, "RoiAlign rois"));
+  ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> batch, ReadAs<int64_t>(iv, "RoiAlign batch_indices"));
 
   const int64_t ph_count = attrs.output_height, pw_count = attrs.output_width;
   std::vector<T> y(num_rois * channels * ph_count * pw_count);
@@ -229,11 +221,11 @@ absl::Status RoiAlignRun(KernelContext& ctx, const RoiAlignAttrs& attrs) {
   const T offset = attrs.half_pixel ? T(0.5) : T(0);
   const T scale = static_cast<T>(attrs.spatial_scale);
   for (int64_t r = 0; r < num_rois; ++r) {
-    const int64_t b = (*batch)[r];
+    const int64_t b = batch[r];
     if (b < 0 || b >= n) {
       return ctx.Error(absl::StrCat("batch index ", b, " of roi ", r, " is outside [0, ", n, ")"));
     }
-    const T* roi = rois->data() + 4 * r;
+    const T* roi = rois.data() + 4 * r;
     const T start_w = roi[0] * scale - offset;
     const T start_h = roi[1] * scale - offset;
     T roi_w = roi[2] * scale - offset - start_w;
@@ -292,7 +284,7 @@ absl::Status RoiAlignRun(KernelContext& ctx, const RoiAlignAttrs& attrs) {
     }
     const int64_t per_bin = grid_area;
     for (int64_t c = 0; c < channels; ++c) {
-      const T* plane = x->data() + (b * channels + c) * height * width;
+      const T* plane = x.data() + (b * channels + c) * height * width;
       T* out = y.data() + (r * channels + c) * ph_count * pw_count;
       for (int64_t bin = 0; bin < ph_count * pw_count; ++bin) {
         const Sample<T>* s = samples.data() + bin * per_bin;
@@ -342,15 +334,13 @@ absl::Status MaxRoiPoolRun(KernelContext& ctx, const MaxRoiPoolAttrs& attrs) {
   }
   const int64_t n = xv.dims[0], channels = xv.dims[1], height = xv.dims[2], width = xv.dims[3];
   const int64_t num_rois = rv.dims[0];
-  absl::StatusOr<std::vector<T>> x = ReadAs<T>(xv, "MaxRoiPool X");
-  if (!x.ok()) return x.status();
-  absl::StatusOr<std::vector<T>> rois = ReadAs<T>(rv, "MaxRoiPool rois");
-  if (!rois.ok()) return rois.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> x, ReadAs<T>(xv, "MaxRoiPool X"));
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> rois, ReadAs<T>(rv, "MaxRoiPool rois"));
   const int64_t ph_count = attrs.pooled_h, pw_count = attrs.pooled_w;
   std::vector<T> y(num_rois * channels * ph_count * pw_count);
   const T scale = static_cast<T>(attrs.spatial_scale);
   for (int64_t r = 0; r < num_rois; ++r) {
-    const T* roi = rois->data() + 5 * r;
+    const T* roi = rois.data() + 5 * r;
     const int64_t b = static_cast<int64_t>(roi[0]);
     if (b < 0 || b >= n) {
       return ctx.Error(absl::StrCat("batch index ", b, " of roi ", r, " is outside [0, ", n, ")"));
@@ -362,7 +352,7 @@ absl::Status MaxRoiPoolRun(KernelContext& ctx, const MaxRoiPoolAttrs& attrs) {
     const T bin_h = static_cast<T>(std::max<int64_t>(end_h - start_h + 1, 1)) / ph_count;
     const T bin_w = static_cast<T>(std::max<int64_t>(end_w - start_w + 1, 1)) / pw_count;
     for (int64_t c = 0; c < channels; ++c) {
-      const T* plane = x->data() + (b * channels + c) * height * width;
+      const T* plane = x.data() + (b * channels + c) * height * width;
       T* out = y.data() + (r * channels + c) * ph_count * pw_count;
       for (int64_t ph = 0; ph < ph_count; ++ph) {
         const int64_t h0 = static_cast<int64_t>(std::floor(ph * bin_h)) + start_h;
@@ -458,10 +448,8 @@ absl::Status GridSampleRun(KernelContext& ctx, const GridSampleAttrs& attrs) {
                                   " has an empty image, which border and reflection padding "
                                   "cannot sample"));
   }
-  absl::StatusOr<std::vector<T>> x = ReadAs<T>(xv, "GridSample X");
-  if (!x.ok()) return x.status();
-  absl::StatusOr<std::vector<T>> grid = ReadAs<T>(gv, "GridSample grid");
-  if (!grid.ok()) return grid.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> x, ReadAs<T>(xv, "GridSample X"));
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> grid, ReadAs<T>(gv, "GridSample grid"));
 
   // The valid coordinate range: pixel centers with align_corners, pixel edges without.
   const T x_min = attrs.align_corners ? T(0) : T(-0.5);
@@ -493,7 +481,7 @@ absl::Status GridSampleRun(KernelContext& ctx, const GridSampleAttrs& attrs) {
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t oy = 0; oy < out_h; ++oy) {
       for (int64_t ox = 0; ox < out_w; ++ox) {
-        const T* g = grid->data() + ((b * out_h + oy) * out_w + ox) * 2;
+        const T* g = grid.data() + ((b * out_h + oy) * out_w + ox) * 2;
         T px = unnormalize(g[0], width);
         T py = unnormalize(g[1], height);
         if (attrs.mode == GridMode::kNearest) {
@@ -510,7 +498,7 @@ absl::Status GridSampleRun(KernelContext& ctx, const GridSampleAttrs& attrs) {
           }
         }
         for (int64_t c = 0; c < channels; ++c) {
-          const T* plane = x->data() + (b * channels + c) * height * width;
+          const T* plane = x.data() + (b * channels + c) * height * width;
           T value = 0;
           switch (attrs.mode) {
             case GridMode::kNearest:

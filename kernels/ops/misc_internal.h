@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/status_macros.h"
 #include "graph/ir.h"
 #include "graph/node_errors.h"
 #include "kernels/dispatch.h"
@@ -76,14 +77,13 @@ template <typename To>
 absl::StatusOr<std::vector<To>> ReadAs(const TensorView& view, std::string_view what) {
   std::vector<To> values;
   values.reserve(view.NumElements());
-  absl::Status status = DispatchNumeric(view.type, what, [&](auto tag) -> absl::Status {
+  ANVIL_RETURN_IF_ERROR(DispatchNumeric(view.type, what, [&](auto tag) -> absl::Status {
     using T = decltype(tag);
     const T* data = view.As<T>();
     ForEachOffset(view,
                   [&](int64_t offset) { values.push_back(ConvertElement<To>(data[offset])); });
     return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
+  }));
   return values;
 }
 

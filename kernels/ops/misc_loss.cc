@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/misc_internal.h"
 
 namespace anvil::misc {
@@ -28,11 +29,8 @@ struct LossAttrs {
 
 absl::Status LossCompute(KernelContext& ctx, const LossAttrs& attrs) {
   const TensorView& xv = ctx.input(0);
-  if (absl::Status s = DispatchFloatCompute(xv.type, ctx.node().op_type(),
-                                            [](auto) { return absl::OkStatus(); });
-      !s.ok()) {
-    return s;
-  }
+  ANVIL_RETURN_IF_ERROR(
+      DispatchFloatCompute(xv.type, ctx.node().op_type(), [](auto) { return absl::OkStatus(); }));
   const TensorView& tv = ctx.input(1);
   if (xv.rank() < 2 || tv.rank() != xv.rank() - 1 || tv.dims[0] != xv.dims[0] ||
       !std::equal(tv.dims.begin() + 1, tv.dims.end(), xv.dims.begin() + 2)) {
@@ -45,17 +43,15 @@ absl::Status LossCompute(KernelContext& ctx, const LossAttrs& attrs) {
   for (int64_t k = 2; k < xv.rank(); ++k) inner *= xv.dims[k];
   absl::StatusOr<std::vector<double>> x = ReadAs<double>(xv, ctx.node().op_type());
   if (!x.ok()) return x.status();
-  absl::StatusOr<std::vector<int64_t>> target = ReadAs<int64_t>(tv, "target");
-  if (!target.ok()) return target.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> target, ReadAs<int64_t>(tv, "target"));
   std::vector<double> weight;
   if (ctx.HasInput(2)) {
-    absl::StatusOr<std::vector<double>> w = ReadAs<double>(ctx.input(2), "weight");
-    if (!w.ok()) return w.status();
-    if (static_cast<int64_t>(w->size()) != classes) {
+    ANVIL_ASSIGN_OR_RETURN(std::vector<double> w, ReadAs<double>(ctx.input(2), "weight"));
+    if (static_cast<int64_t>(w.size()) != classes) {
       return ctx.Error(absl::StrCat("weight ", ctx.input(2).DebugString(), " does not have ",
                                     classes, " classes"));
     }
-    weight = *std::move(w);
+    weight = std::move(w);
   }
 
   if (attrs.softmax) {
@@ -72,7 +68,7 @@ absl::Status LossCompute(KernelContext& ctx, const LossAttrs& attrs) {
       }
     }
     if (ctx.HasOutput(1)) {
-      if (absl::Status s = WriteAs(ctx.output(1), x->data(), "log_prob"); !s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(WriteAs(ctx.output(1), x->data(), "log_prob"));
     }
   }
 
@@ -81,7 +77,7 @@ absl::Status LossCompute(KernelContext& ctx, const LossAttrs& attrs) {
   double weight_sum = 0;
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t i = 0; i < inner; ++i) {
-      const int64_t t = (*target)[n * inner + i];
+      const int64_t t = target[n * inner + i];
       if (attrs.ignore_index && t == *attrs.ignore_index) continue;  // loss 0, weight 0
       if (t < 0 || t >= classes) {
         return ctx.Error(absl::StrCat("target ", t, " is outside [0, ", classes, ")"));

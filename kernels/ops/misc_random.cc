@@ -137,9 +137,9 @@ absl::Status RandomCompute(KernelContext& ctx, const RandomAttrs& attrs) {
       for (double& v : values) v = attrs.mean + attrs.scale * rng.Normal();
       break;
     case Distribution::kBernoulli: {
-      absl::StatusOr<std::vector<double>> p = ReadAs<double>(ctx.input(0), "Bernoulli input");
-      if (!p.ok()) return p.status();
-      for (int64_t i = 0; i < n; ++i) values[i] = rng.Uniform() < (*p)[i] ? 1.0 : 0.0;
+      ANVIL_ASSIGN_OR_RETURN(std::vector<double> p,
+                             ReadAs<double>(ctx.input(0), "Bernoulli input"));
+      for (int64_t i = 0; i < n; ++i) values[i] = rng.Uniform() < p[i] ? 1.0 : 0.0;
       break;
     }
   }
@@ -159,8 +159,7 @@ absl::Status MultinomialCompute(KernelContext& ctx, const MultinomialAttrs& attr
   if (xv.rank() != 2) {
     return ctx.Error(absl::StrCat("input ", xv.DebugString(), " must be [batch, classes]"));
   }
-  absl::StatusOr<std::vector<double>> x = ReadAs<double>(xv, "Multinomial input");
-  if (!x.ok()) return x.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<double> x, ReadAs<double>(xv, "Multinomial input"));
   TensorView& out = ctx.output(0);
   const int64_t batch = xv.dims[0], classes = xv.dims[1], samples = out.dims[1];
   if (classes == 0 && samples > 0) return ctx.Error("cannot sample from zero classes");
@@ -168,7 +167,7 @@ absl::Status MultinomialCompute(KernelContext& ctx, const MultinomialAttrs& attr
   std::vector<double> cumulative(classes);
   std::vector<int64_t> drawn(batch * samples);
   for (int64_t b = 0; b < batch; ++b) {
-    const double* row = x->data() + b * classes;
+    const double* row = x.data() + b * classes;
     // Relative weights exp(x - max); with a +inf logit only the +inf classes have mass.
     double max = -INFINITY;
     for (int64_t j = 0; j < classes; ++j) max = std::max(max, row[j]);
@@ -217,15 +216,12 @@ absl::Status DropoutCompute(KernelContext& ctx, const DropoutAttrs& attrs) {
   bool training = attrs.training;
   if (attrs.opset >= 12) {
     if (ctx.HasInput(1)) {
-      absl::StatusOr<double> r = ScalarDouble(ctx, 1, "ratio");
-      if (!r.ok()) return r.status();
-      ratio = *r;
+      ANVIL_ASSIGN_OR_RETURN(ratio, ScalarDouble(ctx, 1, "ratio"));
     }
     training = false;
     if (ctx.HasInput(2)) {
-      absl::StatusOr<int64_t> t = ScalarInt(ctx, 2, "training_mode");
-      if (!t.ok()) return t.status();
-      training = *t != 0;
+      ANVIL_ASSIGN_OR_RETURN(int64_t t, ScalarInt(ctx, 2, "training_mode"));
+      training = t != 0;
     }
   }
   if (training && !(ratio >= 0 && ratio <= 1)) {
@@ -239,15 +235,13 @@ absl::Status DropoutCompute(KernelContext& ctx, const DropoutAttrs& attrs) {
     Rng rng = attrs.seed.Make(ctx);
     keep.resize(n);
     for (int64_t i = 0; i < n; ++i) keep[i] = rng.Uniform() >= ratio;
-    absl::Status s = DispatchFloatCompute(xv.type, "Dropout", [&](auto tag) -> absl::Status {
+    ANVIL_RETURN_IF_ERROR(DispatchFloatCompute(xv.type, "Dropout", [&](auto tag) -> absl::Status {
       using T = decltype(tag);
-      absl::StatusOr<std::vector<T>> x = ReadAs<T>(xv, "Dropout");
-      if (!x.ok()) return x.status();
+      ANVIL_ASSIGN_OR_RETURN(std::vector<T> x, ReadAs<T>(xv, "Dropout"));
       const T scale = static_cast<T>(1.0 / (1.0 - ratio));
-      for (int64_t i = 0; i < n; ++i) (*x)[i] = keep[i] ? (*x)[i] * scale : T(0);
-      return WriteAs(ctx.output(0), x->data(), "Dropout");
-    });
-    if (!s.ok()) return s;
+      for (int64_t i = 0; i < n; ++i) (x)[i] = keep[i] ? x[i] * scale : T(0);
+      return WriteAs(ctx.output(0), x.data(), "Dropout");
+    }));
   }
   if (ctx.HasOutput(1)) {
     // bool from opset 10, the data's type before.

@@ -240,12 +240,9 @@ absl::Status RecurrentKernel::Run(KernelContext& ctx) {
                                   " do not fit X ", xv.DebugString()));
   }
 
-  absl::StatusOr<std::vector<T>> x = ReadAs<T>(xv, "X");
-  if (!x.ok()) return x.status();
-  absl::StatusOr<std::vector<T>> w = ReadAs<T>(wv, "W");
-  if (!w.ok()) return w.status();
-  absl::StatusOr<std::vector<T>> r = ReadAs<T>(rv, "R");
-  if (!r.ok()) return r.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> x, ReadAs<T>(xv, "X"));
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> w, ReadAs<T>(wv, "W"));
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> r, ReadAs<T>(rv, "R"));
 
   // An optional input of `count` elements (zeros when omitted).
   auto optional_input = [&](int i, int64_t count,
@@ -257,31 +254,28 @@ absl::Status RecurrentKernel::Run(KernelContext& ctx) {
     }
     return ReadAs<T>(ctx.input(i), what);
   };
-  absl::StatusOr<std::vector<T>> bias = optional_input(3, dirs_ * 2 * gh, "B");
-  if (!bias.ok()) return bias.status();
-  absl::StatusOr<std::vector<T>> init_h = optional_input(5, dirs_ * batch * hidden, "initial_h");
-  if (!init_h.ok()) return init_h.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> bias, optional_input(3, dirs_ * 2 * gh, "B"));
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> init_h,
+                         optional_input(5, dirs_ * batch * hidden, "initial_h"));
   const bool lstm = cell_ == Cell::kLstm;
-  absl::StatusOr<std::vector<T>> init_c =
-      optional_input(6, lstm ? dirs_ * batch * hidden : 0, "initial_c");
-  if (!init_c.ok()) return init_c.status();
-  absl::StatusOr<std::vector<T>> peep = optional_input(7, lstm ? dirs_ * 3 * hidden : 0, "P");
-  if (!peep.ok()) return peep.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> init_c,
+                         optional_input(6, lstm ? dirs_ * batch * hidden : 0, "initial_c"));
+  ANVIL_ASSIGN_OR_RETURN(std::vector<T> peep,
+                         optional_input(7, lstm ? dirs_ * 3 * hidden : 0, "P"));
 
   std::vector<int64_t> lens(batch, seq);
   if (ctx.HasInput(4)) {
-    absl::StatusOr<std::vector<int64_t>> l = ReadAs<int64_t>(ctx.input(4), "sequence_lens");
-    if (!l.ok()) return l.status();
-    if (static_cast<int64_t>(l->size()) != batch) {
+    ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> l, ReadAs<int64_t>(ctx.input(4), "sequence_lens"));
+    if (static_cast<int64_t>(l.size()) != batch) {
       return ctx.Error(absl::StrCat("sequence_lens ", ctx.input(4).DebugString(),
                                     " does not have batch size ", batch));
     }
-    for (int64_t len : *l) {
+    for (int64_t len : l) {
       if (len < 0 || len > seq) {
         return ctx.Error(absl::StrCat("sequence_lens value ", len, " is outside [0, ", seq, "]"));
       }
     }
-    lens = *std::move(l);
+    lens = std::move(l);
   }
 
   // Index of (t, d, b) in Y and of (d, b) in the states, per layout.
@@ -292,7 +286,7 @@ absl::Status RecurrentKernel::Run(KernelContext& ctx) {
     return (layout_ == 0 ? d * batch + b : b * dirs_ + d) * hidden;
   };
   auto x_row = [&](int64_t t, int64_t b) {
-    return x->data() + (layout_ == 0 ? t * batch + b : b * seq + t) * input;
+    return x.data() + (layout_ == 0 ? t * batch + b : b * seq + t) * input;
   };
 
   const bool want_y = ctx.HasOutput(0);
@@ -307,9 +301,9 @@ absl::Status RecurrentKernel::Run(KernelContext& ctx) {
   std::vector<T> scratch(hidden);
   for (int64_t d = 0; d < dirs_; ++d) {
     const bool reverse = dirs_ == 2 ? d == 1 : reverse_;
-    const T* wd = w->data() + d * gh * input;
-    const T* rd = r->data() + d * gh * hidden;
-    const T* wb = bias->data() + d * 2 * gh;
+    const T* wd = w.data() + d * gh * input;
+    const T* rd = r.data() + d * gh * hidden;
+    const T* wb = bias.data() + d * 2 * gh;
     const T* rb = wb + gh;
     const Activation* act = &activations_[d * per_dir_];
 
@@ -326,10 +320,10 @@ absl::Status RecurrentKernel::Run(KernelContext& ctx) {
       }
     }
     for (int64_t b = 0; b < batch; ++b) {
-      std::copy_n(init_h->data() + state_index(d, b), hidden, h.data() + b * hidden);
-      if (lstm) std::copy_n(init_c->data() + state_index(d, b), hidden, c.data() + b * hidden);
+      std::copy_n(init_h.data() + state_index(d, b), hidden, h.data() + b * hidden);
+      if (lstm) std::copy_n(init_c.data() + state_index(d, b), hidden, c.data() + b * hidden);
     }
-    const T* p = lstm ? peep->data() + d * 3 * hidden : nullptr;
+    const T* p = lstm ? peep.data() + d * 3 * hidden : nullptr;
 
     for (int64_t s = 0; s < seq; ++s) {
       for (int64_t b = 0; b < batch; ++b) {

@@ -53,9 +53,7 @@ absl::Status TopKRun(KernelContext& ctx, const TopKAttrs& attrs) {
   if (attrs.k) {
     k = *attrs.k;
   } else {
-    absl::StatusOr<int64_t> value = ScalarInt(ctx, 1, "K");
-    if (!value.ok()) return value.status();
-    k = *value;
+    ANVIL_ASSIGN_OR_RETURN(k, ScalarInt(ctx, 1, "K"));
   }
   const int64_t n = xv.dims[axis];
   if (k < 0 || k > n) {
@@ -63,26 +61,23 @@ absl::Status TopKRun(KernelContext& ctx, const TopKAttrs& attrs) {
   }
   Shape dims = xv.dims;
   dims[axis] = k;
-  absl::StatusOr<TensorView*> values_out = ctx.AllocateOutput(0, dims);
-  if (!values_out.ok()) return values_out.status();
-  absl::StatusOr<TensorView*> indices_out = ctx.AllocateOutput(1, dims);
-  if (!indices_out.ok()) return indices_out.status();
+  ANVIL_ASSIGN_OR_RETURN(TensorView* values_out, ctx.AllocateOutput(0, dims));
+  ANVIL_ASSIGN_OR_RETURN(TensorView* indices_out, ctx.AllocateOutput(1, dims));
   if (k == 0) return absl::OkStatus();
 
-  absl::StatusOr<std::vector<K>> x = ReadAs<K>(xv, "TopK");
-  if (!x.ok()) return x.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<K> x, ReadAs<K>(xv, "TopK"));
   int64_t outer = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= xv.dims[d];
   int64_t inner = 1;
   for (int64_t d = axis + 1; d < rank; ++d) inner *= xv.dims[d];
 
-  T* values = (*values_out)->As<T>();
-  int64_t* indices = (*indices_out)->As<int64_t>();
+  T* values = values_out->As<T>();
+  int64_t* indices = indices_out->As<int64_t>();
   std::vector<int64_t> order(n);
   std::vector<K> line(n);
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
-      for (int64_t j = 0; j < n; ++j) line[j] = (*x)[(o * n + j) * inner + i];
+      for (int64_t j = 0; j < n; ++j) line[j] = x[(o * n + j) * inner + i];
       std::iota(order.begin(), order.end(), 0);
       // Equal elements keep the lower index first.
       auto before = [&](int64_t a, int64_t b) {
@@ -125,8 +120,7 @@ absl::Status UniqueRun(KernelContext& ctx, const UniqueAttrs& attrs) {
   using K = ComputeType<T>;
   const TensorView& xv = ctx.input(0);
   const int64_t rank = xv.rank();
-  absl::StatusOr<std::vector<K>> x = ReadAs<K>(xv, "Unique");
-  if (!x.ok()) return x.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<K> x, ReadAs<K>(xv, "Unique"));
 
   // Entries are slices along the axis ([outer, inner] elements each), or single elements.
   int64_t outer = 1, n = xv.NumElements(), inner = 1, axis = 0;
@@ -142,7 +136,7 @@ absl::Status UniqueRun(KernelContext& ctx, const UniqueAttrs& attrs) {
     for (int64_t d = axis + 1; d < rank; ++d) inner *= xv.dims[d];
   }
   auto element = [&](int64_t entry, int64_t o, int64_t i) -> K {
-    return (*x)[(o * n + entry) * inner + i];
+    return x[(o * n + entry) * inner + i];
   };
   // Lexicographic order of entries, element by element in row-major order.
   auto compare = [&](int64_t a, int64_t b) -> int {
@@ -188,9 +182,8 @@ absl::Status UniqueRun(KernelContext& ctx, const UniqueAttrs& attrs) {
     y_dims = xv.dims;
     y_dims[axis] = unique;
   }
-  absl::StatusOr<TensorView*> y = ctx.AllocateOutput(0, y_dims);
-  if (!y.ok()) return y.status();
-  T* yd = (*y)->As<T>();
+  ANVIL_ASSIGN_OR_RETURN(TensorView* y, ctx.AllocateOutput(0, y_dims));
+  T* yd = y->As<T>();
   std::vector<int64_t> out_first(unique), out_counts(unique);
   for (int64_t g = 0; g < unique; ++g) {
     const int64_t p = rank_of[g];
@@ -204,10 +197,9 @@ absl::Status UniqueRun(KernelContext& ctx, const UniqueAttrs& attrs) {
   }
   auto write = [&](int output, const std::vector<int64_t>& values) -> absl::Status {
     if (!ctx.HasOutput(output)) return absl::OkStatus();
-    absl::StatusOr<TensorView*> out =
-        ctx.AllocateOutput(output, {static_cast<int64_t>(values.size())});
-    if (!out.ok()) return out.status();
-    std::copy(values.begin(), values.end(), (*out)->As<int64_t>());
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out,
+                           ctx.AllocateOutput(output, {static_cast<int64_t>(values.size())}));
+    std::copy(values.begin(), values.end(), out->As<int64_t>());
     return absl::OkStatus();
   };
   std::vector<int64_t> inverse(n);

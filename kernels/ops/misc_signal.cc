@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/misc_internal.h"
 
 namespace anvil::misc {
@@ -152,8 +153,7 @@ absl::Status DftCompute(KernelContext& ctx) {
   const Node& node = ctx.node();
   const TensorView& xv = ctx.input(0);
   const int64_t rank = xv.rank();
-  absl::StatusOr<int64_t> comps = Components(ctx, xv);
-  if (!comps.ok()) return comps.status();
+  ANVIL_ASSIGN_OR_RETURN(int64_t comps, Components(ctx, xv));
   int64_t axis = node.GetInt("axis", 1);
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank - 1) {
@@ -164,10 +164,9 @@ absl::Status DftCompute(KernelContext& ctx) {
   const int64_t n_in = xv.dims[axis];
   int64_t n = n_in;
   if (ctx.HasInput(1)) {
-    absl::StatusOr<int64_t> length = ScalarInt(ctx, 1, "dft_length");
-    if (!length.ok()) return length.status();
-    if (*length < 1) return ctx.Error(absl::StrCat("dft_length ", *length, " must be >= 1"));
-    n = *length;
+    ANVIL_ASSIGN_OR_RETURN(int64_t length, ScalarInt(ctx, 1, "dft_length"));
+    if (length < 1) return ctx.Error(absl::StrCat("dft_length ", length, " must be >= 1"));
+    n = length;
   }
   TensorView& out = ctx.output(0);
   const int64_t out_n = out.dims[axis];
@@ -177,8 +176,7 @@ absl::Status DftCompute(KernelContext& ctx) {
   int64_t inner = 1;
   for (int64_t k = axis + 1; k < rank - 1; ++k) inner *= xv.dims[k];
 
-  absl::StatusOr<std::vector<double>> x = ReadAs<double>(xv, "DFT");
-  if (!x.ok()) return x.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<double> x, ReadAs<double>(xv, "DFT"));
   std::vector<double> y(out.NumElements());
   const FftPlan plan(n, inverse);
   std::vector<Complex> line(n);
@@ -187,8 +185,8 @@ absl::Status DftCompute(KernelContext& ctx) {
     for (int64_t i = 0; i < inner; ++i) {
       line.assign(n, Complex(0));
       for (int64_t j = 0; j < used; ++j) {
-        const double* v = x->data() + ((o * n_in + j) * inner + i) * *comps;
-        line[j] = {v[0], *comps == 2 ? v[1] : 0.0};
+        const double* v = x.data() + ((o * n_in + j) * inner + i) * comps;
+        line[j] = {v[0], comps == 2 ? v[1] : 0.0};
       }
       plan.Run(line);
       for (int64_t k = 0; k < out_n; ++k) {
@@ -206,25 +204,21 @@ absl::Status DftCompute(KernelContext& ctx) {
 absl::Status StftCompute(KernelContext& ctx) {
   const TensorView& sv = ctx.input(0);
   if (sv.rank() != 3) return ctx.Error(absl::StrCat("signal ", sv.DebugString(), " is not 3-D"));
-  absl::StatusOr<int64_t> comps = Components(ctx, sv);
-  if (!comps.ok()) return comps.status();
+  ANVIL_ASSIGN_OR_RETURN(int64_t comps, Components(ctx, sv));
   absl::StatusOr<int64_t> step = ScalarInt(ctx, 1, "frame_step");
   if (!step.ok()) return step.status();
   std::vector<double> window;
   if (ctx.HasInput(2)) {
-    absl::StatusOr<std::vector<double>> w = ReadAs<double>(ctx.input(2), "STFT window");
-    if (!w.ok()) return w.status();
-    window = *std::move(w);
+    ANVIL_ASSIGN_OR_RETURN(window, ReadAs<double>(ctx.input(2), "STFT window"));
   }
   int64_t length = static_cast<int64_t>(window.size());
   if (ctx.HasInput(3)) {
-    absl::StatusOr<int64_t> l = ScalarInt(ctx, 3, "frame_length");
-    if (!l.ok()) return l.status();
-    if (ctx.HasInput(2) && *l != length) {
+    ANVIL_ASSIGN_OR_RETURN(int64_t l, ScalarInt(ctx, 3, "frame_length"));
+    if (ctx.HasInput(2) && l != length) {
       return ctx.Error(
-          absl::StrCat("frame_length ", *l, " differs from the window length ", length));
+          absl::StrCat("frame_length ", l, " differs from the window length ", length));
     }
-    length = *l;
+    length = l;
   }
   if (!ctx.HasInput(2)) window.assign(length, 1.0);
   TensorView& out = ctx.output(0);
@@ -237,16 +231,15 @@ absl::Status StftCompute(KernelContext& ctx) {
                                   " samples do not fit the signal ", sv.DebugString()));
   }
 
-  absl::StatusOr<std::vector<double>> s = ReadAs<double>(sv, "STFT");
-  if (!s.ok()) return s.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<double> s, ReadAs<double>(sv, "STFT"));
   std::vector<double> y(out.NumElements());
   const FftPlan plan(length, /*inverse=*/false);
   std::vector<Complex> line(length);
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t f = 0; f < frames; ++f) {
       for (int64_t j = 0; j < length; ++j) {
-        const double* v = s->data() + (b * samples + f * *step + j) * *comps;
-        line[j] = Complex(v[0], *comps == 2 ? v[1] : 0.0) * window[j];
+        const double* v = s.data() + (b * samples + f * *step + j) * comps;
+        line[j] = Complex(v[0], comps == 2 ? v[1] : 0.0) * window[j];
       }
       plan.Run(line);
       for (int64_t k = 0; k < bins; ++k) {
@@ -263,8 +256,7 @@ absl::Status StftCompute(KernelContext& ctx) {
 // a0 - a1 cos(2*pi*k/N) + a2 cos(4*pi*k/N), N = size (periodic) or size - 1 (symmetric).
 absl::Status WindowCompute(KernelContext& ctx) {
   const Node& node = ctx.node();
-  absl::StatusOr<int64_t> size = ScalarInt(ctx, 0, "size");
-  if (!size.ok()) return size.status();
+  ANVIL_ASSIGN_OR_RETURN(int64_t size, ScalarInt(ctx, 0, "size"));
   const bool periodic = node.GetInt("periodic", 1) != 0;
   double a0 = 0.5, a1 = 0.5, a2 = 0.0;  // Hann
   if (node.op_type() == "HammingWindow") {
@@ -278,7 +270,7 @@ absl::Status WindowCompute(KernelContext& ctx) {
   TensorView& out = ctx.output(0);
   const int64_t n = out.NumElements();
   // A symmetric window of one point has N = 0; its only point is the window's peak, k = N/2.
-  const double denominator = static_cast<double>(periodic ? *size : *size - 1);
+  const double denominator = static_cast<double>(periodic ? size : size - 1);
   std::vector<double> y(n);
   for (int64_t k = 0; k < n; ++k) {
     const double phase =
@@ -292,32 +284,27 @@ absl::Status WindowCompute(KernelContext& ctx) {
 // on the mel scale between the edges (the step divides by num_mel_bins + 2), mapped to DFT bins
 // floor((dft_length + 1) * hz / sample_rate), and a triangle of peak 1 per mel bin.
 absl::Status MelWeightMatrixCompute(KernelContext& ctx) {
-  absl::StatusOr<int64_t> mel_bins = ScalarInt(ctx, 0, "num_mel_bins");
-  if (!mel_bins.ok()) return mel_bins.status();
-  absl::StatusOr<int64_t> dft_length = ScalarInt(ctx, 1, "dft_length");
-  if (!dft_length.ok()) return dft_length.status();
-  absl::StatusOr<double> sample_rate = ScalarDouble(ctx, 2, "sample_rate");
-  if (!sample_rate.ok()) return sample_rate.status();
-  absl::StatusOr<double> lower = ScalarDouble(ctx, 3, "lower_edge_hertz");
-  if (!lower.ok()) return lower.status();
-  absl::StatusOr<double> upper = ScalarDouble(ctx, 4, "upper_edge_hertz");
-  if (!upper.ok()) return upper.status();
-  if (*sample_rate <= 0) {
-    return ctx.Error(absl::StrCat("sample_rate ", *sample_rate, " must be positive"));
+  ANVIL_ASSIGN_OR_RETURN(int64_t mel_bins, ScalarInt(ctx, 0, "num_mel_bins"));
+  ANVIL_ASSIGN_OR_RETURN(int64_t dft_length, ScalarInt(ctx, 1, "dft_length"));
+  ANVIL_ASSIGN_OR_RETURN(double sample_rate, ScalarDouble(ctx, 2, "sample_rate"));
+  ANVIL_ASSIGN_OR_RETURN(double lower, ScalarDouble(ctx, 3, "lower_edge_hertz"));
+  ANVIL_ASSIGN_OR_RETURN(double upper, ScalarDouble(ctx, 4, "upper_edge_hertz"));
+  if (sample_rate <= 0) {
+    return ctx.Error(absl::StrCat("sample_rate ", sample_rate, " must be positive"));
   }
   TensorView& out = ctx.output(0);
   const int64_t spectrogram_bins = out.dims[0];
-  const int64_t bins = *mel_bins;
+  const int64_t bins = mel_bins;
 
   auto hz_to_mel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
   auto mel_to_hz = [](double mel) { return 700.0 * (std::pow(10.0, mel / 2595.0) - 1.0); };
-  const double low_mel = hz_to_mel(*lower);
-  const double mel_step = (hz_to_mel(*upper) - low_mel) / static_cast<double>(bins + 2);
+  const double low_mel = hz_to_mel(lower);
+  const double mel_step = (hz_to_mel(upper) - low_mel) / static_cast<double>(bins + 2);
   std::vector<int64_t> points(bins + 2);
   for (int64_t i = 0; i < bins + 2; ++i) {
     const double hz = mel_to_hz(static_cast<double>(i) * mel_step + low_mel);
     points[i] =
-        static_cast<int64_t>(std::floor(static_cast<double>(*dft_length + 1) * hz / *sample_rate));
+        static_cast<int64_t>(std::floor(static_cast<double>(dft_length + 1) * hz / sample_rate));
   }
 
   std::vector<double> y(out.NumElements(), 0.0);

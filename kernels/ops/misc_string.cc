@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/ops/misc_internal.h"
 
 namespace anvil::misc {
@@ -116,9 +117,8 @@ absl::Status StringNormalizerCompute(KernelContext& ctx, const StringNormalizerA
   if (kept.empty()) kept.emplace_back();
   Shape dims = x.dims;
   dims.back() = static_cast<int64_t>(kept.size());
-  absl::StatusOr<TensorView*> out = ctx.AllocateOutput(0, dims);
-  if (!out.ok()) return out.status();
-  std::string* y = (*out)->As<std::string>();
+  ANVIL_ASSIGN_OR_RETURN(TensorView* out, ctx.AllocateOutput(0, dims));
+  std::string* y = out->As<std::string>();
   for (size_t i = 0; i < kept.size(); ++i) y[i] = std::move(kept[i]);
   return absl::OkStatus();
 }

@@ -35,19 +35,18 @@ struct Element {
 
 absl::Status OptimizerCompute(KernelContext& ctx, const OptimizerAttrs& attrs) {
   const int n = (ctx.num_inputs() - 2) / attrs.input_groups;
-  absl::StatusOr<double> r = ScalarDouble(ctx, 0, "R");
-  if (!r.ok()) return r.status();
-  absl::StatusOr<int64_t> t = ScalarInt(ctx, 1, "T");
-  if (!t.ok()) return t.status();
+  ANVIL_ASSIGN_OR_RETURN(double r, ScalarDouble(ctx, 0, "R"));
+  ANVIL_ASSIGN_OR_RETURN(int64_t t, ScalarInt(ctx, 1, "T"));
   // Adam's bias correction, Momentum's first-step coefficient and Adagrad's decayed rate depend
   // on T only.
-  double rate = *r;
-  if (attrs.kind == Optimizer::kAdagrad) rate = *r / (1 + static_cast<double>(*t) * attrs.decay_factor);
-  if (attrs.kind == Optimizer::kAdam && *t > 0) {
-    const double td = static_cast<double>(*t);
-    rate = *r * std::sqrt(1 - std::pow(attrs.beta, td)) / (1 - std::pow(attrs.alpha, td));
+  double rate = r;
+  if (attrs.kind == Optimizer::kAdagrad)
+    rate = r / (1 + static_cast<double>(t) * attrs.decay_factor);
+  if (attrs.kind == Optimizer::kAdam && t > 0) {
+    const double td = static_cast<double>(t);
+    rate = r * std::sqrt(1 - std::pow(attrs.beta, td)) / (1 - std::pow(attrs.alpha, td));
   }
-  const double beta_adjusted = *t > 0 ? attrs.beta : 1.0;  // Momentum
+  const double beta_adjusted = t > 0 ? attrs.beta : 1.0;  // Momentum
 
   for (int i = 0; i < n; ++i) {
     const TensorView& xv = ctx.input(2 + i);
@@ -58,9 +57,9 @@ absl::Status OptimizerCompute(KernelContext& ctx, const OptimizerAttrs& attrs) {
         return ctx.Error(absl::StrCat("input ", 2 + group * n + i, " ", view.DebugString(),
                                       " does not match X_", i + 1, " ", xv.DebugString()));
       }
-      absl::StatusOr<std::vector<double>> values = ReadAs<double>(view, ctx.node().op_type());
-      if (!values.ok()) return values.status();
-      in.push_back(*std::move(values));
+      ANVIL_ASSIGN_OR_RETURN(std::vector<double> values,
+                             ReadAs<double>(view, ctx.node().op_type()));
+      in.push_back(std::move(values));
     }
     const int64_t count = xv.NumElements();
     std::vector<double> x_new(count), state1(count), state2(count);

@@ -1,6 +1,7 @@
 #include "kernels/ops/op_util.h"
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/dispatch.h"
 #include "kernels/tensor.h"
 
@@ -19,13 +20,12 @@ absl::StatusOr<std::vector<To>> ReadAs(const TensorView& v, std::string_view op)
   Tensor scratch;
   const TensorView dense = v.Contiguous() ? v : (scratch = Tensor::CopyOf(v)).view();
   std::vector<To> values(static_cast<size_t>(dense.NumElements()));
-  absl::Status s = DispatchNumeric(dense.type, op, [&](auto tag) -> absl::Status {
+  ANVIL_RETURN_IF_ERROR(DispatchNumeric(dense.type, op, [&](auto tag) -> absl::Status {
     using T = decltype(tag);
     const T* p = dense.As<T>();
     for (size_t k = 0; k < values.size(); ++k) values[k] = ConvertElement<To>(p[k]);
     return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  }));
   return values;
 }
 

@@ -208,7 +208,7 @@ absl::Status ConcatFromSequence(KernelContext& ctx) {
     }
     out_dims[axis] += d[axis];
   }
-  ANVIL_ASSIGN_OR_RETURN(TensorView * out, ctx.AllocateOutput(0, out_dims));
+  ANVIL_ASSIGN_OR_RETURN(TensorView* out, ctx.AllocateOutput(0, out_dims));
   int64_t at = 0;
   for (const Tensor& t : *in) {
     const Shape d = dims_of(t);

@@ -1,5 +1,5 @@
 // One plane of a depthwise 2-D convolution (float32), with Highway, dispatched at run time: the
-// kernel loops of ops/compute_conv.cc's depthwise path in per-target code, so that a plane costs
+// kernel loops of ops/conv_direct.cc's depthwise path in per-target code, so that a plane costs
 // one dispatch however small it is (MobileNet-style networks have hundreds of 8x8 planes).
 //
 // y (out_h x out_w, dense) = bias + sum over taps (kh, kw), in that order, of w[kh * kw_count +

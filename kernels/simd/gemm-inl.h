@@ -54,17 +54,26 @@ struct Tile {
 // Products with M (or N) at most this take the unpacked matrix-vector-like paths.
 constexpr int64_t kSmallDim = 4;
 
-// Grow-only thread-local scratch buffers (packing), so steady-state calls do not allocate.
-template <typename T>
-T* Scratch(int slot, size_t n) {
-  thread_local hwy::AlignedFreeUniquePtr<T[]> buffers[2];
-  thread_local size_t sizes[2] = {0, 0};
-  if (sizes[slot] < n) {
-    buffers[slot] = hwy::AllocateAligned<T>(n);
-    sizes[slot] = n;
+// Scratch memory of one serial call (packing, gathering), freed when the call returns: no buffer
+// outlives the product it serves. Up to kStack elements live on the stack (an A panel, the small
+// products' gathers: no allocation for the many small products); more is one aligned heap
+// allocation, made only for a packed B block, whose packing and products cost far more (at least
+// 5 rows x 2 flops per element packed, and a copy of each element).
+template <typename T, size_t kStack = 16 * 1024 / sizeof(T)>
+class CallScratch {
+ public:
+  explicit CallScratch(size_t n) {
+    if (n > kStack) heap_ = hwy::AllocateAligned<T>(n);
   }
-  return buffers[slot].get();
-}
+  CallScratch(const CallScratch&) = delete;
+  CallScratch& operator=(const CallScratch&) = delete;
+
+  T* get() { return heap_ ? heap_.get() : stack_; }
+
+ private:
+  HWY_ALIGN_MAX T stack_[kStack];
+  hwy::AlignedFreeUniquePtr<T[]> heap_;
+};
 
 // Stores one vector of results into C row `c` (n <= lanes valid columns): c = v + beta * c, C
 // not read when beta == 0.
@@ -278,7 +287,9 @@ void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T
   // alpha != 1 is folded into a packed copy of A; otherwise the micro-kernel reads op(A) in
   // place (the same products in the same order: alpha * a == a exactly when alpha is 1).
   const bool pack_a = alpha != T(1);
-  T* a_pack = pack_a ? Scratch<T>(1, kMR * blocking.kc_max) : nullptr;
+  // kc_max <= kKC: the panel always fits the stack part (8 KiB of float).
+  CallScratch<T, kMR * Cfg::kKC> a_scratch(pack_a ? kMR * blocking.kc_max : 0);
+  T* a_pack = pack_a ? a_scratch.get() : nullptr;
   const size_t a_rs = trans_a ? 1 : lda, a_ks = trans_a ? lda : 1;
   // Columns [col_begin, col_end) only (a pre-packed B split across threads by panels: col_begin
   // is a multiple of kNR, col_end too or N); get_b is called for every block they touch.
@@ -337,13 +348,14 @@ void PackBlock(bool trans_b, const T* B, size_t ldb, size_t jc, size_t nc, size_
 }
 
 // The packed path with op(B)'s panels from `fill` (FillBlock's contract), packed per block into
-// thread-local scratch.
+// this call's scratch.
 template <typename T, class Fill>
 void GemmFilled(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T* A, size_t lda,
                 Fill&& fill, const T* row_bias, T beta, T* C, size_t ldc) {
   constexpr size_t kNR = Tile<T>::kNR;
   const Blocking<T> blocking(N, K);
-  T* b_pack = Scratch<T>(0, (blocking.nc_max + kNR - 1) / kNR * kNR * blocking.kc_max);
+  CallScratch<T> b_scratch((blocking.nc_max + kNR - 1) / kNR * kNR * blocking.kc_max);
+  T* b_pack = b_scratch.get();
   GemmPackedLoop(trans_a, M, N, K, alpha, A, lda, beta, C, ldc, row_bias,
                  static_cast<const T*>(nullptr), [&](size_t jc, size_t nc, size_t pc, size_t kc) {
                    FillBlock<T>(fill, jc, nc, pc, kc, b_pack);
@@ -575,8 +587,9 @@ void GemmSmallM(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, T alph
                 size_t lda, const T* B, size_t ldb, T beta, T* C, size_t ldc) {
   const T* x = A;
   size_t ldx = lda;
+  CallScratch<T> gathered(trans_a ? M * K : 0);
   if (trans_a) {  // gather the M rows of op(A) into contiguous rows
-    T* rows = Scratch<T>(1, M * K);
+    T* rows = gathered.get();
     for (size_t k = 0; k < K; ++k) {
       for (size_t r = 0; r < M; ++r) rows[r * K + k] = A[k * lda + r];
     }
@@ -601,8 +614,9 @@ void GemmSmallN(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, T alph
                 size_t lda, const T* B, size_t ldb, T beta, T* C, size_t ldc) {
   const T* y = B;  // row j: column j of op(B)
   size_t ldy = ldb;
+  CallScratch<T> gathered(!trans_b ? N * K : 0);
   if (!trans_b) {
-    T* rows = Scratch<T>(1, N * K);
+    T* rows = gathered.get();
     for (size_t k = 0; k < K; ++k) {
       for (size_t j = 0; j < N; ++j) rows[j * K + k] = B[k * ldb + j];
     }

@@ -3,7 +3,6 @@
 #include "kernels/simd/gemm.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 
 #include "base/parallel.h"
@@ -159,15 +158,8 @@ std::unique_ptr<const PackedB> PackB(bool trans_b, int64_t K, int64_t N, const f
   return packed;
 }
 
-namespace {
-std::atomic<int64_t> packed_b_products{0};
-}  // namespace
-
-int64_t PackedBProducts() { return packed_b_products.load(std::memory_order_relaxed); }
-
 void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
                   const PackedB& b, float beta, float* C, int64_t ldc, const float* col_bias) {
-  packed_b_products.fetch_add(1, std::memory_order_relaxed);
   const int64_t N = b.n, K = b.k;
   if (M <= 0 || N <= 0) return;
   if (K <= 0 || alpha == 0.0f) {  // C = beta * C (+ col_bias), as Sgemm

@@ -6,7 +6,9 @@
 // op(A) = A (stored M x K, element (i, k) at A[i * lda + k]) or, with trans_a, A^T (A stored
 // K x M, element (i, k) at A[k * lda + i]); likewise B with trans_b (stored N x K). C's rows are
 // ldc elements apart. With beta == 0, C is not read (it may hold garbage or NaNs), as in BLAS.
-// Single-threaded; buffers are thread-local, so concurrent calls from different threads are safe.
+// Each call splits its work across the threads of the caller's parallel scope (base/parallel.h),
+// with the same bits for any thread count; its scratch is its own and freed when it returns, so
+// concurrent calls from different threads are safe.
 //
 // Large products pack panels of A and B (so that strides which are multiples of 4 KiB cannot
 // thrash L1, and transposes cost nothing in the inner loop) and run a register-tiled
@@ -50,10 +52,6 @@ std::unique_ptr<const PackedB> PackB(bool trans_b, int64_t K, int64_t N, const f
 void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
                   const PackedB& b, float beta, float* C, int64_t ldc,
                   const float* col_bias = nullptr);
-
-// SgemmPackedB calls so far in this process: tests check that a kernel which should multiply
-// by its pre-packed weight does (the unpacked fallback gives the same products).
-int64_t PackedBProducts();
 
 // Fills a panel of an implicit op(B) - one never stored whole, such as a convolution's im2col
 // matrix: rows [k0, k0 + kc) x columns [j0, j0 + w) of it into dst[k * pw + j], and zeros into

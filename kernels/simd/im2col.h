@@ -1,6 +1,6 @@
 // Rows of a 2-D convolution's im2col matrix written straight into the packed-B panels of the
 // GEMM (simd::SgemmFilledB), with Highway, dispatched at run time. The matrix is never stored:
-// ops/compute_conv.cc pads the input planes (so every tap reads inside them), describes each row
+// ops/conv_im2col.cc pads the input planes (so every tap reads inside them), describes each row
 // of the matrix (a channel and kernel tap: an offset) and each panel's columns (runs along one
 // output row of one image), and this copies the runs with vectors - they are short (an output
 // row), so element-by-element copies would cost more than the GEMM's FMAs.

@@ -2,8 +2,6 @@
 // the weight transform (once per constant weight, so plain scalar code).
 #include "kernels/simd/winograd.h"
 
-#include <atomic>
-
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/simd/winograd.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -17,12 +15,6 @@ HWY_EXPORT(WinogradInputImpl);
 HWY_EXPORT(WinogradOutputImpl);
 HWY_EXPORT(WinogradOutputByChannelsImpl);
 HWY_EXPORT(WinogradInputByChannelsImpl);
-
-namespace {
-std::atomic<int64_t> output_transforms{0};
-}  // namespace
-
-int64_t WinogradOutputTransforms() { return output_transforms.load(std::memory_order_relaxed); }
 
 void WinogradTransformWeights(const float* w, int64_t K, int64_t C, float* u) {
   // G, 6 x 3.
@@ -61,7 +53,6 @@ void WinogradTransformInput(const float* in, int64_t channels, const WinogradTil
 void WinogradTransformOutput(const float* products, int64_t ldm, int64_t point_stride, int64_t K,
                              const float* bias, const Epilogue& epilogue,
                              const WinogradTiles& tiles, float* out) {
-  output_transforms.fetch_add(1, std::memory_order_relaxed);
   HWY_DYNAMIC_DISPATCH(WinogradOutputImpl)
   (products, ldm, point_stride, K, bias, epilogue, tiles, out);
 }
@@ -74,7 +65,6 @@ void WinogradTransformInputByChannels(const float* in, int64_t channels, const W
 void WinogradTransformOutputByChannels(const float* products, int64_t ldm, int64_t point_stride,
                                        int64_t K, const float* bias, const Epilogue& epilogue,
                                        const WinogradTiles& tiles, float* out) {
-  output_transforms.fetch_add(1, std::memory_order_relaxed);
   HWY_DYNAMIC_DISPATCH(WinogradOutputByChannelsImpl)
   (products, ldm, point_stride, K, bias, epilogue, tiles, out);
 }

@@ -78,10 +78,6 @@ void WinogradTransformOutputByChannels(const float* products, int64_t ldm, int64
                                        int64_t K, const float* bias, const Epilogue& epilogue,
                                        const WinogradTiles& tiles, float* out);
 
-// WinogradTransformOutput and WinogradTransformOutputByChannels calls so far in this process: tests
-// check that a convolution took the Winograd path (the im2col path gives nearly the same values).
-int64_t WinogradOutputTransforms();
-
 }  // namespace anvil::simd
 
 #endif  // ANVIL_KERNELS_SIMD_WINOGRAD_H_

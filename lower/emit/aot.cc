@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "base/status_macros.h"
 #include "graph/element_type.h"
 #include "graph/ir.h"
@@ -192,6 +193,44 @@ constexpr char kHost[] = R"cc(
     std::free(output->data);
     output->data = nullptr;
   }
+)cc";
+
+// The hosts of a library that links the kernel host, and the packed gemm weights they share: the
+// library's own state, made with its first context's host and released with the last, so that
+// its contexts hold one packed copy of each weight and nothing outlives the library's use of it.
+// @GRAPH@ and @NUM_WEIGHTS@ are filled in by EmitAot.
+constexpr char kHostLifetime[] = R"cc(
+  namespace {
+
+  std::mutex anvil_hosts_mu;
+  AnvilAotPackedWeights* anvil_packed_weights = nullptr;  // while a host lives
+  int64_t anvil_hosts = 0;
+
+  AnvilAotHost* aot_host_create(char* message, int64_t message_size) {
+    std::lock_guard<std::mutex> lock(anvil_hosts_mu);
+    if (anvil_packed_weights == nullptr) {
+      anvil_packed_weights = anvil_aot_packed_weights_create(anvil_gemm_weights, @NUM_WEIGHTS@);
+    }
+    AnvilAotHost* host =
+        anvil_aot_host_create(@GRAPH@, anvil_packed_weights, message, message_size);
+    if (host != nullptr) ++anvil_hosts;
+    if (anvil_hosts == 0) {
+      anvil_aot_packed_weights_destroy(anvil_packed_weights);
+      anvil_packed_weights = nullptr;
+    }
+    return host;
+  }
+
+  void aot_host_destroy(AnvilAotHost* host) {
+    anvil_aot_host_destroy(host);
+    std::lock_guard<std::mutex> lock(anvil_hosts_mu);
+    if (--anvil_hosts == 0) {
+      anvil_aot_packed_weights_destroy(anvil_packed_weights);
+      anvil_packed_weights = nullptr;
+    }
+  }
+
+  }  // namespace
 )cc";
 
 // `text` fit for a // comment: line breaks become spaces.
@@ -405,6 +444,11 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
                     absl::StrJoin(spans, ", "), "};\n");
   }
   if (linked) {
+    const std::string graph =
+        kernels ? absl::StrCat("anvil_model_weights + ", graph_offset, ", ", out.graph_bytes,
+                               ", anvil_graph_tensors, ", graph_tensors, ", anvil_kernels, ",
+                               module.kernels.size())
+                : "nullptr, 0, nullptr, 0, nullptr, 0";
     fill("/*@HOST_API@*/",
          absl::StrCat(
              "  // Anvil's kernel host (lower/emit/aot_host.h).\n  extern \"C\" {\n", kAotHostApi,
@@ -412,7 +456,10 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
              gemm_weights.empty()
                  ? "  const AnvilAotGemmWeight* const anvil_gemm_weights = nullptr;\n"
                  : absl::StrCat("  const AnvilAotGemmWeight anvil_gemm_weights[] = {\n      ",
-                                absl::StrJoin(gemm_weights, ",\n      "), "};\n")));
+                                absl::StrJoin(gemm_weights, ",\n      "), "};\n"),
+             absl::StrReplaceAll(
+                 kHostLifetime,
+                 {{"@GRAPH@", graph}, {"@NUM_WEIGHTS@", absl::StrCat(gemm_weights.size())}})));
     fill("/*@MODEL_FIELDS@*/", "    AnvilAotHost* host = nullptr;\n");
     fill("/*@PARALLEL_FOR@*/",
          "    return anvil_aot_host_parallel_for(trips, work_per_trip, chunk, closure);\n");
@@ -420,8 +467,7 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
          "    return anvil_aot_host_gemm(static_cast<AotRun*>(ctx)->model->host, ctx, aot_fail, "
          "f64, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);\n");
     fill("/*@DESTROY@*/",
-         "    if (model != nullptr && model->host != nullptr) "
-         "anvil_aot_host_destroy(model->host);\n");
+         "    if (model != nullptr && model->host != nullptr) aot_host_destroy(model->host);\n");
   } else {
     fill("/*@HOST_API@*/", "");
     fill("/*@MODEL_FIELDS@*/", "");
@@ -450,15 +496,9 @@ absl::StatusOr<AotSources> EmitAot(const tir::Module& module, const AotOptions& 
       "  AotRun run;\n  run.model = model;\n  run.error = error;\n  run.error_size = error_size;\n";
   c += "  if (error != nullptr && error_size > 0) error[0] = 0;\n";
   if (linked) {  // the kernel host, made by the context's first run
-    const std::string graph =
-        kernels ? absl::StrCat("anvil_model_weights + ", graph_offset, ", ", out.graph_bytes,
-                               ", anvil_graph_tensors, ", graph_tensors, ", anvil_kernels, ",
-                               module.kernels.size())
-                : "nullptr, 0, nullptr, 0, nullptr, 0";
     absl::StrAppend(
         &c, "  if (model->host == nullptr) {\n    char message[512] = \"\";\n",
-        "    model->host = anvil_aot_host_create(", graph, ", anvil_gemm_weights, ",
-        gemm_weights.size(), ", message, sizeof message);\n",
+        "    model->host = aot_host_create(message, sizeof message);\n",
         "    if (model->host == nullptr) { aot_fail(&run, message); return 1; }\n  }\n");
   }
   // Inputs: type, rank and literal dims.

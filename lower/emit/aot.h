@@ -8,7 +8,8 @@
 // left empty, so each weight is in the library once), model.cc a table of its kernel calls, and
 // each context creates its kernels on its first run. A module with gemm calls, or whose
 // workspace buffers' sizes depend on dims, links the host too (unless AotOptions::kernel_host is
-// false): gemm runs on Anvil's SGEMM with constant weights packed at the context's first run;
+// false): gemm runs on Anvil's SGEMM with constant weights packed at the first context's first
+// run, held by the library for its contexts and released with the last one;
 // parallel loops, kernels and gemm on anvil_model_set_threads' threads; and the workspace is
 // placed per run by the runtime's MemoryPlanner, re-planned when the dims change (buffers that
 // are not live together share bytes: MobileNet-style at batch 8 needs 2.6 MB instead of 13.4).

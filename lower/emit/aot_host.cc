@@ -13,6 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "base/parallel.h"
+#include "base/scratch.h"
+#include "base/status_macros.h"
 #include "graph/element_type.h"
 #include "graph/ir.h"
 #include "graph/onnx_import.h"
@@ -23,15 +25,24 @@
 #include "onnx/onnx_pb.h"
 #include "runtime/session.h"
 
+// The packed copies of one loaded library's constant gemm weights, which its hosts share.
+struct AnvilAotPackedWeights {
+  anvil::lower::PackedWeights weights;
+};
+
 struct AnvilAotHost {
   std::unique_ptr<anvil::Model> model;  // null without kernel calls
   std::vector<anvil::lower::KernelCallSite> sites;
   std::vector<anvil::lower::ShapeCheckMemo> memos;        // per site
   std::vector<std::unique_ptr<anvil::OpKernel>> kernels;  // made on first call
   anvil::lower::GemmHost gemm;
+  // The kernels' scratch (im2col, Winograd blocks, attention scores), reused by every run of the
+  // context and freed with it.
+  anvil::ScratchPool scratch;
   // This run's.
   std::deque<anvil::Tensor> allocations;
   std::unique_ptr<anvil::parallel::ThreadScope> threads;
+  std::unique_ptr<anvil::ScratchScope> scratch_scope;
   // The workspace plan, made by the first anvil_aot_host_plan.
   std::optional<anvil::lower::WorkspacePlan> workspace;
 };
@@ -128,9 +139,8 @@ absl::StatusOr<std::unique_ptr<AnvilAotHost>> CreateHost(const void* bytes, int6
   host->model = *std::move(model);
   const std::vector<Node*> nodes = host->model->graph().NodesSnapshot();
   for (int32_t id = 0; id < count; ++id) {
-    absl::StatusOr<KernelCallSite> site = MakeSite(*host->model, nodes, kernels[id], id);
-    if (!site.ok()) return site.status();
-    host->sites.push_back(*std::move(site));
+    ANVIL_ASSIGN_OR_RETURN(KernelCallSite site, MakeSite(*host->model, nodes, kernels[id], id));
+    host->sites.push_back(std::move(site));
     host->memos.emplace_back();
   }
   host->kernels.resize(count);
@@ -142,29 +152,37 @@ absl::StatusOr<std::unique_ptr<AnvilAotHost>> CreateHost(const void* bytes, int6
 
 extern "C" {
 
+AnvilAotPackedWeights* anvil_aot_packed_weights_create(const AnvilAotGemmWeight* weights,
+                                                       int32_t num_weights) {
+  auto packed = std::make_unique<AnvilAotPackedWeights>();
+  for (int32_t i = 0; i < num_weights; ++i) {
+    const AnvilAotGemmWeight& w = weights[i];
+    packed->weights.Pack(w.data, w.elements, w.trans_b != 0, w.k, w.n, w.ldb);
+  }
+  return packed.release();
+}
+
+void anvil_aot_packed_weights_destroy(AnvilAotPackedWeights* weights) { delete weights; }
+
 AnvilAotHost* anvil_aot_host_create(const void* model, int64_t model_bytes,
                                     const AnvilAotTensorData* tensors, int32_t num_tensors,
                                     const AnvilAotKernel* kernels, int32_t count,
-                                    const AnvilAotGemmWeight* weights, int32_t num_weights,
-                                    char* error, int64_t error_size) {
+                                    const AnvilAotPackedWeights* weights, char* error,
+                                    int64_t error_size) {
   absl::StatusOr<std::unique_ptr<AnvilAotHost>> host =
       anvil::lower::CreateHost(model, model_bytes, tensors, num_tensors, kernels, count);
   if (!host.ok()) {
     anvil::lower::Report(host.status(), error, error_size);
     return nullptr;
   }
-  for (int32_t i = 0; i < num_weights; ++i) {
-    const AnvilAotGemmWeight& w = weights[i];
-    // The library's embedded weights live as long as it is loaded: its contexts share one
-    // packed copy of each.
-    (*host)->gemm.PackWeight(w.data, w.elements, w.trans_b != 0, w.k, w.n, w.ldb,
-                             /*shared=*/true);
-  }
+  // The library's packed weights: this host holds the same copies as its other contexts'.
+  if (weights != nullptr) (*host)->gemm.ShareWeights(weights->weights);
   return host->release();
 }
 
 void anvil_aot_host_begin_run(AnvilAotHost* host, int32_t threads) {
   host->threads = std::make_unique<anvil::parallel::ThreadScope>(threads);
+  host->scratch_scope = std::make_unique<anvil::ScratchScope>(&host->scratch);
 }
 
 void anvil_aot_host_destroy(AnvilAotHost* host) { delete host; }
@@ -194,6 +212,7 @@ int32_t anvil_aot_host_kernel(AnvilAotHost* host, int64_t id, AnvilBuffer* const
 
 void anvil_aot_host_end_run(AnvilAotHost* host) {
   host->allocations.clear();
+  host->scratch_scope.reset();
   host->threads.reset();
 }
 

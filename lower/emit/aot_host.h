@@ -8,16 +8,22 @@
 // links this library (//lower:aot_host in Bazel; libanvil_aot_host.so next to libmodel.so from
 // `anvil-compile --shared`). The API is C (aot_host_api.inc), called from the library's model.cc:
 //
-//   anvil_aot_host_create(model, bytes, tensors, num_tensors, kernels, count, weights,
-//                         num_weights, error, error_size)
+//   anvil_aot_packed_weights_create(weights, num_weights)
+//   anvil_aot_packed_weights_destroy(packed)
+//       the library's constant gemm weights packed (lower/jit/host_support.h): the library
+//       makes one with its first context's host and destroys it with the last (its own state,
+//       under its own lock), so its contexts share one packed copy of each weight and nothing
+//       outlives the library's use of it. Hosts hold the copies they were given: destroying the
+//       packed weights before a host is safe.
+//   anvil_aot_host_create(model, bytes, tensors, num_tensors, kernels, count, packed, error,
+//                         error_size)
 //       imports the graph and checks every table entry against its node (position in range, op
 //       type as recorded, operand slots within the node's inputs and outputs, captured names
 //       defined); null with a one-line message in `error` otherwise. `tensors` give the bytes of
 //       initializers the embedded graph left empty because the library holds them already (its
 //       globals): each weight is in the library once. Kernels are created on their first call.
-//       A library with gemm calls but no kernel calls passes no graph (null, 0). `weights` are
-//       the constant gemm weights, packed here (lower/jit/host_support.h) once per process:
-//       hosts given the same weights (contexts of one library) share the packed copies.
+//       A library with gemm calls but no kernel calls passes no graph (null, 0). `packed` (or
+//       null) gives the packed gemm weights, which the host shares.
 //   anvil_aot_host_begin_run(host, threads)   the run's intra-op threads (<= 0: every CPU),
 //       for its parallel loops, kernels and gemm, until
 //   anvil_aot_host_end_run(host)   which also frees what kernels allocated during the run.

@@ -3,6 +3,8 @@
 #include "lower/emit/aot_host.h"
 
 extern "C" __attribute__((used, visibility("default"))) void* const anvil_aot_host_exports[] = {
+    reinterpret_cast<void*>(&anvil_aot_packed_weights_create),
+    reinterpret_cast<void*>(&anvil_aot_packed_weights_destroy),
     reinterpret_cast<void*>(&anvil_aot_host_create),
     reinterpret_cast<void*>(&anvil_aot_host_destroy),
     reinterpret_cast<void*>(&anvil_aot_host_kernel),

@@ -11,6 +11,7 @@
 #include "graph/onnx_export.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
+#include "kernels/simd/gemm.h"
 #include "lower/jit/host_support.h"
 #include "onnx/onnx_pb.h"
 
@@ -59,7 +60,7 @@ std::string CreateError(const Embedded& e, const AnvilAotTensorData* tensors, in
                         AnvilAotKernel k) {
   char error[256] = "";
   AnvilAotHost* host = anvil_aot_host_create(e.bytes.data(), e.bytes.size(), tensors, count, &k, 1,
-                                             nullptr, 0, error, 256);
+                                             nullptr, error, 256);
   if (host != nullptr) {
     anvil_aot_host_destroy(host);
     return "";
@@ -75,7 +76,7 @@ TEST(AotHost, RunsKernelCallsAndAllocatesWhatTheCodeLeft) {
   const AnvilAotKernel k = MaxPoolCall();
   char error[256] = "";
   AnvilAotHost* host =
-      anvil_aot_host_create(e.bytes.data(), e.bytes.size(), held, 1, &k, 1, nullptr, 0, error, 256);
+      anvil_aot_host_create(e.bytes.data(), e.bytes.size(), held, 1, &k, 1, nullptr, error, 256);
   ASSERT_NE(host, nullptr) << error;
   std::vector<float> x(16);
   for (int i = 0; i < 16; ++i) x[i] = static_cast<float>((i * 7) % 16);
@@ -140,8 +141,9 @@ TEST(AotHost, RefusesTablesThatDoNotMatchTheGraph) {
   EXPECT_NE(CreateError(Embedded{"not a model"}, nullptr, 0, MaxPoolCall()), "");
 }
 
-// A library with gemm calls and no kernel calls: a host without a graph packs its constant
-// weights, gemm gives the plain product, and parallel_for covers the trips on the run's threads.
+// A library with gemm calls and no kernel calls: a host without a graph on the library's packed
+// constant weights, gemm gives the plain product, and parallel_for covers the trips on the run's
+// threads.
 TEST(AotHost, GemmOnPackedWeightsAndParallelLoops) {
   constexpr int64_t kM = 6, kK = 7, kN = 9;
   std::vector<float> a(kM * kK), w(kK * kN), c(kM * kN, -1), want(kM * kN, 0);
@@ -153,9 +155,11 @@ TEST(AotHost, GemmOnPackedWeightsAndParallelLoops) {
     }
   }
   const AnvilAotGemmWeight weights[] = {{w.data(), kK * kN, 0, kK, kN, kN}};
+  AnvilAotPackedWeights* packed = anvil_aot_packed_weights_create(weights, 1);
   char error[256] = "";
   AnvilAotHost* host =
-      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, weights, 1, error, 256);
+      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, packed, error, 256);
+  anvil_aot_packed_weights_destroy(packed);  // the host holds what it uses
   ASSERT_NE(host, nullptr) << error;
   anvil_aot_host_begin_run(host, 2);
   std::string message;
@@ -179,23 +183,45 @@ TEST(AotHost, GemmOnPackedWeightsAndParallelLoops) {
   anvil_aot_host_destroy(host);
 }
 
-// Contexts of one library share the packed copy of each constant gemm weight: made by the first
-// host, freed with the last.
+// Contexts of one library share the packed copy of each constant gemm weight: the library's
+// packed weights hand their hosts the same copy, which lives until the last holder goes (the
+// library's packed weights and every host given them), and the hosts compute the same bits.
 TEST(AotHost, HostsSharePackedWeights) {
   constexpr int64_t kM = 8, kK = 16, kN = 24;
   std::vector<float> a(kM * kK), w(kK * kN);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 3) - 1;
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 5) * 0.25f;
+  // Ownership, on the host side's own types (what the C API's handles wrap).
+  {
+    auto library = std::make_unique<PackedWeights>();
+    library->Pack(w.data(), kK * kN, false, kK, kN, kN);
+    const std::weak_ptr<const simd::PackedB> copy = library->Find(w.data(), false, kK, kN, kN);
+    ASSERT_FALSE(copy.expired());
+    auto first = std::make_unique<GemmHost>(), second = std::make_unique<GemmHost>();
+    first->ShareWeights(*library);
+    second->ShareWeights(*library);
+    EXPECT_EQ(first->weights().Find(w.data(), false, kK, kN, kN), copy.lock());
+    EXPECT_EQ(second->weights().Find(w.data(), false, kK, kN, kN), copy.lock());
+    // Other parameters, or another address, are not this packed use.
+    EXPECT_EQ(first->weights().Find(w.data(), true, kN, kK, kK), nullptr);
+    EXPECT_EQ(first->weights().Find(a.data(), false, kK, kN, kN), nullptr);
+    library.reset();
+    first.reset();
+    EXPECT_FALSE(copy.expired());  // the second host still holds it
+    second.reset();
+    EXPECT_TRUE(copy.expired());
+  }
+  // Through the C API, as a library's contexts use it.
   const AnvilAotGemmWeight weights[] = {{w.data(), kK * kN, 0, kK, kN, kN}};
-  const int64_t before = LiveSharedPackedWeights();
+  AnvilAotPackedWeights* packed = anvil_aot_packed_weights_create(weights, 1);
+  ASSERT_NE(packed, nullptr);
   char error[256] = "";
   AnvilAotHost* first =
-      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, weights, 1, error, 256);
+      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, packed, error, 256);
   ASSERT_NE(first, nullptr) << error;
   AnvilAotHost* second =
-      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, weights, 1, error, 256);
+      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, packed, error, 256);
   ASSERT_NE(second, nullptr) << error;
-  EXPECT_EQ(LiveSharedPackedWeights(), before + 1);
   std::string message;
   std::vector<float> c1(kM * kN), c2(kM * kN);
   ASSERT_EQ(anvil_aot_host_gemm(first, &message, Fail, 0, 0, 0, kM, kN, kK, 1.0, a.data(), kK,
@@ -203,14 +229,13 @@ TEST(AotHost, HostsSharePackedWeights) {
             0)
       << message;
   anvil_aot_host_destroy(first);
-  EXPECT_EQ(LiveSharedPackedWeights(), before + 1);  // the second still holds it
+  anvil_aot_packed_weights_destroy(packed);
   ASSERT_EQ(anvil_aot_host_gemm(second, &message, Fail, 0, 0, 0, kM, kN, kK, 1.0, a.data(), kK,
                                 w.data(), kN, 0.0, c2.data(), kN),
             0)
       << message;
   EXPECT_EQ(c1, c2);
   anvil_aot_host_destroy(second);
-  EXPECT_EQ(LiveSharedPackedWeights(), before);
 }
 
 // The per-run workspace plan: buffers whose lifetimes overlap never share bytes, buffers that
@@ -218,7 +243,7 @@ TEST(AotHost, HostsSharePackedWeights) {
 TEST(AotHost, PlansTheWorkspaceByLifetimes) {
   char error[256] = "";
   AnvilAotHost* host =
-      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, error, 256);
+      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, nullptr, error, 256);
   ASSERT_NE(host, nullptr) << error;
   // A chain: 0 lives over steps 0-1, 1 over 1-2, 2 over 2-3, 3 over 0-3.
   const int32_t lifetimes[] = {0, 1, 1, 2, 2, 3, 0, 3};
@@ -253,7 +278,7 @@ TEST(AotHost, PlansTheWorkspaceByLifetimes) {
   EXPECT_EQ(anvil_aot_host_plan(host, 4, lifetimes, huge, offsets.data()), -1);
   anvil_aot_host_destroy(host);
   AnvilAotHost* fresh =
-      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, error, 256);
+      anvil_aot_host_create(nullptr, 0, nullptr, 0, nullptr, 0, nullptr, error, 256);
   ASSERT_NE(fresh, nullptr) << error;
   const int32_t backwards[] = {2, 1};
   const int64_t one[] = {8};

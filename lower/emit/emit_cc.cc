@@ -59,6 +59,12 @@ class ModuleEmitter {
   static std::vector<std::vector<Stmt>> Groups(const std::vector<Stmt>& body);
   // The group's function name: the entry's, "__g", the position and the first node's output.
   std::string GroupName(const std::vector<Stmt>& group, int index) const;
+  // Opens `extern "C" void <symbol>(const int64_t* indices, int64_t* <out_param>)`, a function of
+  // a run's indices: the entry's index params bound from `indices` in order, and the quiet host
+  // and error code its size arithmetic refers to. `maybe_unused` casts those to void, for a body
+  // that may not read them.
+  void OpenIndexFunction(const tir::Function& entry, const std::string& symbol,
+                         const char* out_param, bool maybe_unused);
 
   const EmitOptions options_;
   const tir::Module& m_;
@@ -111,6 +117,25 @@ std::string ModuleEmitter::GroupName(const std::vector<Stmt>& group, int index) 
   }
   while (!label.empty() && label.back() == '_') label.pop_back();
   return absl::StrCat(options_.entry_symbol, "__g", index, label.empty() ? "" : "_", label);
+}
+
+void ModuleEmitter::OpenIndexFunction(const tir::Function& entry, const std::string& symbol,
+                                      const char* out_param, bool maybe_unused) {
+  code_.out() += absl::StrCat("\nextern \"C\" void ", symbol, "(const int64_t* indices, int64_t* ",
+                              out_param, ") {\n");
+  code_.set_indent(1);
+  code_.Line("const AnvilHost* host = &anvil_quiet_host;");
+  code_.Line("int32_t err = 0;");
+  if (maybe_unused) {
+    code_.Line("(void)host;");
+    code_.Line("(void)err;");
+  }
+  int k = 0;
+  for (const Expr& p : entry.params) {
+    if (p.as<tir::VarNode>())
+      code_.Line(absl::StrCat("const int64_t ", code_.Name(p), " = indices[", k++, "];"));
+  }
+  if (maybe_unused) code_.Line("(void)indices;");
 }
 
 absl::StatusOr<EmittedModule> ModuleEmitter::Run() {
@@ -260,16 +285,7 @@ absl::StatusOr<EmittedModule> ModuleEmitter::Run() {
   }
   if (!m_.workspace.buffers.empty()) {
     result.sizes_symbol = absl::StrCat(options.entry_symbol, "_buffer_sizes");
-    out += absl::StrCat("\nextern \"C\" void ", result.sizes_symbol,
-                        "(const int64_t* indices, int64_t* sizes) {\n");
-    code_.set_indent(1);
-    code_.Line("const AnvilHost* host = &anvil_quiet_host;");
-    code_.Line("int32_t err = 0;");
-    int k = 0;
-    for (const Expr& p : entry->params) {
-      if (p.as<tir::VarNode>())
-        code_.Line(absl::StrCat("const int64_t ", code_.Name(p), " = indices[", k++, "];"));
-    }
+    OpenIndexFunction(*entry, result.sizes_symbol, "sizes", /*maybe_unused=*/false);
     // A size whose arithmetic wraps (dims too large for 64-bit bytes) is -1.
     code_.set_size_arithmetic(true);
     for (size_t b = 0; b < m_.workspace.buffers.size(); ++b) {
@@ -283,20 +299,8 @@ absl::StatusOr<EmittedModule> ModuleEmitter::Run() {
   }
   // The dims of the caller-allocated outputs for a run's indices.
   result.output_dims_symbol = absl::StrCat(options.entry_symbol, "_output_dims");
-  out += absl::StrCat("\nextern \"C\" void ", result.output_dims_symbol,
-                      "(const int64_t* indices, int64_t* dims) {\n");
-  code_.set_indent(1);
-  code_.Line("const AnvilHost* host = &anvil_quiet_host;");
-  code_.Line("int32_t err = 0;");
-  code_.Line("(void)host;");
-  code_.Line("(void)err;");
+  OpenIndexFunction(*entry, result.output_dims_symbol, "dims", /*maybe_unused=*/true);
   {
-    int k = 0;
-    for (const Expr& p : entry->params) {
-      if (p.as<tir::VarNode>())
-        code_.Line(absl::StrCat("const int64_t ", code_.Name(p), " = indices[", k++, "];"));
-    }
-    code_.Line("(void)indices;");
     int at = 0;
     for (const tir::EntryBinding::Tensor& o : m_.binding.outputs) {
       if (o.dynamic) continue;

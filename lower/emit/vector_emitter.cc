@@ -112,15 +112,20 @@ bool VectorEmitter::EmitVectorLoop(const tir::ForNode& n, const Stmt& s, const s
   }
   const std::vector<std::string> prefetches =
       vector_body || split_body ? NextTripPrefetches(n, s) : std::vector<std::string>();
-  if (reduction) {
-    // A sum, max or min into an accumulator: vector partial results, one lane reduction,
-    // then the scalar tail (the order of the additions changes: within float rounding).
+  // The loop variable declared before the block of whole vectors, which opens with Highway's
+  // float tag and its lane count.
+  auto open_vector_block = [&] {
     uses_highway_ = true;
     Line(absl::StrCat("int64_t ", v, " = ", begin, ";"));
     Line("{");
     Line("  namespace hn = hwy::HWY_NAMESPACE;");
     Line("  const hn::ScalableTag<float> anvil_d;");
     Line("  const int64_t anvil_lanes = (int64_t)hn::Lanes(anvil_d);");
+  };
+  if (reduction) {
+    // A sum, max or min into an accumulator: vector partial results, one lane reduction,
+    // then the scalar tail (the order of the additions changes: within float rounding).
+    open_vector_block();
     out_ += *reduction;
     Line("}");
     Line(absl::StrCat("for (; ", v, " < ", v, "__end; ", v, " += ", v, "__step) {"));
@@ -128,12 +133,7 @@ bool VectorEmitter::EmitVectorLoop(const tir::ForNode& n, const Stmt& s, const s
   }
   if (vector_body || split_body) {
     // Whole vectors of Highway lanes first, then the scalar loop finishes the tail.
-    uses_highway_ = true;
-    Line(absl::StrCat("int64_t ", v, " = ", begin, ";"));
-    Line("{");
-    Line("  namespace hn = hwy::HWY_NAMESPACE;");
-    Line("  const hn::ScalableTag<float> anvil_d;");
-    Line("  const int64_t anvil_lanes = (int64_t)hn::Lanes(anvil_d);");
+    open_vector_block();
     // The hoisted invariants are read only when the loop runs at least one vector.
     Line(absl::StrCat("  if (", v, " + anvil_lanes <= ", v, "__end) {"));
     for (const std::string& h : hoisted_) Line(absl::StrCat("  ", h));

@@ -526,10 +526,12 @@ void Evaluator::Impl::RunGemm(const tir::IntrinsicNode& n) {
   if (m < 0 || nn < 0 || k < 0) return Fail("gemm with a negative size");
   if (m == 0 || nn == 0) return;
   // Compiled code's gemm host, with the same weights packed: the same bits as compiled code.
+  const int64_t packed_before = gemm_.packed_products();
   const absl::Status s = gemm_.Gemm(n.args[6].type().kind() != ScalarKind::kF32, ta, tb, m, nn, k,
                                     a[5].s.f, reinterpret_cast<const void*>(a[6].s.i), a[7].s.i,
                                     reinterpret_cast<const void*>(a[8].s.i), a[9].s.i, a[10].s.f,
                                     reinterpret_cast<void*>(a[11].s.i), a[12].s.i);
+  stats_.packed_gemm_calls += gemm_.packed_products() - packed_before;
   if (!s.ok()) Fail(s);
 }
 
@@ -604,16 +606,16 @@ void Evaluator::Impl::RunKernel(const tir::IntrinsicNode& n) {
       return absl::InternalError(
           absl::StrCat(node.Describe(), ": output ", i, " has no element type to allocate"));
     }
-    absl::StatusOr<Tensor> t =
+    ANVIL_ASSIGN_OR_RETURN(
+        Tensor t,
         Allocate(output_nodes[i] != nullptr ? output_nodes[i]->name : node.output(i)->name(),
-                 b != nullptr && !b->is_value() ? b->element : DataType(*kind), d);
-    if (!t.ok()) return t.status();
-    if (b == nullptr) return t->view();  // an output nobody reads
-    b->owner = *t;
-    b->data = static_cast<uint8_t*>(t->data());
+                 b != nullptr && !b->is_value() ? b->element : DataType(*kind), d));
+    if (b == nullptr) return t.view();  // an output nobody reads
+    b->owner = t;
+    b->data = static_cast<uint8_t*>(t.data());
     if (!b->is_value()) b->SetDims(d);  // (a value holding a tensor stays rank 0 in the IR)
     b->ready = true;
-    return t->view();
+    return t.view();
   };
   // Sequences, optionals and tensors a kernel hands over whole.
   exec.value_sink = [&](int i, Tensor value) -> absl::Status {

@@ -36,6 +36,8 @@ struct EvaluatorStats {
   int64_t statements = 0;       // statements executed
   int64_t kernel_calls = 0;     // kernel intrinsics run
   int64_t gemm_calls = 0;
+  // Of gemm_calls, those on a constant weight packed at load.
+  int64_t packed_gemm_calls = 0;
   int64_t local_allocations = 0;
   int64_t workspace_bytes = 0;  // of the last run's workspace (0: none)
 };

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "gtest/gtest.h"
 #include "lower/ir/parser.h"
 
@@ -22,9 +23,8 @@ std::vector<float> Floats(const Tensor& t) {
 }
 
 absl::StatusOr<std::vector<Tensor>> RunText(const std::string& text, const std::vector<Tensor>& in) {
-  absl::StatusOr<tir::Module> m = tir::ParseModule(text);
-  if (!m.ok()) return m.status();
-  return EvaluateModule(*m, in);
+  ANVIL_ASSIGN_OR_RETURN(tir::Module m, tir::ParseModule(text));
+  return EvaluateModule(m, in);
 }
 
 constexpr char kRelu[] = R"(module {

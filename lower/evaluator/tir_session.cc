@@ -69,6 +69,7 @@ absl::StatusOr<std::vector<Tensor>> TirSession::Run(
     }
   }
   parallel::ThreadScope threads(threads_);
+  ScratchScope scratch(&scratch_);
   if (compiled_ != nullptr) return compiled_->Run(ordered);
   return evaluator_->Run(ordered);
 }

@@ -16,6 +16,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "base/scratch.h"
 #include "graph/ir.h"
 #include "kernels/tensor.h"
 #include "lower/evaluator/evaluator.h"
@@ -73,6 +74,8 @@ class TirSession {
   std::unique_ptr<CompiledModule> compiled_;
   std::vector<const Value*> inputs_;
   std::vector<const Value*> outputs_;
+  // The scratch of the kernels the module calls, reused by every run and freed with the session.
+  ScratchPool scratch_;
 };
 
 }  // namespace anvil::lower

@@ -11,21 +11,16 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
+#include "base/status_macros.h"
+#include "lower/ir/factory_util.h"
 #include "lower/ir/type.h"
 
 namespace anvil::tir {
 namespace {
 
-absl::Status Invalid(absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat("tensor IR: ", what));
-}
-
-std::string Show(const Expr& e) { return e.defined() ? e.ToString() : "<null>"; }
-
-template <typename T, typename... Args>
-Expr New(Args&&... args) {
-  return Expr(std::make_shared<const T>(std::forward<Args>(args)...));
-}
+using factory_internal::Invalid;
+using factory_internal::New;
+using factory_internal::Show;
 
 absl::Status CheckDefined(std::initializer_list<const Expr*> operands, absl::string_view what) {
   for (const Expr* e : operands) {
@@ -128,7 +123,7 @@ absl::StatusOr<Expr> MakeTensor(std::string name, DataType element, std::vector<
 }
 
 absl::StatusOr<Expr> MakeCast(DataType type, Expr value) {
-  if (absl::Status s = CheckDefined({&value}, "cast"); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckDefined({&value}, "cast"));
   const DataType from = value.type();
   if (!type.is_arithmetic() || !from.is_arithmetic()) {
     return Invalid(absl::StrCat("cast from ", from.ToString(), " to ", type.ToString()));
@@ -141,7 +136,7 @@ absl::StatusOr<Expr> MakeCast(DataType type, Expr value) {
 }
 
 absl::StatusOr<Expr> MakeBroadcast(Expr scalar, int lanes) {
-  if (absl::Status s = CheckDefined({&scalar}, "broadcast"); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckDefined({&scalar}, "broadcast"));
   if (scalar.type().is_vector() || !scalar.type().is_arithmetic() || lanes < 2 || lanes > 64) {
     return Invalid(
         absl::StrCat("broadcast of ", scalar.type().ToString(), " to ", lanes, " lanes"));
@@ -152,12 +147,12 @@ absl::StatusOr<Expr> MakeBroadcast(Expr scalar, int lanes) {
 
 absl::StatusOr<Expr> MakeBinary(ExprKind kind, Expr a, Expr b) {
   const absl::string_view name = AsAbsl(ExprKindName(kind));
-  if (absl::Status s = CheckDefined({&a, &b}, name); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckDefined({&a, &b}, name));
   if (BinaryNode::kKinds + std::size(BinaryNode::kKinds) ==
       std::find(std::begin(BinaryNode::kKinds), std::end(BinaryNode::kKinds), kind)) {
     return Invalid(absl::StrCat(name, " is not a binary operator"));
   }
-  if (absl::Status s = CheckSameType(a, b, name); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckSameType(a, b, name));
   const DataType t = a.type();
   if (!t.is_arithmetic()) return Invalid(absl::StrCat(name, " of ", t.ToString()));
   if (kind == ExprKind::kAnd || kind == ExprKind::kOr) {
@@ -177,7 +172,7 @@ absl::StatusOr<Expr> MakeBinary(ExprKind kind, Expr a, Expr b) {
 }
 
 absl::StatusOr<Expr> MakeUnary(ExprKind kind, Expr a) {
-  if (absl::Status s = CheckDefined({&a}, AsAbsl(ExprKindName(kind))); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckDefined({&a}, AsAbsl(ExprKindName(kind))));
   const DataType t = a.type();
   if (kind == ExprKind::kNot) {
     if (t.kind() != ScalarKind::kBool || t.is_pointer()) {
@@ -192,8 +187,8 @@ absl::StatusOr<Expr> MakeUnary(ExprKind kind, Expr a) {
 }
 
 absl::StatusOr<Expr> MakeSelect(Expr cond, Expr if_true, Expr if_false) {
-  if (absl::Status s = CheckDefined({&cond, &if_true, &if_false}, "select"); !s.ok()) return s;
-  if (absl::Status s = CheckSameType(if_true, if_false, "select"); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckDefined({&cond, &if_true, &if_false}, "select"));
+  ANVIL_RETURN_IF_ERROR(CheckSameType(if_true, if_false, "select"));
   const DataType c = cond.type();
   if (c.kind() != ScalarKind::kBool || c.is_pointer() ||
       (c.lanes() != 1 && c.lanes() != if_true.type().lanes())) {
@@ -229,7 +224,7 @@ absl::Status CheckSubscripts(const Expr& tensor, const std::vector<Expr>& indice
 }  // namespace
 
 absl::StatusOr<Expr> MakeIndexing(Expr tensor, std::vector<Expr> indices, int lanes) {
-  if (absl::Status s = CheckSubscripts(tensor, indices, "indexing"); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckSubscripts(tensor, indices, "indexing"));
   const DataType element = tensor.type();
   if (!element.is_arithmetic()) {
     return Invalid(absl::StrCat("indexing of ", tensor.as<TensorNode>()->name, " whose elements (",
@@ -243,7 +238,7 @@ absl::StatusOr<Expr> MakeIndexing(Expr tensor, std::vector<Expr> indices, int la
 }
 
 absl::StatusOr<Expr> MakeTensorPtr(Expr tensor, std::vector<Expr> indices) {
-  if (absl::Status s = CheckSubscripts(tensor, indices, "tensor pointer"); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(CheckSubscripts(tensor, indices, "tensor pointer"));
   const DataType type = tensor.type().pointer_to();
   return New<TensorPtrNode>(type, std::move(tensor), std::move(indices));
 }

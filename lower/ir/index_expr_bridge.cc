@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 
 namespace anvil::tir {
 namespace {
@@ -22,20 +23,17 @@ absl::StatusOr<Expr> AtomExpr(const IndexAtom& a, const AtomToTir& leaf) {
     case IndexAtom::Kind::kQuestionmark:
       return leaf(a);
     case IndexAtom::Kind::kFloorDiv: {
-      absl::StatusOr<Expr> num = ToTir(a.args[0], leaf);
-      if (!num.ok()) return num.status();
-      absl::StatusOr<Expr> den = ToTir(a.args[1], leaf);
-      if (!den.ok()) return den.status();
-      return Bin(ExprKind::kFloorDiv, *num, *den);
+      ANVIL_ASSIGN_OR_RETURN(Expr num, ToTir(a.args[0], leaf));
+      ANVIL_ASSIGN_OR_RETURN(Expr den, ToTir(a.args[1], leaf));
+      return Bin(ExprKind::kFloorDiv, num, den);
     }
     case IndexAtom::Kind::kMin:
     case IndexAtom::Kind::kMax: {
       const ExprKind kind = a.kind == IndexAtom::Kind::kMin ? ExprKind::kMin : ExprKind::kMax;
       Expr out;
       for (const IndexExpr& arg : a.args) {
-        absl::StatusOr<Expr> x = ToTir(arg, leaf);
-        if (!x.ok()) return x.status();
-        out = out.defined() ? Bin(kind, out, *x) : *x;
+        ANVIL_ASSIGN_OR_RETURN(Expr x, ToTir(arg, leaf));
+        out = out.defined() ? Bin(kind, out, x) : x;
       }
       return out;
     }
@@ -57,9 +55,8 @@ absl::StatusOr<Expr> ToTir(const IndexExpr& e, const AtomToTir& atom) {
   for (const IndexTerm& term : s->terms) {
     Expr product;
     for (const IndexAtom& factor : term.factors) {
-      absl::StatusOr<Expr> f = AtomExpr(factor, atom);
-      if (!f.ok()) return f.status();
-      product = product.defined() ? Bin(ExprKind::kMul, product, *f) : *f;
+      ANVIL_ASSIGN_OR_RETURN(Expr f, AtomExpr(factor, atom));
+      product = product.defined() ? Bin(ExprKind::kMul, product, f) : f;
     }
     // The magnitude of the coefficient multiplies; its sign picks + or -.
     const uint64_t magnitude =

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "lower/ir/functor.h"
 #include "lower/ir/module.h"
 #include "lower/ir/printer.h"
@@ -175,7 +176,7 @@ absl::Status VerifyModule(const Module& module) {
     if (!names.insert(f.name).second) {
       return absl::InvalidArgumentError(absl::StrCat("tensor IR: two functions named ", f.name));
     }
-    if (absl::Status s = Verifier(module, f).Run(); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(Verifier(module, f).Run());
   }
   if (!module.functions.empty() && module.FindFunction(module.entry) == nullptr) {
     return absl::InvalidArgumentError(

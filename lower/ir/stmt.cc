@@ -7,20 +7,15 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "lower/ir/factory_util.h"
 
 namespace anvil::tir {
 namespace {
 
-absl::Status Invalid(absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat("tensor IR: ", what));
-}
-
-std::string Show(const Expr& e) { return e.defined() ? e.ToString() : "<null>"; }
-
-template <typename T, typename... Args>
-Stmt New(Args&&... args) {
-  return Stmt(std::make_shared<const T>(std::forward<Args>(args)...));
-}
+using factory_internal::Invalid;
+using factory_internal::New;
+using factory_internal::Show;
 
 absl::Status CheckIndex(const Expr& e, absl::string_view what) {
   if (!e.defined() || !e.type().is_index()) {
@@ -66,10 +61,7 @@ absl::StatusOr<Stmt> MakeStore(Expr tensor, std::vector<Expr> indices, Expr valu
                                 indices.size(), " subscripts"));
   }
   for (size_t k = 0; k < indices.size(); ++k) {
-    if (absl::Status s = CheckIndex(indices[k], absl::StrCat("subscript ", k, " of ", t->name));
-        !s.ok()) {
-      return s;
-    }
+    ANVIL_RETURN_IF_ERROR(CheckIndex(indices[k], absl::StrCat("subscript ", k, " of ", t->name)));
   }
   if (!value.defined() || value.type().element() != t->type() ||
       (value.type().is_vector() && indices.empty())) {
@@ -96,7 +88,7 @@ absl::StatusOr<Stmt> MakeFor(Expr var, Expr begin, Expr end, Expr step, Stmt bod
   }
   for (auto [e, what] :
        {std::pair{&begin, "loop begin"}, {&end, "loop end"}, {&step, "loop step"}}) {
-    if (absl::Status s = CheckIndex(*e, what); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(CheckIndex(*e, what));
   }
   int64_t c;
   if (AsIntConstant(step, &c) && c <= 0) return Invalid(absl::StrCat("loop step ", c, " <= 0"));
@@ -140,9 +132,7 @@ absl::StatusOr<Stmt> MakeDefine(Expr target, Expr init, TensorAttrs attrs) {
     }
   }
   if (attrs.offset.defined()) {
-    if (absl::Status s = CheckIndex(attrs.offset, absl::StrCat("offset of ", t->name)); !s.ok()) {
-      return s;
-    }
+    ANVIL_RETURN_IF_ERROR(CheckIndex(attrs.offset, absl::StrCat("offset of ", t->name)));
     if (attrs.dynamic) return Invalid(absl::StrCat("dynamic tensor ", t->name, " with an offset"));
   }
   if (attrs.dynamic) {

@@ -221,6 +221,8 @@ int64_t CompiledModule::shape_checks_skipped() const {
   for (const ShapeCheckMemo& memo : impl_->memos) skipped += memo.skipped;
   return skipped;
 }
+int64_t CompiledModule::packed_gemm_calls() const { return impl_->gemm.packed_products(); }
+
 CompiledModule::~CompiledModule() = default;
 
 absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::Compile(const tir::Module& module,

@@ -60,6 +60,8 @@ class CompiledModule {
   // Kernel calls that skipped their ShapeHelper check, having seen the same operands pass it
   // (ShapeCheckMemo in kernel_call.h), over every run so far.
   int64_t shape_checks_skipped() const;
+  // Gemm calls that ran on a constant weight packed at load, over every run so far.
+  int64_t packed_gemm_calls() const;
 
   // The loaded library and the host state its callbacks reach (compiled_module.cc).
   struct Impl;

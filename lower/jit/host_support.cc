@@ -1,74 +1,47 @@
 #include "lower/jit/host_support.h"
 
 #include <atomic>
-#include <tuple>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "base/parallel.h"
 
 namespace anvil::lower {
-namespace {
 
-// The packed copies of shared weights (GemmHost::PackWeight), held by the hosts that use them.
-class SharedPackedWeights {
- public:
-  static SharedPackedWeights& Get() {
-    static SharedPackedWeights* const instance = new SharedPackedWeights;
-    return *instance;
-  }
-
-  std::shared_ptr<const simd::PackedB> Pack(const float* data, bool trans_b, int64_t k, int64_t n,
-                                            int64_t ldb) {
-    const Key key{data, trans_b, k, n, ldb};
-    absl::MutexLock lock(&mutex_);
-    std::weak_ptr<const simd::PackedB>& entry = packed_[key];
-    if (std::shared_ptr<const simd::PackedB> live = entry.lock()) return live;
-    // Expired entries are dropped as new ones come: the map stays the size of what is live
-    // plus what expired since the last sweep.
-    if (packed_.size() > 2 * live_at_sweep_ + 16) Sweep();
-    std::shared_ptr<const simd::PackedB> made = simd::PackB(trans_b, k, n, data, ldb);
-    packed_[key] = made;
-    return made;
-  }
-
-  int64_t Live() {
-    absl::MutexLock lock(&mutex_);
-    int64_t live = 0;
-    for (const auto& [key, packed] : packed_) live += packed.expired() ? 0 : 1;
-    return live;
-  }
-
- private:
-  using Key = std::tuple<const float*, bool, int64_t, int64_t, int64_t>;
-
-  void Sweep() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
-    absl::erase_if(packed_, [](const auto& entry) { return entry.second.expired(); });
-    live_at_sweep_ = packed_.size();
-  }
-
-  absl::Mutex mutex_;
-  absl::flat_hash_map<Key, std::weak_ptr<const simd::PackedB>> packed_ ABSL_GUARDED_BY(mutex_);
-  size_t live_at_sweep_ ABSL_GUARDED_BY(mutex_) = 0;
-};
-
-}  // namespace
-
-void GemmHost::PackWeight(const float* data, int64_t elements, bool trans_b, int64_t k, int64_t n,
-                          int64_t ldb, bool shared) {
+void PackedWeights::Pack(const float* data, int64_t elements, bool trans_b, int64_t k, int64_t n,
+                         int64_t ldb) {
   const int64_t rows = trans_b ? n : k, cols = trans_b ? k : n;
   if (data == nullptr || rows <= 0 || cols <= 0 || ldb < cols ||
       (rows - 1) * ldb + cols > elements) {
     return;
   }
-  for (const Packed& p : packed_[data]) {
-    if (p.trans_b == trans_b && p.ldb == ldb && p.packed->k == k && p.packed->n == n) return;
+  if (Lookup(data, trans_b, k, n, ldb) != nullptr) return;
+  packed_[data].push_back({trans_b, ldb, simd::PackB(trans_b, k, n, data, ldb)});
+}
+
+void PackedWeights::Share(const PackedWeights& other) {
+  for (const auto& [data, uses] : other.packed_) {
+    for (const Packed& p : uses) {
+      if (Lookup(data, p.trans_b, p.packed->k, p.packed->n, p.ldb) == nullptr) {
+        packed_[data].push_back(p);
+      }
+    }
   }
-  packed_[data].push_back({trans_b, ldb,
-                           shared ? SharedPackedWeights::Get().Pack(data, trans_b, k, n, ldb)
-                                  : simd::PackB(trans_b, k, n, data, ldb)});
+}
+
+std::shared_ptr<const simd::PackedB> PackedWeights::Find(const void* data, bool trans_b, int64_t k,
+                                                         int64_t n, int64_t ldb) const {
+  const Packed* p = Lookup(data, trans_b, k, n, ldb);
+  return p != nullptr ? p->packed : nullptr;
+}
+
+const PackedWeights::Packed* PackedWeights::Lookup(const void* data, bool trans_b, int64_t k,
+                                                   int64_t n, int64_t ldb) const {
+  auto it = packed_.find(data);
+  if (it == packed_.end()) return nullptr;
+  for (const Packed& p : it->second) {
+    if (p.trans_b == trans_b && p.ldb == ldb && p.packed->k == k && p.packed->n == n) return &p;
+  }
+  return nullptr;
 }
 
 absl::Status GemmHost::Gemm(bool f64, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
@@ -79,14 +52,11 @@ absl::Status GemmHost::Gemm(bool f64, bool ta, bool tb, int64_t m, int64_t n, in
   // A packed weight takes the packed path whatever the rows, as the interpreter's MatMul and
   // Gemm do (the evaluator packs the same weights, so compiled code keeps its bits).
   if (!f64) {
-    if (auto it = packed_.find(b); it != packed_.end()) {
-      for (const Packed& w : it->second) {
-        if (tb == w.trans_b && ldb == w.ldb && w.packed->k == k && w.packed->n == n) {
-          simd::SgemmPackedB(ta, m, static_cast<float>(alpha), static_cast<const float*>(a), lda,
-                             *w.packed, static_cast<float>(beta), static_cast<float*>(c), ldc);
-          return absl::OkStatus();
-        }
-      }
+    if (const PackedWeights::Packed* w = weights_.Lookup(b, tb, k, n, ldb)) {
+      packed_products_.fetch_add(1, std::memory_order_relaxed);
+      simd::SgemmPackedB(ta, m, static_cast<float>(alpha), static_cast<const float*>(a), lda,
+                         *w->packed, static_cast<float>(beta), static_cast<float*>(c), ldc);
+      return absl::OkStatus();
     }
   }
   if (f64) {
@@ -137,8 +107,6 @@ absl::StatusOr<int64_t> WorkspacePlan::Place(absl::Span<const int64_t> sizes,
   for (size_t b = 0; b < count_; ++b) offsets[b] = planner_->offset(static_cast<int>(b));
   return planner_->arena_bytes();
 }
-
-int64_t LiveSharedPackedWeights() { return SharedPackedWeights::Get().Live(); }
 
 int32_t HostParallelFor(int64_t trips, int64_t work_per_trip,
                         int32_t (*chunk)(void* closure, int64_t lo, int64_t hi), void* closure) {

@@ -6,6 +6,7 @@
 #ifndef ANVIL_LOWER_JIT_HOST_SUPPORT_H_
 #define ANVIL_LOWER_JIT_HOST_SUPPORT_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -19,33 +20,64 @@
 
 namespace anvil::lower {
 
-class GemmHost {
+// Packed copies of constant f32 weights (simd::PackB), each for the gemm calls with B at the
+// weight's address and one set of parameters. The copies are immutable and shared: copying a
+// PackedWeights, or Share, hands out the same copies, which are freed with their last holder.
+// An AOT library's contexts share its weights this way (emit/aot_host.h).
+class PackedWeights {
  public:
-  // Packs the weight at `data` (`elements` floats, constant for the host's life) for gemm calls
-  // with B = data and these parameters. A use whose rows do not lie inside the weight is left to
-  // the unpacked path.
-  //
-  // shared: the weight is immutable for the life of the process image it lies in (an AOT
-  // library's embedded weights): hosts packing the same (data, parameters) then hold one packed
-  // copy between them, made by the first and freed with the last, instead of one each.
-  void PackWeight(const float* data, int64_t elements, bool trans_b, int64_t k, int64_t n,
-                  int64_t ldb, bool shared = false);
+  // Packs the weight at `data` (`elements` floats, constant while any holder of the copy lives)
+  // for gemm calls with B = data and these parameters. A use whose rows do not lie inside the
+  // weight is left to the unpacked path (nothing is packed).
+  void Pack(const float* data, int64_t elements, bool trans_b, int64_t k, int64_t n, int64_t ldb);
 
-  // C = alpha op(A) op(B) + beta C (row-major, AnvilHost's gemm): SgemmPackedB when B is a packed
-  // weight with these parameters (any rows: batch-1 layers too, as the interpreter runs them),
-  // else Sgemm or Dgemm. Hosts that pack the same weights compute the same bits (the evaluator
-  // packs what compiled code does). InvalidArgument for a negative size.
-  absl::Status Gemm(bool f64, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
-                    double alpha, const void* a, int64_t lda, const void* b, int64_t ldb,
-                    double beta, void* c, int64_t ldc) const;
+  // Holds every packed copy of `other` that this one lacks (the same copies: nothing is packed).
+  void Share(const PackedWeights& other);
+
+  // The packed copy for a gemm with B = data and these parameters, shared; null when none.
+  std::shared_ptr<const simd::PackedB> Find(const void* data, bool trans_b, int64_t k, int64_t n,
+                                            int64_t ldb) const;
 
  private:
+  friend class GemmHost;
   struct Packed {
     bool trans_b;
     int64_t ldb;
     std::shared_ptr<const simd::PackedB> packed;
   };
+  const Packed* Lookup(const void* data, bool trans_b, int64_t k, int64_t n, int64_t ldb) const;
+
   absl::flat_hash_map<const void*, std::vector<Packed>> packed_;
+};
+
+class GemmHost {
+ public:
+  // Packs a weight for this host's gemm calls (PackedWeights::Pack).
+  void PackWeight(const float* data, int64_t elements, bool trans_b, int64_t k, int64_t n,
+                  int64_t ldb) {
+    weights_.Pack(data, elements, trans_b, k, n, ldb);
+  }
+  // Uses the packed copies of `weights` too, sharing them (an AOT library's, which its contexts'
+  // hosts hold one copy of between them).
+  void ShareWeights(const PackedWeights& weights) { weights_.Share(weights); }
+  const PackedWeights& weights() const { return weights_; }
+
+  // C = alpha op(A) op(B) + beta C (row-major, AnvilHost's gemm): SgemmPackedB when B is a packed
+  // weight with these parameters (any rows: batch-1 layers too, as the interpreter runs them),
+  // else Sgemm or Dgemm. Hosts that pack the same weights compute the same bits (the evaluator
+  // packs what compiled code does). InvalidArgument for a negative size. Safe to call
+  // concurrently (compiled code's parallel loops).
+  absl::Status Gemm(bool f64, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                    double alpha, const void* a, int64_t lda, const void* b, int64_t ldb,
+                    double beta, void* c, int64_t ldc) const;
+
+  // Gemm calls so far that ran on a packed weight (SgemmPackedB): tests check that constant
+  // weights are used packed (the unpacked path gives the same products).
+  int64_t packed_products() const { return packed_products_.load(std::memory_order_relaxed); }
+
+ private:
+  PackedWeights weights_;
+  mutable std::atomic<int64_t> packed_products_{0};
 };
 
 // The per-run placement of a module's workspace buffers (emit_cc.h: EmittedModule::lifetimes and
@@ -67,9 +99,6 @@ class WorkspacePlan {
   std::unique_ptr<MemoryPlanner> planner_;
   size_t count_ = 0;
 };
-
-// Packed copies of shared weights alive in this process (for tests and diagnostics).
-int64_t LiveSharedPackedWeights();
 
 // AnvilHost's parallel_for: chunk(closure, lo, hi) over [0, trips) through parallel::For with
 // the calling thread's ThreadScope; nonzero when a chunk returned nonzero.

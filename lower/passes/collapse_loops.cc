@@ -12,6 +12,7 @@
 #include "lower/ir/functor.h"
 #include "lower/ir/simplify.h"
 #include "lower/passes/access.h"
+#include "lower/passes/entry_rewrite.h"
 
 namespace anvil::lower {
 namespace {
@@ -252,16 +253,13 @@ tir::Function CollapseLoops(const tir::Function& f, CollapseStats* stats) {
 }
 
 absl::StatusOr<bool> CollapseLoopsPass::Run(tir::Module& module, PassContext& ctx) {
-  tir::Function* entry = module.FindFunction(module.entry);
-  if (entry == nullptr) return false;
-  const tir::Function before = *entry;
-  CollapseStats s;
-  *entry = CollapseLoops(before, &s);
-  ctx.AddStatistic("collapsed-loops", s.collapsed);
-  ctx.AddStatistic("views", s.views);
-  stats_.collapsed += s.collapsed;
-  stats_.views += s.views;
-  return tir::FunctionChanged(before, *entry);
+  return RewriteEntry(module, [&](const tir::Function& f) {
+    CollapseStats s;
+    tir::Function collapsed = CollapseLoops(f, &s);
+    ReportCounts(ctx, {{"collapsed-loops", s.collapsed, &stats_.collapsed},
+                       {"views", s.views, &stats_.views}});
+    return collapsed;
+  });
 }
 
 ANVIL_REGISTER_TIR_PASS(CollapseLoopsPass);

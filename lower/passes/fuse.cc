@@ -14,6 +14,7 @@
 #include "lower/ir/functor.h"
 #include "lower/ir/simplify.h"
 #include "lower/passes/access.h"
+#include "lower/passes/entry_rewrite.h"
 
 namespace anvil::lower {
 namespace {
@@ -456,18 +457,14 @@ tir::Function Fuse(const tir::Function& f, FuseStats* stats) {
 }
 
 absl::StatusOr<bool> FusePass::Run(tir::Module& module, PassContext& ctx) {
-  tir::Function* entry = module.FindFunction(module.entry);
-  if (entry == nullptr) return false;
-  const tir::Function before = *entry;
-  FuseStats s;
-  *entry = Fuse(before, &s);
-  ctx.AddStatistic("inlined-producers", s.inlined);
-  ctx.AddStatistic("fused-loops", s.fused);
-  ctx.AddStatistic("contracted-intermediates", s.contracted);
-  stats_.inlined += s.inlined;
-  stats_.fused += s.fused;
-  stats_.contracted += s.contracted;
-  return tir::FunctionChanged(before, *entry);
+  return RewriteEntry(module, [&](const tir::Function& f) {
+    FuseStats s;
+    tir::Function fused = Fuse(f, &s);
+    ReportCounts(ctx, {{"inlined-producers", s.inlined, &stats_.inlined},
+                       {"fused-loops", s.fused, &stats_.fused},
+                       {"contracted-intermediates", s.contracted, &stats_.contracted}});
+    return fused;
+  });
 }
 
 ANVIL_REGISTER_TIR_PASS(FusePass);

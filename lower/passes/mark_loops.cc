@@ -9,6 +9,7 @@
 #include "graph/element_type.h"
 #include "lower/ir/functor.h"
 #include "lower/passes/access.h"
+#include "lower/passes/entry_rewrite.h"
 
 namespace anvil::lower {
 namespace {
@@ -110,16 +111,13 @@ tir::Function MarkLoops(const tir::Function& f, MarkStats* stats) {
 }
 
 absl::StatusOr<bool> MarkLoopsPass::Run(tir::Module& module, PassContext& ctx) {
-  tir::Function* entry = module.FindFunction(module.entry);
-  if (entry == nullptr) return false;
-  const tir::Function before = *entry;
-  MarkStats s;
-  *entry = MarkLoops(before, &s);
-  ctx.AddStatistic("parallel-loops", s.parallel);
-  ctx.AddStatistic("vectorized-loops", s.vectorized);
-  stats_.parallel += s.parallel;
-  stats_.vectorized += s.vectorized;
-  return tir::FunctionChanged(before, *entry);
+  return RewriteEntry(module, [&](const tir::Function& f) {
+    MarkStats s;
+    tir::Function marked = MarkLoops(f, &s);
+    ReportCounts(ctx, {{"parallel-loops", s.parallel, &stats_.parallel},
+                       {"vectorized-loops", s.vectorized, &stats_.vectorized}});
+    return marked;
+  });
 }
 
 ANVIL_REGISTER_TIR_PASS(MarkLoopsPass);

@@ -12,6 +12,7 @@
 #include "lower/ir/builder.h"
 #include "lower/ir/simplify.h"
 #include "lower/passes/access.h"
+#include "lower/passes/entry_rewrite.h"
 #include "runtime/memory_planner.h"
 
 namespace anvil::lower {
@@ -146,8 +147,7 @@ absl::StatusOr<bool> PlanBuffersPass::Run(tir::Module& module, PassContext& ctx)
   stats_.dynamic = stats_.dynamic || s.dynamic;
   stats_.workspace_bytes += s.workspace_bytes;
   stats_.unshared_bytes += s.unshared_bytes;
-  entry = module.FindFunction(module.entry);
-  return s.buffers > 0 || entry == nullptr || tir::FunctionChanged(before, *entry);
+  return s.buffers > 0 || EntryChanged(module, before);
 }
 
 ANVIL_REGISTER_TIR_PASS(PlanBuffersPass);

@@ -12,6 +12,7 @@
 #include "lower/ir/functor.h"
 #include "lower/ir/simplify.h"
 #include "lower/passes/access.h"
+#include "lower/passes/entry_rewrite.h"
 
 namespace anvil::lower {
 namespace {
@@ -568,16 +569,11 @@ absl::StatusOr<bool> TileRowsPass::Run(tir::Module& module, PassContext& ctx) {
   const tir::Function before = *entry;
   RowTileStats s;
   module = FuseRowTiles(std::move(module), options(), &s);
-  ctx.AddStatistic("tile-loops", s.runs);
-  ctx.AddStatistic("gemms", s.gemms);
-  ctx.AddStatistic("nests", s.nests);
-  ctx.AddStatistic("contracted-intermediates", s.contracted);
-  stats_.runs += s.runs;
-  stats_.gemms += s.gemms;
-  stats_.nests += s.nests;
-  stats_.contracted += s.contracted;
-  entry = module.FindFunction(module.entry);
-  return s.runs > 0 || entry == nullptr || tir::FunctionChanged(before, *entry);
+  ReportCounts(ctx, {{"tile-loops", s.runs, &stats_.runs},
+                     {"gemms", s.gemms, &stats_.gemms},
+                     {"nests", s.nests, &stats_.nests},
+                     {"contracted-intermediates", s.contracted, &stats_.contracted}});
+  return s.runs > 0 || EntryChanged(module, before);
 }
 
 ANVIL_REGISTER_TIR_PASS(TileRowsPass);

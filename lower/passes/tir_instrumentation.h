@@ -1,6 +1,6 @@
-// Standard instrumentations of the Tensor IR's pass manager (tir_pass_manager.h), the
-// counterparts of the graph's (graph/instrumentation.h) with whose reports they share code
-// (graph/pass_reports.h):
+// Standard instrumentations of the Tensor IR's pass manager (tir_pass_manager.h). Timing,
+// print-IR and statistics are the graph's (graph/instrumentation.h) over Module and tir::Pass:
+// the templates of graph/pass_manager_base.h, with the reports of graph/pass_reports.h.
 //  - TimingInstrumentation: wall time of every pass run, printed as a table.
 //  - VerifierInstrumentation: tir::VerifyModule after each pass that changed the module (or
 //    after every pass); a module a pass left invalid fails the pipeline with
@@ -12,32 +12,33 @@
 #ifndef ANVIL_LOWER_PASSES_TIR_INSTRUMENTATION_H_
 #define ANVIL_LOWER_PASSES_TIR_INSTRUMENTATION_H_
 
-#include <functional>
-#include <memory>
-#include <ostream>
 #include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
 
 #include "absl/status/status.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
+#include "graph/pass_manager_base.h"
 #include "graph/pass_reports.h"
+#include "lower/ir/module.h"
+#include "lower/passes/tir_pass.h"
 #include "lower/passes/tir_pass_manager.h"
+
+namespace anvil {
+
+// Prints with tir::PrintModule (lower/ir/printer.h).
+template <>
+std::string PrintIrInstrumentationT<tir::Module, tir::Pass>::PrintUnit(const tir::Module& module);
+
+extern template class TimingInstrumentationT<tir::Module, tir::Pass>;
+extern template class StatisticsInstrumentationT<tir::Module, tir::Pass>;
+extern template class PrintIrInstrumentationT<tir::Module, tir::Pass>;
+
+}  // namespace anvil
 
 namespace anvil::tir {
 
-class TimingInstrumentation : public PassInstrumentation, public PassTimingReport {
- public:
-  explicit TimingInstrumentation(std::function<absl::Time()> now = absl::Now)
-      : PassTimingReport(std::move(now)) {}
-
-  absl::Status RunBeforePass(const Pass& pass, Module& module) override;
-  absl::Status RunAfterPass(const Pass& pass, Module& module, const PassContext& ctx,
-                            bool changed) override;
-  void RunAfterPassFailed(const Pass& pass, Module& module, const absl::Status& status) override;
-};
+using TimingInstrumentation = TimingInstrumentationT<Module, Pass>;
+// Dumps headed `// ----- IR after <pass> -----` (PrintIrOptions selects the passes).
+using PrintIrInstrumentation = PrintIrInstrumentationT<Module, Pass>;
+using StatisticsInstrumentation = StatisticsInstrumentationT<Module, Pass>;
 
 class VerifierInstrumentation : public PassInstrumentation {
  public:
@@ -49,33 +50,6 @@ class VerifierInstrumentation : public PassInstrumentation {
 
  private:
   bool verify_unchanged_;
-};
-
-// Dumps headed `// ----- IR after <pass> -----` (PrintIrOptions selects the passes).
-class PrintIrInstrumentation : public PassInstrumentation {
- public:
-  PrintIrInstrumentation(std::ostream& os, PrintIrOptions options)
-      : os_(os), options_(std::move(options)) {}
-  static std::unique_ptr<PrintIrInstrumentation> AfterAll(std::ostream& os);
-  static std::unique_ptr<PrintIrInstrumentation> AfterPasses(std::ostream& os,
-                                                             std::vector<std::string> passes);
-
-  absl::Status RunBeforePass(const Pass& pass, Module& module) override;
-  absl::Status RunAfterPass(const Pass& pass, Module& module, const PassContext& ctx,
-                            bool changed) override;
-  void RunAfterPassFailed(const Pass& pass, Module& module, const absl::Status& status) override;
-
- private:
-  void Dump(std::string_view header, const Module& module);
-
-  std::ostream& os_;
-  PrintIrOptions options_;
-};
-
-class StatisticsInstrumentation : public PassInstrumentation, public PassStatisticsReport {
- public:
-  absl::Status RunAfterPass(const Pass& pass, Module& module, const PassContext& ctx,
-                            bool changed) override;
 };
 
 }  // namespace anvil::tir

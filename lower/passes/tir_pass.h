@@ -11,12 +11,12 @@
 //  - The passes of lower/passes/ rewrite the entry function (Module::entry); a module without
 //    one is left alone.
 //  - Registration: ANVIL_REGISTER_TIR_PASS(Class) in the pass's .cc file, in a cc_library with
-//    `alwayslink = 1`. The graph's registry (graph/pass_registry.h) is a separate name space: a
-//    graph pipeline cannot name a Tensor IR pass, it runs them through `lower-to-tir{pipeline=}`.
+//    `alwayslink = 1`. The registry is a PassRegistryT (graph/pass_registry_base.h) like the
+//    graph's (graph/pass_registry.h), but a separate name space: a graph pipeline cannot name a
+//    Tensor IR pass, it runs them through `lower-to-tir{pipeline=}`.
 #ifndef ANVIL_LOWER_PASSES_TIR_PASS_H_
 #define ANVIL_LOWER_PASSES_TIR_PASS_H_
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "graph/pass_options.h"
+#include "graph/pass_registry_base.h"
 #include "lower/ir/module.h"
 
 namespace anvil::tir {
@@ -38,7 +39,8 @@ class Pass : public PassBase {
 // mutator returns the same node when nothing changed, so this is usually a pointer compare).
 bool FunctionChanged(const Function& before, const Function& after);
 
-using PassFactory = std::function<std::unique_ptr<Pass>()>;
+using PassFactory = PassRegistryT<Pass>::Factory;
+using ::anvil::RegisteredPass;
 
 // Registers `factory` under `name`, which must equal the name() of the passes it creates;
 // registering a name twice aborts at startup naming the pass. Returns true (to initialize a
@@ -49,35 +51,17 @@ bool RegisterPass(std::string_view name, PassFactory factory);
 // `unknown Tensor IR pass 'foo'; available: collapse-loops, fuse, ...` otherwise.
 absl::StatusOr<std::unique_ptr<Pass>> CreatePass(std::string_view name);
 
-bool IsPassRegistered(std::string_view name);
-
-struct RegisteredPass {
-  std::string name;
-  std::string description;
-};
 // Every registered Tensor IR pass, sorted by name.
 std::vector<RegisteredPass> ListPasses();
 // "collapse-loops, fuse, mark-loops": the registered names, sorted, for error messages.
 std::string AvailablePassNames();
-
-namespace pass_internal {
-template <typename PassT>
-bool RegisterPassClass() {
-  std::string name(PassT().name());
-  return RegisterPass(name, [] { return std::make_unique<PassT>(); });
-}
-}  // namespace pass_internal
+bool IsPassRegistered(std::string_view name);
 
 }  // namespace anvil::tir
 
-#define ANVIL_TIR_PASS_CONCAT_INNER_(a, b) a##b
-#define ANVIL_TIR_PASS_CONCAT_(a, b) ANVIL_TIR_PASS_CONCAT_INNER_(a, b)
-
 // Registers the default-constructible tir::Pass subclass `PassClass` under its name(). Use at
 // namespace scope in a .cc file of an `alwayslink = 1` library.
-#define ANVIL_REGISTER_TIR_PASS(PassClass)                                              \
-  [[maybe_unused]] static const bool ANVIL_TIR_PASS_CONCAT_(anvil_tir_pass_registered_, \
-                                                            __COUNTER__) =              \
-      ::anvil::tir::pass_internal::RegisterPassClass<PassClass>()
+#define ANVIL_REGISTER_TIR_PASS(PassClass) \
+  ANVIL_REGISTER_PASS_WITH_(&::anvil::tir::RegisterPass, PassClass)
 
 #endif  // ANVIL_LOWER_PASSES_TIR_PASS_H_

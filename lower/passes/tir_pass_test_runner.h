@@ -1,6 +1,7 @@
 // Runs textual tests of Tensor IR passes kept in lower/passes/testdata/<pass>.test: Tensor IR
-// in, pipeline, Tensor IR out. The file format and its splitting are the graph pass tests'
-// (graph/passes/pass_test_runner.h), with Tensor IR (lower/ir/parser.h) instead of ONNX text:
+// in, pipeline, Tensor IR out. The file format, the run of a case and the messages are the graph
+// pass tests' (graph/passes/pass_test_runner.h, RunPassTestCaseWith with a PassTestIr), with
+// Tensor IR (lower/ir/parser.h) instead of ONNX text:
 //
 //   # pipeline: fuse,mark-loops      a Tensor IR pipeline (tir_pass_manager.h)
 //   module { ... }                   the input module (`#` lines are comments)

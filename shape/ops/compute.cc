@@ -113,9 +113,8 @@ absl::StatusOr<std::optional<DimsExpr>> MatMulDims(const ShapeContext& ctx, int 
 }
 
 absl::Status MatMulLike(ShapeContext& ctx, int a_index, int b_index, ElementType out_type) {
-  absl::StatusOr<std::optional<DimsExpr>> dims = MatMulDims(ctx, a_index, b_index);
-  if (!dims.ok()) return dims.status();
-  ctx.SetOutput(0, out_type, *std::move(dims));
+  ANVIL_ASSIGN_OR_RETURN(std::optional<DimsExpr> dims, MatMulDims(ctx, a_index, b_index));
+  ctx.SetOutput(0, out_type, std::move(dims));
   return absl::OkStatus();
 }
 

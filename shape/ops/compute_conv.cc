@@ -12,6 +12,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -78,12 +79,11 @@ absl::StatusOr<Window> ReadWindow(const ShapeContext& ctx, size_t spatial,
                                   const std::optional<DimsExpr>& w_kernel, bool kernel_required) {
   Window w;
   if (ctx.node().FindAttribute("kernel_shape") != nullptr) {
-    absl::StatusOr<std::vector<int64_t>> k = ReadInts(ctx, "kernel_shape", spatial, 1, 1);
-    if (!k.ok()) return k.status();
+    ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> k, ReadInts(ctx, "kernel_shape", spatial, 1, 1));
     for (size_t i = 0; i < spatial; ++i) {
-      w.kernel.push_back((*k)[i]);
-      if (w_kernel && ProvablyDifferent((*w_kernel)[i], (*k)[i])) {
-        return ctx.Error(absl::StrCat("kernel_shape [", absl::StrJoin(*k, ", "),
+      w.kernel.push_back(k[i]);
+      if (w_kernel && ProvablyDifferent((*w_kernel)[i], k[i])) {
+        return ctx.Error(absl::StrCat("kernel_shape [", absl::StrJoin(k, ", "),
                                       "] differs from W's spatial dims ", DimsToString(*w_kernel)));
       }
     }
@@ -92,21 +92,13 @@ absl::StatusOr<Window> ReadWindow(const ShapeContext& ctx, size_t spatial,
   } else {
     w.kernel = w_kernel ? *w_kernel : UnknownDims(static_cast<int64_t>(spatial));
   }
-  absl::StatusOr<std::vector<int64_t>> strides = ReadInts(ctx, "strides", spatial, 1, 1);
-  if (!strides.ok()) return strides.status();
-  w.strides = *std::move(strides);
-  absl::StatusOr<std::vector<int64_t>> dilations = ReadInts(ctx, "dilations", spatial, 1, 1);
-  if (!dilations.ok()) return dilations.status();
-  w.dilations = *std::move(dilations);
+  ANVIL_ASSIGN_OR_RETURN(w.strides, ReadInts(ctx, "strides", spatial, 1, 1));
+  ANVIL_ASSIGN_OR_RETURN(w.dilations, ReadInts(ctx, "dilations", spatial, 1, 1));
   // Negative pads are outside the spec, but the formula stays meaningful (a crop), so they are
   // not rejected here.
-  absl::StatusOr<std::vector<int64_t>> pads =
-      ReadInts(ctx, "pads", 2 * spatial, 0, std::numeric_limits<int64_t>::min());
-  if (!pads.ok()) return pads.status();
-  w.pads = *std::move(pads);
-  absl::StatusOr<AutoPad> auto_pad = ReadAutoPad(ctx);
-  if (!auto_pad.ok()) return auto_pad.status();
-  w.auto_pad = *auto_pad;
+  ANVIL_ASSIGN_OR_RETURN(
+      w.pads, ReadInts(ctx, "pads", 2 * spatial, 0, std::numeric_limits<int64_t>::min()));
+  ANVIL_ASSIGN_OR_RETURN(w.auto_pad, ReadAutoPad(ctx));
   return w;
 }
 
@@ -141,9 +133,8 @@ absl::StatusOr<DimsExpr> WindowOutputDims(const ShapeContext& ctx, const Window&
       out.push_back(IndexExpr::Questionmark());
       continue;
     }
-    absl::StatusOr<IndexExpr> d = WindowOutputDim(ctx, w, i, (*x)[i + 2]);
-    if (!d.ok()) return d.status();
-    out.push_back(*std::move(d));
+    ANVIL_ASSIGN_OR_RETURN(IndexExpr d, WindowOutputDim(ctx, w, i, (*x)[i + 2]));
+    out.push_back(std::move(d));
   }
   return out;
 }
@@ -157,10 +148,12 @@ absl::Status CheckMinRank(const ShapeContext& ctx, const std::optional<DimsExpr>
   return absl::OkStatus();
 }
 
-// Conv, ConvInteger, QLinearConv: X [N, C, in...], W [M, C/group, k...] -> [N, M, out...].
-absl::Status ConvLike(ShapeContext& ctx, int x_index, int w_index, ElementType type) {
-  const std::optional<DimsExpr>& x = ctx.InputDims(x_index);
-  const std::optional<DimsExpr>& w = ctx.InputDims(w_index);
+// The window of a convolution (Conv-like or ConvTranspose) with X [N, C, in...] and W
+// [., ., k...], after checking that both have rank >= 2 and the same rank. Its spatial rank is
+// X's, else W's, else kernel_shape's length; nullopt when none of them is known.
+absl::StatusOr<std::optional<Window>> ReadConvWindow(const ShapeContext& ctx,
+                                                     const std::optional<DimsExpr>& x,
+                                                     const std::optional<DimsExpr>& w) {
   ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
   ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, w, 2, "W"));
   if (x && w && x->size() != w->size()) {
@@ -175,17 +168,53 @@ absl::Status ConvLike(ShapeContext& ctx, int x_index, int w_index, ElementType t
   } else if (ctx.node().FindAttribute("kernel_shape") != nullptr) {
     spatial = static_cast<int64_t>(ctx.node().GetInts("kernel_shape").size());
   }
-  if (spatial < 0) {
+  if (spatial < 0) return std::optional<Window>();
+  std::optional<DimsExpr> w_kernel;
+  if (w) w_kernel = DimsExpr(w->begin() + 2, w->end());
+  ANVIL_ASSIGN_OR_RETURN(Window window,
+                         ReadWindow(ctx, spatial, w_kernel, /*kernel_required=*/false));
+  return std::optional<Window>(std::move(window));
+}
+
+// The `group` attribute of a convolution, at least 1.
+absl::StatusOr<int64_t> ReadGroup(const ShapeContext& ctx) {
+  const int64_t group = ctx.node().GetInt("group", 1);
+  if (group < 1) return ctx.Error(absl::StrCat("group ", group, " must be >= 1"));
+  return group;
+}
+
+// The spatial rank of a pool with X [N, C, in...], whose kernel_shape is required: X's, else
+// kernel_shape's length.
+absl::StatusOr<size_t> PoolSpatialRank(const ShapeContext& ctx, const std::optional<DimsExpr>& x) {
+  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
+  if (ctx.node().FindAttribute("kernel_shape") == nullptr) {
+    return ctx.Error("attribute 'kernel_shape' is required");
+  }
+  return x ? x->size() - 2 : ctx.node().GetInts("kernel_shape").size();
+}
+
+// Appends spatial output dim `i`, `d`, of an op that undoes a window (ConvTranspose,
+// MaxUnpool) to `out`: an error when it is negative, the pads exceeding the input `x`.
+absl::Status AppendUnpaddedDim(const ShapeContext& ctx, size_t i, IndexExpr d, const DimsExpr& x,
+                               DimsExpr* out) {
+  if (d.IsLiteral() && d.literal() < 0) {
+    return ctx.Error(absl::StrCat("spatial dim ", i, " of the output is negative (", d.literal(),
+                                  "): the pads exceed the input ", DimsToString(x)));
+  }
+  out->push_back(std::move(d));
+  return absl::OkStatus();
+}
+
+// Conv, ConvInteger, QLinearConv: X [N, C, in...], W [M, C/group, k...] -> [N, M, out...].
+absl::Status ConvLike(ShapeContext& ctx, int x_index, int w_index, ElementType type) {
+  const std::optional<DimsExpr>& x = ctx.InputDims(x_index);
+  const std::optional<DimsExpr>& w = ctx.InputDims(w_index);
+  ANVIL_ASSIGN_OR_RETURN(const std::optional<Window> window, ReadConvWindow(ctx, x, w));
+  if (!window) {
     ctx.SetOutput(0, type, std::nullopt);
     return absl::OkStatus();
   }
-  std::optional<DimsExpr> w_kernel;
-  if (w) w_kernel = DimsExpr(w->begin() + 2, w->end());
-  absl::StatusOr<Window> window = ReadWindow(ctx, spatial, w_kernel, /*kernel_required=*/false);
-  if (!window.ok()) return window.status();
-
-  const int64_t group = ctx.node().GetInt("group", 1);
-  if (group < 1) return ctx.Error(absl::StrCat("group ", group, " must be >= 1"));
+  ANVIL_ASSIGN_OR_RETURN(const int64_t group, ReadGroup(ctx));
   if (x && w && ProvablyDifferent((*x)[1], (*w)[1] * group)) {
     return ctx.Error(absl::StrCat("X ", DimsToString(*x), " has ", (*x)[1].ToString(),
                                   " channels but W ", DimsToString(*w), " with group ", group,
@@ -196,9 +225,8 @@ absl::Status ConvLike(ShapeContext& ctx, int x_index, int w_index, ElementType t
     return ctx.Error(absl::StrCat("W ", DimsToString(*w), ": ", m.literal(),
                                   " output channels are not divisible by group ", group));
   }
-  absl::StatusOr<DimsExpr> out = WindowOutputDims(ctx, *window, x, m);
-  if (!out.ok()) return out.status();
-  ctx.SetOutput(0, type, *std::move(out));
+  ANVIL_ASSIGN_OR_RETURN(DimsExpr out, WindowOutputDims(ctx, *window, x, m));
+  ctx.SetOutput(0, type, std::move(out));
   return absl::OkStatus();
 }
 
@@ -224,34 +252,16 @@ absl::Status InferConvTranspose(ShapeContext& ctx) {
   const ElementType type = ctx.InputType(0);
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
   const std::optional<DimsExpr>& w = ctx.InputDims(1);
-  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
-  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, w, 2, "W"));
-  if (x && w && x->size() != w->size()) {
-    return ctx.Error(
-        absl::StrCat("X ", DimsToString(*x), " and W ", DimsToString(*w), " have different ranks"));
-  }
-  int64_t spatial = -1;
-  if (x) {
-    spatial = static_cast<int64_t>(x->size()) - 2;
-  } else if (w) {
-    spatial = static_cast<int64_t>(w->size()) - 2;
-  } else if (node.FindAttribute("kernel_shape") != nullptr) {
-    spatial = static_cast<int64_t>(node.GetInts("kernel_shape").size());
-  }
-  if (spatial < 0) {
+  ANVIL_ASSIGN_OR_RETURN(const std::optional<Window> window, ReadConvWindow(ctx, x, w));
+  if (!window) {
     ctx.SetOutput(0, type, std::nullopt);
     return absl::OkStatus();
   }
-  std::optional<DimsExpr> w_kernel;
-  if (w) w_kernel = DimsExpr(w->begin() + 2, w->end());
-  absl::StatusOr<Window> window = ReadWindow(ctx, spatial, w_kernel, /*kernel_required=*/false);
-  if (!window.ok()) return window.status();
-  absl::StatusOr<std::vector<int64_t>> output_padding =
-      ReadInts(ctx, "output_padding", spatial, 0, 0);
-  if (!output_padding.ok()) return output_padding.status();
+  const int64_t spatial = static_cast<int64_t>(window->strides.size());
+  ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> output_padding,
+                         ReadInts(ctx, "output_padding", spatial, 0, 0));
 
-  const int64_t group = node.GetInt("group", 1);
-  if (group < 1) return ctx.Error(absl::StrCat("group ", group, " must be >= 1"));
+  ANVIL_ASSIGN_OR_RETURN(const int64_t group, ReadGroup(ctx));
   if (x && w && ProvablyDifferent((*x)[1], (*w)[0])) {
     return ctx.Error(absl::StrCat("X ", DimsToString(*x), " has ", (*x)[1].ToString(),
                                   " channels but W ", DimsToString(*w), " expects ",
@@ -282,15 +292,11 @@ absl::Status InferConvTranspose(ShapeContext& ctx) {
       continue;
     }
     IndexExpr d =
-        (in - 1) * s + (*output_padding)[i] + ((window->kernel[i] - 1) * window->dilations[i] + 1);
+        (in - 1) * s + output_padding[i] + ((window->kernel[i] - 1) * window->dilations[i] + 1);
     if (window->auto_pad == AutoPad::kNotSet) {
       d = d - (window->pads[i] + window->pads[i + spatial]);
     }
-    if (d.IsLiteral() && d.literal() < 0) {
-      return ctx.Error(absl::StrCat("spatial dim ", i, " of the output is negative (", d.literal(),
-                                    "): the pads exceed the input ", DimsToString(*x)));
-    }
-    out.push_back(std::move(d));
+    ANVIL_RETURN_IF_ERROR(AppendUnpaddedDim(ctx, i, std::move(d), *x, &out));
   }
   ctx.SetOutput(0, type, std::move(out));
   return absl::OkStatus();
@@ -303,33 +309,23 @@ absl::Status InferPool(ShapeContext& ctx) {
   const Node& node = ctx.node();
   const ElementType type = ctx.InputType(0);
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
-  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
-  if (node.FindAttribute("kernel_shape") == nullptr) {
-    return ctx.Error("attribute 'kernel_shape' is required");
-  }
-  const size_t spatial = x ? x->size() - 2 : node.GetInts("kernel_shape").size();
-  absl::StatusOr<Window> window = ReadWindow(ctx, spatial, std::nullopt, /*kernel_required=*/true);
-  if (!window.ok()) return window.status();
-  window->ceil_mode = node.GetInt("ceil_mode", 0) != 0;
-  absl::StatusOr<DimsExpr> out =
-      WindowOutputDims(ctx, *window, x, x ? (*x)[1] : IndexExpr::Questionmark());
-  if (!out.ok()) return out.status();
-  ctx.SetOutput(0, type, *out);
-  if (node.op_type() == "MaxPool") ctx.SetOutput(1, ElementType::kInt64, *std::move(out));
+  ANVIL_ASSIGN_OR_RETURN(const size_t spatial, PoolSpatialRank(ctx, x));
+  ANVIL_ASSIGN_OR_RETURN(Window window,
+                         ReadWindow(ctx, spatial, std::nullopt, /*kernel_required=*/true));
+  window.ceil_mode = node.GetInt("ceil_mode", 0) != 0;
+  ANVIL_ASSIGN_OR_RETURN(DimsExpr out,
+                         WindowOutputDims(ctx, window, x, x ? (*x)[1] : IndexExpr::Questionmark()));
+  ctx.SetOutput(0, type, out);
+  if (node.op_type() == "MaxPool") ctx.SetOutput(1, ElementType::kInt64, std::move(out));
   return absl::OkStatus();
 }
 
 // MaxUnpool: X [N, C, in...], I, optional output_shape -> output_shape's values, else
 // [N, C, (in - 1)*s - pb - pe + k...].
 absl::Status InferMaxUnpool(ShapeContext& ctx) {
-  const Node& node = ctx.node();
   const ElementType type = ctx.InputType(0);
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
-  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
-  if (node.FindAttribute("kernel_shape") == nullptr) {
-    return ctx.Error("attribute 'kernel_shape' is required");
-  }
-  const size_t spatial = x ? x->size() - 2 : node.GetInts("kernel_shape").size();
+  ANVIL_ASSIGN_OR_RETURN(const size_t spatial, PoolSpatialRank(ctx, x));
   if (ctx.HasInput(2)) {
     std::optional<DimsExpr> out;
     if (const std::optional<IndexExprList>& values = ctx.InputValues(2)) {
@@ -347,31 +343,26 @@ absl::Status InferMaxUnpool(ShapeContext& ctx) {
     }
     if (x) {
       for (size_t i = 0; i < 2; ++i) {
-        absl::StatusOr<IndexExpr> d =
-            UnifyDims(ctx, (*out)[i], (*x)[i],
-                      i == 0 ? "output_shape and X batch" : "output_shape and X channels");
-        if (!d.ok()) return d.status();
-        (*out)[i] = *std::move(d);
+        ANVIL_ASSIGN_OR_RETURN(IndexExpr d, UnifyDims(ctx, (*out)[i], (*x)[i],
+                                                      i == 0 ? "output_shape and X batch"
+                                                             : "output_shape and X channels"));
+        (*out)[i] = std::move(d);
       }
     }
     ctx.SetOutput(0, type, std::move(out));
     return absl::OkStatus();
   }
-  absl::StatusOr<Window> window = ReadWindow(ctx, spatial, std::nullopt, /*kernel_required=*/true);
-  if (!window.ok()) return window.status();
+  ANVIL_ASSIGN_OR_RETURN(Window window,
+                         ReadWindow(ctx, spatial, std::nullopt, /*kernel_required=*/true));
   DimsExpr out = {x ? (*x)[0] : IndexExpr::Questionmark(), x ? (*x)[1] : IndexExpr::Questionmark()};
   for (size_t i = 0; i < spatial; ++i) {
     if (!x) {
       out.push_back(IndexExpr::Questionmark());
       continue;
     }
-    IndexExpr d = ((*x)[i + 2] - 1) * window->strides[i] + window->kernel[i] -
-                  (window->pads[i] + window->pads[i + spatial]);
-    if (d.IsLiteral() && d.literal() < 0) {
-      return ctx.Error(absl::StrCat("spatial dim ", i, " of the output is negative (", d.literal(),
-                                    "): the pads exceed the input ", DimsToString(*x)));
-    }
-    out.push_back(std::move(d));
+    IndexExpr d = ((*x)[i + 2] - 1) * window.strides[i] + window.kernel[i] -
+                  (window.pads[i] + window.pads[i + spatial]);
+    ANVIL_RETURN_IF_ERROR(AppendUnpaddedDim(ctx, i, std::move(d), *x, &out));
   }
   ctx.SetOutput(0, type, std::move(out));
   return absl::OkStatus();
@@ -403,11 +394,10 @@ absl::Status InferMaxRoiPool(ShapeContext& ctx) {
   if (ctx.node().FindAttribute("pooled_shape") == nullptr) {
     return ctx.Error("attribute 'pooled_shape' is required");
   }
-  absl::StatusOr<std::vector<int64_t>> pooled = ReadInts(ctx, "pooled_shape", 2, 1, 1);
-  if (!pooled.ok()) return pooled.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> pooled, ReadInts(ctx, "pooled_shape", 2, 1, 1));
   ctx.SetOutput(0, ctx.InputType(0),
                 DimsExpr{rois ? (*rois)[0] : IndexExpr::Questionmark(),
-                         x ? (*x)[1] : IndexExpr::Questionmark(), (*pooled)[0], (*pooled)[1]});
+                         x ? (*x)[1] : IndexExpr::Questionmark(), pooled[0], pooled[1]});
   return absl::OkStatus();
 }
 
@@ -425,11 +415,10 @@ absl::Status InferRoiAlign(ShapeContext& ctx) {
     return ctx.Error(
         absl::StrCat("rois ", DimsToString(*rois), " must be [num_rois, 4] (x1, y1, x2, y2)"));
   }
-  absl::StatusOr<IndexExpr> num_rois =
-      UnifyDims(ctx, rois ? (*rois)[0] : IndexExpr::Questionmark(),
-                batch_indices ? (*batch_indices)[0] : IndexExpr::Questionmark(),
-                "num_rois of rois and batch_indices");
-  if (!num_rois.ok()) return num_rois.status();
+  ANVIL_ASSIGN_OR_RETURN(IndexExpr num_rois,
+                         UnifyDims(ctx, rois ? (*rois)[0] : IndexExpr::Questionmark(),
+                                   batch_indices ? (*batch_indices)[0] : IndexExpr::Questionmark(),
+                                   "num_rois of rois and batch_indices"));
   const int64_t height = node.GetInt("output_height", 1);
   const int64_t width = node.GetInt("output_width", 1);
   if (height < 1 || width < 1) {
@@ -437,7 +426,7 @@ absl::Status InferRoiAlign(ShapeContext& ctx) {
         absl::StrCat("output_height ", height, " and output_width ", width, " must be >= 1"));
   }
   ctx.SetOutput(0, ctx.InputType(0),
-                DimsExpr{*num_rois, x ? (*x)[1] : IndexExpr::Questionmark(), height, width});
+                DimsExpr{num_rois, x ? (*x)[1] : IndexExpr::Questionmark(), height, width});
   return absl::OkStatus();
 }
 
@@ -461,11 +450,10 @@ absl::Status InferGridSample(ShapeContext& ctx) {
     return absl::OkStatus();
   }
   const size_t rank = x ? x->size() : grid->size();
-  absl::StatusOr<IndexExpr> n =
-      UnifyDims(ctx, x ? (*x)[0] : IndexExpr::Questionmark(),
-                grid ? (*grid)[0] : IndexExpr::Questionmark(), "batch of X and grid");
-  if (!n.ok()) return n.status();
-  DimsExpr out = {*n, x ? (*x)[1] : IndexExpr::Questionmark()};
+  ANVIL_ASSIGN_OR_RETURN(
+      IndexExpr n, UnifyDims(ctx, x ? (*x)[0] : IndexExpr::Questionmark(),
+                             grid ? (*grid)[0] : IndexExpr::Questionmark(), "batch of X and grid"));
+  DimsExpr out = {n, x ? (*x)[1] : IndexExpr::Questionmark()};
   for (size_t i = 1; i + 1 < rank; ++i) {
     out.push_back(grid ? (*grid)[i] : IndexExpr::Questionmark());
   }

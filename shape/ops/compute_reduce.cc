@@ -117,9 +117,8 @@ absl::Status InferReduce(ShapeContext& ctx) {
   const int64_t rank = static_cast<int64_t>(x->size());
   std::vector<bool> reduced(rank, false);
   for (int64_t axis : axes.values) {
-    absl::StatusOr<int64_t> a = ctx.NormalizeAxis(axis, rank, "axes value");
-    if (!a.ok()) return a.status();
-    reduced[*a] = true;  // a repeated axis reduces once
+    ANVIL_ASSIGN_OR_RETURN(int64_t a, ctx.NormalizeAxis(axis, rank, "axes value"));
+    reduced[a] = true;  // a repeated axis reduces once
   }
   DimsExpr out;
   for (int64_t k = 0; k < rank; ++k) {
@@ -144,15 +143,14 @@ absl::Status InferArgMinMax(ShapeContext& ctx) {
     ctx.SetOutput(0, ElementType::kInt64, std::nullopt);
     return absl::OkStatus();
   }
-  absl::StatusOr<int64_t> axis =
-      ctx.NormalizeAxis(node.GetInt("axis", 0), static_cast<int64_t>(x->size()), "axis");
-  if (!axis.ok()) return axis.status();
-  if (ShapeFacts* facts = ctx.facts()) facts->axes = {*axis};
+  ANVIL_ASSIGN_OR_RETURN(int64_t axis, ctx.NormalizeAxis(node.GetInt("axis", 0),
+                                                         static_cast<int64_t>(x->size()), "axis"));
+  if (ShapeFacts* facts = ctx.facts()) facts->axes = {axis};
   DimsExpr out = *x;
   if (node.GetInt("keepdims", 1) != 0) {
-    out[*axis] = 1;
+    out[axis] = 1;
   } else {
-    out.erase(out.begin() + *axis);
+    out.erase(out.begin() + axis);
   }
   ctx.SetOutput(0, ElementType::kInt64, std::move(out));
   return absl::OkStatus();
@@ -167,21 +165,19 @@ absl::Status InferTopK(ShapeContext& ctx) {
     if (node.FindAttribute("k") == nullptr) return ctx.Error("attribute 'k' is required");
     k = node.GetInt("k", 0);
   } else {
-    absl::StatusOr<IndexExpr> value = ScalarInputValue(ctx, 1, "K");
-    if (!value.ok()) return value.status();
-    k = *std::move(value);
+    ANVIL_ASSIGN_OR_RETURN(k, ScalarInputValue(ctx, 1, "K"));
   }
   if (k.IsLiteral() && k.literal() < 0) {
     return ctx.Error(absl::StrCat("k ", k.literal(), " is negative"));
   }
   std::optional<DimsExpr> out = ctx.InputDims(0);
   if (out) {
-    absl::StatusOr<int64_t> axis =
-        ctx.NormalizeAxis(node.GetInt("axis", -1), static_cast<int64_t>(out->size()), "axis");
-    if (!axis.ok()) return axis.status();
-    IndexExpr& d = (*out)[*axis];
+    ANVIL_ASSIGN_OR_RETURN(
+        int64_t axis,
+        ctx.NormalizeAxis(node.GetInt("axis", -1), static_cast<int64_t>(out->size()), "axis"));
+    IndexExpr& d = (*out)[axis];
     if (k.IsLiteral() && d.IsLiteral() && k.literal() > d.literal()) {
-      return ctx.Error(absl::StrCat("k ", k.literal(), " exceeds dim ", *axis, " of ",
+      return ctx.Error(absl::StrCat("k ", k.literal(), " exceeds dim ", axis, " of ",
                                     DimsToString(*ctx.InputDims(0))));
     }
     d = k;
@@ -233,10 +229,8 @@ absl::Status InferUnique(ShapeContext& ctx) {
   const Attribute* axis_attr = node.FindAttribute("axis");
   std::optional<int64_t> axis;
   if (axis_attr != nullptr && x) {
-    absl::StatusOr<int64_t> a =
-        ctx.NormalizeAxis(axis_attr->i, static_cast<int64_t>(x->size()), "axis");
-    if (!a.ok()) return a.status();
-    axis = *a;
+    ANVIL_ASSIGN_OR_RETURN(
+        axis, ctx.NormalizeAxis(axis_attr->i, static_cast<int64_t>(x->size()), "axis"));
   }
 
   IndexExpr unique = IndexExpr::Questionmark();
@@ -303,9 +297,9 @@ absl::Status InferNonMaxSuppression(ShapeContext& ctx) {
   }
   bool none = !ctx.HasInput(2);
   if (!none) {
-    absl::StatusOr<IndexExpr> max_boxes = ScalarInputValue(ctx, 2, "max_output_boxes_per_class");
-    if (!max_boxes.ok()) return max_boxes.status();
-    none = IsLiteralValue(*max_boxes, 0);
+    ANVIL_ASSIGN_OR_RETURN(IndexExpr max_boxes,
+                           ScalarInputValue(ctx, 2, "max_output_boxes_per_class"));
+    none = IsLiteralValue(max_boxes, 0);
   }
   for (const std::optional<DimsExpr>* dims : {&boxes, &scores}) {
     if (!*dims) continue;
@@ -369,12 +363,11 @@ absl::Status LossShape(ShapeContext& ctx) {
       loss = *target;
     } else {
       for (size_t k = 0; k < loss->size(); ++k) {
-        absl::StatusOr<IndexExpr> d =
-            UnifyDims(ctx, (*loss)[k], (*target)[k],
-                      absl::StrCat("dims of input ", DimsToString(*input), " and target ",
-                                   DimsToString(*target)));
-        if (!d.ok()) return d.status();
-        (*loss)[k] = *std::move(d);
+        ANVIL_ASSIGN_OR_RETURN(IndexExpr d,
+                               UnifyDims(ctx, (*loss)[k], (*target)[k],
+                                         absl::StrCat("dims of input ", DimsToString(*input),
+                                                      " and target ", DimsToString(*target))));
+        (*loss)[k] = std::move(d);
       }
     }
   }

@@ -53,9 +53,7 @@ absl::Status InferRecurrent(ShapeContext& ctx) {
     hidden = h;
   }
   if (r) {
-    absl::StatusOr<IndexExpr> h = UnifyDims(ctx, hidden, (*r)[2], "hidden_size and R's dim 2");
-    if (!h.ok()) return h.status();
-    hidden = *std::move(h);
+    ANVIL_ASSIGN_OR_RETURN(hidden, UnifyDims(ctx, hidden, (*r)[2], "hidden_size and R's dim 2"));
   }
   for (const std::optional<DimsExpr>* weights : {&w, &r}) {
     if (*weights && ProvablyDifferent((**weights)[1], hidden * gates)) {
@@ -93,10 +91,8 @@ absl::Status InferRecurrent(ShapeContext& ctx) {
     const std::optional<DimsExpr>& dims = ctx.InputDims(source.input);
     ANVIL_RETURN_IF_ERROR(CheckRank(ctx, dims, source.rank, source.name));
     if (!dims) continue;
-    absl::StatusOr<IndexExpr> b = UnifyDims(ctx, batch, (*dims)[source.batch_dim],
-                                            absl::StrCat("batch sizes of X and ", source.name));
-    if (!b.ok()) return b.status();
-    batch = *std::move(b);
+    ANVIL_ASSIGN_OR_RETURN(batch, UnifyDims(ctx, batch, (*dims)[source.batch_dim],
+                                            absl::StrCat("batch sizes of X and ", source.name)));
   }
 
   const DimsExpr state =

@@ -64,10 +64,9 @@ absl::Status InferDft(ShapeContext& ctx) {
   std::optional<DimsExpr> out = ctx.InputDims(0);
   if (out) {
     const int64_t rank = static_cast<int64_t>(out->size());
-    absl::StatusOr<int64_t> axis = ctx.NormalizeAxis(node.GetInt("axis", 1), rank, "axis");
-    if (!axis.ok()) return axis.status();
-    if (*axis == rank - 1) {
-      return ctx.Error(absl::StrCat("axis ", *axis, " of ", DimsToString(*out),
+    ANVIL_ASSIGN_OR_RETURN(int64_t axis, ctx.NormalizeAxis(node.GetInt("axis", 1), rank, "axis"));
+    if (axis == rank - 1) {
+      return ctx.Error(absl::StrCat("axis ", axis, " of ", DimsToString(*out),
                                     " is the real/imaginary component dim"));
     }
     ANVIL_RETURN_IF_ERROR(CheckComponentDim(ctx, *out, "input"));
@@ -75,13 +74,11 @@ absl::Status InferDft(ShapeContext& ctx) {
       return ctx.Error(
           absl::StrCat("a complex input ", DimsToString(*out), " has no onesided DFT"));
     }
-    IndexExpr n = (*out)[*axis];
+    IndexExpr n = (*out)[axis];
     if (ctx.HasInput(1)) {
-      absl::StatusOr<IndexExpr> length = SizeInput(ctx, 1, "dft_length", 1);
-      if (!length.ok()) return length.status();
-      n = *std::move(length);
+      ANVIL_ASSIGN_OR_RETURN(n, SizeInput(ctx, 1, "dft_length", 1));
     }
-    (*out)[*axis] = onesided ? FloorDiv(n, 2) + 1 : n;
+    (*out)[axis] = onesided ? FloorDiv(n, 2) + 1 : n;
     out->back() = 2;
   }
   ctx.SetOutput(0, ctx.InputType(0), std::move(out));
@@ -103,26 +100,21 @@ absl::Status InferStft(ShapeContext& ctx) {
           absl::StrCat("a complex signal ", DimsToString(*signal), " has no onesided STFT"));
     }
   }
-  absl::StatusOr<IndexExpr> step = SizeInput(ctx, 1, "frame_step", 1);
-  if (!step.ok()) return step.status();
+  ANVIL_ASSIGN_OR_RETURN(IndexExpr step, SizeInput(ctx, 1, "frame_step", 1));
 
   const bool has_window = ctx.HasInput(2);
   const bool has_length = ctx.HasInput(3);
   if (!has_window && !has_length) return ctx.Error("needs a window or a frame_length");
   IndexExpr length = IndexExpr::Questionmark();
   if (has_length) {
-    absl::StatusOr<IndexExpr> v = SizeInput(ctx, 3, "frame_length", 1);
-    if (!v.ok()) return v.status();
-    length = *std::move(v);
+    ANVIL_ASSIGN_OR_RETURN(length, SizeInput(ctx, 3, "frame_length", 1));
   }
   if (has_window) {
     const std::optional<DimsExpr>& window = ctx.InputDims(2);
     ANVIL_RETURN_IF_ERROR(CheckRank(ctx, window, 1, "window"));
     if (window) {
-      absl::StatusOr<IndexExpr> l =
-          UnifyDims(ctx, length, (*window)[0], "frame_length and the window length");
-      if (!l.ok()) return l.status();
-      length = *std::move(l);
+      ANVIL_ASSIGN_OR_RETURN(
+          length, UnifyDims(ctx, length, (*window)[0], "frame_length and the window length"));
     }
   }
 
@@ -133,7 +125,7 @@ absl::Status InferStft(ShapeContext& ctx) {
       return ctx.Error(absl::StrCat("frame_length ", length.ToString(),
                                     " exceeds the signal length of ", DimsToString(*signal)));
     }
-    frames = FloorDiv(span, *step) + 1;
+    frames = FloorDiv(span, step) + 1;
   }
   const IndexExpr bins = onesided ? FloorDiv(length, 2) + 1 : length;
   ctx.SetOutput(0, ctx.InputType(0),
@@ -143,23 +135,18 @@ absl::Status InferStft(ShapeContext& ctx) {
 
 // HannWindow, HammingWindow, BlackmanWindow: [size] of output_datatype.
 absl::Status InferWindow(ShapeContext& ctx) {
-  absl::StatusOr<IndexExpr> size = SizeInput(ctx, 0, "size", 0);
-  if (!size.ok()) return size.status();
-  absl::StatusOr<ElementType> type = OutputDatatype(ctx);
-  if (!type.ok()) return type.status();
-  ctx.SetOutput(0, *type, DimsExpr{*size});
+  ANVIL_ASSIGN_OR_RETURN(IndexExpr size, SizeInput(ctx, 0, "size", 0));
+  ANVIL_ASSIGN_OR_RETURN(ElementType type, OutputDatatype(ctx));
+  ctx.SetOutput(0, type, DimsExpr{size});
   return absl::OkStatus();
 }
 
 // MelWeightMatrix-17: [floor(dft_length / 2) + 1, num_mel_bins] of output_datatype.
 absl::Status InferMelWeightMatrix(ShapeContext& ctx) {
-  absl::StatusOr<IndexExpr> bins = SizeInput(ctx, 0, "num_mel_bins", 0);
-  if (!bins.ok()) return bins.status();
-  absl::StatusOr<IndexExpr> dft_length = SizeInput(ctx, 1, "dft_length", 1);
-  if (!dft_length.ok()) return dft_length.status();
-  absl::StatusOr<ElementType> type = OutputDatatype(ctx);
-  if (!type.ok()) return type.status();
-  ctx.SetOutput(0, *type, DimsExpr{FloorDiv(*dft_length, 2) + 1, *bins});
+  ANVIL_ASSIGN_OR_RETURN(IndexExpr bins, SizeInput(ctx, 0, "num_mel_bins", 0));
+  ANVIL_ASSIGN_OR_RETURN(IndexExpr dft_length, SizeInput(ctx, 1, "dft_length", 1));
+  ANVIL_ASSIGN_OR_RETURN(ElementType type, OutputDatatype(ctx));
+  ctx.SetOutput(0, type, DimsExpr{FloorDiv(dft_length, 2) + 1, bins});
   return absl::OkStatus();
 }
 

@@ -35,6 +35,20 @@ using shape_testing::T;
 using shape_testing::UnknownRank;
 using ::testing::HasSubstr;
 
+// Each test makes its symbols in a context of its own (shape_testing::ContextTest).
+using ConvTest = shape_testing::ContextTest;
+using ConvTransposeTest = shape_testing::ContextTest;
+using EinsumTest = shape_testing::ContextTest;
+using GemmTest = shape_testing::ContextTest;
+using IndexOpsTest = shape_testing::ContextTest;
+using LossTest = shape_testing::ContextTest;
+using MatMulTest = shape_testing::ContextTest;
+using MultiHeadAttentionTest = shape_testing::ContextTest;
+using PoolTest = shape_testing::ContextTest;
+using RecurrentTest = shape_testing::ContextTest;
+using ReduceTest = shape_testing::ContextTest;
+using SignalTest = shape_testing::ContextTest;
+
 // Compute rules see four output slots unless a test names them.
 class OpTest : public shape_testing::OpTest {
  public:
@@ -148,7 +162,7 @@ TEST(ShapeRegistryTest, EveryOpOfTheTableHasARule) {
 
 // ---- MatMul family ----
 
-TEST(MatMulTest, MatricesVectorsAndBatches) {
+TEST_F(MatMulTest, MatricesVectorsAndBatches) {
   for (int opset : {1, 9, 13, 17}) {
     SCOPED_TRACE(opset);
     EXPECT_EQ(OpTest("MatMul", opset).In(T(kF32, {2, 3})).In(T(kF32, {3, 4})).Text(),
@@ -168,7 +182,7 @@ TEST(MatMulTest, MatricesVectorsAndBatches) {
             "float[unknown rank]");
 }
 
-TEST(MatMulTest, InnerDimMismatchIsAnError) {
+TEST_F(MatMulTest, InnerDimMismatchIsAnError) {
   EXPECT_EQ(OpTest("MatMul").Name("mm").In(T(kF32, {S("N"), 3})).In(T(kF32, {4, 5})).Error(),
             "node 'mm' (MatMul): inner dims differ: [N, 3] x [4, 5]");
   EXPECT_THAT(OpTest("MatMul").In(T(kF32, {S("N")})).In(T(kF32, {S("N") + 1, 2})).Error(),
@@ -179,7 +193,7 @@ TEST(MatMulTest, InnerDimMismatchIsAnError) {
 }
 
 // com.microsoft MultiHeadAttention: [B, S, D], [B, L, D], [B, L, Dv] -> [B, S, Dv].
-TEST(MultiHeadAttentionTest, OutputIsQueryRowsOfValueWidth) {
+TEST_F(MultiHeadAttentionTest, OutputIsQueryRowsOfValueWidth) {
   auto mha = [] {
     shape_testing::OpTest test("MultiHeadAttention", 1, "com.microsoft");
     test.Attr(Int("num_heads", 2));
@@ -215,7 +229,7 @@ TEST(MultiHeadAttentionTest, OutputIsQueryRowsOfValueWidth) {
   EXPECT_EQ(packed.Run().code(), absl::StatusCode::kUnimplemented);
 }
 
-TEST(MatMulTest, IntegerAndQuantizedVariants) {
+TEST_F(MatMulTest, IntegerAndQuantizedVariants) {
   EXPECT_EQ(OpTest("MatMulInteger", 10).In(T(kU8, {S("N"), 3})).In(T(kU8, {3, 4})).Text(),
             "int32[N, 4]");
   OpTest q("QLinearMatMul", 10);
@@ -227,7 +241,7 @@ TEST(MatMulTest, IntegerAndQuantizedVariants) {
 
 // ---- Gemm ----
 
-TEST(GemmTest, TransposesAndBroadcastsC) {
+TEST_F(GemmTest, TransposesAndBroadcastsC) {
   for (int opset : {7, 9, 11, 13}) {
     SCOPED_TRACE(opset);
     EXPECT_EQ(OpTest("Gemm", opset).In(T(kF32, {4, 3})).In(T(kF32, {3, 5})).In(T(kF32, {5})).Text(),
@@ -248,7 +262,7 @@ TEST(GemmTest, TransposesAndBroadcastsC) {
   EXPECT_EQ(OpTest("Gemm", 11).In(T(kF32, {4, 3})).In(T(kF32, {3, 5})).Text(), "float[4, 5]");
 }
 
-TEST(GemmTest, OldVersionsAndErrors) {
+TEST_F(GemmTest, OldVersionsAndErrors) {
   // Before opset 7, C must be [M, N] unless `broadcast` is set.
   for (int opset : {1, 6}) {
     SCOPED_TRACE(opset);
@@ -277,7 +291,7 @@ TEST(GemmTest, OldVersionsAndErrors) {
 
 // ---- Einsum ----
 
-TEST(EinsumTest, ExplicitAndImplicitOutputs) {
+TEST_F(EinsumTest, ExplicitAndImplicitOutputs) {
   auto einsum = [](std::string equation, std::vector<TensorInfo> inputs) {
     OpTest t("Einsum", 12);
     t.Attr(Str("equation", std::move(equation)));
@@ -302,7 +316,7 @@ TEST(EinsumTest, ExplicitAndImplicitOutputs) {
             "float[min(A, B, 1)*max(A, B), 3]");
 }
 
-TEST(EinsumTest, Ellipsis) {
+TEST_F(EinsumTest, Ellipsis) {
   auto einsum = [](std::string equation, std::vector<TensorInfo> inputs) {
     OpTest t("Einsum", 12);
     t.Attr(Str("equation", std::move(equation)));
@@ -321,7 +335,7 @@ TEST(EinsumTest, Ellipsis) {
   EXPECT_EQ(einsum("ij,jk->ik", {UnknownRank(kF32), T(kF32, {3, 4})}), "float[?, 4]");
 }
 
-TEST(EinsumTest, Errors) {
+TEST_F(EinsumTest, Errors) {
   auto error = [](std::string equation, std::vector<TensorInfo> inputs) {
     OpTest t("Einsum", 12);
     t.Attr(Str("equation", std::move(equation)));
@@ -350,7 +364,7 @@ TEST(EinsumTest, Errors) {
 
 // ---- Conv family ----
 
-TEST(ConvTest, ExplicitPadsStridesDilations) {
+TEST_F(ConvTest, ExplicitPadsStridesDilations) {
   for (int opset : {1, 11}) {
     SCOPED_TRACE(opset);
     EXPECT_EQ(OpTest("Conv", opset)
@@ -386,7 +400,7 @@ TEST(ConvTest, ExplicitPadsStridesDilations) {
             "float[1, 4, 3, 3]");
 }
 
-TEST(ConvTest, SymbolicSpatialDimsStayExact) {
+TEST_F(ConvTest, SymbolicSpatialDimsStayExact) {
   EXPECT_EQ(OpTest("Conv")
                 .In(T(kF32, {S("N"), 3, S("H"), S("W")}))
                 .In(T(kF32, {16, 3, 3, 3}))
@@ -406,7 +420,7 @@ TEST(ConvTest, SymbolicSpatialDimsStayExact) {
             "float[unknown rank]");
 }
 
-TEST(ConvTest, AutoPad) {
+TEST_F(ConvTest, AutoPad) {
   auto conv = [](std::string auto_pad, DimsExpr x) {
     return OpTest("Conv")
         .In(T(kF32, std::move(x)))
@@ -426,7 +440,7 @@ TEST(ConvTest, AutoPad) {
   EXPECT_EQ(conv("VALID", {1, 1, S("H"), 6}), "float[1, 1, floor((H - 1) / 2), 2]");
 }
 
-TEST(ConvTest, Errors) {
+TEST_F(ConvTest, Errors) {
   EXPECT_EQ(OpTest("Conv").In(T(kF32, {1, 3, 5, 5})).In(T(kF32, {4, 2, 3, 3})).Error(),
             "node 'n' (Conv): X [1, 3, 5, 5] has 3 channels but W [4, 2, 3, 3] with group 1 "
             "expects 2");
@@ -467,7 +481,7 @@ TEST(ConvTest, Errors) {
               HasSubstr("different ranks"));
 }
 
-TEST(ConvTest, IntegerAndQuantizedVariants) {
+TEST_F(ConvTest, IntegerAndQuantizedVariants) {
   EXPECT_EQ(OpTest("ConvInteger", 10)
                 .In(T(kU8, {1, 1, 3, 3}))
                 .In(T(kU8, {1, 1, 2, 2}))
@@ -482,7 +496,7 @@ TEST(ConvTest, IntegerAndQuantizedVariants) {
   EXPECT_EQ(q.Text(), "uint8[1, 4, 7, 7]");
 }
 
-TEST(ConvTransposeTest, ExplicitPadsAndOutputPadding) {
+TEST_F(ConvTransposeTest, ExplicitPadsAndOutputPadding) {
   for (int opset : {1, 11}) {
     SCOPED_TRACE(opset);
     EXPECT_EQ(
@@ -521,7 +535,7 @@ TEST(ConvTransposeTest, ExplicitPadsAndOutputPadding) {
             "float[N, 16, 2*H, 2*W]");
 }
 
-TEST(ConvTransposeTest, OutputShapeAndAutoPad) {
+TEST_F(ConvTransposeTest, OutputShapeAndAutoPad) {
   EXPECT_EQ(OpTest("ConvTranspose")
                 .In(T(kF32, {1, 1, 3, 3}))
                 .In(T(kF32, {1, 2, 3, 3}))
@@ -561,7 +575,7 @@ TEST(ConvTransposeTest, OutputShapeAndAutoPad) {
 
 // ---- Pools ----
 
-TEST(PoolTest, MaxPoolWithIndicesAndCeilMode) {
+TEST_F(PoolTest, MaxPoolWithIndicesAndCeilMode) {
   for (int opset : {8, 10, 11, 12}) {
     SCOPED_TRACE(opset);
     OpTest t("MaxPool", opset);
@@ -599,7 +613,7 @@ TEST(PoolTest, MaxPoolWithIndicesAndCeilMode) {
             "float[1, 1, 2, 2]");
 }
 
-TEST(PoolTest, AverageAndLpPool) {
+TEST_F(PoolTest, AverageAndLpPool) {
   for (int opset : {1, 7, 10, 11}) {
     SCOPED_TRACE(opset);
     EXPECT_EQ(OpTest("AveragePool", opset)
@@ -637,7 +651,7 @@ TEST(PoolTest, AverageAndLpPool) {
               HasSubstr("attribute 'kernel_shape' has 1 values, expected 2"));
 }
 
-TEST(PoolTest, MaxUnpool) {
+TEST_F(PoolTest, MaxUnpool) {
   for (int opset : {9, 11}) {
     SCOPED_TRACE(opset);
     EXPECT_EQ(OpTest("MaxUnpool", opset)
@@ -680,7 +694,7 @@ TEST(PoolTest, MaxUnpool) {
               HasSubstr("output_shape [1, 1, 5] has 3 values for an input of rank 4"));
 }
 
-TEST(PoolTest, GlobalPools) {
+TEST_F(PoolTest, GlobalPools) {
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) {
     SCOPED_TRACE(op);
     EXPECT_EQ(OpTest(op, 1).In(T(kF32, {S("N"), 3, S("H"), S("W")})).Text(), "float[N, 3, 1, 1]");
@@ -690,7 +704,7 @@ TEST(PoolTest, GlobalPools) {
   }
 }
 
-TEST(PoolTest, RoiOpsAndGridSample) {
+TEST_F(PoolTest, RoiOpsAndGridSample) {
   EXPECT_EQ(OpTest("MaxRoiPool", 1)
                 .In(T(kF32, {1, 3, 10, 10}))
                 .In(T(kF32, {S("R"), 5}))
@@ -730,7 +744,7 @@ TEST(PoolTest, RoiOpsAndGridSample) {
 
 // ---- Reductions ----
 
-TEST(ReduceTest, AxesAttributeAllOpsAndVersions) {
+TEST_F(ReduceTest, AxesAttributeAllOpsAndVersions) {
   for (const char* op : {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
                          "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare"}) {
     for (int opset : {1, 11, 12, 13}) {
@@ -757,7 +771,7 @@ TEST(ReduceTest, AxesAttributeAllOpsAndVersions) {
             "node 'r' (ReduceMean): axes value 2 is out of range for rank 2");
 }
 
-TEST(ReduceTest, ReduceSum13AxesInput) {
+TEST_F(ReduceTest, ReduceSum13AxesInput) {
   EXPECT_EQ(OpTest("ReduceSum", 13).In(T(kF32, {2, 3, 4})).In(V({0, 2})).Text(), "float[1, 3, 1]");
   EXPECT_EQ(OpTest("ReduceSum", 13)
                 .In(T(kF32, {2, 3, 4}))
@@ -802,7 +816,7 @@ TEST(ReduceTest, ReduceSum13AxesInput) {
             "float[unknown rank]");
 }
 
-TEST(ReduceTest, ArgMaxArgMin) {
+TEST_F(ReduceTest, ArgMaxArgMin) {
   for (const char* op : {"ArgMax", "ArgMin"}) {
     for (int opset : {1, 11, 12, 13}) {
       SCOPED_TRACE(std::string(op) + " " + std::to_string(opset));
@@ -822,7 +836,7 @@ TEST(ReduceTest, ArgMaxArgMin) {
   }
 }
 
-TEST(ReduceTest, TopK) {
+TEST_F(ReduceTest, TopK) {
   OpTest v1("TopK", 1);
   v1.In(T(kF32, {3, 4})).Attr(Int("k", 2));
   EXPECT_EQ(v1.Text(0), "float[3, 2]");
@@ -850,7 +864,7 @@ TEST(ReduceTest, TopK) {
 
 // ---- Data-dependent index ops ----
 
-TEST(IndexOpsTest, NonZero) {
+TEST_F(IndexOpsTest, NonZero) {
   for (int opset : {9, 13}) {
     SCOPED_TRACE(opset);
     const TensorInfo out = OpTest("NonZero", opset).In(T(kF32, {2, S("N")})).Info();
@@ -865,7 +879,7 @@ TEST(IndexOpsTest, NonZero) {
   EXPECT_EQ(OpTest("NonZero").In(V({0, 5, S("X"), 7})).Text(), "int64[1, ?]");
 }
 
-TEST(IndexOpsTest, Unique) {
+TEST_F(IndexOpsTest, Unique) {
   OpTest flat("Unique", 11);
   flat.In(T(kF32, {S("N"), 4}));
   EXPECT_EQ(flat.Text(0), "float[?]");
@@ -900,7 +914,7 @@ TEST(IndexOpsTest, Unique) {
   EXPECT_EQ(OpTest("Unique").Outputs({"y"}).In(T(kF32, {3})).Text(), "float[?]");
 }
 
-TEST(IndexOpsTest, NonMaxSuppression) {
+TEST_F(IndexOpsTest, NonMaxSuppression) {
   for (int opset : {10, 11}) {
     SCOPED_TRACE(opset);
     EXPECT_EQ(OpTest("NonMaxSuppression", opset)
@@ -930,7 +944,7 @@ TEST(IndexOpsTest, NonMaxSuppression) {
               HasSubstr("disagree on num_batches or spatial_dimension"));
 }
 
-TEST(IndexOpsTest, Det) {
+TEST_F(IndexOpsTest, Det) {
   EXPECT_EQ(OpTest("Det", 11).In(T(kF32, {S("N"), 3, 3})).Text(), "float[N]");
   EXPECT_EQ(OpTest("Det").In(T(kF32, {S("M"), S("M")})).Text(), "float[]");
   EXPECT_EQ(OpTest("Det").In(UnknownRank(kF32)).Text(), "float[unknown rank]");
@@ -940,7 +954,7 @@ TEST(IndexOpsTest, Det) {
 
 // ---- RNN, GRU, LSTM ----
 
-TEST(RecurrentTest, LayoutZero) {
+TEST_F(RecurrentTest, LayoutZero) {
   for (int opset : {1, 7, 14}) {
     SCOPED_TRACE(opset);
     OpTest t("RNN", opset);
@@ -974,7 +988,7 @@ TEST(RecurrentTest, LayoutZero) {
   }
 }
 
-TEST(RecurrentTest, LayoutOneAndOptionalOutputs) {
+TEST_F(RecurrentTest, LayoutOneAndOptionalOutputs) {
   OpTest gru("GRU", 14);
   gru.In(T(kF32, {S("B"), S("S"), 10}))
       .In(T(kF32, {2, 60, 10}))
@@ -1011,7 +1025,7 @@ TEST(RecurrentTest, LayoutOneAndOptionalOutputs) {
       "float[?, 1, ?, 8]");
 }
 
-TEST(RecurrentTest, Errors) {
+TEST_F(RecurrentTest, Errors) {
   EXPECT_THAT(
       OpTest("RNN").In(T(kF32, {4, 2, 3})).In(T(kF32, {2, 5, 3})).In(T(kF32, {2, 5, 5})).Error(),
       HasSubstr("W [2, 5, 3] has 2 directions, direction 'forward' needs 1"));
@@ -1045,7 +1059,7 @@ TEST(RecurrentTest, Errors) {
 
 // ---- Signal ops ----
 
-TEST(SignalTest, Dft) {
+TEST_F(SignalTest, Dft) {
   // ONNX's test_dft and test_dft_axis.
   EXPECT_EQ(OpTest("DFT").In(T(kF32, {1, 10, 10, 1})).Attr(Int("axis", 1)).Text(),
             "float[1, 10, 10, 2]");
@@ -1074,7 +1088,7 @@ TEST(SignalTest, Dft) {
               HasSubstr("must end in a dim of 1 (real) or 2 (complex)"));
 }
 
-TEST(SignalTest, Stft) {
+TEST_F(SignalTest, Stft) {
   // ONNX's test_stft and test_stft_with_window.
   EXPECT_EQ(OpTest("STFT").In(T(kF32, {1, 128, 1})).In(Scalar(8)).NoInput().In(Scalar(16)).Text(),
             "float[1, 15, 9, 2]");
@@ -1108,7 +1122,7 @@ TEST(SignalTest, Stft) {
               HasSubstr("frame_length 16 exceeds the signal length of [1, 8, 1]"));
 }
 
-TEST(SignalTest, WindowsAndMelWeightMatrix) {
+TEST_F(SignalTest, WindowsAndMelWeightMatrix) {
   for (const char* op : {"HannWindow", "HammingWindow", "BlackmanWindow"}) {
     SCOPED_TRACE(op);
     EXPECT_EQ(OpTest(op).In(Scalar(10)).Text(), "float[10]");
@@ -1141,7 +1155,7 @@ TEST(SignalTest, WindowsAndMelWeightMatrix) {
 
 // ---- Losses ----
 
-TEST(LossTest, NegativeLogLikelihoodLoss) {
+TEST_F(LossTest, NegativeLogLikelihoodLoss) {
   for (int opset : {12, 13}) {
     SCOPED_TRACE(opset);
     EXPECT_EQ(OpTest("NegativeLogLikelihoodLoss", opset)
@@ -1191,7 +1205,7 @@ TEST(LossTest, NegativeLogLikelihoodLoss) {
               HasSubstr("reduction 'max' is not none, mean or sum"));
 }
 
-TEST(LossTest, SoftmaxCrossEntropyLoss) {
+TEST_F(LossTest, SoftmaxCrossEntropyLoss) {
   for (int opset : {12, 13}) {
     SCOPED_TRACE(opset);
     OpTest t("SoftmaxCrossEntropyLoss", opset);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "shape/ops/op_util.h"
 #include "shape/shape_helper.h"
 #include "shape/shape_rules.h"
@@ -103,13 +104,13 @@ absl::StatusOr<CarriedShapes> InferCarried(ShapeContext& ctx, const Graph& body,
     return out;
   };
   auto infer = [&]() -> absl::Status {
-    absl::StatusOr<std::vector<TensorInfo>> outputs = ctx.builder().InferSubgraph(body, inputs);
-    if (!outputs.ok()) return outputs.status();
-    if (static_cast<int>(outputs->size()) < out_offset + num_carried) {
-      return ctx.Error(absl::StrCat("body returns ", outputs->size(), " values, needs at least ",
+    ANVIL_ASSIGN_OR_RETURN(std::vector<TensorInfo> outputs,
+                           ctx.builder().InferSubgraph(body, inputs));
+    if (static_cast<int>(outputs.size()) < out_offset + num_carried) {
+      return ctx.Error(absl::StrCat("body returns ", outputs.size(), " values, needs at least ",
                                     out_offset + num_carried));
     }
-    result.rounds.push_back(*std::move(outputs));
+    result.rounds.push_back(std::move(outputs));
     return absl::OkStatus();
   };
   auto carried_stable = [&](const std::vector<TensorInfo>& outputs) {
@@ -122,12 +123,12 @@ absl::StatusOr<CarriedShapes> InferCarried(ShapeContext& ctx, const Graph& body,
     for (int i = 0; i < num_carried; ++i) result.later.push_back(inputs[in_offset + i]);
     return std::move(result);
   };
-  if (absl::Status s = infer(); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(infer());
   if (carried_stable(result.rounds[0])) return done();
   // One step to a fixed point?
   const std::vector<TensorInfo> initial = inputs;
   for (int i = 0; i < num_carried; ++i) inputs[in_offset + i] = carried_out(result.rounds[0], i);
-  if (absl::Status s = infer(); !s.ok()) return s;
+  ANVIL_RETURN_IF_ERROR(infer());
   const std::vector<TensorInfo>& first = result.rounds[0];
   const std::vector<TensorInfo>& second = result.rounds[1];
   bool others_agree = first.size() == second.size();
@@ -148,7 +149,7 @@ absl::StatusOr<CarriedShapes> InferCarried(ShapeContext& ctx, const Graph& body,
       }
     }
     if (stable) break;
-    if (absl::Status s = infer(); !s.ok()) return s;
+    ANVIL_RETURN_IF_ERROR(infer());
   }
   return done();
 }
@@ -209,10 +210,9 @@ absl::Status LoopShape(ShapeContext& ctx) {
     carried.values.reset();  // values change across iterations
     inputs.push_back(std::move(carried));
   }
-  absl::StatusOr<CarriedShapes> carried =
-      InferCarried(ctx, *body, std::move(inputs), 2, 1, num_carried);
-  if (!carried.ok()) return carried.status();
-  const std::vector<TensorInfo>* outputs = &carried->rounds.back();
+  ANVIL_ASSIGN_OR_RETURN(CarriedShapes carried,
+                         InferCarried(ctx, *body, std::move(inputs), 2, 1, num_carried));
+  const std::vector<TensorInfo>* outputs = &carried.rounds.back();
   // Iteration count: max(M, 0) only when the loop provably runs M times: the initial condition
   // is omitted or a constant true, and the body's condition output is provably true (a constant,
   // or its condition input passed through). Otherwise the count depends on data: a fresh
@@ -222,7 +222,7 @@ absl::Status LoopShape(ShapeContext& ctx) {
   const bool starts_true =
       !ctx.HasInput(1) || (initial_cond && initial_cond->size() == 1 && (*initial_cond)[0] != 0);
   bool stays_true = true;
-  for (const std::vector<TensorInfo>& round : carried->rounds) {
+  for (const std::vector<TensorInfo>& round : carried.rounds) {
     const std::optional<IndexExprList>& body_cond = round[0].values;
     stays_true = stays_true && body_cond && body_cond->size() == 1 && (*body_cond)[0].IsKnown() &&
                  (*body_cond)[0].literal() != 0;
@@ -242,7 +242,7 @@ absl::Status LoopShape(ShapeContext& ctx) {
   }
   for (int i = 0; i < ctx.num_outputs(); ++i) {
     if (i < num_carried) {
-      ctx.output(i) = AfterIterations(ctx.Input(2 + i), carried->later[i], iterations);
+      ctx.output(i) = AfterIterations(ctx.Input(2 + i), carried.later[i], iterations);
       continue;
     }
     const int body_index = 1 + i;
@@ -292,28 +292,26 @@ absl::Status ScanShape(ShapeContext& ctx) {
     scan.values.reset();
     if (scan.dims) {
       int64_t axis = v8 ? 1 : (j < static_cast<int>(in_axes.size()) ? in_axes[j] : 0);
-      absl::StatusOr<int64_t> a = ctx.NormalizeAxis(axis, scan.rank(), "scan_input_axes");
-      if (!a.ok()) return a.status();
-      if (j == 0) sequence_length = (*scan.dims)[*a];
+      ANVIL_ASSIGN_OR_RETURN(int64_t a, ctx.NormalizeAxis(axis, scan.rank(), "scan_input_axes"));
+      if (j == 0) sequence_length = (*scan.dims)[a];
       if (v8) {
         batch = (*scan.dims)[0];
         scan.dims->erase(scan.dims->begin(), scan.dims->begin() + 2);
       } else {
-        scan.dims->erase(scan.dims->begin() + *a);
+        scan.dims->erase(scan.dims->begin() + a);
       }
     }
     body_inputs.push_back(std::move(scan));
   }
   std::vector<TensorInfo> initial_states(body_inputs.begin(), body_inputs.begin() + num_state);
-  absl::StatusOr<CarriedShapes> carried =
-      InferCarried(ctx, *body, std::move(body_inputs), 0, 0, num_state);
-  if (!carried.ok()) return carried.status();
-  const std::vector<TensorInfo>* outputs = &carried->rounds.back();
+  ANVIL_ASSIGN_OR_RETURN(CarriedShapes carried,
+                         InferCarried(ctx, *body, std::move(body_inputs), 0, 0, num_state));
+  const std::vector<TensorInfo>* outputs = &carried.rounds.back();
   // Scan-8 runs each batch entry for its own length when sequence_lens is given.
   const IndexExpr iterations = v8 && ctx.HasInput(0) ? IndexExpr::Questionmark() : sequence_length;
   for (int i = 0; i < ctx.num_outputs() && i < static_cast<int>(outputs->size()); ++i) {
     TensorInfo out = i < num_state
-                         ? AfterIterations(initial_states[i], carried->later[i], iterations)
+                         ? AfterIterations(initial_states[i], carried.later[i], iterations)
                          : (*outputs)[i];
     out.values.reset();
     if (out.dims) {
@@ -321,13 +319,13 @@ absl::Status ScanShape(ShapeContext& ctx) {
       if (i >= num_state) {
         const int k = i - num_state;
         int64_t axis = v8 ? 0 : (k < static_cast<int>(out_axes.size()) ? out_axes[k] : 0);
-        absl::StatusOr<int64_t> a = ctx.NormalizeAxis(axis, out.rank() + 1, "scan_output_axes");
-        if (!a.ok()) return a.status();
+        ANVIL_ASSIGN_OR_RETURN(int64_t a,
+                               ctx.NormalizeAxis(axis, out.rank() + 1, "scan_output_axes"));
         // Scan-8 runs batch * length iterations, fewer with sequence_lens.
         ForNoIteration(*out.dims, !v8               ? sequence_length
                                   : ctx.HasInput(0) ? IndexExpr::Questionmark()
                                                     : batch_size * sequence_length);
-        out.dims->insert(out.dims->begin() + *a, sequence_length);
+        out.dims->insert(out.dims->begin() + a, sequence_length);
       } else if (v8) {
         ForNoIteration(*out.dims, batch_size);
       }

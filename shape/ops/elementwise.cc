@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "graph/element_type.h"
 #include "shape/ops/op_util.h"
 #include "shape/shape_rules.h"
@@ -446,9 +447,8 @@ absl::Status CastLikeShape(ShapeContext& ctx) {
 
 // RandomUniformLike, RandomNormalLike, Bernoulli: `dtype`, else the input's type.
 absl::Status DtypeOrInputType(ShapeContext& ctx) {
-  absl::StatusOr<ElementType> type = TypeAttr(ctx, "dtype", ctx.InputType(0));
-  if (!type.ok()) return type.status();
-  ctx.SetOutput(0, *type, ctx.InputDims(0));
+  ANVIL_ASSIGN_OR_RETURN(ElementType type, TypeAttr(ctx, "dtype", ctx.InputType(0)));
+  ctx.SetOutput(0, type, ctx.InputDims(0));
   return absl::OkStatus();
 }
 
@@ -467,13 +467,13 @@ absl::Status QuantizeShape(ShapeContext& ctx, ElementType type) {
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
   const std::optional<DimsExpr>& scale = ctx.InputDims(1);
   if (ctx.opset() >= 13 && x && scale && scale->size() == 1) {
-    absl::StatusOr<int64_t> axis =
-        ctx.NormalizeAxis(ctx.node().GetInt("axis", 1), static_cast<int64_t>(x->size()), "axis");
-    if (!axis.ok()) return axis.status();
+    ANVIL_ASSIGN_OR_RETURN(
+        int64_t axis,
+        ctx.NormalizeAxis(ctx.node().GetInt("axis", 1), static_cast<int64_t>(x->size()), "axis"));
     const IndexExpr& n = (*scale)[0];
-    const IndexExpr& d = (*x)[*axis];
+    const IndexExpr& d = (*x)[axis];
     if (n.IsLiteral() && d.IsLiteral() && n.literal() != 1 && n.literal() != d.literal()) {
-      return ctx.Error(absl::StrCat("scale ", DimsToString(*scale), " does not match axis ", *axis,
+      return ctx.Error(absl::StrCat("scale ", DimsToString(*scale), " does not match axis ", axis,
                                     " of ", DimsToString(*x)));
     }
   }
@@ -511,9 +511,8 @@ std::vector<int> AllInputs(const ShapeContext& ctx) {
 // Output 0 = the multidirectional broadcast of `inputs`, with `type`; then its values.
 absl::Status Broadcast(ShapeContext& ctx, const std::vector<int>& inputs, ElementType type,
                        ElementFn values) {
-  absl::StatusOr<std::optional<DimsExpr>> dims = BroadcastInputs(ctx, inputs);
-  if (!dims.ok()) return dims.status();
-  ctx.SetOutput(0, type, *std::move(dims));
+  ANVIL_ASSIGN_OR_RETURN(std::optional<DimsExpr> dims, BroadcastInputs(ctx, inputs));
+  ctx.SetOutput(0, type, std::move(dims));
   PropagateValues(ctx, inputs, values);
   return absl::OkStatus();
 }

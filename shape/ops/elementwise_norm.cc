@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "shape/ops/elementwise.h"
 
 namespace anvil::shape_ops::elementwise {
@@ -76,12 +77,12 @@ absl::Status LayerNormalizationShape(ShapeContext& ctx) {
   }
   std::optional<DimsExpr> stats;
   if (x.dims) {
-    const absl::StatusOr<int64_t> axis = ctx.NormalizeAxis(
-        ctx.node().GetInt("axis", -1), static_cast<int64_t>(x.dims->size()), "axis");
-    if (!axis.ok()) return axis.status();
-    if (ShapeFacts* facts = ctx.facts()) facts->axes = {*axis};
+    ANVIL_ASSIGN_OR_RETURN(const int64_t axis,
+                           ctx.NormalizeAxis(ctx.node().GetInt("axis", -1),
+                                             static_cast<int64_t>(x.dims->size()), "axis"));
+    if (ShapeFacts* facts = ctx.facts()) facts->axes = {axis};
     stats = *x.dims;
-    for (size_t k = *axis; k < stats->size(); ++k) (*stats)[k] = 1;
+    for (size_t k = axis; k < stats->size(); ++k) (*stats)[k] = 1;
   }
   ctx.SetOutput(1, *type, stats);
   ctx.SetOutput(2, *type, stats);

@@ -33,6 +33,10 @@ using shape_testing::SameExprs;
 using shape_testing::T;
 using shape_testing::UnknownRank;
 
+// Each test makes its symbols in a context of its own (shape_testing::ContextTest).
+using ElementwiseRulesTest = shape_testing::ContextTest;
+using ElementwiseValuesTest = shape_testing::ContextTest;
+
 constexpr ElementType kF32 = ElementType::kFloat;
 constexpr ElementType kF64 = ElementType::kDouble;
 constexpr ElementType kI8 = ElementType::kInt8;
@@ -65,7 +69,7 @@ const Values kNoValues = std::nullopt;
 
 // ---- The table ----
 
-TEST(ElementwiseRulesTest, TableIsSortedAndCoversEveryVersionOfItsOps) {
+TEST_F(ElementwiseRulesTest, TableIsSortedAndCoversEveryVersionOfItsOps) {
   const ShapeRule* rule = shape_rules::kElementwiseRules;
   std::pair<std::string, std::string> previous;
   int count = 0;
@@ -94,7 +98,7 @@ TEST(ElementwiseRulesTest, TableIsSortedAndCoversEveryVersionOfItsOps) {
 
 // Each output of an optimizer update is shaped like the input it updates: X_new like X, the new
 // states like theirs (Adam: V and H, after the gradients).
-TEST(ElementwiseRulesTest, OptimizerUpdatesShapeEachOutputLikeItsInput) {
+TEST_F(ElementwiseRulesTest, OptimizerUpdatesShapeEachOutputLikeItsInput) {
   OpTest t("Adam", 1, "ai.onnx.preview.training");
   t.In(T(kF32, {})).In(T(kI64, {}));
   t.In(T(kF32, {S("A")})).In(T(kF32, {2, 3}));  // X1 X2
@@ -115,7 +119,7 @@ TEST(ElementwiseRulesTest, OptimizerUpdatesShapeEachOutputLikeItsInput) {
 
 // ---- Same shape and type as input 0 ----
 
-TEST(ElementwiseRulesTest, UnaryOpsKeepShapeAndType) {
+TEST_F(ElementwiseRulesTest, UnaryOpsKeepShapeAndType) {
   for (const std::string& op : Words(
            "Abs Acos Acosh Asin Asinh Atan Atanh Ceil Celu Clip Cos Cosh Elu Erf Exp Floor "
            "HardSigmoid HardSwish Hardmax Identity InstanceNormalization LeakyRelu Log LogSoftmax "
@@ -131,7 +135,7 @@ TEST(ElementwiseRulesTest, UnaryOpsKeepShapeAndType) {
   ExpectInfo(unknown.Info(), kF64, std::nullopt);
 }
 
-TEST(ElementwiseRulesTest, ClipAcrossVersions) {
+TEST_F(ElementwiseRulesTest, ClipAcrossVersions) {
   OpTest v6("Clip", 6);
   v6.In(T(kF32, {S("N"), 4})).Attr(Attribute::Float("min", 0)).Attr(Attribute::Float("max", 6));
   ExpectInfo(v6.Info(), kF32, DimsExpr{S("N"), 4});
@@ -140,7 +144,7 @@ TEST(ElementwiseRulesTest, ClipAcrossVersions) {
   ExpectInfo(v13.Info(), kI32, DimsExpr{S("N"), 4});
 }
 
-TEST(ElementwiseRulesTest, CumSumKeepsShapeAndChecksAxis) {
+TEST_F(ElementwiseRulesTest, CumSumKeepsShapeAndChecksAxis) {
   OpTest ok("CumSum");
   ok.In(T(kF32, {S("N"), 3})).In(V(kI64, {}, {-1}));
   ExpectInfo(ok.Info(), kF32, DimsExpr{S("N"), 3});
@@ -149,7 +153,7 @@ TEST(ElementwiseRulesTest, CumSumKeepsShapeAndChecksAxis) {
   EXPECT_EQ(bad.Error(), "node 'n' (CumSum): axis 2 is out of range for rank 2");
 }
 
-TEST(ElementwiseRulesTest, SoftmaxAxisRangeDependsOnVersion) {
+TEST_F(ElementwiseRulesTest, SoftmaxAxisRangeDependsOnVersion) {
   OpTest v13("Softmax", 13);
   v13.In(T(kF32, {S("N"), 3})).Attr(Attribute::Int("axis", 2));
   EXPECT_EQ(v13.Error(), "node 'n' (Softmax): axis 2 is out of range for rank 2");
@@ -158,7 +162,7 @@ TEST(ElementwiseRulesTest, SoftmaxAxisRangeDependsOnVersion) {
   ExpectInfo(v1.Info(), kF32, DimsExpr{S("N"), 3});
 }
 
-TEST(ElementwiseRulesTest, TriluNeedsRankTwo) {
+TEST_F(ElementwiseRulesTest, TriluNeedsRankTwo) {
   OpTest t("Trilu");
   t.In(T(kF32, {S("N")}));
   EXPECT_EQ(t.Error(), "node 'n' (Trilu): input must have rank >= 2, got [N]");
@@ -166,7 +170,7 @@ TEST(ElementwiseRulesTest, TriluNeedsRankTwo) {
 
 // ---- Same shape, other type ----
 
-TEST(ElementwiseRulesTest, BoolResults) {
+TEST_F(ElementwiseRulesTest, BoolResults) {
   for (const char* op : {"Not", "IsNaN", "IsInf"}) {
     SCOPED_TRACE(op);
     OpTest t(op);
@@ -175,7 +179,7 @@ TEST(ElementwiseRulesTest, BoolResults) {
   }
 }
 
-TEST(ElementwiseRulesTest, CastTypes) {
+TEST_F(ElementwiseRulesTest, CastTypes) {
   OpTest v13("Cast", 13);
   v13.In(T(kF32, {S("N")})).Attr(Attribute::Int("to", 7));
   ExpectInfo(v13.Info(), kI64, DimsExpr{S("N")});
@@ -193,7 +197,7 @@ TEST(ElementwiseRulesTest, CastTypes) {
   ExpectInfo(like.Info(), kF64, DimsExpr{S("N"), 2});
 }
 
-TEST(ElementwiseRulesTest, DtypeOrInputType) {
+TEST_F(ElementwiseRulesTest, DtypeOrInputType) {
   OpTest eye("EyeLike");
   eye.In(T(kF32, {S("N"), 3})).Attr(Attribute::Int("dtype", 7));
   ExpectInfo(eye.Info(), kI64, DimsExpr{S("N"), 3});
@@ -218,7 +222,7 @@ TEST(ElementwiseRulesTest, DtypeOrInputType) {
   EXPECT_EQ(bad.Error(), "node 'n' (Bernoulli): attribute dtype = 0 is not an element type");
 }
 
-TEST(ElementwiseRulesTest, Quantization) {
+TEST_F(ElementwiseRulesTest, Quantization) {
   OpTest zero_point("QuantizeLinear");
   zero_point.In(T(kF32, {S("N"), 3})).In(T(kF32, {})).In(T(kI8, {}));
   ExpectInfo(zero_point.Info(), kI8, DimsExpr{S("N"), 3});
@@ -241,7 +245,7 @@ TEST(ElementwiseRulesTest, Quantization) {
 
 // ---- Broadcasting ----
 
-TEST(ElementwiseRulesTest, SymbolicBroadcasting) {
+TEST_F(ElementwiseRulesTest, SymbolicBroadcasting) {
   struct Case {
     DimsExpr a, b, result;
   };
@@ -265,7 +269,7 @@ TEST(ElementwiseRulesTest, SymbolicBroadcasting) {
   ExpectInfo(unknown.Info(), kF32, std::nullopt);
 }
 
-TEST(ElementwiseRulesTest, IncompatibleBroadcastIsAnError) {
+TEST_F(ElementwiseRulesTest, IncompatibleBroadcastIsAnError) {
   OpTest t("Sub");
   t.In(T(kF32, {S("N"), 3})).In(T(kF32, {4}));
   const std::string error = t.Error();
@@ -273,7 +277,7 @@ TEST(ElementwiseRulesTest, IncompatibleBroadcastIsAnError) {
       << error;
 }
 
-TEST(ElementwiseRulesTest, BinaryOpTypes) {
+TEST_F(ElementwiseRulesTest, BinaryOpTypes) {
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift"}) {
     SCOPED_TRACE(op);
     OpTest t(op);
@@ -289,7 +293,7 @@ TEST(ElementwiseRulesTest, BinaryOpTypes) {
   }
 }
 
-TEST(ElementwiseRulesTest, VariadicAndWhere) {
+TEST_F(ElementwiseRulesTest, VariadicAndWhere) {
   for (const char* op : {"Sum", "Mean", "Max", "Min"}) {
     SCOPED_TRACE(op);
     OpTest t(op);
@@ -308,7 +312,7 @@ TEST(ElementwiseRulesTest, VariadicAndWhere) {
   EXPECT_EQ(bad.Run().code(), absl::StatusCode::kInvalidArgument);
 }
 
-TEST(ElementwiseRulesTest, LegacyBroadcastBeforeOpset7) {
+TEST_F(ElementwiseRulesTest, LegacyBroadcastBeforeOpset7) {
   OpTest axis("Add", 6);
   axis.In(T(kF32, {2, 3, 4, 5}))
       .In(T(kF32, {3, 4}))
@@ -324,7 +328,7 @@ TEST(ElementwiseRulesTest, LegacyBroadcastBeforeOpset7) {
             "node 'n' (Mul): shapes [N, 5] and [5] differ and broadcast is not set");
 }
 
-TEST(ElementwiseRulesTest, PReluBroadcastsSlopeIntoX) {
+TEST_F(ElementwiseRulesTest, PReluBroadcastsSlopeIntoX) {
   OpTest t("PRelu");
   t.In(T(kF32, {S("N"), 3, S("H"), S("W")})).In(T(kF32, {3, 1, 1}));
   ExpectInfo(t.Info(), kF32, DimsExpr{S("N"), 3, S("H"), S("W")});
@@ -338,7 +342,7 @@ TEST(ElementwiseRulesTest, PReluBroadcastsSlopeIntoX) {
 
 // ---- Normalizations with extra outputs ----
 
-TEST(ElementwiseRulesTest, BatchNormalizationTrainingOutputs) {
+TEST_F(ElementwiseRulesTest, BatchNormalizationTrainingOutputs) {
   OpTest v15("BatchNormalization", 15);
   v15.In(T(kF32, {S("N"), 3, S("H"), S("W")}))
       .In(T(kF32, {3}))
@@ -391,7 +395,7 @@ TEST(ElementwiseRulesTest, BatchNormalizationTrainingOutputs) {
             "has 4");
 }
 
-TEST(ElementwiseRulesTest, LayerNormalizationStatistics) {
+TEST_F(ElementwiseRulesTest, LayerNormalizationStatistics) {
   OpTest t("LayerNormalization");
   t.In(T(ElementType::kFloat16, {S("N"), S("S"), 8}))
       .In(T(ElementType::kFloat16, {8}))
@@ -408,7 +412,7 @@ TEST(ElementwiseRulesTest, LayerNormalizationStatistics) {
   EXPECT_EQ(bad.Error(), "node 'n' (LayerNormalization): axis -3 is out of range for rank 2");
 }
 
-TEST(ElementwiseRulesTest, DropoutMask) {
+TEST_F(ElementwiseRulesTest, DropoutMask) {
   OpTest v13("Dropout", 13);
   v13.In(T(kF32, {S("N"), 4})).Outputs(2);
   ExpectInfo(v13.Info(0), kF32, DimsExpr{S("N"), 4});
@@ -423,7 +427,7 @@ TEST(ElementwiseRulesTest, DropoutMask) {
 // The values of `op` applied to the given inputs.
 Values ValuesOf(OpTest& t) { return t.Info().values; }
 
-TEST(ElementwiseValuesTest, Arithmetic) {
+TEST_F(ElementwiseValuesTest, Arithmetic) {
   const IndexExpr n = S("N");
   OpTest add("Add");
   add.In(V(kI64, {2}, {n, 3})).In(V(kI64, {}, {1}));
@@ -442,7 +446,7 @@ TEST(ElementwiseValuesTest, Arithmetic) {
   EXPECT_TRUE(SameExprs(ValuesOf(grid), IndexExprList{1, 2, 3, 11, 12, 13}));
 }
 
-TEST(ElementwiseValuesTest, DivTruncatesTowardZero) {
+TEST_F(ElementwiseValuesTest, DivTruncatesTowardZero) {
   const IndexExpr n = S("N");
   OpTest literals("Div");
   literals.In(V(kI64, {4}, {7, -7, 7, -7})).In(V(kI64, {4}, {2, 2, -2, -2}));
@@ -459,7 +463,7 @@ TEST(ElementwiseValuesTest, DivTruncatesTowardZero) {
   EXPECT_TRUE(SameExprs(ValuesOf(by_zero), IndexExprList{Q()}));
 }
 
-TEST(ElementwiseValuesTest, ModFollowsFmod) {
+TEST_F(ElementwiseValuesTest, ModFollowsFmod) {
   OpTest floor_mod("Mod");
   floor_mod.In(V(kI64, {2}, {-7, 7})).In(V(kI64, {2}, {3, -3}));
   EXPECT_TRUE(SameExprs(ValuesOf(floor_mod), IndexExprList{2, -2}));
@@ -471,7 +475,7 @@ TEST(ElementwiseValuesTest, ModFollowsFmod) {
   EXPECT_TRUE(SameExprs(ValuesOf(symbolic), IndexExprList{Mod(S("N"), 4)}));
 }
 
-TEST(ElementwiseValuesTest, MaxMin) {
+TEST_F(ElementwiseValuesTest, MaxMin) {
   const IndexExpr n = S("N");
   OpTest max("Max");
   max.In(V(kI64, {2}, {n, 0})).In(V(kI64, {}, {1}));
@@ -481,7 +485,7 @@ TEST(ElementwiseValuesTest, MaxMin) {
   EXPECT_TRUE(SameExprs(ValuesOf(min), IndexExprList{Min(n, 5), Min(S("M"), 5)}));
 }
 
-TEST(ElementwiseValuesTest, UnaryAndComparisonsWhenDecided) {
+TEST_F(ElementwiseValuesTest, UnaryAndComparisonsWhenDecided) {
   const IndexExpr n = S("N");
   OpTest equal("Equal");  // dims are never -1; N vs M is undecided
   equal.In(V(kI64, {3}, {n, 3, n})).In(V(kI64, {3}, {-1, 3, S("M")}));
@@ -503,7 +507,7 @@ TEST(ElementwiseValuesTest, UnaryAndComparisonsWhenDecided) {
   EXPECT_TRUE(SameExprs(ValuesOf(negate), IndexExprList{0, 1}));
 }
 
-TEST(ElementwiseValuesTest, WhereSelects) {
+TEST_F(ElementwiseValuesTest, WhereSelects) {
   const IndexExpr n = S("N");
   OpTest where("Where");  // the Reshape "-1 means keep" pattern
   where.In(V(kBool, {3}, {1, 0, 1})).In(V(kI64, {3}, {n, 3, S("M")})).In(V(kI64, {}, {-1}));
@@ -513,7 +517,7 @@ TEST(ElementwiseValuesTest, WhereSelects) {
   EXPECT_TRUE(SameExprs(ValuesOf(undecided), IndexExprList{n, Q()}));
 }
 
-TEST(ElementwiseValuesTest, CastAndIdentity) {
+TEST_F(ElementwiseValuesTest, CastAndIdentity) {
   const IndexExpr n = S("N");
   OpTest to_int32("Cast");
   to_int32.In(V(kI64, {2}, {n, 3})).Attr(Attribute::Int("to", 6));
@@ -538,7 +542,7 @@ TEST(ElementwiseValuesTest, CastAndIdentity) {
   EXPECT_TRUE(SameExprs(ValuesOf(identity), IndexExprList{n, 3}));
 }
 
-TEST(ElementwiseValuesTest, OnlySmallIntegerOutputs) {
+TEST_F(ElementwiseValuesTest, OnlySmallIntegerOutputs) {
   IndexExprList many(65, IndexExpr(1));
   OpTest big("Add");
   big.In(V(kI64, {65}, many)).In(V(kI64, {}, {1}));

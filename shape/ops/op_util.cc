@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 
 namespace anvil::shape_ops {
 
@@ -48,9 +49,8 @@ absl::StatusOr<std::optional<DimsExpr>> BroadcastInputs(const ShapeContext& ctx,
     if (!dims) return std::optional<DimsExpr>();
     shapes.push_back(&*dims);
   }
-  absl::StatusOr<DimsExpr> result = BroadcastDims(ctx, shapes);
-  if (!result.ok()) return result.status();
-  return std::optional<DimsExpr>(*std::move(result));
+  ANVIL_ASSIGN_OR_RETURN(DimsExpr result, BroadcastDims(ctx, shapes));
+  return std::optional<DimsExpr>(std::move(result));
 }
 
 IndexExpr NumElements(const DimsExpr& dims) {

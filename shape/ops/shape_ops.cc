@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "shape/ops/elementwise.h"
 #include "shape/ops/op_util.h"
 #include "shape/ops/shape_ops_internal.h"
@@ -70,13 +71,12 @@ absl::StatusOr<std::vector<int64_t>> NormalizeAxes(const ShapeContext& ctx,
                                                    absl::Span<const int64_t> axes, int64_t rank) {
   std::vector<int64_t> result;
   for (int64_t a : axes) {
-    absl::StatusOr<int64_t> axis = ctx.NormalizeAxis(a, rank, "axis");
-    if (!axis.ok()) return axis.status();
-    if (std::find(result.begin(), result.end(), *axis) != result.end()) {
+    ANVIL_ASSIGN_OR_RETURN(int64_t axis, ctx.NormalizeAxis(a, rank, "axis"));
+    if (std::find(result.begin(), result.end(), axis) != result.end()) {
       return ctx.Error(
           absl::StrCat("axis ", a, " repeats in axes [", absl::StrJoin(axes, ", "), "]"));
     }
-    result.push_back(*axis);
+    result.push_back(axis);
   }
   return result;
 }

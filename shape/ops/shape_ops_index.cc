@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "shape/ops/op_util.h"
 #include "shape/ops/shape_ops_internal.h"
 
@@ -121,9 +122,7 @@ absl::Status InferCompress(ShapeContext& ctx) {
   int64_t axis = 0;
   if (in.dims) {
     if (axis_attr != nullptr) {
-      absl::StatusOr<int64_t> a = ctx.NormalizeAxis(axis_attr->i, in.rank(), "axis");
-      if (!a.ok()) return a.status();
-      axis = *a;
+      ANVIL_ASSIGN_OR_RETURN(axis, ctx.NormalizeAxis(axis_attr->i, in.rank(), "axis"));
       extent = (*in.dims)[axis];
     } else {
       extent = NumElements(*in.dims);
@@ -181,9 +180,8 @@ absl::Status InferConcat(ShapeContext& ctx) {
     rank = in.rank();
   }
   if (rank < 0) return absl::OkStatus();
-  absl::StatusOr<int64_t> axis = ctx.NormalizeAxis(axis_value, rank, "axis");
-  if (!axis.ok()) return axis.status();
-  if (ShapeFacts* facts = ctx.facts()) facts->axes = {*axis};
+  ANVIL_ASSIGN_OR_RETURN(int64_t axis, ctx.NormalizeAxis(axis_value, rank, "axis"));
+  if (ShapeFacts* facts = ctx.facts()) facts->axes = {axis};
 
   DimsExpr dims(rank);                  // every non-axis dim is set from the first input with dims
   std::vector<int> dim_from(rank, -1);  // the input dims[k] took its literal (or value) from
@@ -195,9 +193,9 @@ absl::Status InferConcat(ShapeContext& ctx) {
       sum = IndexExpr::Questionmark();
       continue;
     }
-    sum = sum + (*in.dims)[*axis];
+    sum = sum + (*in.dims)[axis];
     for (int64_t k = 0; k < rank; ++k) {
-      if (k == *axis) continue;
+      if (k == axis) continue;
       const bool was_literal = dims[k].IsLiteral();
       if (first) {
         dims[k] = (*in.dims)[k];
@@ -208,14 +206,14 @@ absl::Status InferConcat(ShapeContext& ctx) {
         return ctx.Error(absl::StrCat("input ", i, " ", DimsToString(*in.dims), " has dim ", k,
                                       " = ", (*in.dims)[k].ToString(), ", input ", j, " ",
                                       DimsToString(*ctx.Input(j).dims), " has ", dims[k].ToString(),
-                                      " (concatenating along axis ", *axis, ")"));
+                                      " (concatenating along axis ", axis, ")"));
       } else if (!was_literal && dims[k].IsLiteral()) {
         dim_from[k] = i;
       }
     }
     first = false;
   }
-  dims[*axis] = sum;
+  dims[axis] = sum;
   out.dims = std::move(dims);
   // Concatenated shape vectors.
   if (rank == 1) {
@@ -238,21 +236,20 @@ absl::Status InferGather(ShapeContext& ctx) {
   TensorInfo& out = ctx.output(0);
   out.type = data.type;
   if (!data.dims || !indices.dims) return absl::OkStatus();
-  absl::StatusOr<int64_t> axis =
-      ctx.NormalizeAxis(ctx.node().GetInt("axis", 0), data.rank(), "axis");
-  if (!axis.ok()) return axis.status();
-  if (ShapeFacts* facts = ctx.facts()) facts->axes = {*axis};
-  DimsExpr dims(data.dims->begin(), data.dims->begin() + *axis);
+  ANVIL_ASSIGN_OR_RETURN(int64_t axis,
+                         ctx.NormalizeAxis(ctx.node().GetInt("axis", 0), data.rank(), "axis"));
+  if (ShapeFacts* facts = ctx.facts()) facts->axes = {axis};
+  DimsExpr dims(data.dims->begin(), data.dims->begin() + axis);
   dims.insert(dims.end(), indices.dims->begin(), indices.dims->end());
-  dims.insert(dims.end(), data.dims->begin() + *axis + 1, data.dims->end());
+  dims.insert(dims.end(), data.dims->begin() + axis + 1, data.dims->end());
   out.dims = std::move(dims);
 
-  const IndexExpr& n = (*data.dims)[*axis];
+  const IndexExpr& n = (*data.dims)[axis];
   std::optional<std::vector<int64_t>> index = ctx.InputLiteralValues(1);
   if (!index) return absl::OkStatus();
   for (int64_t& i : *index) {
     if (n.IsLiteral() && (i < -n.literal() || i >= n.literal())) {
-      return ctx.Error(absl::StrCat("index ", i, " is out of range for dim ", *axis, " of ",
+      return ctx.Error(absl::StrCat("index ", i, " is out of range for dim ", axis, " of ",
                                     DimsToString(*data.dims)));
     }
     if (i < 0 && n.IsLiteral()) i += n.literal();
@@ -261,8 +258,8 @@ absl::Status InferGather(ShapeContext& ctx) {
   if (!data.values || !literal) return absl::OkStatus();
   // Row-major: data is [outer, n, inner], the output [outer, indices, inner].
   int64_t outer = 1, inner = 1;
-  for (int64_t k = 0; k < *axis; ++k) outer *= (*literal)[k];
-  for (int64_t k = *axis + 1; k < data.rank(); ++k) inner *= (*literal)[k];
+  for (int64_t k = 0; k < axis; ++k) outer *= (*literal)[k];
+  for (int64_t k = axis + 1; k < data.rank(); ++k) inner *= (*literal)[k];
   if (outer * static_cast<int64_t>(index->size()) * inner > kMaxValues) return absl::OkStatus();
   IndexExprList values;
   for (int64_t o = 0; o < outer; ++o) {
@@ -327,10 +324,10 @@ absl::Status InferOneHot(ShapeContext& ctx) {
   }
   if (!indices.dims) return absl::OkStatus();
   const int64_t rank = indices.rank() + 1;
-  absl::StatusOr<int64_t> axis = ctx.NormalizeAxis(ctx.node().GetInt("axis", -1), rank, "axis");
-  if (!axis.ok()) return axis.status();
+  ANVIL_ASSIGN_OR_RETURN(int64_t axis,
+                         ctx.NormalizeAxis(ctx.node().GetInt("axis", -1), rank, "axis"));
   DimsExpr dims = *indices.dims;
-  dims.insert(dims.begin() + *axis, depth);
+  dims.insert(dims.begin() + axis, depth);
   out.dims = std::move(dims);
   return absl::OkStatus();
 }
@@ -387,9 +384,7 @@ absl::Status InferSlice(ShapeContext& ctx) {
   }
   std::vector<int64_t> axes;
   if (args.axes) {
-    absl::StatusOr<std::vector<int64_t>> normalized = NormalizeAxes(ctx, *args.axes, rank);
-    if (!normalized.ok()) return normalized.status();
-    axes = *std::move(normalized);
+    ANVIL_ASSIGN_OR_RETURN(axes, NormalizeAxes(ctx, *args.axes, rank));
   } else {
     if (static_cast<int64_t>(*count) > rank) {
       return ctx.Error(absl::StrCat(*count, " starts for input ", DimsToString(*in.dims)));
@@ -439,9 +434,9 @@ absl::Status InferSplit(ShapeContext& ctx) {
   const int outputs = ctx.num_outputs();
   for (int i = 0; i < outputs; ++i) ctx.output(i).type = in.type;
   if (!in.dims) return absl::OkStatus();
-  absl::StatusOr<int64_t> axis = ctx.NormalizeAxis(ctx.node().GetInt("axis", 0), in.rank(), "axis");
-  if (!axis.ok()) return axis.status();
-  const IndexExpr& dim = (*in.dims)[*axis];
+  ANVIL_ASSIGN_OR_RETURN(int64_t axis,
+                         ctx.NormalizeAxis(ctx.node().GetInt("axis", 0), in.rank(), "axis"));
+  const IndexExpr& dim = (*in.dims)[axis];
   const int split_input = ctx.opset() < 2 || ctx.opset() >= 13 ? 1 : -1;
   const IntList split = ReadIntList(ctx, "split", split_input);
   IndexExprList parts;
@@ -462,13 +457,13 @@ absl::Status InferSplit(ShapeContext& ctx) {
     }
     if (dim.IsLiteral() && dim.literal() != sum) {
       return ctx.Error(absl::StrCat("split [", absl::StrJoin(split.values, ", "), "] sums to ", sum,
-                                    ", but dim ", *axis, " of ", DimsToString(*in.dims), " is ",
+                                    ", but dim ", axis, " of ", DimsToString(*in.dims), " is ",
                                     dim.literal()));
     }
   } else {
     if (outputs == 0) return ctx.Error("no outputs");
     if (dim.IsLiteral() && dim.literal() % outputs != 0) {
-      return ctx.Error(absl::StrCat("dim ", *axis, " of ", DimsToString(*in.dims),
+      return ctx.Error(absl::StrCat("dim ", axis, " of ", DimsToString(*in.dims),
                                     " does not split into ", outputs, " equal parts"));
     }
     for (int i = 0; i < outputs; ++i) parts.push_back(FloorDiv(dim, outputs));
@@ -476,7 +471,7 @@ absl::Status InferSplit(ShapeContext& ctx) {
   int64_t offset = 0;
   for (int i = 0; i < outputs; ++i) {
     DimsExpr dims = *in.dims;
-    dims[*axis] = parts[i];
+    dims[axis] = parts[i];
     TensorInfo& out = ctx.output(i);
     out.dims = std::move(dims);
     // Pieces of a shape vector.

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "shape/ops/op_util.h"
 #include "shape/ops/shape_ops_internal.h"
 
@@ -59,6 +60,49 @@ absl::Status CheckDivisible(const ShapeContext& ctx, const IndexExpr& dim, int64
                                   " is not a multiple of ", block));
   }
   return absl::OkStatus();
+}
+
+// Output 0 of a layout op, of input 0's element type. An op that keeps the elements' row-major
+// order (Reshape, Flatten, Squeeze, Unsqueeze: `same_order`) keeps input 0's values too.
+TensorInfo& LayoutOutput(ShapeContext& ctx, bool same_order) {
+  const TensorInfo& in = ctx.Input(0);
+  TensorInfo& out = ctx.output(0);
+  out.type = in.type;
+  if (same_order) out.values = in.values;
+  return out;
+}
+
+// Squeeze's and Unsqueeze's axes: attribute before opset 13, input 1 after.
+IntList ReadAxes(const ShapeContext& ctx) {
+  return ReadIntList(ctx, "axes", ctx.opset() >= 13 ? 1 : -1);
+}
+
+// How many axes Squeeze's or Unsqueeze's axes input holds, when its values are unknown but its
+// length is known.
+std::optional<int64_t> AxesLength(const ShapeContext& ctx) {
+  return ctx.opset() >= 13 ? InputLength(ctx, 1) : std::nullopt;
+}
+
+// DepthToSpace's and SpaceToDepth's operands: the positive `blocksize` and the input's dims, 4-D
+// (nullopt when unknown).
+struct BlockOperands {
+  int64_t b = 0;
+  std::optional<DimsExpr> dims;
+};
+
+absl::StatusOr<BlockOperands> ReadBlockOperands(const ShapeContext& ctx) {
+  BlockOperands in;
+  in.b = ctx.node().GetInt("blocksize", 0);
+  if (in.b <= 0) return ctx.Error(absl::StrCat("blocksize ", in.b, " is not positive"));
+  // b*b must not overflow (a blocksize of 2^40 divided by zero, found by //fuzz:model_fuzzer).
+  if (in.b > std::numeric_limits<int32_t>::max()) {
+    return ctx.Error(absl::StrCat("blocksize ", in.b, " is beyond the int32 range"));
+  }
+  in.dims = ctx.InputDims(0);
+  if (in.dims && in.dims->size() != 4) {
+    return ctx.Error(absl::StrCat("input must be 4-D, is ", DimsToString(*in.dims)));
+  }
+  return in;
 }
 
 // `e` with symbol `name` set to 0, or nullopt when `e` holds a questionmark (whose identity a
@@ -135,20 +179,13 @@ IndexExpr ReshapeTargetDim(const IndexExpr& v, const TensorInfo& in, size_t k,
 
 // DepthToSpace: [N, C, H, W] -> [N, C / (b*b), H*b, W*b].
 absl::Status InferDepthToSpace(ShapeContext& ctx) {
-  const int64_t b = ctx.node().GetInt("blocksize", 0);
-  if (b <= 0) return ctx.Error(absl::StrCat("blocksize ", b, " is not positive"));
-  // b*b must not overflow (a blocksize of 2^40 divided by zero, found by //fuzz:model_fuzzer).
-  if (b > std::numeric_limits<int32_t>::max()) {
-    return ctx.Error(absl::StrCat("blocksize ", b, " is beyond the int32 range"));
-  }
-  std::optional<DimsExpr> dims = ctx.InputDims(0);
+  ANVIL_ASSIGN_OR_RETURN(const BlockOperands in, ReadBlockOperands(ctx));
+  const int64_t b = in.b;
   std::optional<DimsExpr> out;
-  if (dims) {
-    if (dims->size() != 4)
-      return ctx.Error(absl::StrCat("input must be 4-D, is ", DimsToString(*dims)));
-    absl::Status s = CheckDivisible(ctx, (*dims)[1], b * b, "channels", *dims);
-    if (!s.ok()) return s;
-    out = DimsExpr{(*dims)[0], FloorDiv((*dims)[1], b * b), (*dims)[2] * b, (*dims)[3] * b};
+  if (in.dims) {
+    const DimsExpr& dims = *in.dims;
+    ANVIL_RETURN_IF_ERROR(CheckDivisible(ctx, dims[1], b * b, "channels", dims));
+    out = DimsExpr{dims[0], FloorDiv(dims[1], b * b), dims[2] * b, dims[3] * b};
   }
   ctx.SetOutput(0, ctx.InputType(0), std::move(out));
   return absl::OkStatus();
@@ -157,15 +194,13 @@ absl::Status InferDepthToSpace(ShapeContext& ctx) {
 // Expand: numpy broadcast of the input's dims with the shape input's values.
 absl::Status InferExpand(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
-  TensorInfo& out = ctx.output(0);
-  out.type = in.type;
+  TensorInfo& out = LayoutOutput(ctx, /*same_order=*/false);
   std::optional<IndexExprList> shape = IntValues(ctx, 1);
   if (shape && in.dims) {
-    absl::StatusOr<DimsExpr> dims = BroadcastDims(ctx, {*in.dims, *shape});
-    if (!dims.ok()) return dims.status();
-    out.dims = *dims;
+    ANVIL_ASSIGN_OR_RETURN(DimsExpr dims, BroadcastDims(ctx, {*in.dims, *shape}));
+    out.dims = dims;
     std::optional<std::vector<int64_t>> in_dims = LiteralDims(*in.dims);
-    std::optional<std::vector<int64_t>> out_dims = LiteralDims(*dims);
+    std::optional<std::vector<int64_t>> out_dims = LiteralDims(dims);
     if (in.values && in_dims && out_dims) {
       int64_t count = 1;
       for (int64_t d : *out_dims) count *= d;
@@ -191,9 +226,7 @@ absl::Status InferExpand(ShapeContext& ctx) {
 // Flatten: [prod(dims[:axis]), prod(dims[axis:])]; always 2-D.
 absl::Status InferFlatten(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
-  TensorInfo& out = ctx.output(0);
-  out.type = in.type;
-  out.values = in.values;
+  TensorInfo& out = LayoutOutput(ctx, /*same_order=*/true);
   if (!in.dims) {
     out.dims = UnknownDims(2);
     return absl::OkStatus();
@@ -213,8 +246,7 @@ absl::Status InferFlatten(ShapeContext& ctx) {
 // input 1 (whose values may be symbolic).
 absl::Status InferPad(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
-  TensorInfo& out = ctx.output(0);
-  out.type = in.type;
+  TensorInfo& out = LayoutOutput(ctx, /*same_order=*/false);
   std::optional<IndexExprList> pads;
   std::optional<int64_t> length;
   if (ctx.opset() < 11) {
@@ -262,9 +294,7 @@ absl::Status InferPad(ShapeContext& ctx) {
 // exact for valid models.
 absl::Status InferReshape(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
-  TensorInfo& out = ctx.output(0);
-  out.type = in.type;
-  out.values = in.values;
+  TensorInfo& out = LayoutOutput(ctx, /*same_order=*/true);
   std::optional<IndexExprList> target;
   if (ctx.opset() < 5) {
     if (ctx.node().FindAttribute("shape") != nullptr) {
@@ -382,8 +412,7 @@ absl::Status InferReshape(ShapeContext& ctx) {
 // (input 1 in opset 10, input 2 after).
 absl::Status InferResize(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
-  TensorInfo& out = ctx.output(0);
-  out.type = in.type;
+  TensorInfo& out = LayoutOutput(ctx, /*same_order=*/false);
   const int scales_index = ctx.opset() < 11 ? 1 : 2;
   std::optional<std::vector<double>> scales = DoubleValues(ctx, scales_index);
   if (scales && !scales->empty()) {
@@ -391,9 +420,7 @@ absl::Status InferResize(ShapeContext& ctx) {
       out.dims = UnknownDims(static_cast<int64_t>(scales->size()));
       return absl::OkStatus();
     }
-    absl::StatusOr<DimsExpr> dims = ScaleDims(ctx, *in.dims, *scales);
-    if (!dims.ok()) return dims.status();
-    out.dims = *std::move(dims);
+    ANVIL_ASSIGN_OR_RETURN(out.dims, ScaleDims(ctx, *in.dims, *scales));
     return absl::OkStatus();
   }
   // `sizes`; an empty one (present only to fill the slot) does not count.
@@ -418,23 +445,15 @@ absl::Status InferResize(ShapeContext& ctx) {
 
 // SpaceToDepth: [N, C, H, W] -> [N, C*b*b, H / b, W / b].
 absl::Status InferSpaceToDepth(ShapeContext& ctx) {
-  const int64_t b = ctx.node().GetInt("blocksize", 0);
-  if (b <= 0) return ctx.Error(absl::StrCat("blocksize ", b, " is not positive"));
-  // b*b must not overflow (a blocksize of 2^40 divided by zero, found by //fuzz:model_fuzzer).
-  if (b > std::numeric_limits<int32_t>::max()) {
-    return ctx.Error(absl::StrCat("blocksize ", b, " is beyond the int32 range"));
-  }
-  std::optional<DimsExpr> dims = ctx.InputDims(0);
+  ANVIL_ASSIGN_OR_RETURN(const BlockOperands in, ReadBlockOperands(ctx));
+  const int64_t b = in.b;
   std::optional<DimsExpr> out;
-  if (dims) {
-    if (dims->size() != 4)
-      return ctx.Error(absl::StrCat("input must be 4-D, is ", DimsToString(*dims)));
+  if (in.dims) {
+    const DimsExpr& dims = *in.dims;
     for (int k : {2, 3}) {
-      absl::Status s = CheckDivisible(ctx, (*dims)[k], b, k == 2 ? "height" : "width", *dims);
-      if (!s.ok()) return s;
+      ANVIL_RETURN_IF_ERROR(CheckDivisible(ctx, dims[k], b, k == 2 ? "height" : "width", dims));
     }
-    out = DimsExpr{(*dims)[0], (*dims)[1] * (b * b), FloorDiv((*dims)[2], b),
-                   FloorDiv((*dims)[3], b)};
+    out = DimsExpr{dims[0], dims[1] * (b * b), FloorDiv(dims[2], b), FloorDiv(dims[3], b)};
   }
   ctx.SetOutput(0, ctx.InputType(0), std::move(out));
   return absl::OkStatus();
@@ -444,11 +463,8 @@ absl::Status InferSpaceToDepth(ShapeContext& ctx) {
 // without axes every dim that is 1, which needs every dim known.
 absl::Status InferSqueeze(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
-  TensorInfo& out = ctx.output(0);
-  out.type = in.type;
-  out.values = in.values;
-  const int axes_input = ctx.opset() >= 13 ? 1 : -1;
-  const IntList axes = ReadIntList(ctx, "axes", axes_input);
+  TensorInfo& out = LayoutOutput(ctx, /*same_order=*/true);
+  const IntList axes = ReadAxes(ctx);
   if (!in.dims) return absl::OkStatus();
   if (!axes.present) {
     DimsExpr dims;
@@ -461,16 +477,16 @@ absl::Status InferSqueeze(ShapeContext& ctx) {
   }
   if (!axes.known) {
     // Which dims go is unknown, how many is known with the axes' length.
-    std::optional<int64_t> length = axes_input >= 0 ? InputLength(ctx, axes_input) : std::nullopt;
+    const std::optional<int64_t> length = AxesLength(ctx);
     if (length && *length <= in.rank()) out.dims = UnknownDims(in.rank() - *length);
     return absl::OkStatus();
   }
-  absl::StatusOr<std::vector<int64_t>> normalized = NormalizeAxes(ctx, axes.values, in.rank());
-  if (!normalized.ok()) return normalized.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> normalized,
+                         NormalizeAxes(ctx, axes.values, in.rank()));
   DimsExpr dims;
   for (int64_t k = 0; k < in.rank(); ++k) {
     const IndexExpr& d = (*in.dims)[k];
-    if (std::find(normalized->begin(), normalized->end(), k) == normalized->end()) {
+    if (std::find(normalized.begin(), normalized.end(), k) == normalized.end()) {
       dims.push_back(d);
     } else if (d.IsLiteral() && d.literal() != 1) {
       return ctx.Error(absl::StrCat("cannot squeeze dim ", k, " of ", DimsToString(*in.dims),
@@ -484,8 +500,7 @@ absl::Status InferSqueeze(ShapeContext& ctx) {
 // Tile: dims[i] * repeats[i] (opset 6+); opset 1 repeats one axis: inputs (input, tiles, axis).
 absl::Status InferTile(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
-  TensorInfo& out = ctx.output(0);
-  out.type = in.type;
+  TensorInfo& out = LayoutOutput(ctx, /*same_order=*/false);
   if (ctx.opset() < 6) {
     std::optional<IndexExprList> tiles = IntValues(ctx, 1);
     std::optional<std::vector<int64_t>> axis = ctx.InputLiteralValues(2);
@@ -495,9 +510,8 @@ absl::Status InferTile(ShapeContext& ctx) {
       out.dims = UnknownDims(in.rank());
       return absl::OkStatus();
     }
-    absl::StatusOr<int64_t> a = ctx.NormalizeAxis((*axis)[0], in.rank(), "axis");
-    if (!a.ok()) return a.status();
-    dims[*a] = dims[*a] * (*tiles)[0];
+    ANVIL_ASSIGN_OR_RETURN(int64_t a, ctx.NormalizeAxis((*axis)[0], in.rank(), "axis"));
+    dims[a] = dims[a] * (*tiles)[0];
     out.dims = std::move(dims);
     return absl::OkStatus();
   }
@@ -539,8 +553,7 @@ absl::Status InferTile(ShapeContext& ctx) {
 // Transpose: out[i] = dims[perm[i]], perm defaulting to the reverse.
 absl::Status InferTranspose(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
-  TensorInfo& out = ctx.output(0);
-  out.type = in.type;
+  TensorInfo& out = LayoutOutput(ctx, /*same_order=*/false);
   const Attribute* perm_attr = ctx.node().FindAttribute("perm");
   const bool has_perm = perm_attr != nullptr;
   absl::InlinedVector<int64_t, 8> perm;
@@ -591,25 +604,21 @@ absl::Status InferTranspose(ShapeContext& ctx) {
 // output.
 absl::Status InferUnsqueeze(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
-  TensorInfo& out = ctx.output(0);
-  out.type = in.type;
-  out.values = in.values;
-  const int axes_input = ctx.opset() >= 13 ? 1 : -1;
-  const IntList axes = ReadIntList(ctx, "axes", axes_input);
+  TensorInfo& out = LayoutOutput(ctx, /*same_order=*/true);
+  const IntList axes = ReadAxes(ctx);
   if (!axes.present) return ctx.Error("missing axes");
   if (!in.dims) return absl::OkStatus();
   if (!axes.known) {
-    std::optional<int64_t> length = axes_input >= 0 ? InputLength(ctx, axes_input) : std::nullopt;
+    const std::optional<int64_t> length = AxesLength(ctx);
     if (length) out.dims = UnknownDims(in.rank() + *length);
     return absl::OkStatus();
   }
   const int64_t rank = in.rank() + static_cast<int64_t>(axes.values.size());
-  absl::StatusOr<std::vector<int64_t>> normalized = NormalizeAxes(ctx, axes.values, rank);
-  if (!normalized.ok()) return normalized.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> normalized, NormalizeAxes(ctx, axes.values, rank));
   DimsExpr dims;
   auto next = in.dims->begin();
   for (int64_t k = 0; k < rank; ++k) {
-    const bool inserted = std::find(normalized->begin(), normalized->end(), k) != normalized->end();
+    const bool inserted = std::find(normalized.begin(), normalized.end(), k) != normalized.end();
     dims.push_back(inserted ? IndexExpr(1) : *next++);
   }
   out.dims = std::move(dims);
@@ -620,8 +629,7 @@ absl::Status InferUnsqueeze(ShapeContext& ctx) {
 // (opset 1), attribute `scales` (7), input 1 (9+).
 absl::Status InferUpsample(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
-  TensorInfo& out = ctx.output(0);
-  out.type = in.type;
+  TensorInfo& out = LayoutOutput(ctx, /*same_order=*/false);
   std::optional<std::vector<double>> scales;
   if (ctx.opset() < 7) {
     scales = std::vector<double>{1, 1, ctx.node().GetFloat("height_scale", 1),
@@ -641,9 +649,7 @@ absl::Status InferUpsample(ShapeContext& ctx) {
     out.dims = UnknownDims(in.rank());
     return absl::OkStatus();
   }
-  absl::StatusOr<DimsExpr> dims = ScaleDims(ctx, *in.dims, *scales);
-  if (!dims.ok()) return dims.status();
-  out.dims = *std::move(dims);
+  ANVIL_ASSIGN_OR_RETURN(out.dims, ScaleDims(ctx, *in.dims, *scales));
   return absl::OkStatus();
 }
 

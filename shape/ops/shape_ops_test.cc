@@ -81,7 +81,8 @@ std::optional<int64_t> Eval(const IndexExpr& e, const std::map<std::string, int6
 const std::optional<DimsExpr> kUnknownRank = std::nullopt;
 
 // Symbols made per test, not as globals, so nothing runs before IndexExpr's own statics.
-class ShapeOpTest : public ::testing::Test {
+// The context (the base, made first) holds the symbols below and every test's.
+class ShapeOpTest : public shape_testing::ContextTest {
  protected:
   const IndexExpr N = S("N");
   const IndexExpr M = S("M");

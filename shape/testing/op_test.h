@@ -87,6 +87,14 @@ class OpTest {
   bool ran_ = false;
 };
 
+// The fixture of ShapeHelper tests (`using ConvTest = ContextTest;`, then TEST_F): each test makes
+// its symbols and questionmarks in an IndexExprContext of its own, installed for the test's
+// duration and freed with it (shape/index_expr.h: nothing makes symbols without one).
+class ContextTest : public ::testing::Test {
+ private:
+  ScopedIndexExprContext context_;
+};
+
 inline IndexExpr S(std::string_view name) { return IndexExpr::Symbol(name); }
 inline IndexExpr Q() { return IndexExpr::Questionmark(); }
 inline TensorInfo T(ElementType type, DimsExpr dims) {

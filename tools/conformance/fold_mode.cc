@@ -4,7 +4,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "base/absl_compat.h"
 #include "graph/instrumentation.h"
 #include "graph/onnx_import.h"
 #include "graph/op_table.h"
@@ -63,21 +62,16 @@ std::map<std::string, std::string> FoldExclusions(const std::vector<TestCase>& t
 
 TestResult RunFoldTest(const TestCase& test, const onnx::ModelProto& proto,
                        const FoldModeOptions& options) {
-  auto error = [](std::string_view what, const absl::Status& status) {
-    return TestResult{Verdict::kError, absl::StrCat(AsAbsl(what), ": ", status.message())};
-  };
   if (UsesRandomOp(proto)) {
     return {Verdict::kError, "random op: outputs are not deterministic (excluded)"};
   }
-  ImportOptions import_options;
-  import_options.base_dir = test.dir;
-  absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto, import_options);
-  if (!model.ok()) return error("import", model.status());
+  absl::StatusOr<std::unique_ptr<Model>> model = ImportTestModel(test, proto);
+  if (!model.ok()) return ErrorResult("import", model.status());
   Graph& graph = (*model)->graph();
 
   // Tensors become initializers, sequences and optionals nodes making them from initializers.
   absl::StatusOr<std::vector<BoundInput>> bound = ReadTestInputs(test, graph);
-  if (!bound.ok()) return error("test data", bound.status());
+  if (!bound.ok()) return ErrorResult("test data", bound.status());
   for (const BoundInput& b : *bound) {
     if (!b.value.is_tensor()) {
       if (absl::Status s = ReplaceInputWithConstantNodes(graph, b.input, b.value); !s.ok()) {
@@ -103,7 +97,7 @@ TestResult RunFoldTest(const TestCase& test, const onnx::ModelProto& proto,
   }
 
   absl::StatusOr<PassManager> manager = PassManager::Parse(options.pipeline);
-  if (!manager.ok()) return error("pipeline", manager.status());
+  if (!manager.ok()) return ErrorResult("pipeline", manager.status());
   // As anvil-opt does: a pass that leaves a model the verifier refuses fails the test.
   manager->AddInstrumentation(std::make_unique<VerifierInstrumentation>());
   if (absl::Status s = manager->Run(**model); !s.ok()) {
@@ -116,7 +110,7 @@ TestResult RunFoldTest(const TestCase& test, const onnx::ModelProto& proto,
   for (size_t k = 0; k < test.output_files.size() && k < graph.outputs().size(); ++k) {
     const Value* out = graph.outputs()[k];
     absl::StatusOr<NamedTensor> read = ReadValueFile(test.output_files[k], declared_outputs[k]);
-    if (!read.ok()) return error("test data", read.status());
+    if (!read.ok()) return ErrorResult("test data", read.status());
     const absl::StatusOr<Tensor> expected =
         AsBfloat16IfStoredAsUint16(read->tensor, declared_outputs[k].element_type());
     if (!expected->is_tensor()) {

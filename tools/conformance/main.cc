@@ -109,11 +109,10 @@ std::vector<Mode> Modes() {
           RunnerOptions& runner) -> absl::StatusOr<std::pair<std::string, TestFn>> {
          absl::StatusOr<FoldModeOptions> options = ParseFoldFlags(flags);
          if (!options.ok()) return options.status();
-         absl::StatusOr<std::vector<TestCase>> tests = DiscoverTests(runner.data_root);
-         if (!tests.ok()) return tests.status();
+         ANVIL_ASSIGN_OR_RETURN(std::vector<TestCase> tests, DiscoverTests(runner.data_root));
          // Random-op tests, plus the run list's exclusions (its reasons concern the recorded
          // data, which folding is compared with too).
-         runner.exclusions = FoldExclusions(*tests);
+         runner.exclusions = FoldExclusions(tests);
          absl::StatusOr<std::map<std::string, std::string>> data_exclusions =
              LoadExclusions(RunModeOptions{});
          if (!data_exclusions.ok()) return data_exclusions.status();

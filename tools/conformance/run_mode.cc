@@ -26,7 +26,6 @@
 #include "exec/interpreter.h"
 #include "graph/element_type.h"
 #include "graph/elements.h"
-#include "graph/onnx_import.h"
 #include "graph/pass_manager.h"
 #include "kernels/tensor_file.h"
 #include "lower/evaluator/tir_session.h"
@@ -297,16 +296,11 @@ TestResult CompareTensors(const std::string& name, const Tensor& actual, const T
 
 TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
                       const RunModeOptions& options) {
-  auto error = [](std::string_view what, const absl::Status& status) {
-    return TestResult{Verdict::kError, absl::StrCat(AsAbsl(what), ": ", status.message())};
-  };
-  ImportOptions import_options;
-  import_options.base_dir = test.dir;
-  absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto, import_options);
-  if (!model.ok()) return error("import", model.status());
+  absl::StatusOr<std::unique_ptr<Model>> model = ImportTestModel(test, proto);
+  if (!model.ok()) return ErrorResult("import", model.status());
 
   absl::StatusOr<std::vector<BoundInput>> bound = ReadTestInputs(test, (*model)->graph());
-  if (!bound.ok()) return error("test data", bound.status());
+  if (!bound.ok()) return ErrorResult("test data", bound.status());
   absl::flat_hash_map<std::string, Tensor> inputs;
   absl::flat_hash_set<std::string> symbols_taken;
   for (BoundInput& bound_input : *bound) {
@@ -337,7 +331,7 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
     const Type declared =
         expected.size() < graph_outputs.size() ? graph_outputs[expected.size()]->type() : Type();
     absl::StatusOr<NamedTensor> t = ReadValueFile(file, declared);
-    if (!t.ok()) return error("test data", t.status());
+    if (!t.ok()) return ErrorResult("test data", t.status());
     expected.push_back(AsBfloat16IfStoredAsUint16(t->tensor, declared.element_type()));
   }
 

@@ -91,6 +91,10 @@ struct Outcome {
 
 }  // namespace
 
+TestResult ErrorResult(std::string_view step, const absl::Status& status) {
+  return TestResult{Verdict::kError, absl::StrCat(AsAbsl(step), ": ", status.message())};
+}
+
 std::string_view VerdictName(Verdict verdict) {
   switch (verdict) {
     case Verdict::kPass:

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "onnx/onnx_pb.h"
 #include "tools/conformance/test_suite.h"
@@ -47,6 +48,10 @@ struct TestResult {
   // "fallback"); the summary counts the passing tests per tag. Empty: none.
   std::string tag;
 };
+
+// An error verdict for a test whose step `step` ("import", "test data", ...) failed:
+// "<step>: <message>".
+TestResult ErrorResult(std::string_view step, const absl::Status& status);
 
 struct RunnerOptions {
   std::string data_root = kDefaultDataRoot;

@@ -21,6 +21,7 @@ DimCheck CheckDim(const Dim& dim, int64_t expected, const SymbolValues& symbols)
   // The printed form of an undefined IndexExpr: the pass computed an error value.
   if (absl::StartsWith(dim.param, "<undefined")) return {Verdict::kWrong, dim.param};
 
+  ScopedIndexExprContext index_exprs;  // the dim's expression is this check's alone
   const IndexExpr expr = IndexExpr::FromDimParam(dim.param);
   if (expr.IsQuestionmark()) return {Verdict::kUnknown, dim.param};
   if (expr.IsUndefined()) return {Verdict::kWrong, dim.param};
@@ -40,6 +41,7 @@ DimCheck CheckDim(const Dim& dim, int64_t expected, const SymbolValues& symbols)
 bool IsDeterminedType(const Type& type, const SymbolValues& symbols) {
   if (type.kind() != Type::Kind::kTensor && type.kind() != Type::Kind::kSparseTensor) return false;
   if (!type.has_shape()) return false;
+  ScopedIndexExprContext index_exprs;  // the dims' expressions are this check's alone
   for (const Dim& dim : type.shape()) {
     if (dim.is_literal()) continue;
     if (dim.is_unknown()) return false;

@@ -14,9 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
+#include "base/status_macros.h"
 #include "graph/element_type.h"
 #include "graph/instrumentation.h"
-#include "graph/onnx_import.h"
 #include "graph/pass_manager.h"
 #include "graph/type.h"
 #include "kernels/tensor_file.h"
@@ -137,14 +137,13 @@ absl::StatusOr<SymbolValues> PrepareShapesModel(Model& model,
                                                 const std::vector<onnx::TensorProto>& inputs,
                                                 const ShapesOptions& options) {
   Graph& graph = model.graph();
-  absl::StatusOr<std::vector<Value*>> bound = BindTestInputs(graph, inputs);
-  if (!bound.ok()) return bound.status();
+  ANVIL_ASSIGN_OR_RETURN(std::vector<Value*> bound, BindTestInputs(graph, inputs));
   StripComputedShapes(model);
 
   SymbolValues symbols;
   std::set<std::string> taken;  // two inputs may sanitize to the same symbol stem
   for (size_t k = 0; k < inputs.size(); ++k) {
-    Value* input = (*bound)[k];
+    Value* input = bound[k];
     const onnx::TensorProto& tensor = inputs[k];
     if (input->IsInitializer()) continue;  // bound by name to an old-style input+initializer
     ElementType type = input->type().element_type();
@@ -190,13 +189,8 @@ absl::StatusOr<SymbolValues> PrepareShapesModel(Model& model,
 
 TestResult RunShapesTest(const TestCase& test, const onnx::ModelProto& proto,
                          const ShapesOptions& options) {
-  auto error = [](std::string_view what, const absl::Status& status) {
-    return TestResult{Verdict::kError, absl::StrCat(AsAbsl(what), ": ", status.message())};
-  };
-  ImportOptions import_options;
-  import_options.base_dir = test.dir;
-  absl::StatusOr<std::unique_ptr<Model>> model = ImportModelProto(proto, import_options);
-  if (!model.ok()) return error("import", model.status());
+  absl::StatusOr<std::unique_ptr<Model>> model = ImportTestModel(test, proto);
+  if (!model.ok()) return ErrorResult("import", model.status());
   // Sequence and optional inputs (their files are SequenceProto / OptionalProto, bound by
   // position) get their types from their values here; tensors go through PrepareShapesModel.
   std::vector<Value*> positional;
@@ -208,15 +202,16 @@ TestResult RunShapesTest(const TestCase& test, const onnx::ModelProto& proto,
     Value* input = k < positional.size() ? positional[k] : nullptr;
     if (input != nullptr && (input->type().is_sequence() || input->type().is_optional())) {
       absl::StatusOr<NamedTensor> value = ReadValueFile(test.input_files[k], input->type());
-      if (!value.ok()) return error("test data", value.status());
+      if (!value.ok()) return ErrorResult("test data", value.status());
       input->set_type(TypeOfValue(value->tensor, input->type()));
       continue;
     }
     absl::StatusOr<onnx::TensorProto> t = ReadTensorFile(test.input_files[k]);
-    if (!t.ok()) return error("test data", t.status());
+    if (!t.ok()) return ErrorResult("test data", t.status());
     if (inputs.size() != k && t->name().empty()) {
-      return error("test data", absl::InvalidArgumentError(
-                                    "an unnamed tensor input follows a sequence or optional one"));
+      return ErrorResult(
+          "test data",
+          absl::InvalidArgumentError("an unnamed tensor input follows a sequence or optional one"));
     }
     inputs.push_back(*std::move(t));
   }
@@ -230,15 +225,15 @@ TestResult RunShapesTest(const TestCase& test, const onnx::ModelProto& proto,
   for (size_t k = 0; k < test.output_files.size(); ++k) {
     absl::StatusOr<NamedTensor> value =
         ReadValueFile(test.output_files[k], graph.outputs()[k]->type());
-    if (!value.ok()) return error("test data", value.status());
+    if (!value.ok()) return ErrorResult("test data", value.status());
     outputs.push_back(std::move(value->tensor));
   }
 
   absl::StatusOr<SymbolValues> symbols = PrepareShapesModel(**model, inputs, options);
-  if (!symbols.ok()) return error("test data", symbols.status());
+  if (!symbols.ok()) return ErrorResult("test data", symbols.status());
 
   absl::StatusOr<PassManager> pm = PassManager::Parse(kPipeline);
-  if (!pm.ok()) return error("pipeline", pm.status());
+  if (!pm.ok()) return ErrorResult("pipeline", pm.status());
   // As anvil-opt does: a pass that leaves a model the verifier refuses fails the test.
   pm->AddInstrumentation(std::make_unique<VerifierInstrumentation>());
   if (absl::Status s = pm->Run(**model); !s.ok()) {

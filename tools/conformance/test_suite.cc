@@ -21,6 +21,7 @@
 #include "base/status_macros.h"
 #include "kernels/tensor_file.h"
 #include "graph/element_type.h"
+#include "graph/onnx_import.h"
 
 namespace anvil::conformance {
 namespace {
@@ -289,6 +290,13 @@ Value* ReplaceInputWithInitializer(Graph& graph, Value* input,
   input->ReplaceAllUsesWith(constant);
   graph.EraseValue(input);
   return constant;
+}
+
+absl::StatusOr<std::unique_ptr<Model>> ImportTestModel(const TestCase& test,
+                                                       const onnx::ModelProto& proto) {
+  ImportOptions options;
+  options.base_dir = test.dir;
+  return ImportModelProto(proto, options);
 }
 
 absl::StatusOr<std::vector<BoundInput>> ReadTestInputs(const TestCase& test, const Graph& graph) {

@@ -73,6 +73,11 @@ std::vector<int64_t> TensorDims(const onnx::TensorProto& tensor);
 absl::StatusOr<std::shared_ptr<const Elements>> IntegerTensorToElements(
     const onnx::TensorProto& tensor);
 
+// The test's model (`proto`, its model.onnx parsed) as IR, external data read from the test's
+// folder.
+absl::StatusOr<std::unique_ptr<Model>> ImportTestModel(const TestCase& test,
+                                                       const onnx::ModelProto& proto);
+
 // The test's inputs bound to the graph's inputs (as BindTestInputs binds them), each file read as
 // the declared type of its input says (ReadValueFile: a TensorProto, SequenceProto or
 // OptionalProto). One entry per input file.

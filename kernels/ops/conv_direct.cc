@@ -1,0 +1,159 @@
+#include "kernels/ops/conv_direct.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include "base/parallel.h"
+#include "kernels/ops/conv_internal.h"
+#include "kernels/ops/scratch.h"
+#include "kernels/simd/depthwise.h"
+#include "kernels/simd/elementwise.h"
+
+namespace anvil::compute_ops {
+namespace {
+
+// Where each tap of a 2-D window reads, for the direct kernels (simd/depthwise.h), which read
+// input planes in place, or, with a column stride, split into their column phases (phase p
+// holds columns p, p + sw, ...: plane_w = ceil(W / sw) wide) so that every tap reads
+// contiguous runs.
+class DirectTaps {
+ public:
+  explicit DirectTaps(const WindowGeometry& g)
+      : H_(g.in[0]), W_(g.in[1]), sw_(g.strides[1]), plane_w_((W_ + sw_ - 1) / sw_) {
+    const int64_t OH = g.out[0], OW = g.out[1], sh = g.strides[0];
+    const int64_t dh = g.dilations[0], dw = g.dilations[1];
+    const int64_t KH = g.kernel[0], KW = g.kernel[1];
+    // Per kernel column: the valid output columns [lo, hi) and where the first one reads.
+    lo_.resize(KW);
+    hi_.resize(KW);
+    col_offset_.resize(KW);
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      const int64_t off = kw * dw - g.pad_begin[1];
+      std::tie(lo_[kw], hi_[kw]) = InsideRange(OW, W_, off, sw_);
+      const int64_t col = off + lo_[kw] * sw_;  // the first valid input column (when any)
+      col_offset_[kw] = sw_ == 1 ? col : (col % sw_) * H_ * plane_w_ + col / sw_;
+    }
+    // Per kernel row: the valid output rows [row_lo, row_hi) (0 <= oh * sh - ph + kh * dh < H).
+    row_lo_.resize(KH);
+    row_hi_.resize(KH);
+    row_offset_.resize(KH);
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      const int64_t first = kh * dh - g.pad_begin[0];  // input row of output row 0
+      std::tie(row_lo_[kh], row_hi_[kh]) = InsideRange(OH, H_, first, sh);
+      row_offset_[kh] = (row_lo_[kh] * sh + first) * plane_w_;
+    }
+    taps_.kernel_h = KH;
+    taps_.kernel_w = KW;
+    taps_.out_h = OH;
+    taps_.out_w = OW;
+    taps_.row_step = sh * plane_w_;
+    taps_.row_lo = row_lo_.data();
+    taps_.row_hi = row_hi_.data();
+    taps_.row_offset = row_offset_.data();
+    taps_.col_lo = lo_.data();
+    taps_.col_hi = hi_.data();
+    taps_.col_offset = col_offset_.data();
+  }
+
+  const simd::DepthwiseTaps& taps() const { return taps_; }
+  // Floats of one plane as the kernels read it (its phases with a column stride).
+  int64_t PhasedSize() const { return sw_ * H_ * plane_w_; }
+  bool NeedsPhases() const { return sw_ != 1; }
+
+  // Splits the input plane x (H x W) into its column phases at `phases` (PhasedSize() floats).
+  void SplitPhases(const float* x, float* phases) const {
+    for (int64_t ih = 0; ih < H_; ++ih) {
+      const float* src = x + ih * W_;
+      if (sw_ == 2) {
+        simd::Deinterleave(src, phases + ih * plane_w_, phases + (H_ + ih) * plane_w_,
+                           static_cast<size_t>(W_));
+        continue;
+      }
+      for (int64_t p = 0; p < sw_; ++p) {
+        float* dst = phases + (p * H_ + ih) * plane_w_;
+        for (int64_t j = 0; p + j * sw_ < W_; ++j) dst[j] = src[p + j * sw_];
+      }
+    }
+  }
+
+ private:
+  int64_t H_, W_, sw_, plane_w_;
+  std::vector<int64_t> lo_, hi_, col_offset_, row_lo_, row_hi_, row_offset_;
+  simd::DepthwiseTaps taps_;
+};
+
+// Input channels x taps up to which a dense 2-D convolution runs the direct kernel
+// (simd::DirectConvPlanes) instead of im2col + GEMM: a 3-channel 3x3 first layer (27) fills too
+// short a GEMM K to amortize the panel fill (measured 0.236 -> 0.197 ms on [16, 3, 32, 32] ->
+// 16 channels, 3x3).
+constexpr int64_t kMaxDirectDepth = 32;
+
+}  // namespace
+
+// Depthwise 2-D convolution (one input channel per group, any number of outputs per group)
+// without im2col: each output row accumulates, tap by tap, a fused multiply-add of the shifted
+// (for strides > 1, gathered) input row. That is the sequence of fused operations, in the same
+// tap order, that the GEMM runs down the im2col column (padding taps add w * 0, which changes
+// nothing for finite weights), so results are the GEMM path's bits at a fraction of its cost.
+void DepthwiseConv2D(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
+                     const float* x, const float* w, const float* bias,
+                     const simd::Epilogue& epilogue, float* y) {
+  const int64_t Mg = M / group;
+  const DirectTaps direct(g);
+  const double plane_work = static_cast<double>(g.out_size * g.kernel_size);
+  parallel::For(N * M, parallel::MinChunk(plane_work, parallel::kMinChunkElements),
+                [&](int64_t begin, int64_t end) {
+                  ScratchBuffers scratch;
+                  float* phases =
+                      direct.NeedsPhases() ? scratch.Get<float>(0, direct.PhasedSize()) : nullptr;
+                  for (int64_t nm = begin; nm < end; ++nm) {
+                    const int64_t n = nm / M, m = nm % M;
+                    const float* xc = x + (n * C + m / Mg) * g.in_size;
+                    if (phases != nullptr && (nm == begin || m % Mg == 0)) {
+                      direct.SplitPhases(xc, phases);
+                    }
+                    simd::DepthwisePlane(
+                        direct.taps(), phases != nullptr ? phases : xc, w + m * g.kernel_size,
+                        bias != nullptr ? bias + m : nullptr, epilogue, y + nm * g.out_size);
+                  }
+                });
+}
+
+bool UsesDirectConv(const WindowGeometry& g, int64_t Cg, int64_t group) {
+  // 1x1 kernels stay with the GEMM, which reads X itself (measured: MobileNet's 1x1
+  // squeeze-excitation and expansion layers of 16-32 channels are slower direct).
+  return g.spatial == 2 && group == 1 && g.kernel_size > 1 && Cg * g.kernel_size <= kMaxDirectDepth;
+}
+
+// A dense 2-D convolution with few input channels, by the direct kernel: the im2col GEMM's bits
+// (see simd/depthwise.h). Threads split (image, block of output channels) pairs.
+void DirectConv2D(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, const float* x,
+                  const float* w, const float* bias, const simd::Epilogue& epilogue, float* y) {
+  const DirectTaps direct(g);
+  constexpr int64_t kOutBlock = 4;  // the kernel's output channels at a time
+  const int64_t blocks = (M + kOutBlock - 1) / kOutBlock;
+  const double pair_flops = 2.0 * static_cast<double>(g.out_size * g.kernel_size * C * kOutBlock);
+  parallel::For(N * blocks, parallel::MinChunk(pair_flops, parallel::kMinChunkFlops),
+                [&](int64_t begin, int64_t end) {
+                  const int64_t plane = direct.NeedsPhases() ? direct.PhasedSize() : g.in_size;
+                  ScratchBuffers scratch;
+                  float* phases = direct.NeedsPhases() ? scratch.Get<float>(0, C * plane) : nullptr;
+                  for (int64_t pair = begin; pair < end; ++pair) {
+                    const int64_t n = pair / blocks, k0 = pair % blocks * kOutBlock;
+                    const float* xn = x + n * C * g.in_size;
+                    if (phases != nullptr && (pair == begin || k0 == 0)) {
+                      for (int64_t c = 0; c < C; ++c)
+                        direct.SplitPhases(xn + c * g.in_size, phases + c * plane);
+                    }
+                    const int64_t outs = std::min(kOutBlock, M - k0);
+                    simd::DirectConvPlanes(direct.taps(), phases != nullptr ? phases : xn, plane, C,
+                                           w + k0 * C * g.kernel_size, outs,
+                                           bias != nullptr ? bias + k0 : nullptr, epilogue,
+                                           y + (n * M + k0) * g.out_size, g.out_size);
+                  }
+                });
+}
+
+}  // namespace anvil::compute_ops
