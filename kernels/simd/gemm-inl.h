@@ -23,9 +23,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <utility>
 
-#include "hwy/aligned_allocator.h"
+#include "base/scratch.h"
 #include "hwy/highway.h"
 #include "kernels/simd/masked_load-inl.h"
 
@@ -54,25 +55,25 @@ struct Tile {
 // Products with M (or N) at most this take the unpacked matrix-vector-like paths.
 constexpr int64_t kSmallDim = 4;
 
-// Scratch memory of one serial call (packing, gathering), freed when the call returns: no buffer
-// outlives the product it serves. Up to kStack elements live on the stack (an A panel, the small
-// products' gathers: no allocation for the many small products); more is one aligned heap
-// allocation, made only for a packed B block, whose packing and products cost far more (at least
-// 5 rows x 2 flops per element packed, and a copy of each element).
+// Scratch memory of one serial call (packing, gathering), given back when the call returns: no
+// buffer is tied to a thread. Up to kStack elements live on the stack (an A panel, the small
+// products' gathers: nothing to allocate for the many small products); more is a lease
+// (base/scratch.h) from the scratch pool of whoever runs the work (a Session's, reused across its
+// calls), or with none installed an allocation of the call's own, whose cost is small against the
+// product that needs it (a packed B block: at least 5 rows x 2 flops per element packed).
 template <typename T, size_t kStack = 16 * 1024 / sizeof(T)>
 class CallScratch {
  public:
-  explicit CallScratch(size_t n) {
-    if (n > kStack) heap_ = hwy::AllocateAligned<T>(n);
-  }
+  explicit CallScratch(size_t n) : heap_(n > kStack ? lease_.emplace().Get<T>(0, n) : nullptr) {}
   CallScratch(const CallScratch&) = delete;
   CallScratch& operator=(const CallScratch&) = delete;
 
-  T* get() { return heap_ ? heap_.get() : stack_; }
+  T* get() { return heap_ != nullptr ? heap_ : stack_; }
 
  private:
   HWY_ALIGN_MAX T stack_[kStack];
-  hwy::AlignedFreeUniquePtr<T[]> heap_;
+  std::optional<ScratchLease> lease_;  // before heap_, which points into it
+  T* heap_;
 };
 
 // Stores one vector of results into C row `c` (n <= lanes valid columns): c = v + beta * c, C

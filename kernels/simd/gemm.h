@@ -7,8 +7,9 @@
 // K x M, element (i, k) at A[k * lda + i]); likewise B with trans_b (stored N x K). C's rows are
 // ldc elements apart. With beta == 0, C is not read (it may hold garbage or NaNs), as in BLAS.
 // Each call splits its work across the threads of the caller's parallel scope (base/parallel.h),
-// with the same bits for any thread count; its scratch is its own and freed when it returns, so
-// concurrent calls from different threads are safe.
+// with the same bits for any thread count. Its scratch is the call's own: on the stack, or leased
+// (base/scratch.h) from the pool of whoever runs the work and given back when it returns; so
+// concurrent calls from different threads are safe and nothing is held per thread.
 //
 // Large products pack panels of A and B (so that strides which are multiples of 4 KiB cannot
 // thrash L1, and transposes cost nothing in the inner loop) and run a register-tiled
