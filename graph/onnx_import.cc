@@ -24,6 +24,7 @@
 #include "base/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "graph/limits.h"
 #include "graph/mapped_buffer.h"
 #include "onnx/onnx_pb.h"
@@ -837,6 +838,24 @@ absl::StatusOr<std::shared_ptr<const Elements>> ImportTensorProto(const onnx::Te
   return ImportTensor(proto, options);
 }
 
+namespace {
+
+// Parses a binary ModelProto from `stream` with the limits an ONNX file needs: up to protobuf's
+// 2 GB (the default limit is lower), and room for every subgraph level import accepts
+// (graph/limits.h), which is deeper than protobuf's default allows; the parser's own recursion
+// stays bounded.
+bool ParseModelStream(google::protobuf::io::ZeroCopyInputStream* stream, onnx::ModelProto* proto) {
+  google::protobuf::io::CodedInputStream coded(stream);
+  coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  coded.SetRecursionLimit(kProtoRecursionLimit);
+  return proto->ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+}
+
+constexpr char kUnparsable[] =
+    "(binary protobuf: truncated, corrupt, or messages nested deeper than ";
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Model>> ImportModelFile(const std::string& path,
                                                        std::vector<std::string>* warnings) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -849,29 +868,39 @@ absl::StatusOr<std::unique_ptr<Model>> ImportModelFile(const std::string& path,
   {
     google::protobuf::io::FileInputStream file(fd);
     file.SetCloseOnDelete(true);
-    google::protobuf::io::CodedInputStream coded(&file);
-    // The default limit is lower than what protobuf can represent; ONNX files
-    // go up to 2 GB.
-    coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
-    // Room for every subgraph level import accepts (graph/limits.h), which is deeper than
-    // protobuf's default allows; the parser's own recursion stays bounded.
-    coded.SetRecursionLimit(kProtoRecursionLimit);
-    parsed = proto.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+    parsed = ParseModelStream(&file, &proto);
     read_errno = file.GetErrno();
   }
   if (read_errno != 0) {
     return absl::ErrnoToStatus(read_errno, absl::StrCat("cannot read '", path, "'"));
   }
   if (!parsed) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot parse '", path, "' as an ONNX model (binary protobuf: truncated, corrupt, or ",
-        "messages nested deeper than ", kProtoRecursionLimit, " levels)"));
+    return absl::InvalidArgumentError(absl::StrCat("cannot parse '", path, "' as an ONNX model ",
+                                                   kUnparsable, kProtoRecursionLimit, " levels)"));
   }
   ImportOptions options;
   options.base_dir = std::filesystem::path(path).parent_path().string();
   options.consume_raw_data = true;  // `proto` dies here: take its bytes instead of copying
   options.warnings = warnings;
   return ImportModelProto(proto, options);
+}
+
+absl::StatusOr<std::unique_ptr<Model>> ImportModelBytes(std::string_view bytes,
+                                                        const ImportOptions& options) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot parse ", bytes.size(), " bytes as an ONNX model: over protobuf's 2 GB limit"));
+  }
+  onnx::ModelProto proto;
+  google::protobuf::io::ArrayInputStream array(bytes.data(), static_cast<int>(bytes.size()));
+  if (!ParseModelStream(&array, &proto)) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot parse ", bytes.size(),
+                                                   " bytes as an ONNX model ", kUnparsable,
+                                                   kProtoRecursionLimit, " levels)"));
+  }
+  ImportOptions consuming = options;
+  consuming.consume_raw_data = true;  // `proto` dies here
+  return ImportModelProto(proto, consuming);
 }
 
 }  // namespace anvil

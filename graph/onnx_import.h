@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -72,6 +73,11 @@ absl::StatusOr<std::unique_ptr<Model>> ImportModelProto(const onnx::ModelProto& 
 // ImportOptions::warnings.
 absl::StatusOr<std::unique_ptr<Model>> ImportModelFile(
     const std::string& path, std::vector<std::string>* warnings = nullptr);
+
+// Parses a serialized ModelProto (up to protobuf's 2 GB; external data relative to
+// options.base_dir) and imports it. Errors say the bytes do not parse, with their count.
+absl::StatusOr<std::unique_ptr<Model>> ImportModelBytes(std::string_view bytes,
+                                                        const ImportOptions& options = {});
 
 // Decodes one TensorProto (an initializer, or a test's input_K.pb / output_K.pb) into dense
 // little-endian elements, exactly as the importer does for initializers; external data is read

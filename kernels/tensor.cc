@@ -126,6 +126,16 @@ absl::StatusOr<Tensor> Tensor::Allocate(ElementType type, absl::Span<const int64
   return t;
 }
 
+Tensor Tensor::Borrow(ElementType type, absl::Span<const int64_t> dims, void* data,
+                      std::shared_ptr<const void> owner) {
+  Tensor t;
+  t.type_ = type;
+  t.dims_.assign(dims.begin(), dims.end());
+  // The aliasing constructor: shares `owner`'s control block, points at the data.
+  t.buffer_ = std::shared_ptr<uint8_t>(std::move(owner), static_cast<uint8_t*>(data));
+  return t;
+}
+
 Tensor Tensor::Sequence(ElementType element_type, std::vector<Tensor> tensors) {
   Tensor t;
   t.type_ = element_type;

@@ -36,6 +36,13 @@ class Tensor {
   static absl::StatusOr<Tensor> Allocate(ElementType type, absl::Span<const int64_t> dims,
                                          int64_t max_bytes, bool zero = true);
 
+  // A dense tensor over memory someone else owns (a numpy array, a mapped file): `owner` keeps it
+  // alive and is released when the last copy of the tensor goes. The data must be aligned to the
+  // element size (not necessarily to 64 bytes); kernels may read it but never write it, as with
+  // any graph input. Not for strings: their buffer holds std::string objects.
+  static Tensor Borrow(ElementType type, absl::Span<const int64_t> dims, void* data,
+                       std::shared_ptr<const void> owner);
+
   // A sequence of `tensors` (each of `element_type`; sharing their buffers), and an empty
   // optional whose value would be of `element_type` (kUndefined when not known).
   static Tensor Sequence(ElementType element_type, std::vector<Tensor> tensors);

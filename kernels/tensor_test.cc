@@ -1,6 +1,7 @@
 #include "kernels/tensor.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -58,6 +59,26 @@ TEST(TensorRecyclerTest, ReusesABufferOnlyOnceItsCallerDroppedIt) {
   EXPECT_NE(other_slot->data(), second_data);
   // Errors are Tensor::Allocate's.
   EXPECT_FALSE(recycler.Allocate(2, ElementType::kFloat, {1 << 20}, 1024).ok());
+}
+
+TEST(TensorBorrowTest, ViewsTheOwnersBytesAndKeepsItAliveUntilTheLastCopy) {
+  int released = 0;
+  auto owner = std::make_shared<std::vector<float>>(std::vector<float>{1, 2, 3, 4, 5, 6});
+  float* data = owner->data();
+  std::shared_ptr<const void> keep(owner.get(), [&released, owner](const void*) { ++released; });
+  owner.reset();
+  Tensor t = Tensor::Borrow(ElementType::kFloat, {2, 3}, data, std::move(keep));
+  EXPECT_EQ(t.data(), data);
+  EXPECT_EQ(t.NumElements(), 6);
+  EXPECT_EQ(t.As<float>()[5], 6.0f);
+  EXPECT_EQ(t.view().dims, (Shape{2, 3}));
+  {
+    Tensor copy = t;
+    EXPECT_FALSE(t.SoleOwner());  // a recycler never reuses a borrowed buffer still shared
+  }
+  EXPECT_EQ(released, 0);
+  t = Tensor();
+  EXPECT_EQ(released, 1);
 }
 
 }  // namespace

@@ -18,6 +18,10 @@ PACKAGES=(
   libbenchmark-dev
   python3-onnx          # model generators and checks in testdata/
   python3-numpy
+  python3-dev           # Python.h for the anvil extension (python/)
+  python3-pybind11      # the extension's bindings (pulls pybind11-dev)
+  python3-venv          # the wheel is tested installed in a venv
+  python3-pytest        # python/tests
   clang-15              # fuzzing: --config=fuzz (scripts/fuzz.sh)
   libfuzzer-15-dev
 )

@@ -26,13 +26,10 @@
 
 #include <string_view>
 
-// The pipeline anvil-opt runs when no --passes is given (a macro so that usage texts can spell
-// it). The scaling benchmark measures the same.
-#define ANVIL_DEFAULT_PIPELINE "shape-inference,einsum-decompose,constprop,cse,dce"
+// anvil-opt runs kDefaultPipeline when no --passes is given.
+#include "passes/default_pipeline.h"
 
 namespace anvil {
-
-inline constexpr char kDefaultPipeline[] = ANVIL_DEFAULT_PIPELINE;
 
 // The default model as ONNX text; static storage, valid for the program's
 // lifetime.
