@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Anvil's runtime against ONNX Runtime on the generated models (testdata/generate_models.py):
+# Anvil's runtime against ONNX Runtime on the generated models (testdata/generate_models.py) and
+# the model zoo of public architectures (testdata/generate_zoo.py):
 # the same model, the same inputs (ort_run.js writes them, anvil-run reads them back), measured
 # side by side in this run with one intra-op thread each, then with as many threads as the
 # machine has logical CPUs (both runtimes alike; --threads N to choose). Prints one line per
@@ -15,8 +16,13 @@
 #   tools/bench_vs_ort.sh [--iters N] [--warmup N] [--rounds N] [--threads N] [--no-sweep]
 #
 # Rows: the generated MLP, CNN, transformer block, LayerNorm+GELU chain and MobileNetV3-style
-# network at two batch sizes, then the GEMM sweep (constant-weight MatMul models x[M, K] x W[K, N],
-# testdata/generate_models.py's GEMM_SHAPES; --no-sweep leaves it out).
+# network at two batch sizes, the zoo at batch 1 (MobileNetV2, MobileNetV3-small, ResNet-18,
+# BlazeFace, a UNet, a YOLO-style detector, an STFT + log-mel audio front end, float16 MobileNetV2
+# and UNet: rows "zoo/NAME"), then the GEMM sweep (constant-weight MatMul models x[M, K] x W[K, N],
+# testdata/generate_models.py's GEMM_SHAPES; --no-sweep leaves it out). Float16 models (names
+# ending in _fp16) are compared with --rtol 1e-2 --atol 5e-3 (float32 ones: 1e-3 and 1e-5), and
+# their float16 inputs are made uniform in [-1, 1) here (ort_run.js's random float16 are raw bit
+# patterns 0..3, denormals).
 #
 # Both sides warm up first (ONNX Runtime's first runs are many times slower than the rest); each
 # round runs both tools once and the reported median is the best round's, which on this shared,
@@ -44,11 +50,39 @@ done
 SHARED=$(pwd)/../shared/bench
 ORT_RUN=$SHARED/ort_run.js
 COMPARE=$SHARED/compare_outputs.py
-bazel build -c opt //tools:anvil-run //testdata:models >/dev/null 2>&1 ||
-  { echo "bench_vs_ort: error: bazel build -c opt //tools:anvil-run //testdata:models failed" >&2; exit 1; }
+bazel build -c opt //tools:anvil-run //testdata:models //testdata:zoo >/dev/null 2>&1 ||
+  { echo "bench_vs_ort: error: bazel build -c opt //tools:anvil-run //testdata:models //testdata:zoo failed" >&2; exit 1; }
 BIN=$(bazel info -c opt bazel-bin 2>/dev/null)
 ANVIL="$BIN/tools/anvil-run"
 MODELS="$BIN/testdata/models"
+# A row's model: NAME is testdata/models/NAME.onnx, DIR/NAME is testdata/DIR/NAME.onnx (zoo/...).
+model_path() {
+  if [[ $1 == */* ]]; then echo "$BIN/testdata/$1.onnx"; else echo "$MODELS/$1.onnx"; fi
+}
+# Float16 models are compared more loosely: float16 rounding after every op.
+tolerance() {
+  if [[ $1 == *_fp16 ]]; then echo "--rtol 1e-2 --atol 5e-3"; else echo "--rtol 1e-3 --atol 1e-5"; fi
+}
+# Inputs of float16 models: uniform in [-1, 1) as for float32 (seeded), input_K.pb in DIR.
+fp16_inputs() {
+  /usr/bin/python3 - "$@" <<'PY'
+import os, sys
+import numpy as np
+import onnx
+from onnx import numpy_helper
+path, shape, out = sys.argv[1], [int(d) for d in sys.argv[2].split(",")], sys.argv[3]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(1)
+graph = onnx.load(path, load_external_data=False).graph
+weights = {t.name for t in graph.initializer}
+inputs = [i for i in graph.input if i.name not in weights]
+for k, i in enumerate(inputs):
+    dtype = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[i.type.tensor_type.elem_type]
+    data = (rng.random(shape) * 2 - 1).astype(dtype)
+    with open(os.path.join(out, f"input_{k}.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(data, i.name).SerializeToString())
+PY
+}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 # A fresh JIT cache: the first load of each model is a cold compile, the next ones are cached.
@@ -63,6 +97,10 @@ CASES=(
   "transformer 1,32,64" "transformer 8,128,64"
   "lngelu 8,128,768" "lngelu 64,128,768"
   "mobilenet 1,3,64,64" "mobilenet 8,3,64,64"
+  "zoo/mobilenetv2 1,3,224,224" "zoo/mobilenetv3_small 1,3,224,224" "zoo/resnet18 1,3,224,224"
+  "zoo/blazeface 1,128,128,3" "zoo/unet 1,3,128,128" "zoo/yolo_head 1,3,160,160"
+  "zoo/audio_frontend 1,1,16000"
+  "zoo/mobilenetv2_fp16 1,3,224,224" "zoo/unet_fp16 1,3,128,128"
 )
 if ((SWEEP)); then
   for f in "$MODELS"/matmul_*.onnx; do
@@ -78,16 +116,23 @@ COMPILE_LOG=$TMP/compile.log
 for threads in "${THREAD_COUNTS[@]}"; do
 for c in "${CASES[@]}"; do
   read -r model shape <<<"$c"
-  dir="$TMP/$model-$shape-$threads"
+  path=$(model_path "$model")
+  tag=${model//\//_}
+  dir="$TMP/$tag-$shape-$threads"
+  inputs=(--shape "x=$shape")
+  if [[ $model == *_fp16 ]]; then
+    fp16_inputs "$path" "$shape" "$dir/in"
+    inputs=(--input-dir "$dir/in")
+  fi
   best_anvil="" best_ort="" best_comp="" paired=()
   for ((r = 0; r < ROUNDS; r++)); do
-    ort=$(node "$ORT_RUN" "$MODELS/$model.onnx" --shape "x=$shape" --threads "$threads" \
+    ort=$(node "$ORT_RUN" "$path" "${inputs[@]}" --threads "$threads" \
       --iters "$ITERS" --warmup "$WARMUP" --out "$dir/ort" | median)
     # The interpreter and compiled code in one process, their runs alternating: the medians of
     # each, and the median ratio of adjacent pairs (steady where this machine's speed drifts).
-    line=$("$ANVIL" "$MODELS/$model.onnx" --input-dir "$dir/ort" --threads "$threads" \
+    line=$("$ANVIL" "$path" --input-dir "$dir/ort" --threads "$threads" \
       --iters "$ITERS" --warmup "$WARMUP" --out "$dir/anvil" --compare=compiled \
-      2>>"$COMPILE_LOG.$model")
+      2>>"$COMPILE_LOG.$tag")
     anvil=$(sed -E 's/.*"iters":[0-9]+,"median_ms":([0-9.e+-]+).*/\1/' <<<"$line")
     comp=$(sed -E 's/.*"vs":\{[^}]*"median_ms":([0-9.e+-]+).*/\1/' <<<"$line")
     paired+=("$(sed -E 's/.*"paired_ratio_median":([0-9.e+-]+).*/\1/' <<<"$line")")
@@ -96,12 +141,13 @@ for c in "${CASES[@]}"; do
     if [[ -z $best_anvil ]] || awk "BEGIN{exit !($anvil < $best_anvil)}"; then best_anvil=$anvil; fi
   done
   # The compiled outputs, from a run of their own (--out writes the first engine's).
-  "$ANVIL" "$MODELS/$model.onnx" --backend=compiled --input-dir "$dir/ort" --threads "$threads" \
-    --iters 1 --warmup 0 --out "$dir/compiled" >/dev/null 2>>"$COMPILE_LOG.$model"
+  "$ANVIL" "$path" --backend=compiled --input-dir "$dir/ort" --threads "$threads" \
+    --iters 1 --warmup 0 --out "$dir/compiled" >/dev/null 2>>"$COMPILE_LOG.$tag"
   int_comp=$(printf "%s\n" "${paired[@]}" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
   check="outputs agree"
   for out in anvil compiled; do
-    if ! /usr/bin/python3 "$COMPARE" "$dir/ort" "$dir/$out" --rtol 1e-3 --atol 1e-5 >"$dir/cmp" 2>&1; then
+    # shellcheck disable=SC2046  # the two options of tolerance, split
+    if ! /usr/bin/python3 "$COMPARE" "$dir/ort" "$dir/$out" $(tolerance "$model") >"$dir/cmp" 2>&1; then
       check="$out OUTPUTS DIFFER: $(tr '\n' ' ' <"$dir/cmp")"
     fi
   done
@@ -147,8 +193,10 @@ done
 
 echo
 echo "JIT compile per model (anvil-run --backend=compiled, first load cold, then cached):"
-for model in mlp cnn transformer lngelu mobilenet; do
-  cold=$(grep -o 'compile [0-9.]* s' "$COMPILE_LOG.$model" | head -1)
-  cached=$(grep -c 'cached' "$COMPILE_LOG.$model" || true)
-  printf "  %-12s %s; %s later loads from the cache\n" "$model" "${cold:-cached}" "$cached"
+# Every model of the rows but the GEMM sweep's, once each, in the rows' order.
+for model in $(printf "%s\n" "${CASES[@]}" | awk '$1 !~ /^matmul_/ && !seen[$1]++ {print $1}'); do
+  tag=${model//\//_}
+  cold=$(grep -o 'compile [0-9.]* s' "$COMPILE_LOG.$tag" | head -1)
+  cached=$(grep -c 'cached' "$COMPILE_LOG.$tag" || true)
+  printf "  %-22s %s; %s later loads from the cache\n" "$model" "${cold:-cached}" "$cached"
 done

@@ -7,25 +7,41 @@
 #include <string>
 #include <vector>
 
+#include "base/float16.h"
 #include "graph/elements.h"
 #include "graph/pass_registry.h"
 
 namespace anvil {
 namespace {
 
-// The values of a float or double initializer of `type` with `count` elements, in double.
-std::optional<std::vector<double>> Read(const Value* v, ElementType type, int64_t count) {
+bool IsFloatingPoint(ElementType type) {
+  return type == ElementType::kFloat || type == ElementType::kDouble ||
+         type == ElementType::kFloat16 || type == ElementType::kBfloat16;
+}
+
+// The values of a floating-point initializer with `count` elements, in double. (The statistics
+// may be of another float type than X: BatchNormalization-15's T1 and T2.)
+std::optional<std::vector<double>> Read(const Value* v, int64_t count) {
   if (v == nullptr || !v->IsInitializer()) return std::nullopt;
   const Elements& e = *v->constant();
-  if (e.element_type() != type || e.NumElements() != count) return std::nullopt;
+  if (!IsFloatingPoint(e.element_type()) || e.NumElements() != count) return std::nullopt;
   std::vector<double> out(count);
   for (int64_t i = 0; i < count; ++i) out[i] = e.GetDouble(i);
   return out;
 }
 
+// `values` as an initializer of `type` (rounded once, from the double folding).
 std::shared_ptr<const Elements> Write(ElementType type, std::vector<int64_t> dims,
                                       const std::vector<double>& values) {
   if (type == ElementType::kDouble) return DenseElements::FromVector(type, std::move(dims), values);
+  if (type == ElementType::kFloat16 || type == ElementType::kBfloat16) {
+    std::vector<uint16_t> bits(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      const float f = static_cast<float>(values[i]);
+      bits[i] = type == ElementType::kFloat16 ? fp16::FloatToHalf(f) : fp16::FloatToBfloat16(f);
+    }
+    return DenseElements::FromVector(type, std::move(dims), bits);
+  }
   std::vector<float> floats(values.begin(), values.end());
   return DenseElements::FromVector(type, std::move(dims), floats);
 }
@@ -66,20 +82,22 @@ class Folder {
     const Value* w = conv->input(1);
     if (w == nullptr || !w->IsInitializer()) return false;
     const ElementType type = w->constant()->element_type();
-    if (type != ElementType::kFloat && type != ElementType::kDouble) return false;
+    if (!IsFloatingPoint(type)) return false;
     const std::vector<int64_t> w_dims(w->constant()->dims().begin(), w->constant()->dims().end());
     if (w_dims.size() < 3 || w_dims[0] <= 0) return false;
     const int64_t m = w_dims[0];
     const int64_t per_channel = w->constant()->NumElements() / m;
-    std::optional<std::vector<double>> weights = Read(w, type, m * per_channel);
-    std::optional<std::vector<double>> scale = Read(bn.input(1), type, m);
-    std::optional<std::vector<double>> bias = Read(bn.input(2), type, m);
-    std::optional<std::vector<double>> mean = Read(bn.input(3), type, m);
-    std::optional<std::vector<double>> var = Read(bn.input(4), type, m);
+    std::optional<std::vector<double>> weights = Read(w, m * per_channel);
+    std::optional<std::vector<double>> scale = Read(bn.input(1), m);
+    std::optional<std::vector<double>> bias = Read(bn.input(2), m);
+    std::optional<std::vector<double>> mean = Read(bn.input(3), m);
+    std::optional<std::vector<double>> var = Read(bn.input(4), m);
     if (!weights || !scale || !bias || !mean || !var) return false;
     std::vector<double> conv_bias(m, 0.0);
     if (conv->num_inputs() > 2 && conv->input(2) != nullptr) {
-      std::optional<std::vector<double>> b = Read(conv->input(2), type, m);
+      const Value* b_value = conv->input(2);
+      if (!b_value->IsInitializer() || b_value->constant()->element_type() != type) return false;
+      std::optional<std::vector<double>> b = Read(b_value, m);
       if (!b) return false;
       conv_bias = *b;
     }
