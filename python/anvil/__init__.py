@@ -420,6 +420,10 @@ class InferenceSession(_anvil.Session):
         """Breaches of the ONNX spec the load tolerated (as ONNX Runtime does), one line each."""
         return list(super().warnings())
 
+    def get_providers(self) -> List[str]:
+        """ONNX Runtime's provider list, for scripts that ask: Anvil runs on the CPU."""
+        return ["CPUExecutionProvider"]
+
     def __enter__(self) -> "InferenceSession":
         return self
 

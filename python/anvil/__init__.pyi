@@ -96,6 +96,9 @@ class InferenceSession(_anvil.Session):
     def warnings(self) -> List[str]:  # type: ignore[override]
         """Breaches of the ONNX spec the load tolerated, one line each."""
 
+    def get_providers(self) -> List[str]:
+        """["CPUExecutionProvider"]: Anvil runs on the CPU."""
+
     def close(self) -> None:
         """Frees the session's memory now; later runs raise Error."""
 

@@ -127,6 +127,7 @@ def test_inputs_and_outputs_describe_the_model():
     assert [(a.name, a.shape, a.type) for a in s.get_outputs()] == [
         ("z", ["N", 4], "tensor(float)")]
     assert "NodeArg(name='x'" in repr(s.get_inputs()[0])
+    assert s.get_providers() == ["CPUExecutionProvider"]
 
 
 def test_run_selects_outputs_by_name():
