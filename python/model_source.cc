@@ -34,14 +34,12 @@ absl::StatusOr<std::unique_ptr<Model>> LoadSource(const ModelSource& source,
 absl::Status OverrideInputShapes(
     Model& model, const std::vector<std::pair<std::string, std::vector<DimSpec>>>& shapes) {
   for (const auto& [name, dims] : shapes) {
-    Value* input = nullptr;
-    std::vector<std::string> names;
-    for (Value* v : model.graph().inputs()) {
-      if (v->IsInitializer()) continue;
-      names.push_back(v->name());
-      if (v->name() == name) input = v;
-    }
-    if (input == nullptr) {
+    Value* input = model.graph().FindValue(name);
+    if (input == nullptr || !input->IsGraphInput() || input->IsInitializer()) {
+      std::vector<std::string> names;
+      for (const Value* v : model.graph().inputs()) {
+        if (!v->IsInitializer()) names.push_back(v->name());
+      }
       return absl::InvalidArgumentError(
           absl::StrCat("input_shapes: the model has no input '", Excerpt(name),
                        "' (its inputs: ", Excerpt(absl::StrJoin(names, ", ")), ")"));

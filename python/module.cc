@@ -11,6 +11,7 @@
 // Every call that does real work (load, a run, a pipeline) releases the GIL, so Python threads
 // run sessions in parallel; a session serializes its own runs (runtime sessions are not
 // thread-safe), so sharing one between threads is safe but not parallel.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -30,7 +31,9 @@
 #include "base/excerpt.h"
 #include "base/status_macros.h"
 #include "graph/model_io.h"
+#include "graph/pass.h"
 #include "graph/pass_registry.h"
+#include "graph/pipeline_text.h"
 #include "kernels/tensor.h"
 #include "lower/evaluator/tir_session.h"
 #include "passes/default_pipeline.h"
@@ -100,10 +103,7 @@ class PySession {
       status = Load(source, threads, backend == "compiled");
     }
     OkOrRaise(status);
-    for (const Value* v : inputs_) {
-      input_index_[v->name()] = v;
-      input_keys_.push_back(py::str(v->name()));
-    }
+    for (const Value* v : inputs_) input_keys_.push_back(py::str(v->name()));
     for (size_t i = 0; i < outputs_.size(); ++i) all_outputs_.push_back(static_cast<int>(i));
   }
 
@@ -216,7 +216,8 @@ class PySession {
         Raise(absl::InvalidArgumentError("input_feed: every key must be an input name (str)"));
       }
       const std::string name = key.cast<std::string>();
-      if (!input_index_.contains(name)) {
+      if (std::none_of(inputs_.begin(), inputs_.end(),
+                       [&](const Value* v) { return v->name() == name; })) {
         Raise(absl::InvalidArgumentError(
             absl::StrCat("input '", Excerpt(name),
                          "' is not an input of the model (inputs: ", Excerpt(InputNames()), ")")));
@@ -256,11 +257,33 @@ class PySession {
   std::unique_ptr<lower::TirSession> tir_;
   std::vector<const Value*> inputs_;
   std::vector<const Value*> outputs_;
-  absl::flat_hash_map<std::string, const Value*> input_index_;
   std::vector<py::str> input_keys_;  // per input, its name as Python str (the feed's keys)
   std::vector<int> all_outputs_;
   std::vector<std::string> warnings_;
 };
+
+// The top-level passes of a pipeline text, parsed by the one pipeline parser
+// (graph/pipeline_text.h): (name, has options, canonical text). The canonical text is that of
+// a registered pass with its options set (so bad options fail here, as the pass manager would
+// fail them); None for a name the registry does not have (a pass written in Python, or a
+// mistake the native pipeline reports).
+py::list SplitPipeline(const std::string& text) {
+  absl::StatusOr<std::vector<PassSpec>> specs = ParsePipelineText(text);
+  if (!specs.ok()) Raise(specs.status());
+  py::list entries;
+  for (const PassSpec& spec : *specs) {
+    py::object canonical = py::none();
+    if (IsPassRegistered(spec.name)) {
+      std::unique_ptr<Pass> pass = ValueOrRaise(CreatePass(spec.name));
+      for (const PassOptionSpec& option : spec.options) {
+        OkOrRaise(pass->SetOption(option.key, option.value));
+      }
+      canonical = py::str(pass->ToPipelineText());
+    }
+    entries.append(py::make_tuple(spec.name, !spec.options.empty(), canonical));
+  }
+  return entries;
+}
 
 // anvil-opt's work on one model: load, fix input shapes, run `pipeline`, write to
 // `output_path` or return the serialized model. Returns (bytes or None, warnings).
@@ -350,6 +373,7 @@ PYBIND11_MODULE(_anvil, m) {
       py::arg("name"));
   m.attr("DEFAULT_PIPELINE") = anvil::kDefaultPipeline;
   m.attr("LOAD_PIPELINE") = anvil::kLoadPipeline;
+  m.def("split_pipeline", &anvil::python::SplitPipeline, py::arg("text"));
   m.def("run_pipeline", &anvil::python::RunPipelineOn, py::arg("bytes"), py::arg("path"),
         py::arg("pipeline"), py::arg("input_shapes"), py::arg("output_path"),
         py::arg("external_data_threshold"));

@@ -203,20 +203,12 @@ absl::StatusOr<Tensor> DenseTensor(const std::string& name, py::handle value,
                      ", got ", TypeName(given), " (numpy ", DtypeName(array.dtype()), ")"));
   }
   if (given == ElementType::kString) return StringTensor(name, array);
-  const char byteorder = array.dtype().attr("byteorder").cast<std::string>()[0];
-  const size_t itemsize = array.itemsize();
-  const bool in_place = (array.flags() & py::array::c_style) != 0 && byteorder != '>' &&
-                        reinterpret_cast<uintptr_t>(array.data()) % itemsize == 0;
-  if (!in_place) {
-    // One copy into a fresh C-contiguous array of native byte order.
-    array = py::array(py::module_::import("numpy").attr("ascontiguousarray")(
-        array, array.dtype().attr("newbyteorder")("=")));
-  }
-  // Now C-contiguous and of native byte order.
-  std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
-  void* data = const_cast<void*>(array.data());  // read only: inputs are never written
-  PyObject* owner = array.release().ptr();       // the reference the tensor holds
-  return Tensor::Borrow(given, dims, data, std::shared_ptr<const void>(owner, &ReleaseArray));
+  if (std::optional<Tensor> borrowed = BorrowInPlace(array, given)) return *std::move(borrowed);
+  // Another layout or byte order: one copy into a C-contiguous array of native byte order, which
+  // BorrowInPlace then takes.
+  array = py::array(py::module_::import("numpy").attr("ascontiguousarray")(
+      array, array.dtype().attr("newbyteorder")("=")));
+  return *BorrowInPlace(array, given);
 }
 
 }  // namespace

@@ -85,24 +85,14 @@ def _warn(messages: Iterable[str]) -> None:
         _warnings.warn(f"anvil: {message}", stacklevel=3)
 
 
-def _split_pipeline(pipeline: str) -> List[str]:
-    """Top-level entries of a pipeline: 'a,b{x=1,y=2},c' -> ['a', 'b{x=1,y=2}', 'c']."""
-    entries, depth, start = [], 0, 0
-    for i, c in enumerate(pipeline):
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            entries.append(pipeline[start:i].strip())
-            start = i + 1
-    entries.append(pipeline[start:].strip())
-    return [e for e in entries if e]
+def _split_pipeline(pipeline: str) -> List[Tuple[str, bool, Optional[str]]]:
+    """Top-level entries of a pipeline, by Anvil's own parser: (name, has options, canonical
+    text; None for a name Anvil's registry does not have)."""
+    return _anvil.split_pipeline(pipeline)
 
 
 def _entry_name(entry) -> str:
-    return entry.split("{", 1)[0].strip() if isinstance(entry, str) else getattr(
-        entry, "__name__", repr(entry))
+    return entry[0] if isinstance(entry, tuple) else getattr(entry, "__name__", repr(entry))
 
 
 def register_pass(name: str, function: Callable) -> None:
@@ -262,15 +252,17 @@ def simplify(model, *, passes: Union[str, Sequence, None] = None,
     # the model as a ModelProto.
     segments: List = []
     for e in entries:
-        fn = e if callable(e) else _python_passes.get(_entry_name(e))
-        if fn is not None and isinstance(e, str) and "{" in e:
-            raise Error(f"pass {_entry_name(e)!r} is written in Python and takes no options")
+        fn = e if callable(e) else _python_passes.get(e[0])
+        if fn is not None and not callable(e) and e[1]:
+            raise Error(f"pass {e[0]!r} is written in Python and takes no options")
         if fn is not None:
             segments.append(fn)
-        elif segments and isinstance(segments[-1], str):
-            segments[-1] += "," + e
+            continue
+        text = e[2] if e[2] is not None else e[0]  # an unknown name: the native run reports it
+        if segments and isinstance(segments[-1], str):
+            segments[-1] += "," + text
         else:
-            segments.append(e)
+            segments.append(text)
     # input_shapes and the verifier run natively first; after a Python pass the verifier runs
     # again, so what it returned is checked like the output of any pass.
     if not segments or callable(segments[0]):

@@ -105,6 +105,13 @@ def test_explicit_passes_and_unknown_pass():
     assert [n.op_type for n in out.graph.node].count("MatMul") == 2
     with pytest.raises(anvil.Error, match="unknown pass 'frobnicate'"):
         anvil.simplify(foldable_model(), passes="frobnicate")
+    # Options go through Anvil's pipeline parser: nested and quoted values, bad keys refused.
+    out = anvil.simplify(foldable_model(), passes='constprop{max-expansion=4},cse,dce')
+    assert [n.op_type for n in out.graph.node].count("MatMul") == 1
+    with pytest.raises(anvil.Error, match="bogus"):
+        anvil.simplify(foldable_model(), passes="cse{bogus=1}")
+    with pytest.raises(anvil.Error, match="invalid pass pipeline"):
+        anvil.simplify(foldable_model(), passes="cse{")
 
 
 def break_numerics(model):
