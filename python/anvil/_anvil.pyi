@@ -45,3 +45,7 @@ def run_pipeline(bytes: Optional[bytes], path: Optional[str], pipeline: str,
 
 def is_pass_registered(name: str) -> bool:
     """Whether a pass of that name is registered in Anvil's pass registry."""
+
+def split_pipeline(text: str) -> List[Tuple[str, bool, Optional[str]]]:
+    """Top-level passes of a pipeline text, by Anvil's parser: (name, has options, canonical
+    text of a registered pass with its options; None for a name the registry does not have)."""
