@@ -346,12 +346,37 @@ MemoryStats Session::memory_stats() const {
   return stats;
 }
 
+namespace {
+
+std::string QualifiedOpType(const Node& node) {
+  return node.domain().empty() ? node.op_type() : absl::StrCat(node.domain(), ".", node.op_type());
+}
+
+}  // namespace
+
+std::vector<NodeProfile> Session::NodeProfiles() const {
+  std::vector<NodeProfile> result;
+  result.reserve(step_nanos_.size());
+  const auto dims_of = [&](const std::vector<int>& slots) {
+    std::vector<std::string> parts;
+    for (int slot : slots) {
+      parts.push_back(slot < 0 ? "-" : DimsToString(shape_engine_->shape(slot).dims));
+    }
+    return absl::StrJoin(parts, " ");
+  };
+  for (size_t s = 0; s < step_nanos_.size(); ++s) {
+    const Step& step = plan_->steps()[s];
+    result.push_back({step.node->name(), QualifiedOpType(*step.node),
+                      absl::StrCat(dims_of(step.inputs), " -> ", dims_of(step.outputs)),
+                      step_nanos_[s]});
+  }
+  return result;
+}
+
 std::vector<OpProfile> Session::Profile() const {
   std::map<std::string, OpProfile> by_op;
   for (size_t s = 0; s < step_nanos_.size(); ++s) {
-    const Node& node = *plan_->steps()[s].node;
-    const std::string op =
-        node.domain().empty() ? node.op_type() : absl::StrCat(node.domain(), ".", node.op_type());
+    const std::string op = QualifiedOpType(*plan_->steps()[s].node);
     OpProfile& p = by_op[op];
     p.op_type = op;
     ++p.nodes;

@@ -96,6 +96,14 @@ struct OpProfile {
   int64_t total_nanos = 0;  // summed over those nodes and the runs
 };
 
+// Where the time went, per node of the schedule, over the same runs.
+struct NodeProfile {
+  std::string name;     // the node's name ("" when it has none)
+  std::string op_type;  // with its domain, as in OpProfile
+  std::string dims;     // input and output dims of the last run: "[1,3,8,8] [3,3,3,3] -> [1,3,6,6]"
+  int64_t total_nanos = 0;
+};
+
 // Figures of the current memory plan.
 struct MemoryStats {
   int64_t arena_bytes = 0;        // the arena the plan needs
@@ -137,6 +145,8 @@ class Session {
   std::vector<std::string> ChangedValues() const;
   // Per op type, most time first (empty unless SessionOptions::profile), over runs() runs.
   std::vector<OpProfile> Profile() const;
+  // Per node in schedule order (empty unless SessionOptions::profile), over runs() runs.
+  std::vector<NodeProfile> NodeProfiles() const;
   int64_t runs() const { return runs_; }
   void ResetProfile();
 

@@ -3,7 +3,7 @@
 //
 //   anvil-run MODEL [--input-dir DIR] [--input NAME=FILE.pb]... [--shape NAME=D0,D1,...]...
 //             [--seed N] [--iters N] [--warmup N] [--threads N] [--out DIR] [--memory]
-//             [--pipeline=P] [--no-arena] [--keep-weights] [--profile]
+//             [--pipeline=P] [--no-arena] [--keep-weights] [--profile[=nodes]]
 //             [--max-allocation-bytes N]
 //             [--backend=interpreter|tir-eval|compiled] [--lower=OPTIONS]
 //             [--compare=BACKEND[:OPTIONS]] [--help]
@@ -83,6 +83,7 @@ options:
   --keep-weights         keep the bytes of weights that kernels pack into their own copies
                          (by default they are released at load: --memory reports the bytes)
   --profile              print the time per op type over the timed runs (stderr)
+  --profile=nodes        also the time of every node, with its input and output dims
   --backend=B            interpreter (default: the runtime's Session), tir-eval (lowered to
                          the Tensor IR with lower-to-tir and run by its reference evaluator) or
                          compiled (that IR emitted as C++, compiled with $CXX and cached)
@@ -112,6 +113,7 @@ struct Flags {
   bool arena = true;
   bool keep_weights = false;
   bool profile = false;
+  bool profile_nodes = false;
   std::optional<int64_t> max_allocation_bytes;
   std::string backend = "interpreter";
   std::string lower;  // --lower
@@ -192,8 +194,12 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.keep_weights = true;
     } else if (key == "--profile") {
-      ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.profile = true;
+      if (args.arg() != key) {
+        ANVIL_ASSIGN_OR_RETURN(const std::string v, args.Value());
+        if (v != "nodes") return absl::InvalidArgumentError("--profile=V: V must be 'nodes'");
+        flags.profile_nodes = true;
+      }
     } else if (key == "--max-allocation-bytes") {
       ANVIL_ASSIGN_OR_RETURN(flags.max_allocation_bytes, args.Count(0));
     } else if (args.IsOption()) {
@@ -564,6 +570,15 @@ absl::Status Run(const Flags& flags) {
           "  %-24s %4d nodes %10.4f ms %6.1f%%\n", p.op_type, p.nodes,
           p.total_nanos / 1e6 / std::max<int64_t>(1, session.session->runs()),
           total > 0 ? 100.0 * p.total_nanos / total : 0.0);
+    }
+    if (flags.profile_nodes) {
+      std::cerr << "anvil-run: profile per node (ms per run):\n";
+      for (const NodeProfile& p : session.session->NodeProfiles()) {
+        std::cerr << absl::StrFormat(
+            "  %10.4f %5.1f%%  %-20s %-24s %s\n",
+            p.total_nanos / 1e6 / std::max<int64_t>(1, session.session->runs()),
+            total > 0 ? 100.0 * p.total_nanos / total : 0.0, p.op_type, p.name, p.dims);
+      }
     }
   }
   return absl::OkStatus();

@@ -102,6 +102,16 @@ expect_error "--lower of the interpreter" 2 "--lower is an option of the tir-eva
 expect_error "unknown compare backend" 2 "--compare: unknown backend 'gpu'" -- \
   "$DATA/weights.onnxtxt" --compare=gpu
 
+# --profile=nodes: the op-type table, then one line per node with its input and output dims.
+"$RUN" "$DATA/weights.onnxtxt" --shape x=2,4 --iters 2 --profile=nodes >"$TMP/out" 2>"$TMP/err" ||
+  fail "--profile=nodes exited $?: $(cat "$TMP/err")"
+grep -q "anvil-run: profile over 2 runs" "$TMP/err" || fail "no op-type profile: $(cat "$TMP/err")"
+grep -q "anvil-run: profile per node" "$TMP/err" || fail "no node profile: $(cat "$TMP/err")"
+grep -qE "MatMul +.*\[2,4\] \[4,[0-9]+\] -> \[2,[0-9]+\]" "$TMP/err" ||
+  fail "node profile lacks the MatMul's dims: $(cat "$TMP/err")"
+expect_error "--profile=V" 2 "--profile=V: V must be 'nodes'" -- "$DATA/weights.onnxtxt" \
+  --profile=ops
+
 # Every value type (testdata/gen_value_types_model.py): a string input, a Loop carrying a
 # sequence, an optional, an If nested in an If whose values declare no types.
 VT="$TEST_SRCDIR/anvil/testdata/models/value_types.onnx"

@@ -553,6 +553,18 @@ TEST(Conv, MatchesDirectConvolution) {
       {{2, 5, 9, 8}, 5, 5, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},
       {{1, 3, 11, 37}, 6, 3, {3, 5}, {1, 3}, {2, 1}, {2, 0, 1, 3}},
       {{1, 4, 6, 40}, 4, 4, {5, 5}, {1, 1}, {1, 2}, {2, 2, 2, 2}},
+      // Depthwise through the padded kernel (square 3x3 / 5x5, strides 1 / 2, pads under the
+      // window): rows that fill four-row blocks and leave a tail, widths below, at and over a
+      // vector, asymmetric and zero pads, a multiplier of 2.
+      {{1, 3, 13, 17}, 3, 3, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      {{2, 4, 11, 33}, 8, 4, {3, 3}, {2, 2}, {1, 1}, {0, 1, 1, 0}},
+      {{1, 2, 7, 7}, 2, 2, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}},
+      {{1, 3, 19, 16}, 3, 3, {5, 5}, {2, 2}, {1, 1}, {1, 2, 2, 1}},
+      {{1, 2, 9, 8}, 2, 2, {3, 3}, {1, 1}, {1, 1}, {0, 0, 0, 0}},
+      // Dense few-channel convolutions through the padded kernels (four outputs and two rows at
+      // a time, then single ones): 5x5 of one channel, 3x3 of three with a batch.
+      {{1, 1, 17, 21}, 5, 1, {5, 5}, {2, 2}, {1, 1}, {2, 2, 2, 2}},
+      {{2, 3, 10, 9}, 7, 1, {3, 3}, {1, 1}, {1, 1}, {1, 0, 1, 1}},
       // Small outputs: several images per GEMM.
       {{5, 3, 6, 6}, 7, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
       // More than 4 output channels per group: the im2col panels are filled straight from the
@@ -907,36 +919,49 @@ TEST(Conv, DirectFewChannelsGivesTheGemmBits) {
 // its slice.
 TEST(Conv, DepthwiseAndBatchedImagesGiveTheGemmBits) {
   const int64_t N = 3, C = 4, H = 9, W = 21, Mg = 2;
-  const Tensor x = RandomTensor({N, C, H, W}, 21), w = RandomTensor({C * Mg, 1, 3, 3}, 22),
-               b = RandomTensor({C * Mg}, 23);
-  const std::string attrs = "strides = [2, 1], pads = [1, 1, 0, 1], dilations = [1, 2]";
-  absl::StatusOr<std::vector<Tensor>> y =
-      RunText(ModelText(11, "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)",
-                        absl::StrCat("y = Conv <group = ", C, ", ", attrs, "> (x, w, b)")),
-              {x, w, b});
-  ASSERT_TRUE(y.ok()) << y.status();
-  const std::vector<float> all = Values<float>((*y)[0]);
-  const int64_t out_size = static_cast<int64_t>(all.size()) / (N * C * Mg);
-  const std::vector<float> xs = Values<float>(x), ws = Values<float>(w), bs = Values<float>(b);
-  for (int64_t n = 0; n < N; ++n) {
-    for (int64_t c = 0; c < C; ++c) {
-      const Tensor xc =
-          Floats({1, 1, H, W}, std::vector<float>(xs.begin() + (n * C + c) * H * W,
-                                                  xs.begin() + (n * C + c + 1) * H * W));
-      const Tensor wc = Floats({Mg, 1, 3, 3}, std::vector<float>(ws.begin() + c * Mg * 9,
-                                                                 ws.begin() + (c + 1) * Mg * 9));
-      const Tensor bc =
-          Floats({Mg}, std::vector<float>(bs.begin() + c * Mg, bs.begin() + (c + 1) * Mg));
-      const auto [xg, wg] = WithZeroChannels(xc, wc, 3, 0.25f);
-      absl::StatusOr<std::vector<Tensor>> one =
-          RunText(ModelText(11, "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)",
-                            absl::StrCat("y = Conv <", attrs, "> (x, w, b)")),
-                  {xg, wg, bc});
-      ASSERT_TRUE(one.ok()) << one.status();
-      const std::vector<float> want = Values<float>((*one)[0]);
-      const std::vector<float> got(all.begin() + (n * C + c) * Mg * out_size,
-                                   all.begin() + (n * C + c + 1) * Mg * out_size);
-      EXPECT_EQ(got, want) << "image " << n << " channel " << c;
+  const Tensor x = RandomTensor({N, C, H, W}, 21);
+  const std::vector<float> xs = Values<float>(x);
+  struct Window {
+    int64_t kernel;
+    std::string attrs;
+  };
+  // The general direct kernel (a dilation), then the padded one (3x3 stride 1, 5x5 stride 2).
+  const Window windows[] = {{3, "strides = [2, 1], pads = [1, 1, 0, 1], dilations = [1, 2]"},
+                            {3, "strides = [1, 1], pads = [1, 1, 1, 1]"},
+                            {5, "strides = [2, 2], pads = [2, 1, 1, 2]"}};
+  for (const Window& window : windows) {
+    const int64_t K = window.kernel, taps = K * K;
+    const std::string& attrs = window.attrs;
+    const Tensor w = RandomTensor({C * Mg, 1, K, K}, 22), b = RandomTensor({C * Mg}, 23);
+    absl::StatusOr<std::vector<Tensor>> y =
+        RunText(ModelText(11, "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)",
+                          absl::StrCat("y = Conv <group = ", C, ", ", attrs, "> (x, w, b)")),
+                {x, w, b});
+    ASSERT_TRUE(y.ok()) << y.status();
+    const std::vector<float> all = Values<float>((*y)[0]);
+    const int64_t out_size = static_cast<int64_t>(all.size()) / (N * C * Mg);
+    const std::vector<float> ws = Values<float>(w), bs = Values<float>(b);
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t c = 0; c < C; ++c) {
+        const Tensor xc =
+            Floats({1, 1, H, W}, std::vector<float>(xs.begin() + (n * C + c) * H * W,
+                                                    xs.begin() + (n * C + c + 1) * H * W));
+        const Tensor wc = Floats(
+            {Mg, 1, K, K},
+            std::vector<float>(ws.begin() + c * Mg * taps, ws.begin() + (c + 1) * Mg * taps));
+        const Tensor bc =
+            Floats({Mg}, std::vector<float>(bs.begin() + c * Mg, bs.begin() + (c + 1) * Mg));
+        const auto [xg, wg] = WithZeroChannels(xc, wc, 3, 0.25f);
+        absl::StatusOr<std::vector<Tensor>> one =
+            RunText(ModelText(11, "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)",
+                              absl::StrCat("y = Conv <", attrs, "> (x, w, b)")),
+                    {xg, wg, bc});
+        ASSERT_TRUE(one.ok()) << one.status();
+        const std::vector<float> want = Values<float>((*one)[0]);
+        const std::vector<float> got(all.begin() + (n * C + c) * Mg * out_size,
+                                     all.begin() + (n * C + c + 1) * Mg * out_size);
+        EXPECT_EQ(got, want) << attrs << ": image " << n << " channel " << c;
+      }
     }
   }
   // Images batched into one GEMM (outputs under 256 positions) against one image at a time.

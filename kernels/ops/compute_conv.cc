@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -85,8 +86,22 @@ class ConvKernel final : public OpKernel {
  public:
   ConvKernel(WindowAttrs attrs, int64_t group) : attrs_(std::move(attrs)), group_(group) {}
 
-  // Prepares the Winograd path when the node's weight and attributes allow it.
-  void PrepareFor(const Node& node) { winograd_ = PrepareWinogradWeights(node); }
+  // Prepares the Winograd path when the node's weight and attributes allow it, and widens a
+  // constant float16 / bfloat16 weight and bias once (the convolution runs in float32).
+  void PrepareFor(const Node& node) {
+    winograd_ = PrepareWinogradWeights(node);
+    for (int input : {1, 2}) {
+      std::optional<ConstantFloats> c = ReadConstantFloats(node, input);
+      if (c.has_value() && c->type != ElementType::kFloat) {
+        (input == 1 ? widened_weight_ : widened_bias_) = std::move(c);
+      }
+    }
+  }
+
+  // The widened weight replaces the node's: its bytes may be released.
+  bool KeepsOwnCopyOf(int input) const override {
+    return (input == 1 && widened_weight_.has_value()) || (input == 2 && widened_bias_.has_value());
+  }
 
   absl::Status Compute(KernelContext& ctx) override {
     bool applied = false;
@@ -104,12 +119,38 @@ class ConvKernel final : public OpKernel {
     ANVIL_RETURN_IF_ERROR(CheckConvShapes(ctx, x, w, group_));
     ANVIL_RETURN_IF_ERROR(CheckConvBias(ctx, w.dims[0]));
     ANVIL_ASSIGN_OR_RETURN(WindowGeometry g, ConvGeometry(ctx, attrs_, x, w, y));
-    // Only on float32: a 16-bit float's activation kernel runs on the rounded values.
-    if (x.type != ElementType::kFloat) epilogue = nullptr;
+    // A 16-bit float's activation runs on the rounded values: in the epilogue (before rounding)
+    // only where that gives the same bits.
+    if (epilogue != nullptr && x.type != ElementType::kFloat &&
+        !simd::CommutesWithRounding(*epilogue, x.type == ElementType::kFloat16)) {
+      epilogue = nullptr;
+    }
     return DispatchFloat(x.type, "Conv", [&](auto tag) -> absl::Status {
       using C = ComputeType<decltype(tag)>;
-      DenseInput<C> xd(x), wd(w), bd;
-      if (ctx.HasInput(2)) bd.Reset(ctx.input(2));
+      DenseInput<C> xd(x), wd, bd;
+      const C* wdata = nullptr;
+      const C* bdata = nullptr;
+      if constexpr (std::is_same_v<C, float>) {
+        if (widened_weight_.has_value() && widened_weight_->dims == w.dims) {
+          wdata = widened_weight_->values.data();
+        }
+        if (ctx.HasInput(2) && widened_bias_.has_value() &&
+            widened_bias_->dims == ctx.input(2).dims) {
+          bdata = widened_bias_->values.data();
+        }
+      }
+      if (wdata == nullptr) {
+        if (w.data == nullptr) return ctx.Error("W's bytes were released for a widened copy");
+        wd.Reset(w);
+        wdata = wd.data();
+      }
+      if (ctx.HasInput(2) && bdata == nullptr) {
+        if (ctx.input(2).data == nullptr) {
+          return ctx.Error("B's bytes were released for a widened copy");
+        }
+        bd.Reset(ctx.input(2));
+        bdata = bd.data();
+      }
       DenseOutput<C> yd(y);
       if constexpr (std::is_same_v<C, float>) {
         // The prepared weight is the node's constant: its dims are checked, not its bytes.
@@ -117,15 +158,15 @@ class ConvKernel final : public OpKernel {
             w.dims[1] == winograd_->in_channels && group_ == 1 &&
             WinogradApplies(g, x.dims[0], *winograd_)) {
           if (ctx.stats() != nullptr) ++ctx.stats()->winograd_convolutions;
-          WinogradConv2D(g, x.dims[0], *winograd_, xd.data(), ctx.HasInput(2) ? bd.data() : nullptr,
+          WinogradConv2D(g, x.dims[0], *winograd_, xd.data(), bdata,
                          epilogue != nullptr ? *epilogue : simd::Epilogue(), yd.data());
           *applied = epilogue != nullptr;
           yd.Commit();
           return absl::OkStatus();
         }
       }
-      *applied = ConvForward<C>(g, x.dims[0], x.dims[1], w.dims[0], group_, xd.data(), wd.data(),
-                                ctx.HasInput(2) ? bd.data() : nullptr, yd.data(), epilogue);
+      *applied = ConvForward<C>(g, x.dims[0], x.dims[1], w.dims[0], group_, xd.data(), wdata, bdata,
+                                yd.data(), epilogue);
       yd.Commit();
       return absl::OkStatus();
     });
@@ -135,6 +176,7 @@ class ConvKernel final : public OpKernel {
   WindowAttrs attrs_;
   int64_t group_;
   std::unique_ptr<const WinogradWeights> winograd_;
+  std::optional<ConstantFloats> widened_weight_, widened_bias_;  // of 16-bit float constants
 };
 
 // The kernel of a Conv node, its attributes read and checked and its Winograd weight prepared.
@@ -246,8 +288,7 @@ bool ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64
       return epilogue != nullptr;
     }
   }
-  Im2ColGemmConv(g, N, C, M, group, x, w, bias, y);
-  return false;
+  return Im2ColGemmConv(g, N, C, M, group, x, w, bias, y, epilogue);
 }
 
 template bool ConvForward<float>(const WindowGeometry&, int64_t, int64_t, int64_t, int64_t,

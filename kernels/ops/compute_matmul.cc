@@ -63,24 +63,16 @@ absl::Status MatMulCompute(KernelContext& ctx) {
   });
 }
 
-// A float32 weight input packed once (simd::PackB) when it is an initializer of the graph that
+// A float weight input packed once (simd::PackB) when it is an initializer of the graph that
 // a run cannot override (not also a graph input) and 2-D; null otherwise. op(B) = B, or B^T
-// with trans_b.
+// with trans_b. A float16 or bfloat16 weight is packed widened: its products run in float32, as
+// every product of those types does (the kernels widen them), without widening it per run.
 std::unique_ptr<const simd::PackedB> PackConstantWeight(const Node& node, int input, bool trans_b) {
-  if (input >= node.num_inputs()) return nullptr;
-  const Value* v = node.input(input);
-  if (v == nullptr || !v->IsInitializer() || v->IsGraphInput()) return nullptr;
-  const Elements& e = *v->constant();
-  if (e.element_type() != ElementType::kFloat || e.dims().size() != 2) return nullptr;
-  const int64_t rows = e.dims()[0], cols = e.dims()[1];
+  const std::optional<ConstantFloats> w = ReadConstantFloats(node, input);
+  if (!w.has_value() || w->dims.size() != 2) return nullptr;
+  const int64_t rows = w->dims[0], cols = w->dims[1];
   if (rows <= 0 || cols <= 0) return nullptr;
-  std::vector<float> copy;
-  const float* data = reinterpret_cast<const float*>(e.ContiguousData());
-  if (data == nullptr) {
-    copy.resize(rows * cols);
-    e.CopyTo(reinterpret_cast<uint8_t*>(copy.data()));
-    data = copy.data();
-  }
+  const float* data = w->values.data();
   // PackB takes (K, N) of op(B): B stored N x K with trans_b, else K x N.
   return trans_b ? simd::PackB(true, cols, rows, data, cols)
                  : simd::PackB(false, rows, cols, data, cols);
@@ -117,6 +109,21 @@ class MatMulKernel final : public OpKernel {
       CountPackedProduct(ctx);
       simd::SgemmPackedB(false, rows, 1.0f, ad, packed_->k, *packed_, 0.0f, y.As<float>(),
                          packed_->n);
+      return absl::OkStatus();
+    }
+    if (packed_ != nullptr &&
+        (a.type == ElementType::kFloat16 || a.type == ElementType::kBfloat16) && y.type == a.type &&
+        b.rank() == 2 && b.dims[0] == packed_->k && b.dims[1] == packed_->n && a.rank() >= 1 &&
+        a.dims.back() == packed_->k) {
+      // A 16-bit float product on the widened, packed weight: A widened, the float32 product
+      // rounded into Y (the general path's float computation without widening B per run).
+      DenseInput<float> fa(a);
+      DenseOutput<float> fy(y);
+      const int64_t rows = packed_->k > 0 ? a.NumElements() / packed_->k : 0;
+      CountPackedProduct(ctx);
+      simd::SgemmPackedB(false, rows, 1.0f, fa.data(), packed_->k, *packed_, 0.0f, fy.data(),
+                         packed_->n);
+      fy.Commit();
       return absl::OkStatus();
     }
     if (b.data == nullptr)
@@ -160,7 +167,9 @@ class GemmKernel final : public OpKernel {
       using T = decltype(tag);
       using C = ComputeType<T>;
       if constexpr (kIsHalfLike<T>) {
-        DenseInput<float> fa(a), fb(ctx.input(1));
+        // Widened to float32; a packed (constant) B is not read: its bytes may be released.
+        DenseInput<float> fa(a), fb;
+        if (packed_ == nullptr) fb.Reset(ctx.input(1));
         DenseOutput<float> fy(ctx.output(0));
         Run<float>(ctx,
                    TensorView::Dense(ElementType::kFloat, const_cast<float*>(fa.data()), a.dims),

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
+#include "base/float16.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
 
@@ -40,6 +41,35 @@ absl::Status CheckOutputSize(KernelContext& ctx, int i, int64_t n) {
   if (ctx.output(i).NumElements() == n) return absl::OkStatus();
   return ctx.Error(absl::StrCat("output ", i, " ", ctx.output(i).DebugString(), " should hold ", n,
                                 " elements"));
+}
+
+std::optional<ConstantFloats> ReadConstantFloats(const Node& node, int input) {
+  if (input >= node.num_inputs()) return std::nullopt;
+  const Value* v = node.input(input);
+  if (v == nullptr || !v->IsInitializer() || v->IsGraphInput()) return std::nullopt;
+  const Elements& e = *v->constant();
+  const ElementType type = e.element_type();
+  if (type != ElementType::kFloat && type != ElementType::kFloat16 &&
+      type != ElementType::kBfloat16) {
+    return std::nullopt;
+  }
+  ConstantFloats out;
+  out.type = type;
+  out.dims.assign(e.dims().begin(), e.dims().end());
+  const int64_t n = e.NumElements();
+  out.values.resize(n);
+  if (type == ElementType::kFloat) {
+    e.CopyTo(reinterpret_cast<uint8_t*>(out.values.data()));
+    return out;
+  }
+  std::vector<uint16_t> bits(n);
+  e.CopyTo(reinterpret_cast<uint8_t*>(bits.data()));
+  if (type == ElementType::kFloat16) {
+    simd::HalfToFloat(bits.data(), out.values.data(), static_cast<size_t>(n));
+  } else {
+    for (int64_t i = 0; i < n; ++i) out.values[i] = fp16::Bfloat16ToFloat(bits[i]);
+  }
+  return out;
 }
 
 std::vector<float> ReadFloats(const TensorView& v) {

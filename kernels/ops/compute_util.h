@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -16,12 +17,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "base/scratch.h"
 #include "base/status_macros.h"
 #include "graph/ir.h"
 #include "graph/node_errors.h"
 #include "kernels/dispatch.h"
 #include "kernels/op_kernel.h"
 #include "kernels/ops/op_util.h"
+#include "kernels/simd/float16_convert.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/tensor.h"
 #include "kernels/tensor_view.h"
@@ -70,11 +73,25 @@ void ForEachRow(const TensorView& v, Fn&& fn) {
 template <typename S, typename C>
 void CopyConvert(const TensorView& v, C* dst) {
   const S* src = v.As<S>();
+  if constexpr (std::is_same_v<S, Half> && std::is_same_v<C, float>) {
+    if (v.Contiguous()) {  // one call, not one per row
+      simd::HalfToFloat(reinterpret_cast<const uint16_t*>(src), dst,
+                        static_cast<size_t>(v.NumElements()));
+      return;
+    }
+  }
   ForEachRow(v, [&](int64_t offset, int64_t n, int64_t stride) {
     const S* p = src + offset;
     if constexpr (std::is_same_v<S, C>) {
       if (stride == 1) {
         std::memcpy(dst, p, n * sizeof(C));
+        dst += n;
+        return;
+      }
+    }
+    if constexpr (std::is_same_v<S, Half> && std::is_same_v<C, float>) {
+      if (stride == 1) {
+        simd::HalfToFloat(reinterpret_cast<const uint16_t*>(p), dst, static_cast<size_t>(n));
         dst += n;
         return;
       }
@@ -112,7 +129,7 @@ constexpr ElementType ElementTypeOf() {
 }
 
 // An input as dense row-major data of compute type C: the input's own memory when it already is
-// that, else a converted or compacted copy owned by this object.
+// that, else a converted or compacted copy in a scratch lease (base/scratch.h) this object holds.
 template <typename C>
 class DenseInput {
  public:
@@ -127,10 +144,11 @@ class DenseInput {
       data_ = v.As<C>();
       return;
     }
-    // (Not std::vector: C may be bool.)
-    storage_.reset(new C[std::max<int64_t>(1, v.NumElements())]);
-    CopyConvertAny<C>(v, storage_.get());
-    data_ = storage_.get();
+    // Leased: a run's steady state reuses these buffers (no fresh pages per call).
+    if (!lease_.has_value()) lease_.emplace();
+    C* storage = lease_->Get<C>(0, static_cast<size_t>(std::max<int64_t>(1, v.NumElements())));
+    CopyConvertAny<C>(v, storage);
+    data_ = storage;
   }
   const C* data() const { return data_; }
   const Shape& dims() const { return dims_; }
@@ -139,7 +157,7 @@ class DenseInput {
  private:
   const C* data_ = nullptr;
   Shape dims_;
-  std::unique_ptr<C[]> storage_;
+  std::optional<ScratchLease> lease_;
 };
 
 // A dense output written as compute type C: the output's memory when it stores C, else a scratch
@@ -152,8 +170,9 @@ class DenseOutput {
       data_ = out.As<C>();
     } else {
       size_ = out.NumElements();
-      storage_.reset(new C[std::max<int64_t>(1, size_)]);
-      data_ = storage_.get();
+      lease_.emplace();
+      storage_ = lease_->Get<C>(0, static_cast<size_t>(std::max<int64_t>(1, size_)));
+      data_ = storage_;
     }
   }
   DenseOutput(const DenseOutput&) = delete;
@@ -164,6 +183,10 @@ class DenseOutput {
     (void)DispatchNumeric(out_.type, "", [&](auto tag) -> absl::Status {
       using S = decltype(tag);
       S* dst = out_.As<S>();
+      if constexpr (std::is_same_v<S, Half> && std::is_same_v<C, float>) {
+        simd::FloatToHalf(storage_, reinterpret_cast<uint16_t*>(dst), static_cast<size_t>(size_));
+        return absl::OkStatus();
+      }
       for (int64_t i = 0; i < size_; ++i) dst[i] = ConvertElement<S>(storage_[i]);
       return absl::OkStatus();
     });
@@ -173,7 +196,8 @@ class DenseOutput {
   TensorView out_;
   C* data_ = nullptr;
   int64_t size_ = 0;
-  std::unique_ptr<C[]> storage_;
+  std::optional<ScratchLease> lease_;
+  C* storage_ = nullptr;
 };
 
 // InvalidArgument unless output `i` holds `n` elements: guards kernels whose own reading of the
@@ -186,6 +210,18 @@ absl::Status CheckOutputSize(KernelContext& ctx, int i, int64_t n);
 double ReadDouble(const TensorView& v, int64_t i);
 // Reads any numeric tensor as float values.
 std::vector<float> ReadFloats(const TensorView& v);
+
+// Input `input` of `node` as float32 values, when it is a constant a kernel may keep its own
+// copy of (an initializer that is not also a graph input, so no run replaces it) of a float type
+// (float32, float16 or bfloat16, widened exactly); nullopt otherwise. Kernels prepare their
+// weights from it once at creation (packed, transformed, or just widened from float16) instead
+// of converting them on every run.
+struct ConstantFloats {
+  ElementType type = ElementType::kUndefined;  // the initializer's own type
+  Shape dims;
+  std::vector<float> values;
+};
+std::optional<ConstantFloats> ReadConstantFloats(const Node& node, int input);
 
 // The type integer arithmetic on T wraps around in without UB: its unsigned counterpart.
 template <typename T, bool = std::is_integral_v<T> && !std::is_same_v<T, bool>>

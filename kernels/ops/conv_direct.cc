@@ -84,6 +84,71 @@ class DirectTaps {
   simd::DepthwiseTaps taps_;
 };
 
+// Zero-padded, column-phase-split copies of input planes in the layout of
+// simd::DepthwisePaddedPlane, for square windows whose kernel it has.
+class PaddedPhases {
+ public:
+  // Whether the geometry is one DepthwisePaddedPlane takes: 2-D, a square 3x3 or 5x5 window,
+  // equal strides of 1 or 2, no dilation, and pads under the window (a larger pad, which only a
+  // hostile model has, would make the padded copy larger than the plane by any factor).
+  static bool Applies(const WindowGeometry& g) {
+    if (g.spatial != 2 || g.kernel[0] != g.kernel[1] || g.strides[0] != g.strides[1] ||
+        g.dilations[0] != 1 || g.dilations[1] != 1 ||
+        !simd::DepthwisePaddedSupports(g.kernel[0], g.strides[0])) {
+      return false;
+    }
+    for (int d = 0; d < 2; ++d) {
+      if (g.pad_begin[d] >= g.kernel[d] || g.pad_end[d] >= g.kernel[d]) return false;
+    }
+    return true;
+  }
+
+  explicit PaddedPhases(const WindowGeometry& g)
+      : g_(g),
+        stride_(g.strides[0]),
+        rows_((g.out[0] - 1) * stride_ + g.kernel[0]),
+        // Whole vectors (up to 16 lanes) past the last output column, plus the widest tap shift.
+        ld_((g.out[1] + 15) / 16 * 16 + 16) {}
+
+  int64_t ld() const { return ld_; }
+  // Floats of one padded plane, and of the row buffer Fill needs.
+  int64_t Size() const { return stride_ * rows_ * ld_; }
+  int64_t RowBufferSize() const { return stride_ * ld_; }
+
+  // Writes the padded phases of plane x (H x W) to dst, with `row` (RowBufferSize() floats) as
+  // the buffer of one padded row when the columns are split. With `borders_written`, dst and row
+  // hold an earlier Fill's planes of this geometry: their zeros (the padding, the columns past
+  // the input) are in place and only the input's own values are written.
+  void Fill(const float* x, float* dst, float* row, bool borders_written) const {
+    const int64_t H = g_.in[0], W = g_.in[1], pt = g_.pad_begin[0];
+    const int64_t width = stride_ * ld_;  // padded columns kept
+    const int64_t left = std::min(g_.pad_begin[1], width);
+    const int64_t copied = std::clamp<int64_t>(width - left, 0, W);
+    for (int64_t r = 0; r < rows_; ++r) {
+      const int64_t ih = r - pt;
+      const bool inside = ih >= 0 && ih < H;
+      float* out = stride_ == 1 ? dst + r * ld_ : row;
+      if (!inside) {
+        if (borders_written) continue;
+        std::fill(out, out + width, 0.0f);
+      } else {
+        if (!borders_written) {
+          std::fill(out, out + left, 0.0f);
+          std::fill(out + left + copied, out + width, 0.0f);
+        }
+        std::copy(x + ih * W, x + ih * W + copied, out + left);
+      }
+      if (stride_ == 2) {
+        simd::Deinterleave(row, dst + r * ld_, dst + (rows_ + r) * ld_, static_cast<size_t>(width));
+      }
+    }
+  }
+
+ private:
+  const WindowGeometry& g_;
+  int64_t stride_, rows_, ld_;
+};
+
 // Input channels x taps up to which a dense 2-D convolution runs the direct kernel
 // (simd::DirectConvPlanes) instead of im2col + GEMM: a 3-channel 3x3 first layer (27) fills too
 // short a GEMM K to amortize the panel fill (measured 0.236 -> 0.197 ms on [16, 3, 32, 32] ->
@@ -101,8 +166,28 @@ void DepthwiseConv2D(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, i
                      const float* x, const float* w, const float* bias,
                      const simd::Epilogue& epilogue, float* y) {
   const int64_t Mg = M / group;
-  const DirectTaps direct(g);
   const double plane_work = static_cast<double>(g.out_size * g.kernel_size);
+  if (PaddedPhases::Applies(g)) {
+    const PaddedPhases padded(g);
+    parallel::For(N * M, parallel::MinChunk(plane_work, parallel::kMinChunkElements),
+                  [&](int64_t begin, int64_t end) {
+                    ScratchBuffers scratch;
+                    float* plane = scratch.Get<float>(0, padded.Size());
+                    float* row = scratch.Get<float>(1, padded.RowBufferSize());
+                    for (int64_t nm = begin; nm < end; ++nm) {
+                      const int64_t n = nm / M, m = nm % M;
+                      if (nm == begin || m % Mg == 0) {
+                        padded.Fill(x + (n * C + m / Mg) * g.in_size, plane, row, nm != begin);
+                      }
+                      simd::DepthwisePaddedPlane(plane, padded.ld(), g.kernel[0], g.strides[0],
+                                                 w + m * g.kernel_size,
+                                                 bias != nullptr ? bias + m : nullptr, epilogue,
+                                                 y + nm * g.out_size, g.out[0], g.out[1]);
+                    }
+                  });
+    return;
+  }
+  const DirectTaps direct(g);
   parallel::For(N * M, parallel::MinChunk(plane_work, parallel::kMinChunkElements),
                 [&](int64_t begin, int64_t end) {
                   ScratchBuffers scratch;
@@ -131,10 +216,34 @@ bool UsesDirectConv(const WindowGeometry& g, int64_t Cg, int64_t group) {
 // (see simd/depthwise.h). Threads split (image, block of output channels) pairs.
 void DirectConv2D(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, const float* x,
                   const float* w, const float* bias, const simd::Epilogue& epilogue, float* y) {
-  const DirectTaps direct(g);
   constexpr int64_t kOutBlock = 4;  // the kernel's output channels at a time
   const int64_t blocks = (M + kOutBlock - 1) / kOutBlock;
   const double pair_flops = 2.0 * static_cast<double>(g.out_size * g.kernel_size * C * kOutBlock);
+  if (PaddedPhases::Applies(g)) {
+    const PaddedPhases padded(g);
+    parallel::For(N * blocks, parallel::MinChunk(pair_flops, parallel::kMinChunkFlops),
+                  [&](int64_t begin, int64_t end) {
+                    ScratchBuffers scratch;
+                    float* planes = scratch.Get<float>(0, C * padded.Size());
+                    float* row = scratch.Get<float>(1, padded.RowBufferSize());
+                    for (int64_t pair = begin; pair < end; ++pair) {
+                      const int64_t n = pair / blocks, k0 = pair % blocks * kOutBlock;
+                      if (pair == begin || k0 == 0) {
+                        for (int64_t c = 0; c < C; ++c) {
+                          padded.Fill(x + (n * C + c) * g.in_size, planes + c * padded.Size(), row,
+                                      pair != begin);
+                        }
+                      }
+                      simd::DirectConvPaddedPlanes(
+                          planes, padded.Size(), padded.ld(), C, g.kernel[0], g.strides[0],
+                          w + k0 * C * g.kernel_size, std::min(kOutBlock, M - k0),
+                          bias != nullptr ? bias + k0 : nullptr, epilogue,
+                          y + (n * M + k0) * g.out_size, g.out_size, g.out[0], g.out[1]);
+                    }
+                  });
+    return;
+  }
+  const DirectTaps direct(g);
   parallel::For(N * blocks, parallel::MinChunk(pair_flops, parallel::kMinChunkFlops),
                 [&](int64_t begin, int64_t end) {
                   const int64_t plane = direct.NeedsPhases() ? direct.PhasedSize() : g.in_size;

@@ -320,7 +320,7 @@ bool IsPointwise(const WindowGeometry& g) {
 template <typename T>
 bool ImplicitConvGemm(const WindowGeometry& g, int64_t Mg, int64_t cols, int64_t K, const T* w,
                       const T* x, int64_t image_stride, const T* bias, T* c, int64_t ldc,
-                      ScratchBuffers& scratch) {
+                      ScratchBuffers& scratch, const simd::Epilogue* epilogue) {
   if constexpr (std::is_same_v<T, float>) {
     if (IsPointwise(g) && Mg > 4 && cols > 4 && image_stride == 0) {
       // B is X itself (K channels of in_size values): panels copied as Sgemm would pack them,
@@ -332,14 +332,15 @@ bool ImplicitConvGemm(const WindowGeometry& g, int64_t Mg, int64_t cols, int64_t
           std::fill(dst + k * pw + w, dst + (k + 1) * pw, 0.0f);
         }
       };
-      simd::SgemmFilledB(Mg, cols, K, w, K, rows, bias, 0.0f, c, ldc);
+      simd::SgemmFilledB(Mg, cols, K, w, K, rows, bias, 0.0f, c, ldc, epilogue);
       return true;
     }
     if (g.spatial == 2 && Mg > 4 && cols > 4) {
       const int64_t images = cols / g.out_size, channels = K / g.kernel_size;
       float* buffer = scratch.Get<float>(0, PaddedPlanes::Size(g, images * channels));
       const PaddedPlanes padded(g, x, images, image_stride, channels, buffer);
-      simd::SgemmFilledB(Mg, cols, K, w, K, Im2ColPanels(g, padded, K), bias, 0.0f, c, ldc);
+      simd::SgemmFilledB(Mg, cols, K, w, K, Im2ColPanels(g, padded, K), bias, 0.0f, c, ldc,
+                         epilogue);
       return true;
     }
   }
@@ -374,8 +375,8 @@ void Col2Im(const WindowGeometry& g, const T* col, int64_t channels, int64_t p0,
 }
 
 template <typename T>
-void Im2ColGemmConv(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
-                    const T* x, const T* w, const T* bias, T* y) {
+bool Im2ColGemmConv(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
+                    const T* x, const T* w, const T* bias, T* y, const simd::Epilogue* epilogue) {
   const int64_t Cg = C / group, Mg = M / group;
   const int64_t K = Cg * g.kernel_size;
   const bool pointwise = IsPointwise(g);
@@ -391,6 +392,12 @@ void Im2ColGemmConv(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, in
                                          kColBudget / std::max<int64_t>(1, K * g.out_size)),
                                 1, N);
   const int64_t batches = (N + batch - 1) / batch;
+  // The epilogue goes into the GEMM when every pair takes ImplicitConvGemm's packed path (its
+  // conditions with the narrowest product a pair can have: one image).
+  if (epilogue != nullptr && !(std::is_same_v<T, float> && K > 0 && Mg > 4 && g.out_size > 4 &&
+                               (pointwise ? batch == 1 : g.spatial == 2))) {
+    epilogue = nullptr;
+  }
   // (image batch, group) pairs split across threads when one pair's GEMM is too small to split
   // by itself; each chunk has its own buffers.
   const double pair_flops = 2.0 * static_cast<double>(Mg) * static_cast<double>(g.out_size) *
@@ -418,7 +425,7 @@ void Im2ColGemmConv(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, in
             const int64_t cols = nb * g.out_size;
             const T* xb = x + (n0 * C + gi * Cg) * g.in_size;
             if (!ImplicitConvGemm(g, Mg, cols, K, wg, xb, C * g.in_size, gbias, product, cols,
-                                  scratch)) {
+                                  scratch, epilogue)) {
               const T beta = fill_bias(product, cols);
               T* col = col_buffer();
               for (int64_t j = 0; j < nb; ++j) {
@@ -436,7 +443,8 @@ void Im2ColGemmConv(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, in
           }
           const T* xg = x + (n0 * C + gi * Cg) * g.in_size;
           T* yg = y + (n0 * M + gi * Mg) * g.out_size;
-          if (ImplicitConvGemm(g, Mg, g.out_size, K, wg, xg, 0, gbias, yg, g.out_size, scratch)) {
+          if (ImplicitConvGemm(g, Mg, g.out_size, K, wg, xg, 0, gbias, yg, g.out_size, scratch,
+                               epilogue)) {
             continue;
           }
           const T beta = fill_bias(yg, g.out_size);
@@ -454,16 +462,20 @@ void Im2ColGemmConv(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, in
           }
         }
       });
+  return epilogue != nullptr;
 }
 
 template void Col2Im<float>(const WindowGeometry&, const float*, int64_t, int64_t, int64_t, float*);
 template void Col2Im<double>(const WindowGeometry&, const double*, int64_t, int64_t, int64_t,
                              double*);
-template void Im2ColGemmConv<float>(const WindowGeometry&, int64_t, int64_t, int64_t, int64_t,
-                                    const float*, const float*, const float*, float*);
-template void Im2ColGemmConv<double>(const WindowGeometry&, int64_t, int64_t, int64_t, int64_t,
-                                     const double*, const double*, const double*, double*);
-template void Im2ColGemmConv<int32_t>(const WindowGeometry&, int64_t, int64_t, int64_t, int64_t,
-                                      const int32_t*, const int32_t*, const int32_t*, int32_t*);
+template bool Im2ColGemmConv<float>(const WindowGeometry&, int64_t, int64_t, int64_t, int64_t,
+                                    const float*, const float*, const float*, float*,
+                                    const simd::Epilogue*);
+template bool Im2ColGemmConv<double>(const WindowGeometry&, int64_t, int64_t, int64_t, int64_t,
+                                     const double*, const double*, const double*, double*,
+                                     const simd::Epilogue*);
+template bool Im2ColGemmConv<int32_t>(const WindowGeometry&, int64_t, int64_t, int64_t, int64_t,
+                                      const int32_t*, const int32_t*, const int32_t*, int32_t*,
+                                      const simd::Epilogue*);
 
 }  // namespace anvil::compute_ops

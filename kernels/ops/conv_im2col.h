@@ -27,11 +27,14 @@ int64_t ChunkColumns(int64_t rows, int64_t total);
 template <typename T>
 void Col2Im(const WindowGeometry& g, const T* col, int64_t channels, int64_t p0, int64_t p1, T* y);
 
-// ConvForward (conv_internal.h) by im2col + GEMM, without an epilogue. For T = float, double and
-// int32_t.
+// ConvForward (conv_internal.h) by im2col + GEMM. `epilogue` (float only; null: none) is
+// applied in the GEMM's registers when every product of the call takes the packed path that
+// fills B from the images (simd::SgemmFilledB); returns whether it was (else the caller applies
+// it). For T = float, double and int32_t.
 template <typename T>
-void Im2ColGemmConv(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
-                    const T* x, const T* w, const T* bias, T* y);
+bool Im2ColGemmConv(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
+                    const T* x, const T* w, const T* bias, T* y,
+                    const simd::Epilogue* epilogue = nullptr);
 
 }  // namespace anvil::compute_ops
 

@@ -34,8 +34,9 @@ inline std::pair<int64_t, int64_t> InsideRange(int64_t count, int64_t length, in
 // by the fastest path that gives the im2col + GEMM path's bits: output rows that read only
 // padding filled directly, the direct kernels (float, 2-D, depthwise or few input channels),
 // else im2col + GEMM. With an epilogue, the paths that apply it in registers (the direct
-// kernels) do so and return true; the others leave Y without it and return false. For T =
-// float, double and int32_t (the integer convolutions, on zero-point-shifted values).
+// kernels, and float im2col + GEMM when it takes the implicit packed path) do so and return
+// true; the others leave Y without it and return false. For T = float, double and int32_t (the
+// integer convolutions, on zero-point-shifted values).
 template <typename T>
 bool ConvForward(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, int64_t group,
                  const T* x, const T* w, const T* bias, T* y,

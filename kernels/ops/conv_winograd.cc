@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "base/parallel.h"
+#include "kernels/ops/compute_util.h"
 #include "kernels/ops/scratch.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/winograd.h"
@@ -113,23 +115,15 @@ const std::vector<std::unique_ptr<const simd::PackedB>>& WinogradWeights::Transp
 std::unique_ptr<const WinogradWeights> PrepareWinogradWeights(const Node& node) {
   if (node.num_inputs() < 2 || node.GetInt("group", 1) != 1) return nullptr;
   if (!AllOnes(node.GetInts("strides")) || !AllOnes(node.GetInts("dilations"))) return nullptr;
-  const Value* v = node.input(1);
-  if (v == nullptr || !v->IsInitializer() || v->IsGraphInput()) return nullptr;
-  const Elements& e = *v->constant();
-  const absl::Span<const int64_t> dims = e.dims();
-  if (e.element_type() != ElementType::kFloat || dims.size() != 4 || dims[2] != 3 || dims[3] != 3 ||
-      dims[0] < kMinChannels || dims[1] < kMinChannels || dims[0] > kMaxChannels ||
-      dims[1] > kMaxChannels) {
+  const std::optional<ConstantFloats> weight = ReadConstantFloats(node, 1);
+  if (!weight.has_value()) return nullptr;
+  const Shape& dims = weight->dims;
+  if (dims.size() != 4 || dims[2] != 3 || dims[3] != 3 || dims[0] < kMinChannels ||
+      dims[1] < kMinChannels || dims[0] > kMaxChannels || dims[1] > kMaxChannels) {
     return nullptr;
   }
   const int64_t K = dims[0], C = dims[1];
-  std::vector<float> copy;
-  const float* data = reinterpret_cast<const float*>(e.ContiguousData());
-  if (data == nullptr) {
-    copy.resize(K * C * 9);
-    e.CopyTo(reinterpret_cast<uint8_t*>(copy.data()));
-    data = copy.data();
-  }
+  const float* data = weight->values.data();
   auto w = std::make_unique<WinogradWeights>();
   w->out_channels = K;
   w->in_channels = C;

@@ -24,6 +24,7 @@
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "kernels/dispatch.h"
+#include "kernels/ops/compute_util.h"
 #include "kernels/ops/data_internal.h"
 #include "kernels/simd/elementwise.h"
 
@@ -481,7 +482,7 @@ class ResizeKernel final : public OpKernel {
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
-    ANVIL_ASSIGN_OR_RETURN(TensorView* out_or, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(TensorView * out_or, PreallocatedOutput(ctx, 0));
     const TensorView& out = *out_or;
     const int64_t rank = in.rank();
     if (out.rank() != rank || out.type != in.type) {
@@ -527,6 +528,19 @@ class ResizeKernel final : public OpKernel {
       });
     }
     if (in.type == ElementType::kBool) return UnsupportedType(ctx.node().op_type(), in.type);
+    if (in.type == ElementType::kFloat16 && in.Contiguous() && out.Contiguous()) {
+      // float16 interpolates in float32 either way; widened in one pass, it takes the float32
+      // path's planar SIMD rows instead of one scalar conversion per tap (the taps' strides are
+      // the dense input's, which the widened copy shares).
+      compute_ops::DenseInput<float> wide_in(in);
+      compute_ops::DenseOutput<float> wide_out(out);
+      ResizeInterpolate<float>(
+          TensorView::Dense(ElementType::kFloat, const_cast<float*>(wide_in.data()), in.dims),
+          TensorView::Dense(ElementType::kFloat, wide_out.data(), out.dims), dims,
+          params_.extrapolation);
+      wide_out.Commit();
+      return absl::OkStatus();
+    }
     return DispatchNumeric(in.type, ctx.node().op_type(), [&](auto tag) -> absl::Status {
       ResizeInterpolate<decltype(tag)>(in, out, dims, params_.extrapolation);
       return absl::OkStatus();

@@ -77,7 +77,7 @@ absl::Status TanhCompute(KernelContext& ctx) {
 template <typename Rows, typename Value>
 absl::Status ParameterizedUnary(KernelContext& ctx, Rows rows, Value value) {
   const TensorView& x = ctx.input(0);
-  if (x.type == ElementType::kFloat && x.dims == ctx.output(0).dims) {
+  if (RunsFloatRows(x.type) && x.type == ctx.output(0).type && x.dims == ctx.output(0).dims) {
     FloatUnaryRows(x, ctx.output(0), rows, [value](float v) { return value(v); });
     return absl::OkStatus();
   }
@@ -142,7 +142,7 @@ class ClipKernel final : public OpKernel {
           (i == 1 ? lo : hi) = Widen(bound);
         }
       }
-      if constexpr (std::is_same_v<T, float>) {
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Half>) {
         FloatUnaryRows(
             x, y,
             [lo, hi](const float* in, float* out, size_t n) { simd::Clip(in, lo, hi, out, n); },
@@ -174,7 +174,7 @@ class ClipKernel final : public OpKernel {
 // Elu, Selu and Celu are one function: x > 0 ? gamma * x : gamma * alpha * expm1(beta * x).
 absl::Status ExpLinear(KernelContext& ctx, float alpha, float beta, float gamma) {
   const TensorView& x = ctx.input(0);
-  if (x.type == ElementType::kFloat && x.dims == ctx.output(0).dims) {
+  if (RunsFloatRows(x.type) && x.type == ctx.output(0).type && x.dims == ctx.output(0).dims) {
     FloatUnaryRows(
         x, ctx.output(0),
         [=](const float* in, float* out, size_t n) {

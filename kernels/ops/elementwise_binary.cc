@@ -113,7 +113,7 @@ class ArithmeticKernel final : public OpKernel {
     ANVIL_RETURN_IF_ERROR(BinaryOperands(ctx, legacy_, &a, &b));
     const TensorView& y = ctx.output(0);
     if constexpr (kOp != Arith::kMod) {
-      if (y.type == ElementType::kFloat) {
+      if (RunsFloatRows(y.type)) {
         constexpr simd::BinaryOp kSimdOp = kOp == Arith::kAdd   ? simd::BinaryOp::kAdd
                                            : kOp == Arith::kSub ? simd::BinaryOp::kSub
                                            : kOp == Arith::kMul ? simd::BinaryOp::kMul
@@ -218,7 +218,7 @@ class PowKernel final : public OpKernel {
                                     AsAbsl(ElementTypeName(y.type))));
     }
     // x^2 is the common case in models (variance, squared error): one SIMD multiply.
-    if (y.type == ElementType::kFloat && IsScalarFloat(ctx.input(1), 2.0f)) {
+    if (RunsFloatRows(y.type) && IsScalarFloat(ctx.input(1), 2.0f)) {
       FloatBinary(simd::BinaryOp::kMul, a, a, y);
       return absl::OkStatus();
     }

@@ -2,10 +2,10 @@
 // DynamicQuantizeLinear.
 //
 // Cast converts between all numeric types (bool, integers, float16, bfloat16, float, double) and
-// to and from string (elementwise_string.cc). The target type is output 0's, as the ShapeHelper decided it (from
-// `to`, or from CastLike's second input). Narrowing to float16/bfloat16 rounds to nearest even;
-// float to integer truncates toward zero and saturates (NaN -> 0), a choice ONNX leaves open;
-// integer to narrower integer wraps; anything to bool is `!= 0`.
+// to and from string (elementwise_string.cc). The target type is output 0's, as the ShapeHelper
+// decided it (from `to`, or from CastLike's second input). Narrowing to float16/bfloat16 rounds to
+// nearest even; float to integer truncates toward zero and saturates (NaN -> 0), a choice ONNX
+// leaves open; integer to narrower integer wraps; anything to bool is `!= 0`.
 //
 // Quantization follows ONNX: y = saturate(round_half_even(x / scale) + zero_point), x =
 // (q - zero_point) * scale, per tensor or (opset 13+) per `axis` with a 1-D scale, uint8 or int8.
@@ -64,6 +64,18 @@ absl::Status CastCompute(KernelContext& ctx) {
     return CastWithStrings(ctx, x, y);
   }
   if (x.type == y.type) return CopyView(ctx, x, y);
+  // float16 <-> float32, the casts at the edges of float16 models: F16C, a vector at a time.
+  if (x.Contiguous() && y.Contiguous()) {
+    const size_t n = static_cast<size_t>(y.NumElements());
+    if (x.type == ElementType::kFloat16 && y.type == ElementType::kFloat) {
+      simd::HalfToFloat(x.As<uint16_t>(), y.As<float>(), n);
+      return absl::OkStatus();
+    }
+    if (x.type == ElementType::kFloat && y.type == ElementType::kFloat16) {
+      simd::FloatToHalf(x.As<float>(), y.As<uint16_t>(), n);
+      return absl::OkStatus();
+    }
+  }
   return DispatchTypes<kAllNumericTypes>(y.type, op, [&](auto to_tag) {
     using To = decltype(to_tag);
     return DispatchTypes<kAllNumericTypes>(x.type, op, [&](auto from_tag) {

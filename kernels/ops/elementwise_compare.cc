@@ -237,7 +237,7 @@ absl::Status FoldCompute(KernelContext& ctx) {
     using T = decltype(tag);
     if (n == 1) {
       MapUnary<T, T>(views[0], y, [](T v) { return v; });
-    } else if constexpr (std::is_same_v<T, float>) {
+    } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Half>) {
       constexpr simd::BinaryOp kSimdOp = kOp == Fold::kMax   ? simd::BinaryOp::kMax
                                          : kOp == Fold::kMin ? simd::BinaryOp::kMin
                                                              : simd::BinaryOp::kAdd;

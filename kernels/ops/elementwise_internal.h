@@ -30,11 +30,13 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "base/float16.h"
 #include "base/parallel.h"
 #include "graph/ir.h"
 #include "kernels/dispatch.h"
 #include "kernels/op_kernel.h"
 #include "kernels/simd/elementwise.h"
+#include "kernels/simd/float16_convert.h"
 #include "kernels/tensor_view.h"
 
 namespace anvil::elementwise {
@@ -278,16 +280,45 @@ void MapTernary(const TensorView& a, const TensorView& b, const TensorView& c, c
 
 // float32 through the Highway routines: y = a op b (a, b broadcast to y's dims), y = op(x)
 // (x with y's dims). Contiguous rows and rows against a broadcast scalar are SIMD; other strided
-// rows run the same operation in scalar code.
+// rows run the same operation in scalar code. float16 views (y.type kFloat16, the inputs alike)
+// run the float32 operation on chunks widened and narrowed with F16C (simd/float16_convert.h):
+// the float computation the scalar Widen / Narrow path does, a vector at a time.
 void FloatBinary(simd::BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y);
 void FloatUnary(simd::UnaryOp op, const TensorView& x, const TensorView& y);
 
+// Elements of the float32 chunks float16 rows are computed in (on the stack).
+inline constexpr int64_t kHalfChunk = 512;
+
+// Runs simd_row(const float* x, float* y, size_t n) over a float16 row of n elements (x's
+// elements `step` apart) through float32 chunks; x and y may be the same row.
+template <typename SimdRow>
+void HalfRowThroughFloat(const uint16_t* x, int64_t step, uint16_t* y, int64_t n,
+                         const SimdRow& simd_row) {
+  float in[kHalfChunk], out[kHalfChunk];
+  for (int64_t i0 = 0; i0 < n; i0 += kHalfChunk) {
+    const int64_t m = std::min(kHalfChunk, n - i0);
+    if (step == 1) {
+      simd::HalfToFloat(x + i0, in, static_cast<size_t>(m));
+    } else {
+      for (int64_t i = 0; i < m; ++i) in[i] = fp16::HalfToFloat(x[(i0 + i) * step]);
+    }
+    simd_row(in, out, static_cast<size_t>(m));
+    simd::FloatToHalf(out, y + i0, static_cast<size_t>(m));
+  }
+}
+
 // The general form of FloatUnary: simd_row(const float* x, float* y, size_t n) for contiguous
-// rows, scalar(float) -> float for strided ones.
+// rows, scalar(float) -> float for strided ones (float16: simd_row on every row, gathered).
 template <typename SimdRow, typename Scalar>
 void FloatUnaryRows(const TensorView& x, const TensorView& y, const SimdRow& simd_row,
                     const Scalar& scalar) {
   const LoopPlan plan = PlanLoop(y.dims, {&x});
+  if (y.type == ElementType::kFloat16) {
+    ForEachRow<1>(plan, y.data, sizeof(uint16_t), {x.data}, [&](const Row<1>& r) {
+      HalfRowThroughFloat(r.In<uint16_t>(0), r.step[0], r.Out<uint16_t>(), r.n, simd_row);
+    });
+    return;
+  }
   ForEachRow<1>(plan, y.data, sizeof(float), {x.data}, [&](const Row<1>& r) {
     const float* px = r.In<float>(0);
     float* o = r.Out<float>();
@@ -297,6 +328,11 @@ void FloatUnaryRows(const TensorView& x, const TensorView& y, const SimdRow& sim
       for (int64_t i = 0; i < r.n; ++i) o[i] = scalar(px[i * r.step[0]]);
     }
   });
+}
+
+// Whether the float32 SIMD rows above take `type` (float32, and float16 through chunks).
+inline bool RunsFloatRows(ElementType type) {
+  return type == ElementType::kFloat || type == ElementType::kFloat16;
 }
 
 // A unary op with y of x's type and dims: y = fn(x) on the compute type (Widen / Narrow), for x
@@ -310,7 +346,7 @@ absl::Status ApplyUnary(KernelContext& ctx, const Fn& fn,
   if (x.type != y.type || x.dims != y.dims) {
     return ctx.Error("input and output differ in type or shape");
   }
-  if (simd_op.has_value() && x.type == ElementType::kFloat) {
+  if (simd_op.has_value() && RunsFloatRows(x.type)) {
     FloatUnary(*simd_op, x, y);
     return absl::OkStatus();
   }
@@ -413,9 +449,8 @@ Factory CreateAbs, CreateAcos, CreateAcosh, CreateAsin, CreateAsinh, CreateAtan,
     CreateSqrt, CreateTan;
 // elementwise_activation.cc
 Factory CreateCelu, CreateClip, CreateElu, CreateGelu, CreateHardSigmoid, CreateHardSwish,
-    CreateLeakyRelu, CreateQuickGelu,
-    CreateRelu, CreateSelu, CreateShrink, CreateSigmoid, CreateSoftplus, CreateSoftsign, CreateTanh,
-    CreateThresholdedRelu;
+    CreateLeakyRelu, CreateQuickGelu, CreateRelu, CreateSelu, CreateShrink, CreateSigmoid,
+    CreateSoftplus, CreateSoftsign, CreateTanh, CreateThresholdedRelu;
 // elementwise_cast.cc
 Factory CreateCast, CreateCastLike, CreateIdentity, CreateQuantizeLinear, CreateDequantizeLinear,
     CreateDynamicQuantizeLinear;

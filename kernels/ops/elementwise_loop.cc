@@ -172,9 +172,48 @@ float BinaryValue(simd::BinaryOp op, float a, float b) {
   return 0.0f;
 }
 
+// FloatBinary on float16 rows: each operand's chunk widened (a broadcast scalar once), the
+// float32 row operation, the result narrowed.
+void HalfBinary(simd::BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y) {
+  const LoopPlan plan = PlanLoop(y.dims, {&a, &b});
+  ForEachRow<2>(plan, y.data, sizeof(uint16_t), {a.data, b.data}, [op](const Row<2>& r) {
+    const uint16_t* pa = r.In<uint16_t>(0);
+    const uint16_t* pb = r.In<uint16_t>(1);
+    uint16_t* o = r.Out<uint16_t>();
+    const int64_t sa = r.step[0], sb = r.step[1];
+    float fa[kHalfChunk], fb[kHalfChunk], out[kHalfChunk];
+    const auto widen = [](const uint16_t* p, int64_t step, int64_t i0, int64_t m, float* dst) {
+      if (step == 1) {
+        simd::HalfToFloat(p + i0, dst, static_cast<size_t>(m));
+      } else {
+        for (int64_t i = 0; i < m; ++i) dst[i] = fp16::HalfToFloat(p[(i0 + i) * step]);
+      }
+    };
+    for (int64_t i0 = 0; i0 < r.n; i0 += kHalfChunk) {
+      const int64_t m = std::min(kHalfChunk, r.n - i0);
+      const size_t n = static_cast<size_t>(m);
+      if (sa == 0 && sb == 0) {
+        std::fill(out, out + m, BinaryValue(op, fp16::HalfToFloat(*pa), fp16::HalfToFloat(*pb)));
+      } else if (sb == 0) {
+        widen(pa, sa, i0, m, fa);
+        simd::BinaryVectorScalar(op, fa, fp16::HalfToFloat(*pb), out, n);
+      } else if (sa == 0) {
+        widen(pb, sb, i0, m, fb);
+        simd::BinaryScalarVector(op, fp16::HalfToFloat(*pa), fb, out, n);
+      } else {
+        widen(pa, sa, i0, m, fa);
+        widen(pb, sb, i0, m, fb);
+        simd::BinaryVectorVector(op, fa, fb, out, n);
+      }
+      simd::FloatToHalf(out, o + i0, n);
+    }
+  });
+}
+
 }  // namespace
 
 void FloatBinary(simd::BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y) {
+  if (y.type == ElementType::kFloat16) return HalfBinary(op, a, b, y);
   const LoopPlan plan = PlanLoop(y.dims, {&a, &b});
   ForEachRow<2>(plan, y.data, sizeof(float), {a.data, b.data}, [op](const Row<2>& r) {
     const float* pa = r.In<float>(0);
@@ -197,6 +236,12 @@ void FloatBinary(simd::BinaryOp op, const TensorView& a, const TensorView& b, co
 }
 
 void FloatUnary(simd::UnaryOp op, const TensorView& x, const TensorView& y) {
+  if (y.type == ElementType::kFloat16) {
+    FloatUnaryRows(
+        x, y, [op](const float* in, float* out, size_t n) { simd::Unary(op, in, out, n); },
+        [](float v) { return v; });
+    return;
+  }
   const LoopPlan plan = PlanLoop(y.dims, {&x});
   ForEachRow<1>(plan, y.data, sizeof(float), {x.data}, [op](const Row<1>& r) {
     const float* px = r.In<float>(0);

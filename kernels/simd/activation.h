@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "base/float16.h"
+
 namespace anvil::simd {
 
 enum class Activation : int32_t { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kTanh };
@@ -16,6 +18,26 @@ struct Epilogue {
   float alpha = 0.0f;  // LeakyRelu's slope; Clip's lower bound
   float beta = 0.0f;   // Clip's upper bound
 };
+
+// Whether applying `e` to float32 results and then rounding them to float16 (`half`) or
+// bfloat16 gives the bits of rounding first and applying it after, as a 16-bit float network's
+// own activation node does: no activation, Relu, and Clip with bounds the type represents
+// exactly (a monotone map onto representable values commutes with rounding to nearest).
+inline bool CommutesWithRounding(const Epilogue& e, bool half) {
+  const auto exact = [half](float v) {
+    return half ? fp16::HalfToFloat(fp16::FloatToHalf(v)) == v
+                : fp16::Bfloat16ToFloat(fp16::FloatToBfloat16(v)) == v;
+  };
+  switch (e.activation) {
+    case Activation::kNone:
+    case Activation::kRelu:
+      return true;
+    case Activation::kClip:
+      return exact(e.alpha) && exact(e.beta);
+    default:
+      return false;
+  }
+}
 
 }  // namespace anvil::simd
 

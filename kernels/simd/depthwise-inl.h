@@ -168,6 +168,141 @@ HWY_NOINLINE void DirectConvPlanesImpl(const DepthwiseTaps& t, const float* plan
   }
 }
 
+// kRows output rows x kOuts output channels of a convolution over zero-padded, phase-split input
+// planes (DepthwisePaddedPlane, DirectConvPaddedPlanes), one vector of columns at a time. Input
+// row i of the block (padded row oh0 * kStride + i) serves output row r with kernel row
+// kh = i - kStride * r: each loaded vector feeds every output row and channel that reads it,
+// and each output still takes its taps in (channel, kh, kw) order from 0, then the bias. All
+// bounds but the channel count are constants, so the loops unroll completely and the
+// accumulators stay in registers.
+template <int kKernel, int kStride, int kRows, int kOuts, bool kOneChannel>
+HWY_INLINE void PaddedConvRows(const float* planes, int64_t plane_stride, int64_t channels,
+                               int64_t ld, int64_t phase_stride, const float* w, int64_t w_stride,
+                               const float* bias, const Epilogue& epilogue, float* y,
+                               int64_t out_plane, int64_t oh0, int64_t out_w) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  constexpr int kInRows = kStride * (kRows - 1) + kKernel;
+  constexpr int kTaps = kKernel * kKernel;
+  for (int64_t ow0 = 0; ow0 < out_w; ow0 += L) {
+    V acc[kRows][kOuts];
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+      for (int k = 0; k < kOuts; ++k) acc[r][k] = hn::Zero(d);
+    }
+    // One channel (depthwise) is a constant bound: the weights' broadcasts leave the loop.
+    const int64_t channel_count = kOneChannel ? 1 : channels;
+    for (int64_t c = 0; c < channel_count; ++c) {
+      const float* block = planes + c * plane_stride + oh0 * kStride * ld + ow0;
+      const float* wc = w + c * kTaps;
+#pragma GCC unroll 16
+      for (int i = 0; i < kInRows; ++i) {
+#pragma GCC unroll 8
+        for (int kw = 0; kw < kKernel; ++kw) {
+          const V v = hn::LoadU(d, block + i * ld + (kw % kStride) * phase_stride + kw / kStride);
+#pragma GCC unroll 8
+          for (int r = 0; r < kRows; ++r) {
+            const int kh = i - kStride * r;
+            if (kh < 0 || kh >= kKernel) continue;
+#pragma GCC unroll 8
+            for (int k = 0; k < kOuts; ++k) {
+              acc[r][k] =
+                  hn::MulAdd(hn::Set(d, wc[k * w_stride + kh * kKernel + kw]), v, acc[r][k]);
+            }
+          }
+        }
+      }
+    }
+    const int64_t n = out_w - ow0;
+#pragma GCC unroll 8
+    for (int k = 0; k < kOuts; ++k) {
+      const V b = hn::Set(d, bias != nullptr ? bias[k] : 0.0f);
+#pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r) {
+        const V v = ApplyEpilogue(d, epilogue, bias != nullptr ? hn::Add(b, acc[r][k]) : acc[r][k]);
+        float* out = y + k * out_plane + (oh0 + r) * out_w + ow0;
+        if (n >= L) {
+          hn::StoreU(v, d, out);
+        } else {
+          hn::BlendedStore(v, hn::FirstN(d, static_cast<size_t>(n)), d, out);
+        }
+      }
+    }
+  }
+}
+
+// Every output row of kOuts channels: blocks of kRows rows, then single rows.
+template <int kKernel, int kStride, int kRows, int kOuts, bool kOneChannel>
+HWY_INLINE void PaddedConvPlanes(const float* planes, int64_t plane_stride, int64_t channels,
+                                 int64_t ld, const float* w, int64_t w_stride, const float* bias,
+                                 const Epilogue& epilogue, float* y, int64_t out_plane,
+                                 int64_t out_h, int64_t out_w) {
+  const int64_t phase_stride = ((out_h - 1) * kStride + kKernel) * ld;
+  int64_t oh0 = 0;
+  for (; oh0 + kRows <= out_h; oh0 += kRows) {
+    PaddedConvRows<kKernel, kStride, kRows, kOuts, kOneChannel>(planes, plane_stride, channels, ld,
+                                                                phase_stride, w, w_stride, bias,
+                                                                epilogue, y, out_plane, oh0, out_w);
+  }
+  for (; oh0 < out_h; ++oh0) {
+    PaddedConvRows<kKernel, kStride, 1, kOuts, kOneChannel>(planes, plane_stride, channels, ld,
+                                                            phase_stride, w, w_stride, bias,
+                                                            epilogue, y, out_plane, oh0, out_w);
+  }
+}
+
+// Calls f(integral_constant kernel, integral_constant stride) for the (kernel, stride) pairs the
+// padded kernels have (DepthwisePaddedSupports).
+template <class F>
+HWY_INLINE void WithPaddedShape(int64_t kernel, int64_t stride, const F& f) {
+  if (kernel == 3 && stride == 1)
+    f(std::integral_constant<int, 3>(), std::integral_constant<int, 1>());
+  if (kernel == 3 && stride == 2)
+    f(std::integral_constant<int, 3>(), std::integral_constant<int, 2>());
+  if (kernel == 5 && stride == 1)
+    f(std::integral_constant<int, 5>(), std::integral_constant<int, 1>());
+  if (kernel == 5 && stride == 2)
+    f(std::integral_constant<int, 5>(), std::integral_constant<int, 2>());
+}
+
+// One plane in, one plane out, two rows at a time: with four, the accumulators, loaded rows and
+// the hoisted weight broadcasts spill AVX2's sixteen registers (measured twice as slow).
+HWY_NOINLINE void DepthwisePaddedPlaneImpl(const float* padded, int64_t ld, int64_t kernel,
+                                           int64_t stride, const float* w, const float* bias,
+                                           const Epilogue& epilogue, float* y, int64_t out_h,
+                                           int64_t out_w) {
+  WithPaddedShape(kernel, stride, [&](auto k, auto s) HWY_ATTR {
+    PaddedConvPlanes<decltype(k)::value, decltype(s)::value, 2, 1, true>(
+        padded, 0, 1, ld, w, 0, bias, epilogue, y, 0, out_h, out_w);
+  });
+}
+
+// Few input channels, many outputs: four output channels x two rows share each loaded vector
+// (eight accumulators: the sixteen of AVX2 hold them with the loads and weights).
+HWY_NOINLINE void DirectConvPaddedPlanesImpl(const float* padded, int64_t plane_stride, int64_t ld,
+                                             int64_t channels, int64_t kernel, int64_t stride,
+                                             const float* w, int64_t out_channels,
+                                             const float* bias, const Epilogue& epilogue, float* y,
+                                             int64_t out_plane, int64_t out_h, int64_t out_w) {
+  WithPaddedShape(kernel, stride, [&](auto k, auto s) HWY_ATTR {
+    constexpr int kK = decltype(k)::value, kS = decltype(s)::value;
+    const int64_t w_stride = channels * kK * kK;  // between output channels
+    int64_t k0 = 0;
+    for (; k0 + 4 <= out_channels; k0 += 4) {
+      PaddedConvPlanes<kK, kS, 2, 4, false>(padded, plane_stride, channels, ld, w + k0 * w_stride,
+                                            w_stride, bias != nullptr ? bias + k0 : nullptr,
+                                            epilogue, y + k0 * out_plane, out_plane, out_h, out_w);
+    }
+    for (; k0 < out_channels; ++k0) {
+      PaddedConvPlanes<kK, kS, 4, 1, false>(padded, plane_stride, channels, ld, w + k0 * w_stride,
+                                            w_stride, bias != nullptr ? bias + k0 : nullptr,
+                                            epilogue, y + k0 * out_plane, out_plane, out_h, out_w);
+    }
+  });
+}
+
 }  // namespace anvil::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -33,6 +33,33 @@ struct DepthwiseTaps {
 void DepthwisePlane(const DepthwiseTaps& taps, const float* plane, const float* w,
                     const float* bias, const Epilogue& epilogue, float* y);
 
+// Whether DepthwisePaddedPlane has a kernel for square windows of `kernel` taps a side with
+// `stride` in both dims (3 and 5; 1 and 2): the depthwise layers of MobileNet, EfficientNet and
+// BlazeFace-style networks.
+bool DepthwisePaddedSupports(int64_t kernel, int64_t stride);
+
+// One depthwise output plane (out_h x out_w, dense at y) from its input plane zero-padded and
+// split into `stride` column phases: element (r, j) of phase p, at padded[(p * rows + r) * ld + j]
+// with rows = (out_h - 1) * stride + kernel, is the padded input's row r, column j * stride + p.
+// Output (oh, ow) = bias + sum over taps (kh, kw), in that order, of w[kh * kernel + kw] * phase
+// kw % stride's (oh * stride + kh, ow + kw / stride): DepthwisePlane's sequence of fused
+// operations (a padding tap adds w * 0), so the same bits, without a mask or a bounds test in
+// the loop (every tap of every output is an unmasked load). The kernel reads whole vectors of
+// columns past out_w: ld must be at least RoundUp(out_w, 16) + (kernel - 1) / stride, and those
+// columns hold any finite value. Needs DepthwisePaddedSupports(kernel, stride).
+void DepthwisePaddedPlane(const float* padded, int64_t ld, int64_t kernel, int64_t stride,
+                          const float* w, const float* bias, const Epilogue& epilogue, float* y,
+                          int64_t out_h, int64_t out_w);
+
+// DirectConvPlanes' convolution (its weight layout, order of operations and bits) from input
+// planes padded and split as DepthwisePaddedPlane takes them, one every plane_stride floats:
+// every tap an unmasked load, each shared by four output channels and two rows. Needs
+// DepthwisePaddedSupports(kernel, stride).
+void DirectConvPaddedPlanes(const float* padded, int64_t plane_stride, int64_t ld, int64_t channels,
+                            int64_t kernel, int64_t stride, const float* w, int64_t out_channels,
+                            const float* bias, const Epilogue& epilogue, float* y,
+                            int64_t out_plane, int64_t out_h, int64_t out_w);
+
 // A dense convolution with few input channels (a network's first layer: 3 channels of 3x3), all
 // its output planes for one image: y[k] (out_h x out_w, planes out_plane apart) = bias[k] + sum
 // over input channels c, then taps (kh, kw), of w[(k * channels + c) * kh_count * kw_count +

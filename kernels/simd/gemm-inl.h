@@ -24,11 +24,14 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "base/scratch.h"
 #include "hwy/highway.h"
+#include "kernels/simd/activation.h"
 #include "kernels/simd/masked_load-inl.h"
+#include "kernels/simd/vector_math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace anvil::simd::HWY_NAMESPACE {
@@ -76,10 +79,21 @@ class CallScratch {
   T* heap_;
 };
 
+// `e`'s activation of the final results v (float; an epilogue is never given for double).
+template <class D, class V>
+HWY_INLINE V Activate(D d, const Epilogue* e, V v) {
+  if constexpr (std::is_same_v<hn::TFromD<D>, float>) {
+    if (e != nullptr) return ApplyEpilogue(d, *e, v);
+  }
+  return v;
+}
+
 // Stores one vector of results into C row `c` (n <= lanes valid columns): c = v + beta * c, C
-// not read when beta == 0.
+// not read when beta == 0; then `e`'s activation (null: none), in registers, when these are
+// the final results.
 template <class D, class V, typename T = hn::TFromD<D>>
-HWY_INLINE void StoreResult(D d, V v, T beta, size_t n, T* HWY_RESTRICT c) {
+HWY_INLINE void StoreResult(D d, V v, T beta, size_t n, T* HWY_RESTRICT c,
+                            const Epilogue* e = nullptr) {
   constexpr size_t L = hn::MaxLanes(D());
   if (n >= L) {
     if (beta == T(1)) {
@@ -87,7 +101,7 @@ HWY_INLINE void StoreResult(D d, V v, T beta, size_t n, T* HWY_RESTRICT c) {
     } else if (beta != T(0)) {
       v = hn::MulAdd(hn::Set(d, beta), hn::LoadU(d, c), v);
     }
-    hn::StoreU(v, d, c);
+    hn::StoreU(Activate(d, e, v), d, c);
   } else {
     const auto mask = hn::FirstN(d, n);
     if (beta == T(1)) {
@@ -95,7 +109,7 @@ HWY_INLINE void StoreResult(D d, V v, T beta, size_t n, T* HWY_RESTRICT c) {
     } else if (beta != T(0)) {
       v = hn::MulAdd(hn::Set(d, beta), SafeMaskedLoad(mask, d, c), v);
     }
-    hn::BlendedStore(v, mask, d, c);
+    hn::BlendedStore(Activate(d, e, v), mask, d, c);
   }
 }
 
@@ -104,7 +118,8 @@ HWY_INLINE void StoreResult(D d, V v, T beta, size_t n, T* HWY_RESTRICT c) {
 // ---------------------------------------------------------------------------------------------
 
 // C[kRows, n] (n <= kVecs * lanes) = A_panel * B_panel (+ bias[r] to row r when bias is not
-// null) + beta * C over a K slice of `kc`.
+// null) + beta * C over a K slice of `kc`, then `epilogue`'s activation when not null (the last
+// K slice's call: the final results).
 // `b`: packed B panel, row k holds kVecs * lanes values. A's value (row r, step k) is
 // a[r * a_rs + k * a_ks]: a packed panel (a_rs = 1, a_ks = kMR; kPackedA makes them constants)
 // or op(A) read in place, as MLAS does - packing A only pays when it folds alpha in, and for
@@ -112,7 +127,8 @@ HWY_INLINE void StoreResult(D d, V v, T beta, size_t n, T* HWY_RESTRICT c) {
 template <typename T, size_t kRows, size_t kVecs, bool kPackedA>
 HWY_NOINLINE void MicroKernel(size_t kc, const T* HWY_RESTRICT a, size_t a_rs, size_t a_ks,
                               const T* HWY_RESTRICT b, T* HWY_RESTRICT c, size_t ldc, size_t n,
-                              T beta, const T* HWY_RESTRICT bias, const T* HWY_RESTRICT col_bias) {
+                              T beta, const T* HWY_RESTRICT bias, const T* HWY_RESTRICT col_bias,
+                              const Epilogue* epilogue) {
   const hn::ScalableTag<T> d;
   using V = hn::Vec<decltype(d)>;
   constexpr size_t L = Tile<T>::kLanes;
@@ -150,14 +166,14 @@ HWY_NOINLINE void MicroKernel(size_t kc, const T* HWY_RESTRICT a, size_t a_rs, s
                             : SafeMaskedLoad(hn::FirstN(d, n - v * L), d, col_bias + v * L);
         acc[r][v] = hn::Add(vb, acc[r][v]);
       }
-      if (v * L < n) StoreResult(d, acc[r][v], beta, n - v * L, c + r * ldc + v * L);
+      if (v * L < n) StoreResult(d, acc[r][v], beta, n - v * L, c + r * ldc + v * L, epilogue);
     }
   }
 }
 
 template <typename T>
 using MicroKernelFn = void (*)(size_t, const T*, size_t, size_t, const T*, T*, size_t, size_t, T,
-                               const T*, const T*);
+                               const T*, const T*, const Epilogue*);
 
 template <typename T, size_t kRows, bool kPackedA>
 MicroKernelFn<T> KernelWithRows(size_t vecs) {
@@ -275,11 +291,12 @@ struct Blocking {
 // The packed path's loops; get_b(jc, nc, pc, kc) returns the packed panels of op(B)'s block
 // [pc, pc + kc) x [jc, jc + nc) (called once per block, in the order PackAllB lays them out).
 // row_bias (M values, or null) is added to each row, col_bias (N values, or null) to each column,
-// with the first K slice.
+// with the first K slice; `epilogue` (float, or null) activates the results of the last.
 template <typename T, class GetB>
 void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T* A, size_t lda,
                     T beta, T* C, size_t ldc, const T* row_bias, const T* col_bias, GetB&& get_b,
-                    size_t col_begin = 0, size_t col_end = ~size_t{0}) {
+                    size_t col_begin = 0, size_t col_end = ~size_t{0},
+                    const Epilogue* epilogue = nullptr) {
   using Cfg = Tile<T>;
   constexpr size_t L = Cfg::kLanes;
   constexpr size_t kNR = Cfg::kNR;
@@ -318,7 +335,8 @@ void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T
           const MicroKernelFn<T> fn = w == kNR ? full : PickKernel<T>(pack_a, mr, (w + L - 1) / L);
           fn(kc, a_panel, a_rs, a_ks, b_pack + p * kNR * kc, C + ic * ldc + jc + p * kNR, ldc, w,
              beta_slice, pc == 0 && row_bias != nullptr ? row_bias + ic : nullptr,
-             pc == 0 && col_bias != nullptr ? col_bias + jc + p * kNR : nullptr);
+             pc == 0 && col_bias != nullptr ? col_bias + jc + p * kNR : nullptr,
+             pc + kc == K ? epilogue : nullptr);
         }
       }
     }
@@ -349,19 +367,22 @@ void PackBlock(bool trans_b, const T* B, size_t ldb, size_t jc, size_t nc, size_
 }
 
 // The packed path with op(B)'s panels from `fill` (FillBlock's contract), packed per block into
-// this call's scratch.
+// this call's scratch; `epilogue` (float, or null) activates the results.
 template <typename T, class Fill>
 void GemmFilled(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T* A, size_t lda,
-                Fill&& fill, const T* row_bias, T beta, T* C, size_t ldc) {
+                Fill&& fill, const T* row_bias, T beta, T* C, size_t ldc,
+                const Epilogue* epilogue = nullptr) {
   constexpr size_t kNR = Tile<T>::kNR;
   const Blocking<T> blocking(N, K);
   CallScratch<T> b_scratch((blocking.nc_max + kNR - 1) / kNR * kNR * blocking.kc_max);
   T* b_pack = b_scratch.get();
-  GemmPackedLoop(trans_a, M, N, K, alpha, A, lda, beta, C, ldc, row_bias,
-                 static_cast<const T*>(nullptr), [&](size_t jc, size_t nc, size_t pc, size_t kc) {
-                   FillBlock<T>(fill, jc, nc, pc, kc, b_pack);
-                   return static_cast<const T*>(b_pack);
-                 });
+  GemmPackedLoop(
+      trans_a, M, N, K, alpha, A, lda, beta, C, ldc, row_bias, static_cast<const T*>(nullptr),
+      [&](size_t jc, size_t nc, size_t pc, size_t kc) {
+        FillBlock<T>(fill, jc, nc, pc, kc, b_pack);
+        return static_cast<const T*>(b_pack);
+      },
+      0, ~size_t{0}, epilogue);
 }
 
 template <typename T>

@@ -45,14 +45,15 @@ void GemmPrepackedImpl(bool trans_a, int64_t M, int64_t N, int64_t K, float alph
 }
 
 void SgemmFilledBImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
-                      BPanelFiller fill, const float* row_bias, float beta, float* C, int64_t ldc) {
+                      BPanelFiller fill, const float* row_bias, float beta, float* C, int64_t ldc,
+                      const Epilogue* epilogue) {
   gemm_internal::GemmFilled<float>(
       false, M, N, K, 1.0f, A, lda,
       [&](size_t k0, size_t kc, size_t j0, size_t w, size_t pw, float* dst) {
         fill(static_cast<int64_t>(k0), static_cast<int64_t>(kc), static_cast<int64_t>(j0),
              static_cast<int64_t>(w), static_cast<int64_t>(pw), dst);
       },
-      row_bias, beta, C, ldc);
+      row_bias, beta, C, ldc, epilogue);
 }
 
 }  // namespace anvil::simd::HWY_NAMESPACE
@@ -210,9 +211,10 @@ void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t 
 }
 
 void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, BPanelFiller fill,
-                  const float* row_bias, float beta, float* C, int64_t ldc) {
+                  const float* row_bias, float beta, float* C, int64_t ldc,
+                  const Epilogue* epilogue) {
   if (M <= 0 || N <= 0) return;
-  if (K <= 0) {  // C = row_bias + beta * C
+  if (K <= 0) {  // C = row_bias + beta * C (callers give no epilogue then)
     for (int64_t i = 0; i < M; ++i) {
       float* c = C + i * ldc;
       const float b = row_bias != nullptr ? row_bias[i] : 0.0f;
@@ -240,7 +242,7 @@ void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, 
           [&](int64_t k0, int64_t kc, int64_t j0, int64_t w, int64_t pw, float* dst) {
             fill(k0, kc, lo + j0, w, pw, dst);
           },
-          row_bias, beta, C + lo, ldc);
+          row_bias, beta, C + lo, ldc, epilogue);
     });
     return true;
   };
@@ -255,7 +257,8 @@ void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, 
                   const int64_t lo = begin * row_unit, hi = end == row_units ? M : end * row_unit;
                   HWY_DYNAMIC_DISPATCH(SgemmFilledBImpl)
                   (hi - lo, N, K, A + lo * lda, lda, fill,
-                   row_bias != nullptr ? row_bias + lo : nullptr, beta, C + lo * ldc, ldc);
+                   row_bias != nullptr ? row_bias + lo : nullptr, beta, C + lo * ldc, ldc,
+                   epilogue);
                 });
 }
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/functional/function_ref.h"
+#include "kernels/simd/activation.h"
 
 namespace anvil::simd {
 
@@ -66,8 +67,11 @@ using BPanelFiller =
 // a row bias gives the bits of a C filled with it and beta = 1) without B in memory. Threads
 // split columns (or rows, when column blocks of 16 give fewer than two chunks of work); `fill` is
 // called concurrently, for disjoint or for the same column ranges, and must be safe for that.
+// `epilogue` (null: none; K must be > 0 with one) activates each final result in registers
+// before it is stored: the bits of its activation kernel run on C afterwards.
 void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, BPanelFiller fill,
-                  const float* row_bias, float beta, float* C, int64_t ldc);
+                  const float* row_bias, float beta, float* C, int64_t ldc,
+                  const Epilogue* epilogue = nullptr);
 
 }  // namespace anvil::simd
 
