@@ -43,6 +43,20 @@ absl::Status CheckOutputSize(KernelContext& ctx, int i, int64_t n) {
                                 " elements"));
 }
 
+void WidenHalves(const uint16_t* h, float* out, int64_t n) {
+  parallel::For(n, static_cast<int64_t>(parallel::kMinChunkElements),
+                [&](int64_t begin, int64_t end) {
+                  simd::HalfToFloat(h + begin, out + begin, static_cast<size_t>(end - begin));
+                });
+}
+
+void NarrowToHalves(const float* x, uint16_t* out, int64_t n) {
+  parallel::For(n, static_cast<int64_t>(parallel::kMinChunkElements),
+                [&](int64_t begin, int64_t end) {
+                  simd::FloatToHalf(x + begin, out + begin, static_cast<size_t>(end - begin));
+                });
+}
+
 std::optional<ConstantFloats> ReadConstantFloats(const Node& node, int input) {
   if (input >= node.num_inputs()) return std::nullopt;
   const Value* v = node.input(input);
@@ -65,7 +79,7 @@ std::optional<ConstantFloats> ReadConstantFloats(const Node& node, int input) {
   std::vector<uint16_t> bits(n);
   e.CopyTo(reinterpret_cast<uint8_t*>(bits.data()));
   if (type == ElementType::kFloat16) {
-    simd::HalfToFloat(bits.data(), out.values.data(), static_cast<size_t>(n));
+    WidenHalves(bits.data(), out.values.data(), n);
   } else {
     for (int64_t i = 0; i < n; ++i) out.values[i] = fp16::Bfloat16ToFloat(bits[i]);
   }

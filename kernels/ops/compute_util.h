@@ -69,14 +69,18 @@ void ForEachRow(const TensorView& v, Fn&& fn) {
   }
 }
 
+// Dense float16 <-> float32 rows with F16C (simd/float16_convert.h), split across the threads of
+// the caller's parallel scope: the widening and rounding passes of float16 ops computed in float32.
+void WidenHalves(const uint16_t* h, float* out, int64_t n);
+void NarrowToHalves(const float* x, uint16_t* out, int64_t n);
+
 // Copies the (possibly strided) view `v` whose storage type is S into dense `dst` of type C.
 template <typename S, typename C>
 void CopyConvert(const TensorView& v, C* dst) {
   const S* src = v.As<S>();
   if constexpr (std::is_same_v<S, Half> && std::is_same_v<C, float>) {
     if (v.Contiguous()) {  // one call, not one per row
-      simd::HalfToFloat(reinterpret_cast<const uint16_t*>(src), dst,
-                        static_cast<size_t>(v.NumElements()));
+      WidenHalves(reinterpret_cast<const uint16_t*>(src), dst, v.NumElements());
       return;
     }
   }
@@ -184,7 +188,7 @@ class DenseOutput {
       using S = decltype(tag);
       S* dst = out_.As<S>();
       if constexpr (std::is_same_v<S, Half> && std::is_same_v<C, float>) {
-        simd::FloatToHalf(storage_, reinterpret_cast<uint16_t*>(dst), static_cast<size_t>(size_));
+        NarrowToHalves(storage_, reinterpret_cast<uint16_t*>(dst), size_);
         return absl::OkStatus();
       }
       for (int64_t i = 0; i < size_; ++i) dst[i] = ConvertElement<S>(storage_[i]);

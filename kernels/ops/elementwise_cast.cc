@@ -28,6 +28,7 @@
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
 #include "base/status_macros.h"
+#include "kernels/ops/compute_util.h"
 #include "kernels/ops/data_internal.h"
 #include "kernels/ops/elementwise_internal.h"
 #include "kernels/tensor.h"
@@ -68,11 +69,11 @@ absl::Status CastCompute(KernelContext& ctx) {
   if (x.Contiguous() && y.Contiguous()) {
     const size_t n = static_cast<size_t>(y.NumElements());
     if (x.type == ElementType::kFloat16 && y.type == ElementType::kFloat) {
-      simd::HalfToFloat(x.As<uint16_t>(), y.As<float>(), n);
+      compute_ops::WidenHalves(x.As<uint16_t>(), y.As<float>(), static_cast<int64_t>(n));
       return absl::OkStatus();
     }
     if (x.type == ElementType::kFloat && y.type == ElementType::kFloat16) {
-      simd::FloatToHalf(x.As<float>(), y.As<uint16_t>(), n);
+      compute_ops::NarrowToHalves(x.As<float>(), y.As<uint16_t>(), static_cast<int64_t>(n));
       return absl::OkStatus();
     }
   }
