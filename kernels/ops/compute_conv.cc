@@ -90,12 +90,8 @@ class ConvKernel final : public OpKernel {
   // constant float16 / bfloat16 weight and bias once (the convolution runs in float32).
   void PrepareFor(const Node& node) {
     winograd_ = PrepareWinogradWeights(node);
-    for (int input : {1, 2}) {
-      std::optional<ConstantFloats> c = ReadConstantFloats(node, input);
-      if (c.has_value() && c->type != ElementType::kFloat) {
-        (input == 1 ? widened_weight_ : widened_bias_) = std::move(c);
-      }
-    }
+    widened_weight_ = ReadConstantFloats(node, 1, /*float32_too=*/false);
+    widened_bias_ = ReadConstantFloats(node, 2, /*float32_too=*/false);
   }
 
   // The widened weight replaces the node's: its bytes may be released.
@@ -132,11 +128,11 @@ class ConvKernel final : public OpKernel {
       const C* bdata = nullptr;
       if constexpr (std::is_same_v<C, float>) {
         if (widened_weight_.has_value() && widened_weight_->dims == w.dims) {
-          wdata = widened_weight_->values.data();
+          wdata = widened_weight_->data;
         }
         if (ctx.HasInput(2) && widened_bias_.has_value() &&
             widened_bias_->dims == ctx.input(2).dims) {
-          bdata = widened_bias_->values.data();
+          bdata = widened_bias_->data;
         }
       }
       if (wdata == nullptr) {
@@ -240,6 +236,9 @@ class FusedConvKernel final : public OpKernel {
     ANVIL_ASSIGN_OR_RETURN(kernel->act_, CreateKernel(*act, kActivationOpset));
     return std::unique_ptr<OpKernel>(std::move(kernel));
   }
+
+  // The Conv's widened weight and bias (float16 / bfloat16 constants) replace the node's.
+  bool KeepsOwnCopyOf(int input) const override { return conv_->KeepsOwnCopyOf(input); }
 
   absl::Status Compute(KernelContext& ctx) override {
     if (ctx.HasInput(3))

@@ -72,7 +72,7 @@ std::unique_ptr<const simd::PackedB> PackConstantWeight(const Node& node, int in
   if (!w.has_value() || w->dims.size() != 2) return nullptr;
   const int64_t rows = w->dims[0], cols = w->dims[1];
   if (rows <= 0 || cols <= 0) return nullptr;
-  const float* data = w->values.data();
+  const float* data = w->data;
   // PackB takes (K, N) of op(B): B stored N x K with trans_b, else K x N.
   return trans_b ? simd::PackB(true, cols, rows, data, cols)
                  : simd::PackB(false, rows, cols, data, cols);

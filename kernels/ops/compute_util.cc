@@ -57,13 +57,13 @@ void NarrowToHalves(const float* x, uint16_t* out, int64_t n) {
                 });
 }
 
-std::optional<ConstantFloats> ReadConstantFloats(const Node& node, int input) {
+std::optional<ConstantFloats> ReadConstantFloats(const Node& node, int input, bool float32_too) {
   if (input >= node.num_inputs()) return std::nullopt;
   const Value* v = node.input(input);
   if (v == nullptr || !v->IsInitializer() || v->IsGraphInput()) return std::nullopt;
   const Elements& e = *v->constant();
   const ElementType type = e.element_type();
-  if (type != ElementType::kFloat && type != ElementType::kFloat16 &&
+  if ((type != ElementType::kFloat || !float32_too) && type != ElementType::kFloat16 &&
       type != ElementType::kBfloat16) {
     return std::nullopt;
   }
@@ -71,18 +71,24 @@ std::optional<ConstantFloats> ReadConstantFloats(const Node& node, int input) {
   out.type = type;
   out.dims.assign(e.dims().begin(), e.dims().end());
   const int64_t n = e.NumElements();
-  out.values.resize(n);
   if (type == ElementType::kFloat) {
-    e.CopyTo(reinterpret_cast<uint8_t*>(out.values.data()));
+    out.data = reinterpret_cast<const float*>(e.ContiguousData());
+    if (out.data == nullptr) {
+      out.widened.resize(n);
+      e.CopyTo(reinterpret_cast<uint8_t*>(out.widened.data()));
+      out.data = out.widened.data();
+    }
     return out;
   }
+  out.widened.resize(n);
   std::vector<uint16_t> bits(n);
   e.CopyTo(reinterpret_cast<uint8_t*>(bits.data()));
   if (type == ElementType::kFloat16) {
-    WidenHalves(bits.data(), out.values.data(), n);
+    WidenHalves(bits.data(), out.widened.data(), n);
   } else {
-    for (int64_t i = 0; i < n; ++i) out.values[i] = fp16::Bfloat16ToFloat(bits[i]);
+    for (int64_t i = 0; i < n; ++i) out.widened[i] = fp16::Bfloat16ToFloat(bits[i]);
   }
+  out.data = out.widened.data();
   return out;
 }
 

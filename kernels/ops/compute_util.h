@@ -220,15 +220,25 @@ std::vector<float> ReadFloats(const TensorView& v);
 
 // Input `input` of `node` as float32 values, when it is a constant a kernel may keep its own
 // copy of (an initializer that is not also a graph input, so no run replaces it) of a float type
-// (float32, float16 or bfloat16, widened exactly); nullopt otherwise. Kernels prepare their
-// weights from it once at creation (packed, transformed, or just widened from float16) instead
-// of converting them on every run.
+// (float32, float16 or bfloat16, widened exactly); nullopt otherwise, and for float32 unless
+// `float32_too`. Kernels prepare their weights from it once at creation (packed, transformed, or
+// just widened from float16) instead of converting them on every run. A dense float32 initializer
+// is read in place (no copy: the caller's packed copy is the only other), so `data` lives as long
+// as the initializer's bytes or the `widened` values it points into (moves keep it; no copies).
 struct ConstantFloats {
+  ConstantFloats() = default;
+  ConstantFloats(ConstantFloats&&) = default;
+  ConstantFloats& operator=(ConstantFloats&&) = default;
+  ConstantFloats(const ConstantFloats&) = delete;
+  ConstantFloats& operator=(const ConstantFloats&) = delete;
+
   ElementType type = ElementType::kUndefined;  // the initializer's own type
   Shape dims;
-  std::vector<float> values;
+  const float* data = nullptr;  // the values: the initializer's bytes or `widened`
+  std::vector<float> widened;   // converted (or gathered) values, when needed
 };
-std::optional<ConstantFloats> ReadConstantFloats(const Node& node, int input);
+std::optional<ConstantFloats> ReadConstantFloats(const Node& node, int input,
+                                                 bool float32_too = true);
 
 // The type integer arithmetic on T wraps around in without UB: its unsigned counterpart.
 template <typename T, bool = std::is_integral_v<T> && !std::is_same_v<T, bool>>

@@ -123,7 +123,7 @@ std::unique_ptr<const WinogradWeights> PrepareWinogradWeights(const Node& node) 
     return nullptr;
   }
   const int64_t K = dims[0], C = dims[1];
-  const float* data = weight->values.data();
+  const float* data = weight->data;
   auto w = std::make_unique<WinogradWeights>();
   w->out_channels = K;
   w->in_channels = C;
