@@ -366,7 +366,13 @@ std::vector<NodeProfile> Session::NodeProfiles() const {
   };
   for (size_t s = 0; s < step_nanos_.size(); ++s) {
     const Step& step = plan_->steps()[s];
-    result.push_back({step.node->name(), QualifiedOpType(*step.node),
+    std::string output;
+    for (const Value* v : step.node->outputs()) {
+      if (v == nullptr) continue;
+      output = v->name();
+      break;
+    }
+    result.push_back({step.node->name(), std::move(output), QualifiedOpType(*step.node),
                       absl::StrCat(dims_of(step.inputs), " -> ", dims_of(step.outputs)),
                       step_nanos_[s]});
   }

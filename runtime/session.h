@@ -99,6 +99,7 @@ struct OpProfile {
 // Where the time went, per node of the schedule, over the same runs.
 struct NodeProfile {
   std::string name;     // the node's name ("" when it has none)
+  std::string output;   // its first output's name (unique in the graph, unlike names)
   std::string op_type;  // with its domain, as in OpProfile
   std::string dims;     // input and output dims of the last run: "[1,3,8,8] [3,3,3,3] -> [1,3,6,6]"
   int64_t total_nanos = 0;

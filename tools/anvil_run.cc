@@ -86,7 +86,10 @@ options:
   --profile=nodes        also the time of every node, with its input and output dims
   --backend=B            interpreter (default: the runtime's Session), tir-eval (lowered to
                          the Tensor IR with lower-to-tir and run by its reference evaluator) or
-                         compiled (that IR emitted as C++, compiled with $CXX and cached)
+                         compiled (that IR emitted as C++, compiled with $CXX and cached;
+                         before the first run a cost check puts the kernel call in place of
+                         emitted loops measured slower than the interpreter's kernel, and
+                         prints a line about it: lower/README.md)
   --lower=OPTIONS        lower-to-tir options of the tir-eval and compiled backends, as in a
                          pipeline without braces (e.g. tile-rows=false,tile-bytes=32768)
   --compare=B[:OPTIONS]  also load backend B (with lowering OPTIONS) and alternate its runs
@@ -347,6 +350,27 @@ absl::StatusOr<Engine> MakeEngine(const Flags& flags, const SessionOptions& opti
   return engine;
 }
 
+// One line on what the cost check did.
+std::string CostCheckReport(const lower::CostCheckStats& c) {
+  if (!c.skipped.empty()) return absl::StrCat("cost check skipped: ", c.skipped);
+  if (c.cached) {
+    return absl::StrCat("cost check cached: ", c.kernel_nodes.size(),
+                        " nodes call their kernels instead of emitted loops");
+  }
+  std::string line = absl::StrFormat(
+      "cost check: %d of %d groups of emitted loops slower than the interpreter's kernels",
+      c.slower, c.groups);
+  if (c.slower > 0) {
+    absl::StrAppend(&line, absl::StrFormat("; with their %d nodes as kernel calls a run took "
+                                           "%.3f ms instead of %.3f ms: %s",
+                                           c.checked_nodes, c.checked_seconds * 1e3,
+                                           c.first_seconds * 1e3, c.kept ? "kept" : "not kept"));
+  }
+  absl::StrAppend(&line, absl::StrFormat(" (interpreter %.3f ms; %.2f s)",
+                                         c.interpreter_seconds * 1e3, c.seconds));
+  return line;
+}
+
 std::string RuntimeName(const std::string& backend) {
   return backend == "compiled" ? "anvil-compiled"
                                : (backend == "tir-eval" ? "anvil-tir-eval" : "anvil");
@@ -459,6 +483,12 @@ absl::Status Run(const Flags& flags) {
     ordered.push_back(tensor);
   }
 
+  // The compiled backend's cost check (lower/evaluator/cost_check.h) before any timed run.
+  for (Engine* engine : {&session, other ? &*other : nullptr}) {
+    if (engine == nullptr || engine->tir == nullptr || engine->tir->compiled() == nullptr) continue;
+    ANVIL_RETURN_IF_ERROR(engine->tir->CheckCostsNow(inputs));
+    std::cerr << "anvil-run: " << CostCheckReport(engine->tir->cost_check()) << "\n";
+  }
   absl::StatusOr<std::vector<Tensor>> outputs;
   for (int64_t i = 0; i < flags.warmup; ++i) {
     outputs = session.Run(inputs);

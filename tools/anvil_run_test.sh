@@ -188,6 +188,11 @@ for backend in interpreter tir-eval compiled; do
       --backend="$backend" --out "$out" >"$TMP/out" 2>"$TMP/err" ||
       fail "$model on $backend ($inputs) exited $?: $(cat "$TMP/err")"
     grep -qF "$dims" "$TMP/out" || fail "$model on $backend ($inputs): not $dims: $(cat "$TMP/out")"
+    # Compiled sessions check their costs before the first run (measured, or the cached decision).
+    if [ "$backend" = compiled ]; then
+      grep -qE "anvil-run: cost check(: [0-9]+ of [0-9]+ groups| cached:| skipped:)" "$TMP/err" ||
+        fail "$model compiled: no cost check line: $(cat "$TMP/err")"
+    fi
   done
   /usr/bin/python3 - "$TMP/dd/$backend" <<'PY' || fail "$backend: data-dependent outputs are wrong"
 import sys

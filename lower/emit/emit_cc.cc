@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "lower/emit/prelude_text.h"
 #include "lower/emit/scalar_emitter.h"
 #include "lower/emit/vector_emitter.h"
@@ -99,6 +100,34 @@ std::vector<std::vector<Stmt>> ModuleEmitter::Groups(const std::vector<Stmt>& bo
   }
   if (groups.back().empty()) groups.pop_back();
   return groups;
+}
+
+// The first output named by a node comment ("y, z = Split(x)  [node 's']" gives "y"), or "".
+std::string CommentedNode(const std::string& text) {
+  const size_t equals = text.find(" = ");
+  if (equals == std::string::npos) return "";
+  for (absl::string_view name : absl::StrSplit(text.substr(0, equals), ", ")) {
+    if (!name.empty()) return std::string(name);
+  }
+  return "";
+}
+
+EmittedModule::Group DescribeGroup(const std::vector<Stmt>& group, std::string symbol) {
+  EmittedModule::Group result;
+  result.symbol = std::move(symbol);
+  for (const Stmt& s : group) {
+    if (const auto* c = s.as<tir::CommentNode>()) {
+      std::string node = CommentedNode(c->text);
+      if (!node.empty()) result.nodes.push_back(std::move(node));
+      continue;
+    }
+    if (s.as<tir::DefineNode>() || s.as<tir::AssertNode>()) continue;
+    // A kernel call alone is the runtime's kernel; anything else is emitted code.
+    const auto* evaluate = s.as<tir::EvaluateNode>();
+    const auto* call = evaluate != nullptr ? evaluate->value.as<tir::IntrinsicNode>() : nullptr;
+    if (call == nullptr || call->op != tir::IntrinsicOp::kKernel) result.emitted_work = true;
+  }
+  return result;
 }
 
 std::string ModuleEmitter::GroupName(const std::vector<Stmt>& group, int index) const {
@@ -252,7 +281,9 @@ absl::StatusOr<EmittedModule> ModuleEmitter::Run() {
     for (const std::string& f : copy_out) absl::StrAppend(&functions, "  st.", f, " = ", f, ";\n");
     functions += "  return 0;\n}\n";
     absl::StrAppend(&entry_text, "  if (const int32_t r = ", name,
-                    "(host, st)) return r == 2 ? 0 : 1;\n");
+                    "(host, st)) return r == 2 ? 0 : 1;\n",
+                    "  if (host->group_done) host->group_done(host->ctx, ", g, ");\n");
+    result.groups.push_back(DescribeGroup(groups[g], name));
   }
   out = std::move(entry_text);
   code_.set_indent(1);

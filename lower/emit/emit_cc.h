@@ -71,6 +71,17 @@ struct EmittedModule {
   std::string output_dims_symbol;
   std::string sizes_symbol;
   std::vector<std::pair<int, int>> lifetimes;
+  // The entry runs its top-level statements as groups, one function each (the work of one node,
+  // or of the nodes fusion merged), reporting each to the host's group_done when it has one.
+  struct Group {
+    std::string symbol;
+    // The nodes whose statements the group holds: each node's first output (as the comments
+    // lowering writes before a node's statements name it).
+    std::vector<std::string> nodes;
+    // Whether the group runs emitted loops (or other emitted statements), not only kernel calls.
+    bool emitted_work = false;
+  };
+  std::vector<Group> groups;
 };
 
 absl::StatusOr<EmittedModule> EmitCc(const tir::Module& module, const EmitOptions& options = {});

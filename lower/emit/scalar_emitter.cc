@@ -460,6 +460,14 @@ void ScalarEmitter::Emit(const tir::StoreNode& n, const Stmt&) {
   const DataType elem = n.tensor.type();
   absl::StatusOr<std::string> storage = StorageType(elem);
   if (!storage.ok()) return Fail(storage.status());
+  // A float16 or bfloat16 element moved unchanged keeps its bits (a NaN its payload).
+  if (const auto* load = n.value.as<tir::IndexingNode>();
+      load != nullptr && (IsHalf(elem) || IsBf16(elem)) && load->tensor.type() == elem) {
+    Line(absl::StrCat("((", *storage, "*)", Data(n.tensor), ")[", Offset(n.tensor, n.indices),
+                      "] = ((const ", *storage, "*)", Data(load->tensor), ")[",
+                      Offset(load->tensor, load->indices), "];"));
+    return;
+  }
   std::string v = E(n.value);
   if (elem.is_bool()) v = absl::StrCat("(uint8_t)(", v, ")");
   if (IsHalf(elem)) v = absl::StrCat("anvil_f2h(", v, ")");

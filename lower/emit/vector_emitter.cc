@@ -186,10 +186,21 @@ bool VectorEmitter::Invariant(const Expr& e) {
   return true;
 }
 
+bool VectorEmitter::UnitStride(const tir::IndexingNode& n) {
+  if (n.indices.empty() || n.indices.back().get() != vector_var_) return false;
+  for (size_t k = 0; k + 1 < n.indices.size(); ++k) {
+    if (!Invariant(n.indices[k])) return false;
+  }
+  return true;
+}
+
 std::optional<std::string> VectorEmitter::VE(const Expr& e) {
   const DataType t = e.type();
   if (t.lanes() != 1) return std::nullopt;
-  if (t.kind() != ScalarKind::kF32 && !t.is_bool()) return std::nullopt;
+  // float16 values are float lanes holding what a half holds (loads widen, stores round).
+  if (t.kind() != ScalarKind::kF32 && t.kind() != ScalarKind::kF16 && !t.is_bool()) {
+    return std::nullopt;
+  }
   if (Invariant(e)) {
     const std::string scalar = E(e);
     std::string vector = t.is_bool() ? absl::StrCat("hn::Ne(hn::Set(anvil_d, (", scalar,
@@ -206,13 +217,29 @@ std::optional<std::string> VectorEmitter::VE(const Expr& e) {
       return std::nullopt;
     case ExprKind::kIndexing: {
       const auto* n = e.as<tir::IndexingNode>();
-      if (t.kind() != ScalarKind::kF32 || n->indices.empty()) return std::nullopt;
-      if (n->indices.back().get() != vector_var_) return std::nullopt;
-      for (size_t k = 0; k + 1 < n->indices.size(); ++k) {
-        if (!Invariant(n->indices[k])) return std::nullopt;
+      if (!UnitStride(*n)) return std::nullopt;
+      if (t.kind() == ScalarKind::kF16) {
+        return absl::StrCat("anvil_vh2f(anvil_d, (const uint16_t*)", Data(n->tensor), " + ",
+                            Offset(n->tensor, n->indices), ")");
       }
+      if (t.kind() != ScalarKind::kF32) return std::nullopt;
       return absl::StrCat("hn::LoadU(anvil_d, (const float*)", Data(n->tensor), " + ",
                           Offset(n->tensor, n->indices), ")");
+    }
+    case ExprKind::kCast: {
+      // Between float and float16 (a float16 value is exact as a float; a float rounds to it).
+      const Expr& value = e.as<tir::CastNode>()->value;
+      const ScalarKind from = value.type().kind();
+      if (value.type().lanes() != 1 || (from != ScalarKind::kF32 && from != ScalarKind::kF16) ||
+          t.is_bool()) {
+        return std::nullopt;
+      }
+      auto v = VE(value);
+      if (!v) return std::nullopt;
+      if (t.kind() == ScalarKind::kF16 && from == ScalarKind::kF32) {
+        return absl::StrCat("anvil_vrnd_f16(anvil_d, ", *v, ")");
+      }
+      return v;
     }
     case ExprKind::kSelect: {
       const auto* n = e.as<tir::SelectNode>();
@@ -254,6 +281,33 @@ std::optional<std::string> VectorEmitter::VectorIntrinsic(const tir::IntrinsicNo
 
 std::optional<std::string> VectorEmitter::VectorBinary(const tir::BinaryNode& b) {
   const DataType operand = b.a.type();
+  if (operand.kind() == ScalarKind::kF16) {
+    // Computed in float and rounded to float16, as the scalar code does (no fused forms: they
+    // would round once where it rounds twice).
+    auto x = VE(b.a), y = VE(b.b);
+    if (!x || !y) return std::nullopt;
+    switch (b.kind()) {
+      case ExprKind::kAdd:
+      case ExprKind::kSub:
+      case ExprKind::kMul:
+      case ExprKind::kDiv:
+        return absl::StrCat("anvil_vrnd_f16(anvil_d, ", HighwayOp(b.kind()), "(", *x, ", ", *y,
+                            "))");
+      case ExprKind::kMin:
+      case ExprKind::kMax:
+        return absl::StrCat(b.kind() == ExprKind::kMin ? "anvil_vmin" : "anvil_vmax", "(anvil_d, ",
+                            *x, ", ", *y, ")");
+      case ExprKind::kCmpEq:
+      case ExprKind::kCmpNe:
+      case ExprKind::kCmpLt:
+      case ExprKind::kCmpLe:
+      case ExprKind::kCmpGt:
+      case ExprKind::kCmpGe:
+        return absl::StrCat(HighwayOp(b.kind()), "(", *x, ", ", *y, ")");
+      default:
+        return std::nullopt;
+    }
+  }
   if (operand.kind() != ScalarKind::kF32 && !operand.is_bool()) return std::nullopt;
   if (b.kind() == ExprKind::kDiv && operand.kind() == ScalarKind::kF32 && Invariant(b.b)) {
     // A divisor fixed for the whole loop (a row's standard deviation or sum, a constant): one
@@ -339,17 +393,37 @@ bool VectorEmitter::VectorStmt(const Stmt& s, std::string* out) {
     }
     case tir::StmtKind::kStore: {
       const auto* n = s.as<tir::StoreNode>();
-      if (n->tensor.type().kind() != ScalarKind::kF32 || n->indices.empty() ||
+      const ScalarKind kind = n->tensor.type().kind();
+      if ((kind != ScalarKind::kF32 && kind != ScalarKind::kF16) || n->indices.empty() ||
           n->indices.back().get() != vector_var_) {
         return false;
       }
       for (size_t k = 0; k + 1 < n->indices.size(); ++k) {
         if (!Invariant(n->indices[k])) return false;
       }
+      const std::string at = absl::StrCat(kind == ScalarKind::kF16 ? "(uint16_t*)" : "(float*)",
+                                          Data(n->tensor), " + ", Offset(n->tensor, n->indices));
+      if (kind == ScalarKind::kF16) {
+        // A float16 element moved as it is keeps its bits (a NaN its payload).
+        const auto* load = n->value.as<tir::IndexingNode>();
+        if (load != nullptr && load->tensor.type().kind() == ScalarKind::kF16 &&
+            UnitStride(*load)) {
+          absl::StrAppend(out, pad, "anvil_vcopy16(anvil_d, (const uint16_t*)", Data(load->tensor),
+                          " + ", Offset(load->tensor, load->indices), ", ", at, ");\n");
+          return true;
+        }
+        // Rounding to float16 once at the store gives the bits of rounding first.
+        const auto* cast = n->value.as<tir::CastNode>();
+        const Expr& value =
+            cast != nullptr && cast->value.type() == DataType::F32() ? cast->value : n->value;
+        auto v = VE(value);
+        if (!v) return false;
+        absl::StrAppend(out, pad, "anvil_vf2h(anvil_d, ", *v, ", ", at, ");\n");
+        return true;
+      }
       auto v = VE(n->value);
       if (!v) return false;
-      absl::StrAppend(out, pad, "hn::StoreU(", *v, ", anvil_d, (float*)", Data(n->tensor), " + ",
-                      Offset(n->tensor, n->indices), ");\n");
+      absl::StrAppend(out, pad, "hn::StoreU(", *v, ", anvil_d, ", at, ");\n");
       return true;
     }
     default:

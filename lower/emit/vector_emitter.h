@@ -1,5 +1,7 @@
 // The vector part of the C++ emitter (emit_cc.h): loops marked `vectorize` whose body is f32
-// arithmetic over unit-stride loads and stores become Highway vector loops (whole vectors, then
+// arithmetic over unit-stride loads and stores (or float16: widened to float lanes at the load,
+// rounded as the scalar code rounds, copied as bits when moved unchanged) become Highway vector
+// loops (whole vectors, then
 // the scalar loop for the tail), and loops that only accumulate a sum, max or min into an f32
 // local become vector partial results and one lane reduction. Their math is the kernels'
 // (kernels/simd/vector_math.inc, in vector_prelude.inc), so a vector loop gives the interpreter's
@@ -66,6 +68,9 @@ class VectorEmitter : public ScalarEmitter {
   std::optional<std::string> VectorIntrinsic(const tir::IntrinsicNode& n);
   // Whether `e` is the same in every iteration of the vector loop.
   bool Invariant(const tir::Expr& e);
+  // Whether a load reads consecutive elements as the vector loop's variable steps (the variable
+  // is its last index, the other indices are invariant).
+  bool UnitStride(const tir::IndexingNode& n);
 
   const tir::ExprNode* vector_var_ = nullptr;                // the loop variable being vectorized
   absl::flat_hash_set<const tir::ExprNode*> vector_locals_;  // f32 vars defined in the body

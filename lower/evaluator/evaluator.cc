@@ -395,6 +395,21 @@ void Evaluator::Impl::Exec(const Stmt& s) {
       Buffer* b = FindBuffer(n->tensor);
       if (b == nullptr) return;
       const int lanes = n->value.type().lanes();
+      // A float16 or bfloat16 element moved unchanged keeps its bits (a NaN its payload), as
+      // the kernels' data movement and the compiled code copy it.
+      if (const auto* load = n->value.as<tir::IndexingNode>();
+          load != nullptr && lanes == 1 && load->tensor.type() == n->tensor.type() &&
+          (n->tensor.type().kind() == tir::ScalarKind::kF16 ||
+           n->tensor.type().kind() == tir::ScalarKind::kBF16)) {
+        Buffer* from = FindBuffer(load->tensor);
+        if (from == nullptr) return;
+        const int64_t source =
+            Offset(*from, *load->tensor.as<tir::TensorNode>(), load->indices, 1, /*pointer=*/false);
+        const int64_t offset = Offset(*b, *t, n->indices, 1, /*pointer=*/false);
+        if (source < 0 || offset < 0 || !status_.ok()) return;
+        std::memcpy(b->data + offset * 2, from->data + source * 2, 2);
+        return;
+      }
       const Val v = Eval(n->value);
       const int64_t offset = Offset(*b, *t, n->indices, lanes, /*pointer=*/false);
       if (offset < 0 || !status_.ok()) return;

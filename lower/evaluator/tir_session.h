@@ -19,6 +19,7 @@
 #include "base/scratch.h"
 #include "graph/ir.h"
 #include "kernels/tensor.h"
+#include "lower/evaluator/cost_check.h"
 #include "lower/evaluator/evaluator.h"
 #include "lower/ir/module.h"
 #include "lower/jit/compiled_module.h"
@@ -38,6 +39,12 @@ struct TirSessionOptions {
   // compiled code's parallel loops.
   int threads = 1;
   JitOptions jit;
+  // Compiled sessions: the cost check (cost_check.h) at the first run, which lowers the nodes
+  // whose emitted loops were measured slower than their kernels to kernel calls. Skipped for
+  // models with more than cost_check_max_weight_bytes of weights (the interpreter it measures
+  // packs its own copies of them).
+  bool cost_check = true;
+  int64_t cost_check_max_weight_bytes = int64_t{1} << 30;
 };
 
 class TirSession {
@@ -59,12 +66,30 @@ class TirSession {
   const EvaluatorStats& evaluator_stats() const;
   // The compiled module (null unless compiled).
   const CompiledModule* compiled() const { return compiled_.get(); }
+  // What the cost check did (after the first run of a compiled session).
+  const CostCheckStats& cost_check() const { return cost_check_; }
 
   absl::StatusOr<std::vector<Tensor>> Run(const absl::flat_hash_map<std::string, Tensor>& inputs);
+  // The cost check on these inputs now, if it is pending (otherwise the first Run does it):
+  // for callers that time runs.
+  absl::Status CheckCostsNow(const absl::flat_hash_map<std::string, Tensor>& inputs);
 
  private:
   TirSession() = default;
+  // The inputs in the binding's order (a missing one with a default: undefined).
+  absl::StatusOr<std::vector<Tensor>> Bind(
+      const absl::flat_hash_map<std::string, Tensor>& inputs) const;
+  // The cost check, on the first run's inputs (by name, and in the binding's order).
+  absl::Status CheckCosts(const absl::flat_hash_map<std::string, Tensor>& named,
+                          const std::vector<Tensor>& ordered);
+  // Lowers the model again with `kernel_nodes` as kernel calls and compiles it (into *module,
+  // which the result points into).
+  absl::StatusOr<std::unique_ptr<CompiledModule>> Recompile(
+      const std::vector<std::string>& kernel_nodes, tir::Module* module, LoweringStats* stats);
 
+  TirSessionOptions options_;
+  bool cost_check_pending_ = false;
+  CostCheckStats cost_check_;
   int threads_ = 1;
   std::unique_ptr<Model> model_;
   std::vector<std::string> warnings_;

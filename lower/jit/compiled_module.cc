@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -111,6 +113,10 @@ struct CompiledModule::Impl {
   // Per run.
   absl::Status status;
   std::deque<Tensor> allocations;
+  // While ProfileGroups runs: nanoseconds per group of the current run, and when the group
+  // being timed began.
+  std::vector<int64_t>* group_nanos = nullptr;
+  Clock::time_point group_start;
 
   ~Impl() {
     if (library != nullptr) dlclose(library);
@@ -160,6 +166,17 @@ void* HostAlloc(void* ctx, int64_t bytes) {
 
 void HostFail(void* ctx, const char* message) {
   static_cast<CompiledModule::Impl*>(ctx)->Fail(absl::InvalidArgumentError(message));
+}
+
+void HostGroupDone(void* ctx, int32_t group) {
+  auto* impl = static_cast<CompiledModule::Impl*>(ctx);
+  const Clock::time_point now = Clock::now();
+  if (impl->group_nanos != nullptr && group >= 0 &&
+      group < static_cast<int32_t>(impl->group_nanos->size())) {
+    (*impl->group_nanos)[group] +=
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now - impl->group_start).count();
+  }
+  impl->group_start = now;
 }
 
 // Parallel loops of the emitted code on the runtime's threads (base/parallel.h).
@@ -482,7 +499,14 @@ absl::StatusOr<std::vector<Tensor>> CompiledModule::Run(const std::vector<Tensor
   }
   std::vector<AnvilBuffer*> slots;
   for (AnvilBuffer& b : buffers) slots.push_back(&b);
-  AnvilHost host{&impl, HostKernel, HostGemm, HostAlloc, HostFail, ParallelFor};
+  AnvilHost host{&impl,
+                 HostKernel,
+                 HostGemm,
+                 HostAlloc,
+                 HostFail,
+                 ParallelFor,
+                 impl.group_nanos != nullptr ? HostGroupDone : nullptr};
+  impl.group_start = Clock::now();
   const int32_t rc =
       impl.entry(&host, indices.data(), slots.data(), static_cast<uint8_t*>(impl.workspace.data()));
   if (rc != 0 || !impl.status.ok()) {
@@ -511,6 +535,32 @@ absl::StatusOr<std::vector<Tensor>> CompiledModule::Run(const std::vector<Tensor
   }
   impl.allocations.clear();
   return outputs;
+}
+
+}  // namespace anvil::lower
+
+namespace anvil::lower {
+
+absl::StatusOr<GroupProfile> CompiledModule::ProfileGroups(const std::vector<Tensor>& inputs,
+                                                           int runs) {
+  GroupProfile profile;
+  profile.group_seconds.assign(emitted_.groups.size(), std::numeric_limits<double>::infinity());
+  profile.run_seconds = std::numeric_limits<double>::infinity();
+  std::vector<int64_t> nanos;
+  for (int r = 0; r < std::max(runs, 1); ++r) {
+    nanos.assign(emitted_.groups.size(), 0);
+    impl_->group_nanos = &nanos;
+    const Clock::time_point start = Clock::now();
+    absl::StatusOr<std::vector<Tensor>> out = Run(inputs);
+    const double seconds = Since(start);
+    impl_->group_nanos = nullptr;
+    ANVIL_RETURN_IF_ERROR(out.status());
+    profile.run_seconds = std::min(profile.run_seconds, seconds);
+    for (size_t g = 0; g < nanos.size(); ++g) {
+      profile.group_seconds[g] = std::min(profile.group_seconds[g], nanos[g] * 1e-9);
+    }
+  }
+  return profile;
 }
 
 }  // namespace anvil::lower

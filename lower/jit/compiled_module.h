@@ -44,6 +44,13 @@ struct JitStats {
   std::string library_path;
 };
 
+// Where a module's runs spend their time, group by group (EmittedModule::groups): the least
+// seconds each group took over the profiled runs, and the least seconds of a whole run.
+struct GroupProfile {
+  std::vector<double> group_seconds;
+  double run_seconds = 0;
+};
+
 class CompiledModule {
  public:
   // `module` must outlive the compiled module (kernel bindings point into its source model).
@@ -54,6 +61,10 @@ class CompiledModule {
   // Inputs in the order of the module's entry binding (a missing one: its default value, when
   // it has one); outputs in binding order.
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs);
+
+  // Runs `runs` times (at least once) on `inputs`, the host timing every group; the first
+  // failing run's error.
+  absl::StatusOr<GroupProfile> ProfileGroups(const std::vector<Tensor>& inputs, int runs);
 
   const JitStats& stats() const { return stats_; }
   const EmittedModule& emitted() const { return emitted_; }

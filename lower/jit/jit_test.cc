@@ -35,6 +35,7 @@ std::unique_ptr<TirSession> Load(const std::string& text, bool compile, bool vec
   options.compile = compile;
   options.jit.cache_dir = CacheDir();
   options.jit.vectorize = vectorize;
+  options.cost_check = false;  // the emitted code is under test, not the kernels
   absl::StatusOr<std::unique_ptr<TirSession>> s = TirSession::Load(*std::move(model), options);
   EXPECT_TRUE(s.ok()) << s.status();
   return s.ok() ? *std::move(s) : nullptr;
@@ -305,6 +306,56 @@ main (float[N, 8] x, int64[K] ids, float[8, 4] w) => (float[8, N2] t, float[K, 8
                          {"w", Input(ElementType::kFloat, {8, 4}, 3)}});
 }
 
+// float16 halves with every exponent (subnormals, values whose sum overflows to inf, inf itself);
+// `nan` adds NaNs with payloads and both signs.
+Tensor HalfInput(std::vector<int64_t> dims, int salt, bool nan) {
+  Tensor t(ElementType::kFloat16, std::move(dims));
+  auto* bits = static_cast<uint16_t*>(t.data());
+  for (int64_t k = 0; k < t.NumElements(); ++k) {
+    uint16_t h = static_cast<uint16_t>((k * 977 + salt * 131) % 0x7c01);
+    if ((k + salt) % 3 == 0) h |= 0x8000;
+    if (nan && k % 5 == 1)
+      h = static_cast<uint16_t>(0x7c01 + (k * 31) % 0x3fe) | (k % 2 ? 0x8000 : 0);
+    bits[k] = h;
+  }
+  return t;
+}
+
+// float16 element-wise arithmetic, casts and data movement: vector code (float lanes widened at
+// the load with F16C, rounded as the scalar code rounds) and scalar code give the evaluator's
+// bits, and halves moved unchanged keep theirs (NaN payloads included).
+TEST(JitTest, Float16VectorLoopsRoundAsTheScalarCode) {
+  constexpr char kText[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+main (float16[N, 37] a, float16[N, 37] b, float16[N, 37] n, float[N, 37] f) => (float16[N, 74] c, float16[37, N] t, float16[N, 37] h, float[N, 37] w, float16[N, 37] r, float16[N, 37] q) {
+  s = Add(a, b)
+  m = Mul(s, b)
+  c = Concat<axis = 1>(m, n)
+  t = Transpose<perm = [1, 0]>(n)
+  h = Cast<to = 10>(f)
+  w = Cast<to = 1>(a)
+  r = Relu(n)
+  d = Div(a, b)
+  q = Sub(d, a)
+})";
+  for (int64_t rows : {1, 4}) {
+    // Floats from ~1e-7 (under float16's subnormals) to ~1e5 (over its largest finite value).
+    Tensor f = Input(ElementType::kFloat, {rows, 37}, 4);
+    for (int64_t k = 0; k < f.NumElements(); ++k) {
+      f.As<float>()[k] *= std::ldexp(1.0f, static_cast<int>(k % 41) - 24);
+    }
+    ExpectSameBits(kText, {{"a", HalfInput({rows, 37}, 1, false)},
+                           {"b", HalfInput({rows, 37}, 2, false)},
+                           {"n", HalfInput({rows, 37}, 3, true)},
+                           {"f", f}});
+  }
+  std::unique_ptr<TirSession> jit = Load(kText, true, /*vectorize=*/true);
+  ASSERT_NE(jit, nullptr);
+  const std::string& source = jit->compiled()->emitted().source;
+  for (const char* helper : {"anvil_vh2f(", "anvil_vf2h(", "anvil_vcopy16("}) {
+    EXPECT_TRUE(absl::StrContains(source, helper)) << helper;
+  }
+}
+
 // Constant weights of MatMul and Gemm (transB) are packed once at load and used by the gemm
 // calls with more than 4 rows and columns: the evaluator's bits, and the packed path does run.
 TEST(JitTest, ConstantGemmWeightsArePackedAtLoad) {
@@ -337,6 +388,7 @@ TEST(JitTest, RowTilesRunAsTheEvaluatorRunsThem) {
     std::unique_ptr<Model> copy = (*model)->Clone();
     absl::StatusOr<std::unique_ptr<TirSession>> eval = TirSession::Load(std::move(copy), options);
     options.compile = true;
+    options.cost_check = false;
     options.jit.cache_dir = CacheDir();
     options.jit.vectorize = vectorize;
     absl::StatusOr<std::unique_ptr<TirSession>> jit = TirSession::Load(*std::move(model), options);

@@ -88,8 +88,9 @@ class NodeLoweringImpl final : public NodeLowering {
 
 class Lowerer {
  public:
-  Lowerer(std::shared_ptr<Model> model, LoweringStats* stats)
-      : model_(std::move(model)), inference_(*model_), stats_(stats) {}
+  Lowerer(std::shared_ptr<Model> model, const absl::flat_hash_set<std::string>& kernel_nodes,
+          LoweringStats* stats)
+      : model_(std::move(model)), inference_(*model_), kernel_nodes_(kernel_nodes), stats_(stats) {}
 
   absl::StatusOr<tir::Module> Run();
 
@@ -120,6 +121,7 @@ class Lowerer {
 
   std::shared_ptr<Model> model_;
   ShapeInference inference_;
+  const absl::flat_hash_set<std::string>& kernel_nodes_;
   LoweringStats* stats_;
   tir::Builder b_;
   tir::Module module_;
@@ -458,6 +460,15 @@ absl::Status Lowerer::LowerNode(const Node& node) {
   }
   LowerFn rule = touches_value ? nullptr : FindLowerRule(node, opset);
   if (touches_value) fallback_reason = "a sequence, optional or unknown-rank operand";
+  bool measured = false;
+  if (rule && !kernel_nodes_.empty()) {
+    for (const Value* v : node.outputs()) {
+      if (v == nullptr) continue;
+      measured = kernel_nodes_.contains(v->name());
+      break;
+    }
+    if (measured) rule = nullptr;
+  }
   if (rule) {
     // The op's ShapeHelper, run with the lowering's builder, gives the facts the rule indexes
     // with; its dims must be inference's (the same rule over the same knowledge).
@@ -549,7 +560,14 @@ absl::Status Lowerer::LowerNode(const Node& node) {
           } else {
             ++stats_->native;
             ++stats_->native_ops[op];
-            if (!views_.empty()) ++stats_->views;
+            if (!views_.empty()) {
+              ++stats_->views;
+              for (const Value* v : node.outputs()) {
+                if (v == nullptr) continue;
+                stats_->view_nodes.insert(v->name());
+                break;
+              }
+            }
           }
         }
         return absl::OkStatus();
@@ -567,10 +585,12 @@ absl::Status Lowerer::LowerNode(const Node& node) {
     }
   }
   std::vector<Stmt> stmts;
-  ANVIL_RETURN_IF_ERROR(EmitKernelCall(node, opset, "fallback", &stmts));
+  ANVIL_RETURN_IF_ERROR(EmitKernelCall(node, opset, measured ? "measured" : "fallback", &stmts));
   body_.push_back(NodeComment(node));
   for (Stmt& st : stmts) body_.push_back(std::move(st));
-  if (stats_) {
+  if (stats_ && measured) {
+    ++stats_->measured;
+  } else if (stats_) {
     ++stats_->fallback;
     ++stats_->fallback_ops[op];
     if (!fallback_reason.empty()) stats_->fallback_reasons.emplace(op, fallback_reason);
@@ -681,7 +701,7 @@ LowerFn FindLowerRule(const Node& node, int64_t opset) {
 absl::StatusOr<tir::Module> LowerToTir(const Model& model, const LoweringOptions& options,
                                        LoweringStats* stats) {
   std::shared_ptr<Model> copy = model.Clone();
-  Lowerer lowerer(copy, stats);
+  Lowerer lowerer(copy, options.kernel_nodes, stats);
   ANVIL_ASSIGN_OR_RETURN(tir::Module module, lowerer.Run());
   if (options.simplify) module = tir::Simplify(module);
   if (stats) stats->before_passes = CountLoops(module);

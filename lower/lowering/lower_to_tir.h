@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "graph/ir.h"
 #include "graph/pass.h"
@@ -37,15 +38,21 @@ namespace anvil::lower {
 
 struct LoweringOptions : ModulePassOptions {
   bool simplify = true;
+  // Nodes, by their first output's name, that call their kernel even where a rule would lower
+  // them to loops: those the compiled backend's cost check measured faster as kernels
+  // (TirSessionOptions::cost_check).
+  absl::flat_hash_set<std::string> kernel_nodes;
 };
 
 // What lowering did, by op.
 struct LoweringStats {
   int64_t nodes = 0;
-  int64_t native = 0;     // lowered to loops (views included)
-  int64_t views = 0;      // of which views with no loop
+  int64_t native = 0;                           // lowered to loops (views included)
+  int64_t views = 0;                            // of which views with no loop
+  absl::flat_hash_set<std::string> view_nodes;  // their first outputs' names
   int64_t intrinsic = 0;  // compute intrinsics (gemm, convolution and pooling kernels)
   int64_t fallback = 0;   // kernel calls of ops no rule covers
+  int64_t measured = 0;   // kernel calls of nodes LoweringOptions::kernel_nodes names
   std::map<std::string, int64_t> native_ops, intrinsic_ops, fallback_ops;
   // For ops with a rule that still called their kernel: why (the first node's reason).
   std::map<std::string, std::string> fallback_reasons;

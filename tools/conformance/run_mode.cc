@@ -15,8 +15,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -208,8 +208,7 @@ TestResult CompareTensors(const std::string& name, const Tensor& actual, const T
     }
     return std::string("a tensor");
   };
-  if (actual.kind() != expected.kind() ||
-      actual.elements().size() != expected.elements().size()) {
+  if (actual.kind() != expected.kind() || actual.elements().size() != expected.elements().size()) {
     return {Verdict::kWrong,
             absl::StrCat(name, ": ", kind_name(actual), ", expected ", kind_name(expected))};
   }
@@ -364,6 +363,8 @@ TestResult RunRunTest(const TestCase& test, const onnx::ModelProto& proto,
     // headers would add ~1.5 s per module; jit_test covers the vector loops).
     tir_options.jit.opt_level = "-O1";
     tir_options.jit.vectorize = false;
+    // The emitted code is what conformance checks: no cost check trading it for kernels.
+    tir_options.cost_check = false;
     absl::StatusOr<std::unique_ptr<lower::TirSession>> loaded =
         lower::TirSession::Load(*std::move(model), tir_options);
     if (!loaded.ok()) return runtime_error(loaded.status());
