@@ -326,11 +326,7 @@ bool ImplicitConvGemm(const WindowGeometry& g, int64_t Mg, int64_t cols, int64_t
       // B is X itself (K channels of in_size values): panels copied as Sgemm would pack them,
       // so the bias goes in the epilogue rather than in a pass over C.
       auto rows = [&](int64_t k0, int64_t kc, int64_t j0, int64_t w, int64_t pw, float* dst) {
-        for (int64_t k = 0; k < kc; ++k) {
-          const float* src = x + (k0 + k) * g.in_size + j0;
-          std::copy(src, src + w, dst + k * pw);
-          std::fill(dst + k * pw + w, dst + (k + 1) * pw, 0.0f);
-        }
+        simd::PackRowsOfB(x, g.in_size, k0, kc, j0, w, pw, dst);
       };
       simd::SgemmFilledB(Mg, cols, K, w, K, rows, bias, 0.0f, c, ldc, epilogue);
       return true;

@@ -56,6 +56,13 @@ void SgemmFilledBImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t l
       row_bias, beta, C, ldc, epilogue);
 }
 
+void PackRowsOfBImpl(const float* B, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t w,
+                     int64_t pw, float* dst) {
+  gemm_internal::PackB<float>(false, B, static_cast<size_t>(ldb), static_cast<size_t>(k0),
+                              static_cast<size_t>(kc), static_cast<size_t>(j0),
+                              static_cast<size_t>(w), static_cast<size_t>(pw), dst);
+}
+
 }  // namespace anvil::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -82,6 +89,7 @@ HWY_EXPORT(GemmPrepackedImpl);
 HWY_EXPORT(MicroTileRowsImpl);
 HWY_EXPORT(MicroTileColsImpl);
 HWY_EXPORT(SgemmFilledBImpl);
+HWY_EXPORT(PackRowsOfBImpl);
 
 // Splits one product across the current parallel scope (base/parallel.h) into row blocks or
 // column blocks, whichever dimension offers more. Blocks are whole multiples of kRowUnit rows or
@@ -208,6 +216,11 @@ void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t 
                   (trans_a, hi - lo, N, K, alpha, trans_a ? A + lo : A + lo * lda, lda,
                    b.data.data(), beta, C + lo * ldc, ldc, 0, N, col_bias);
                 });
+}
+
+void PackRowsOfB(const float* B, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t w,
+                 int64_t pw, float* dst) {
+  HWY_DYNAMIC_DISPATCH(PackRowsOfBImpl)(B, ldb, k0, kc, j0, w, pw, dst);
 }
 
 void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, BPanelFiller fill,

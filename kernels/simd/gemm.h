@@ -61,6 +61,12 @@ void SgemmPackedB(bool trans_a, int64_t M, float alpha, const float* A, int64_t 
 using BPanelFiller =
     absl::FunctionRef<void(int64_t k0, int64_t kc, int64_t j0, int64_t w, int64_t pw, float* dst)>;
 
+// The BPanelFiller of a B stored row-major (rows ldb apart, not transposed): vector copies of
+// whole rows of the panel, as the packed path packs them (a copy call per row of 16 floats was a
+// pointwise convolution's biggest cost after its FMAs).
+void PackRowsOfB(const float* B, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t w,
+                 int64_t pw, float* dst);
+
 // C[M, N] = A[M, K] * B + row_bias + beta * C (A row-major with rows lda apart, not transposed;
 // row_bias: M values added to row i, or null), with B's panels filled by `fill` as the packed
 // path packs them: Sgemm's packed path and its bits (for M and N over 4, where Sgemm takes it;

@@ -157,6 +157,14 @@ TEST(GemmTest, FilledBGivesThePackedPathsBits) {
         for (int64_t j = 0; j < pw; ++j) dst[k * pw + j] = j < w ? b[(k0 + k) * c.N + j0 + j] : 0;
       }
     };
+    // PackRowsOfB fills what the element-wise filler does (zeros past w included).
+    for (int64_t j0 : {int64_t{0}, c.N / 2}) {
+      const int64_t w = std::min<int64_t>(16, c.N - j0), pw = 16, kc = std::min<int64_t>(c.K, 5);
+      std::vector<float> expected(kc * pw, -1.0f), packed(kc * pw, -1.0f);
+      fill(1 % c.K, kc - 1 % c.K, j0, w, pw, expected.data());
+      PackRowsOfB(b.data(), c.N, 1 % c.K, kc - 1 % c.K, j0, w, pw, packed.data());
+      EXPECT_EQ(packed, expected) << c.M << "x" << c.N << "x" << c.K << " at column " << j0;
+    }
     for (bool with_bias : {false, true}) {
       // The reference: Sgemm onto C = bias (beta 1) or onto c0 with the case's beta.
       std::vector<float> want = c0;
@@ -176,6 +184,12 @@ TEST(GemmTest, FilledBGivesThePackedPathsBits) {
                      with_bias ? 0.0f : c.beta, got.data(), c.N);
         EXPECT_EQ(got, want) << c.M << "x" << c.N << "x" << c.K << (with_bias ? " with bias" : "")
                              << ", " << threads << " threads";
+        std::vector<float> rows = c0;
+        auto pack_rows = [&](int64_t k0, int64_t kc, int64_t j0, int64_t w, int64_t pw,
+                             float* dst) { PackRowsOfB(b.data(), c.N, k0, kc, j0, w, pw, dst); };
+        SgemmFilledB(c.M, c.N, c.K, a.data(), c.K, pack_rows, with_bias ? bias.data() : nullptr,
+                     with_bias ? 0.0f : c.beta, rows.data(), c.N);
+        EXPECT_EQ(rows, want) << c.M << "x" << c.N << "x" << c.K << " from PackRowsOfB";
       }
     }
   }
