@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/float16.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "exec/node_executor.h"
@@ -832,6 +833,58 @@ TEST(MatMul, ConstantWeightPackedOnceGivesTheSameProducts) {
     ASSERT_TRUE(packed.ok()) << packed.status();
     EXPECT_EQ(stats.packed_weight_products, 1) << c.op << ": the packed weight was not used";
     ExpectNear(Values<float>((*packed)[0]), Values<float>((*plain)[0]), 1e-6, c.op);
+  }
+}
+
+// Constant float16 and bfloat16 weights are widened once and packed (ReadConstantFloats, then
+// PackB): the same bits as the weight given as a plain input, whose product is computed in
+// float and rounded per element.
+TEST(MatMul, ConstantHalfWeightsWidenedOnceGiveThePlainBits) {
+  for (const char* type : {"float16", "bfloat16"}) {
+    const bool bf16 = std::string(type) == "bfloat16";
+    const ElementType et = bf16 ? ElementType::kBfloat16 : ElementType::kFloat16;
+    // Values k / 64: exact in both types and in the model text.
+    auto halves = [&](std::vector<int64_t> dims, uint32_t seed) {
+      Tensor t(et, dims);
+      std::vector<float> v = Values<float>(RandomTensor(dims, seed));
+      for (size_t i = 0; i < v.size(); ++i) {
+        v[i] = std::round(v[i] * 64.0f) / 64.0f;
+        static_cast<uint16_t*>(t.data())[i] =
+            bf16 ? fp16::FloatToBfloat16(v[i]) : fp16::FloatToHalf(v[i]);
+      }
+      return std::make_pair(t, v);  // (the tensor, and its values as floats)
+    };
+    for (const std::string op : {"MatMul", "Gemm <transB = 1>"}) {
+      const bool tb = op != "MatMul";
+      const std::vector<int64_t> w_dims =
+          tb ? std::vector<int64_t>{70, 40} : std::vector<int64_t>{40, 70};
+      const Tensor a = halves({9, 40}, 51).first;
+      const Tensor w = halves(w_dims, 52).first;
+      absl::StatusOr<std::vector<Tensor>> plain = RunText(
+          ModelText(13,
+                    absl::StrCat("agraph (", type, "[A] a, ", type, "[B] w) => (", type, "[C] y)"),
+                    absl::StrCat("y = ", op, " (a, w)")),
+          {a, w});
+      ASSERT_TRUE(plain.ok()) << type << " " << op << ": " << plain.status();
+      KernelStats stats;
+      NodeExecOptions with_stats;
+      with_stats.stats = &stats;
+      // (ONNX's text parser has no float16 literals: w becomes an initializer, not a graph
+      // input a run could override, after parsing.)
+      absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(ModelText(
+          13, absl::StrCat("agraph (", type, "[A] a, ", type, "[B] w) => (", type, "[C] y)"),
+          absl::StrCat("y = ", op, " (a, w)")));
+      ASSERT_TRUE(model.ok()) << model.status();
+      Graph& graph = (*model)->graph();
+      Node& node = **graph.nodes().begin();
+      node.SetInput(1, graph.AddInitializer("w_constant", w.ToElements()));
+      absl::StatusOr<std::vector<Tensor>> packed = RunNode(node, 13, {a, w}, with_stats);
+      ASSERT_TRUE(packed.ok()) << type << " " << op << ": " << packed.status();
+      EXPECT_EQ(stats.packed_weight_products, 1) << type << " " << op;
+      ASSERT_EQ((*packed)[0].ByteSize(), (*plain)[0].ByteSize());
+      EXPECT_EQ(std::memcmp((*packed)[0].data(), (*plain)[0].data(), (*plain)[0].ByteSize()), 0)
+          << type << " " << op;
+    }
   }
 }
 
