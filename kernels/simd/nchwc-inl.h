@@ -1,0 +1,258 @@
+// Per-target body of simd/nchwc.h (included once per target by nchwc.cc).
+#if defined(ANVIL_KERNELS_SIMD_NCHWC_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ANVIL_KERNELS_SIMD_NCHWC_INL_H_
+#undef ANVIL_KERNELS_SIMD_NCHWC_INL_H_
+#else
+#define ANVIL_KERNELS_SIMD_NCHWC_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "kernels/simd/nchwc.h"
+#include "kernels/simd/vector_math-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace anvil::simd::HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+HWY_NOINLINE int64_t NchwcBlockImpl() {
+  return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>()));
+}
+
+HWY_NOINLINE void ReorderToBlockedImpl(const float* x, int64_t channels, int64_t pixels,
+                                       float* out) {
+  const int64_t B = NchwcBlockImpl();
+  const int64_t blocks = (channels + B - 1) / B;
+  for (int64_t b = 0; b < blocks; ++b) {
+    float* dst = out + b * pixels * B;
+    for (int64_t j = 0; j < B; ++j) {
+      const int64_t c = b * B + j;
+      if (c >= channels) {
+        for (int64_t p = 0; p < pixels; ++p) dst[p * B + j] = 0.0f;
+        continue;
+      }
+      const float* src = x + c * pixels;
+      for (int64_t p = 0; p < pixels; ++p) dst[p * B + j] = src[p];
+    }
+  }
+}
+
+HWY_NOINLINE void ReorderFromBlockedImpl(const float* x, int64_t channels, int64_t pixels,
+                                         float* out) {
+  const int64_t B = NchwcBlockImpl();
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* src = x + (c / B) * pixels * B + c % B;
+    float* dst = out + c * pixels;
+    for (int64_t p = 0; p < pixels; ++p) dst[p] = src[p * B];
+  }
+}
+
+// One output pixel of a depthwise window, every tap checked against the input's bounds.
+HWY_INLINE hn::Vec<hn::ScalableTag<float>> DepthwiseEdgePixel(const float* x, int64_t h, int64_t w,
+                                                              int64_t kernel, int64_t ih0,
+                                                              int64_t iw0, const float* wk) {
+  const hn::ScalableTag<float> d;
+  const int64_t B = static_cast<int64_t>(hn::Lanes(d));
+  auto acc = hn::Zero(d);
+  for (int64_t kh = 0; kh < kernel; ++kh) {
+    const int64_t ih = ih0 + kh;
+    if (ih < 0 || ih >= h) continue;
+    for (int64_t kw = 0; kw < kernel; ++kw) {
+      const int64_t iw = iw0 + kw;
+      if (iw < 0 || iw >= w) continue;
+      acc = hn::MulAdd(hn::LoadU(d, x + (ih * w + iw) * B),
+                       hn::LoadU(d, wk + (kh * kernel + kw) * B), acc);
+    }
+  }
+  return acc;
+}
+
+// The output columns [lo, hi) of one row whose whole window is inside the input (rows checked
+// by the caller), kPixels at a time with the taps' weights in registers.
+template <int64_t kKernel, int64_t kStride>
+HWY_INLINE void DepthwiseInteriorRow(const float* x, int64_t w, int64_t ih0, int64_t pad_left,
+                                     const float* wk, hn::Vec<hn::ScalableTag<float>> bias,
+                                     const Epilogue& e, float* y_row, int64_t lo, int64_t hi) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const int64_t B = static_cast<int64_t>(hn::Lanes(d));
+  constexpr int64_t kPixels = kKernel == 3 ? 4 : 2;
+  int64_t ow = lo;
+  for (; ow + kPixels <= hi; ow += kPixels) {
+    V acc[kPixels];
+    HWY_UNROLL(8)
+    for (int64_t i = 0; i < kPixels; ++i) acc[i] = hn::Zero(d);
+    HWY_UNROLL(8)
+    for (int64_t kh = 0; kh < kKernel; ++kh) {
+      const float* row = x + ((ih0 + kh) * w + ow * kStride - pad_left) * B;
+      HWY_UNROLL(8)
+      for (int64_t kw = 0; kw < kKernel; ++kw) {
+        const V wv = hn::LoadU(d, wk + (kh * kKernel + kw) * B);
+        HWY_UNROLL(8)
+        for (int64_t i = 0; i < kPixels; ++i) {
+          acc[i] = hn::MulAdd(hn::LoadU(d, row + (i * kStride + kw) * B), wv, acc[i]);
+        }
+      }
+    }
+    HWY_UNROLL(8)
+    for (int64_t i = 0; i < kPixels; ++i) {
+      hn::StoreU(ApplyEpilogue(d, e, hn::Add(bias, acc[i])), d, y_row + (ow + i) * B);
+    }
+  }
+  for (; ow < hi; ++ow) {
+    V acc = hn::Zero(d);
+    HWY_UNROLL(8)
+    for (int64_t kh = 0; kh < kKernel; ++kh) {
+      const float* row = x + ((ih0 + kh) * w + ow * kStride - pad_left) * B;
+      HWY_UNROLL(8)
+      for (int64_t kw = 0; kw < kKernel; ++kw) {
+        acc =
+            hn::MulAdd(hn::LoadU(d, row + kw * B), hn::LoadU(d, wk + (kh * kKernel + kw) * B), acc);
+      }
+    }
+    hn::StoreU(ApplyEpilogue(d, e, hn::Add(bias, acc)), d, y_row + ow * B);
+  }
+}
+
+template <int64_t kKernel, int64_t kStride>
+HWY_INLINE void DepthwiseBlock(const float* x, int64_t h, int64_t w, int64_t pad_top,
+                               int64_t pad_left, const float* wk, const float* bias_block,
+                               const Epilogue& e, float* y, int64_t out_h, int64_t out_w) {
+  const hn::ScalableTag<float> d;
+  const int64_t B = static_cast<int64_t>(hn::Lanes(d));
+  const auto bias = bias_block != nullptr ? hn::LoadU(d, bias_block) : hn::Zero(d);
+  // Columns whose window is inside the input: ow * s - pad_left >= 0 and
+  // ow * s - pad_left + k - 1 < w.
+  const int64_t col_lo = std::min(out_w, (pad_left + kStride - 1) / kStride);
+  const int64_t col_hi = std::max(
+      col_lo,
+      std::min(out_w, w + pad_left - kKernel >= 0 ? (w + pad_left - kKernel) / kStride + 1 : 0));
+  for (int64_t oh = 0; oh < out_h; ++oh) {
+    const int64_t ih0 = oh * kStride - pad_top;
+    float* y_row = y + oh * out_w * B;
+    const bool rows_inside = ih0 >= 0 && ih0 + kKernel <= h;
+    const int64_t lo = rows_inside ? col_lo : out_w, hi = rows_inside ? col_hi : out_w;
+    for (int64_t ow = 0; ow < lo; ++ow) {
+      const auto acc = DepthwiseEdgePixel(x, h, w, kKernel, ih0, ow * kStride - pad_left, wk);
+      hn::StoreU(ApplyEpilogue(d, e, hn::Add(bias, acc)), d, y_row + ow * B);
+    }
+    if (lo < hi) {
+      DepthwiseInteriorRow<kKernel, kStride>(x, w, ih0, pad_left, wk, bias, e, y_row, lo, hi);
+    }
+    for (int64_t ow = std::max(lo, hi); ow < out_w; ++ow) {
+      const auto acc = DepthwiseEdgePixel(x, h, w, kKernel, ih0, ow * kStride - pad_left, wk);
+      hn::StoreU(ApplyEpilogue(d, e, hn::Add(bias, acc)), d, y_row + ow * B);
+    }
+  }
+}
+
+HWY_NOINLINE void BlockedDepthwiseConvImpl(const float* x, int64_t blocks, int64_t h, int64_t w,
+                                           int64_t kernel, int64_t stride, int64_t pad_top,
+                                           int64_t pad_left, const float* packed_w,
+                                           const float* packed_bias, const Epilogue& epilogue,
+                                           float* y, int64_t out_h, int64_t out_w) {
+  const int64_t B = NchwcBlockImpl();
+  const int64_t taps = kernel * kernel;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const float* xb = x + b * h * w * B;
+    const float* wk = packed_w + b * taps * B;
+    const float* bias = packed_bias != nullptr ? packed_bias + b * B : nullptr;
+    float* yb = y + b * out_h * out_w * B;
+    auto run = [&](auto k, auto s) {
+      DepthwiseBlock<decltype(k)::value, decltype(s)::value>(xb, h, w, pad_top, pad_left, wk, bias,
+                                                             epilogue, yb, out_h, out_w);
+    };
+    if (kernel == 3 && stride == 1)
+      run(std::integral_constant<int64_t, 3>(), std::integral_constant<int64_t, 1>());
+    if (kernel == 3 && stride == 2)
+      run(std::integral_constant<int64_t, 3>(), std::integral_constant<int64_t, 2>());
+    if (kernel == 5 && stride == 1)
+      run(std::integral_constant<int64_t, 5>(), std::integral_constant<int64_t, 1>());
+    if (kernel == 5 && stride == 2)
+      run(std::integral_constant<int64_t, 5>(), std::integral_constant<int64_t, 2>());
+  }
+}
+
+// kPixels pixels x kOuts output blocks of a pointwise convolution: per input channel, kOuts
+// weight vectors and kPixels broadcasts of the pixels' values feed kPixels * kOuts FMAs.
+template <int64_t kPixels, int64_t kOuts>
+HWY_INLINE void PointwiseTile(const float* x, int64_t in_blocks, int64_t pixels, int64_t p0,
+                              const float* w0, int64_t w_block_stride, const float* bias,
+                              const float* sum, const Epilogue& e, float* y, int64_t ob) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const int64_t B = static_cast<int64_t>(hn::Lanes(d));
+  V acc[kPixels][kOuts];
+  HWY_UNROLL(8)
+  for (int64_t i = 0; i < kPixels; ++i) {
+    HWY_UNROLL(8)
+    for (int64_t o = 0; o < kOuts; ++o) acc[i][o] = hn::Zero(d);
+  }
+  for (int64_t cb = 0; cb < in_blocks; ++cb) {
+    const float* xp = x + (cb * pixels + p0) * B;
+    const float* wc = w0 + cb * B * B;
+    for (int64_t j = 0; j < B; ++j) {
+      V wv[kOuts];
+      HWY_UNROLL(8)
+      for (int64_t o = 0; o < kOuts; ++o) wv[o] = hn::LoadU(d, wc + o * w_block_stride + j * B);
+      HWY_UNROLL(8)
+      for (int64_t i = 0; i < kPixels; ++i) {
+        const V xv = hn::Set(d, xp[i * B + j]);
+        HWY_UNROLL(8)
+        for (int64_t o = 0; o < kOuts; ++o) acc[i][o] = hn::MulAdd(xv, wv[o], acc[i][o]);
+      }
+    }
+  }
+  HWY_UNROLL(8)
+  for (int64_t o = 0; o < kOuts; ++o) {
+    const V bv = bias != nullptr ? hn::LoadU(d, bias + (ob + o) * B) : hn::Zero(d);
+    float* yo = y + ((ob + o) * pixels + p0) * B;
+    const float* so = sum != nullptr ? sum + ((ob + o) * pixels + p0) * B : nullptr;
+    HWY_UNROLL(8)
+    for (int64_t i = 0; i < kPixels; ++i) {
+      V v = hn::Add(bv, acc[i][o]);
+      if (so != nullptr) v = hn::Add(v, hn::LoadU(d, so + i * B));
+      hn::StoreU(ApplyEpilogue(d, e, v), d, yo + i * B);
+    }
+  }
+}
+
+template <int64_t kOuts>
+HWY_INLINE void PointwiseOutputs(const float* x, int64_t in_blocks, int64_t pixels, const float* w0,
+                                 int64_t w_block_stride, const float* bias, const float* sum,
+                                 const Epilogue& e, float* y, int64_t ob) {
+  constexpr int64_t kPixels = kOuts == 2 ? 6 : 8;
+  int64_t p = 0;
+  for (; p + kPixels <= pixels; p += kPixels) {
+    PointwiseTile<kPixels, kOuts>(x, in_blocks, pixels, p, w0, w_block_stride, bias, sum, e, y, ob);
+  }
+  for (; p < pixels; ++p) {
+    PointwiseTile<1, kOuts>(x, in_blocks, pixels, p, w0, w_block_stride, bias, sum, e, y, ob);
+  }
+}
+
+HWY_NOINLINE void BlockedPointwiseConvImpl(const float* x, int64_t in_blocks, int64_t pixels,
+                                           const float* packed_w, const float* packed_bias,
+                                           const float* sum, const Epilogue& epilogue, float* y,
+                                           int64_t out_blocks) {
+  const int64_t B = NchwcBlockImpl();
+  const int64_t w_block_stride = in_blocks * B * B;  // one output block's packed weights
+  int64_t ob = 0;
+  for (; ob + 2 <= out_blocks; ob += 2) {
+    PointwiseOutputs<2>(x, in_blocks, pixels, packed_w + ob * w_block_stride, w_block_stride,
+                        packed_bias, sum, epilogue, y, ob);
+  }
+  for (; ob < out_blocks; ++ob) {
+    PointwiseOutputs<1>(x, in_blocks, pixels, packed_w + ob * w_block_stride, w_block_stride,
+                        packed_bias, sum, epilogue, y, ob);
+  }
+}
+
+}  // namespace anvil::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard toggle

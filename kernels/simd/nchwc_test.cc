@@ -1,0 +1,168 @@
+#include "kernels/simd/nchwc.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace anvil::simd {
+namespace {
+
+std::vector<float> Random(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+float Activate(const Epilogue& e, float v) {
+  switch (e.activation) {
+    case Activation::kRelu:
+      return v < 0.0f ? 0.0f : v;
+    case Activation::kClip:
+      return std::min(std::max(v, e.alpha), e.beta);
+    default:
+      return v;
+  }
+}
+
+std::vector<float> Blocked(const std::vector<float>& x, int64_t channels, int64_t pixels) {
+  const int64_t B = NchwcBlock();
+  std::vector<float> out((channels + B - 1) / B * B * pixels, -1.0f);
+  ReorderToBlocked(x.data(), channels, pixels, out.data());
+  return out;
+}
+
+std::vector<float> Unblocked(const std::vector<float>& x, int64_t channels, int64_t pixels) {
+  std::vector<float> out(channels * pixels, -1.0f);
+  ReorderFromBlocked(x.data(), channels, pixels, out.data());
+  return out;
+}
+
+TEST(Nchwc, ReordersRoundTripWithZeroPaddedLanes) {
+  const int64_t B = NchwcBlock();
+  EXPECT_GE(B, 4);
+  for (int64_t channels : {int64_t{1}, B, B + 3, 3 * B}) {
+    const std::vector<float> x = Random(channels * 10, 1);
+    const std::vector<float> blocked = Blocked(x, channels, 10);
+    for (int64_t c = 0; c < (channels + B - 1) / B * B; ++c) {
+      for (int64_t p = 0; p < 10; ++p) {
+        const float want = c < channels ? x[c * 10 + p] : 0.0f;
+        ASSERT_EQ(blocked[(c / B * 10 + p) * B + c % B], want) << channels << " " << c << " " << p;
+      }
+    }
+    EXPECT_EQ(Unblocked(blocked, channels, 10), x);
+  }
+}
+
+struct DepthwiseCase {
+  int64_t channels, h, w, kernel, stride, pad_top, pad_left, pad_bottom, pad_right;
+};
+
+// Depthwise windows with every pad arrangement (none, symmetric, TensorFlow's SAME at stride 2),
+// planes narrower than a window, channels not a multiple of the block, and each epilogue: the
+// NCHW definition's values, taps accumulated in (kh, kw) order with fused multiply-adds from 0
+// and the bias added last, as Anvil's NCHW depthwise kernels do.
+TEST(Nchwc, DepthwiseGivesTheDefinitionsBits) {
+  const DepthwiseCase cases[] = {
+      {8, 7, 7, 3, 1, 1, 1, 1, 1},    {13, 14, 14, 3, 2, 1, 1, 1, 1}, {24, 9, 12, 3, 2, 0, 0, 1, 1},
+      {16, 2, 3, 3, 1, 1, 1, 1, 1},   {19, 11, 10, 5, 1, 2, 2, 2, 2}, {8, 15, 16, 5, 2, 1, 2, 2, 1},
+      {40, 28, 28, 3, 1, 0, 0, 0, 0}, {9, 5, 17, 3, 2, 1, 1, 1, 1},
+  };
+  Epilogue relu, clip;
+  relu.activation = Activation::kRelu;
+  clip.activation = Activation::kClip;
+  clip.alpha = 0.0f;
+  clip.beta = 0.5f;
+  const int64_t B = NchwcBlock();
+  for (const DepthwiseCase& c : cases) {
+    const int64_t k = c.kernel, taps = k * k;
+    const int64_t oh = (c.h + c.pad_top + c.pad_bottom - k) / c.stride + 1;
+    const int64_t ow = (c.w + c.pad_left + c.pad_right - k) / c.stride + 1;
+    const std::vector<float> x = Random(c.channels * c.h * c.w, 2);
+    const std::vector<float> w = Random(c.channels * taps, 3), bias = Random(c.channels, 4);
+    const int64_t blocks = (c.channels + B - 1) / B;
+    std::vector<float> pw(blocks * taps * B), pb(blocks * B);
+    PackBlockedDepthwiseWeights(w.data(), bias.data(), c.channels, taps, pw.data(), pb.data());
+    const std::vector<float> xb = Blocked(x, c.channels, c.h * c.w);
+    const Epilogue* const epilogues[] = {&relu, &clip, nullptr};
+    for (const Epilogue* e : epilogues) {
+      const Epilogue none;
+      const Epilogue& epilogue = e != nullptr ? *e : none;
+      std::vector<float> yb(blocks * oh * ow * B, -7.0f);
+      BlockedDepthwiseConv(xb.data(), blocks, c.h, c.w, k, c.stride, c.pad_top, c.pad_left,
+                           pw.data(), pb.data(), epilogue, yb.data(), oh, ow);
+      const std::vector<float> y = Unblocked(yb, c.channels, oh * ow);
+      for (int64_t ch = 0; ch < c.channels; ++ch) {
+        for (int64_t r = 0; r < oh; ++r) {
+          for (int64_t q = 0; q < ow; ++q) {
+            float acc = 0.0f;
+            for (int64_t kh = 0; kh < k; ++kh) {
+              for (int64_t kw = 0; kw < k; ++kw) {
+                const int64_t ih = r * c.stride - c.pad_top + kh;
+                const int64_t iw = q * c.stride - c.pad_left + kw;
+                if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w) continue;
+                acc = std::fma(x[(ch * c.h + ih) * c.w + iw], w[ch * taps + kh * k + kw], acc);
+              }
+            }
+            const float want = Activate(epilogue, bias[ch] + acc);
+            ASSERT_EQ(y[(ch * oh + r) * ow + q], want)
+                << "channels " << c.channels << " " << c.h << "x" << c.w << " k" << k << " s"
+                << c.stride << " at " << ch << "," << r << "," << q;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Pointwise convolutions of channel counts in and out of step with the block, pixel counts
+// around the tiles' widths, with and without a bias and a residual sum: the definition's values,
+// input channels accumulated in order with fused multiply-adds from 0, then the bias, the sum and
+// the activation.
+TEST(Nchwc, PointwiseGivesTheDefinitionsValues) {
+  const int64_t B = NchwcBlock();
+  Epilogue clip;
+  clip.activation = Activation::kClip;
+  clip.alpha = 0.0f;
+  clip.beta = 6.0f;
+  for (int64_t in : {int64_t{8}, int64_t{13}, int64_t{40}}) {
+    for (int64_t out : {int64_t{8}, int64_t{16}, int64_t{24}, int64_t{37}}) {
+      for (int64_t pixels : {int64_t{1}, int64_t{5}, int64_t{49}, int64_t{100}}) {
+        for (bool residual : {false, true}) {
+          const std::vector<float> x = Random(in * pixels, 5), w = Random(out * in, 6),
+                                   bias = Random(out, 7), sum = Random(out * pixels, 8);
+          const int64_t in_blocks = (in + B - 1) / B, out_blocks = (out + B - 1) / B;
+          std::vector<float> packed(BlockedPointwiseWeightsSize(out, in));
+          const std::vector<float> pb = Blocked(bias, out, 1);  // [out_blocks][B]
+          PackBlockedPointwiseWeights(w.data(), out, in, packed.data());
+          const std::vector<float> xb = Blocked(x, in, pixels), sb = Blocked(sum, out, pixels);
+          std::vector<float> yb(out_blocks * pixels * B, -7.0f);
+          BlockedPointwiseConv(xb.data(), in_blocks, pixels, packed.data(), pb.data(),
+                               residual ? sb.data() : nullptr, clip, yb.data(), out_blocks);
+          const std::vector<float> y = Unblocked(yb, out, pixels);
+          for (int64_t m = 0; m < out; ++m) {
+            for (int64_t p = 0; p < pixels; ++p) {
+              float acc = 0.0f;
+              for (int64_t c = 0; c < in; ++c)
+                acc = std::fma(x[c * pixels + p], w[m * in + c], acc);
+              float v = bias[m] + acc;
+              if (residual) v += sum[m * pixels + p];
+              ASSERT_EQ(y[m * pixels + p], Activate(clip, v))
+                  << in << " -> " << out << " channels, " << pixels << " pixels"
+                  << (residual ? " with a sum" : "") << ", at " << m << "," << p;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace anvil::simd
