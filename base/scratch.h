@@ -20,6 +20,7 @@
 #ifndef ANVIL_BASE_SCRATCH_H_
 #define ANVIL_BASE_SCRATCH_H_
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -36,6 +37,7 @@ class ScratchSet {
 
   template <typename T>
   T* Get(int slot, size_t n) {
+    assert(slot >= 0 && slot < kSlots);
     Buffer& b = buffers_[slot];
     const size_t bytes = n * sizeof(T);
     if (b.data == nullptr || b.bytes < bytes) {

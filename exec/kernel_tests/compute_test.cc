@@ -970,6 +970,63 @@ TEST(Conv, DirectFewChannelsGivesTheGemmBits) {
 // The direct depthwise kernel and batched images give the bits of the im2col + GEMM path: each
 // channel convolved alone (one group, one image, zero channels appended: the GEMM path) matches
 // its slice.
+// Depthwise convolutions of at least a block of channels on small planes run in the blocked
+// layout (simd/nchwc.h), reordered in and out: each channel's bits equal the same channel
+// convolved alone (one channel: the planar kernel), for channel counts off the block, batches,
+// every padded window kind, with and without a bias.
+TEST(Conv, BlockedDepthwiseGivesThePlanarBits) {
+  struct Window {
+    int64_t kernel;
+    std::string attrs;
+  };
+  const Window windows[] = {{3, "strides = [1, 1], pads = [1, 1, 1, 1]"},
+                            {3, "strides = [2, 2], pads = [0, 0, 1, 1]"},
+                            {5, "strides = [2, 2], pads = [2, 1, 1, 2]"},
+                            {5, "strides = [1, 1], pads = [2, 2, 2, 2]"}};
+  for (const int64_t C : {int64_t{21}, int64_t{37}}) {
+    const int64_t N = 2, H = 8, W = 7;  // outputs of at most 8x8: the blocked path's
+    const Tensor x = RandomTensor({N, C, H, W}, 61);
+    const std::vector<float> xs = Values<float>(x);
+    for (const Window& window : windows) {
+      for (bool with_bias : {true, false}) {
+        const int64_t K = window.kernel, taps = K * K;
+        const Tensor w = RandomTensor({C, 1, K, K}, 62), b = RandomTensor({C}, 63);
+        const std::string inputs = with_bias ? "(x, w, b)" : "(x, w)";
+        const std::string signature = "agraph (float[A] x, float[B] w, float[C] b) => (float[D] y)";
+        absl::StatusOr<std::vector<Tensor>> y = RunText(
+            ModelText(11, signature,
+                      absl::StrCat("y = Conv <group = ", C, ", ", window.attrs, "> ", inputs)),
+            with_bias ? std::vector<Tensor>{x, w, b} : std::vector<Tensor>{x, w});
+        ASSERT_TRUE(y.ok()) << y.status();
+        const std::vector<float> all = Values<float>((*y)[0]);
+        const int64_t out_size = static_cast<int64_t>(all.size()) / (N * C);
+        const std::vector<float> ws = Values<float>(w), bs = Values<float>(b);
+        for (int64_t n = 0; n < N; ++n) {
+          for (int64_t c = 0; c < C; ++c) {
+            const Tensor xc =
+                Floats({1, 1, H, W}, std::vector<float>(xs.begin() + (n * C + c) * H * W,
+                                                        xs.begin() + (n * C + c + 1) * H * W));
+            const Tensor wc = Floats({1, 1, K, K}, std::vector<float>(ws.begin() + c * taps,
+                                                                      ws.begin() + (c + 1) * taps));
+            const Tensor bc = Floats({1}, {bs[c]});
+            absl::StatusOr<std::vector<Tensor>> one = RunText(
+                ModelText(11, signature, absl::StrCat("y = Conv <", window.attrs, "> ", inputs)),
+                with_bias ? std::vector<Tensor>{xc, wc, bc} : std::vector<Tensor>{xc, wc});
+            ASSERT_TRUE(one.ok()) << one.status();
+            const std::vector<float> want = Values<float>((*one)[0]);
+            ASSERT_EQ(static_cast<int64_t>(want.size()), out_size);
+            EXPECT_EQ(std::memcmp(all.data() + (n * C + c) * out_size, want.data(),
+                                  out_size * sizeof(float)),
+                      0)
+                << C << " channels, " << window.attrs << (with_bias ? "" : ", no bias")
+                << ": image " << n << " channel " << c;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Conv, DepthwiseAndBatchedImagesGiveTheGemmBits) {
   const int64_t N = 3, C = 4, H = 9, W = 21, Mg = 2;
   const Tensor x = RandomTensor({N, C, H, W}, 21);

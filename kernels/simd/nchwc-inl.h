@@ -57,14 +57,16 @@ HWY_INLINE hn::Vec<hn::ScalableTag<float>> DepthwiseEdgePixel(const float* x, in
                                                               int64_t iw0, const float* wk) {
   const hn::ScalableTag<float> d;
   const int64_t B = static_cast<int64_t>(hn::Lanes(d));
-  auto acc = hn::Zero(d);
+  // A tap outside the input adds 0 * w, as the NCHW kernels' padded planes do (the same bits,
+  // a zero's sign and an infinite weight's NaN included).
+  const auto zero = hn::Zero(d);
+  auto acc = zero;
   for (int64_t kh = 0; kh < kernel; ++kh) {
     const int64_t ih = ih0 + kh;
-    if (ih < 0 || ih >= h) continue;
     for (int64_t kw = 0; kw < kernel; ++kw) {
       const int64_t iw = iw0 + kw;
-      if (iw < 0 || iw >= w) continue;
-      acc = hn::MulAdd(hn::LoadU(d, x + (ih * w + iw) * B),
+      const bool inside = ih >= 0 && ih < h && iw >= 0 && iw < w;
+      acc = hn::MulAdd(inside ? hn::LoadU(d, x + (ih * w + iw) * B) : zero,
                        hn::LoadU(d, wk + (kh * kernel + kw) * B), acc);
     }
   }
@@ -75,8 +77,9 @@ HWY_INLINE hn::Vec<hn::ScalableTag<float>> DepthwiseEdgePixel(const float* x, in
 // by the caller), kPixels at a time with the taps' weights in registers.
 template <int64_t kKernel, int64_t kStride>
 HWY_INLINE void DepthwiseInteriorRow(const float* x, int64_t w, int64_t ih0, int64_t pad_left,
-                                     const float* wk, hn::Vec<hn::ScalableTag<float>> bias,
-                                     const Epilogue& e, float* y_row, int64_t lo, int64_t hi) {
+                                     const float* wk, bool has_bias,
+                                     hn::Vec<hn::ScalableTag<float>> bias, const Epilogue& e,
+                                     float* y_row, int64_t lo, int64_t hi) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const int64_t B = static_cast<int64_t>(hn::Lanes(d));
@@ -100,7 +103,8 @@ HWY_INLINE void DepthwiseInteriorRow(const float* x, int64_t w, int64_t ih0, int
     }
     HWY_UNROLL(8)
     for (int64_t i = 0; i < kPixels; ++i) {
-      hn::StoreU(ApplyEpilogue(d, e, hn::Add(bias, acc[i])), d, y_row + (ow + i) * B);
+      hn::StoreU(ApplyEpilogue(d, e, has_bias ? hn::Add(bias, acc[i]) : acc[i]), d,
+                 y_row + (ow + i) * B);
     }
   }
   for (; ow < hi; ++ow) {
@@ -114,7 +118,7 @@ HWY_INLINE void DepthwiseInteriorRow(const float* x, int64_t w, int64_t ih0, int
             hn::MulAdd(hn::LoadU(d, row + kw * B), hn::LoadU(d, wk + (kh * kKernel + kw) * B), acc);
       }
     }
-    hn::StoreU(ApplyEpilogue(d, e, hn::Add(bias, acc)), d, y_row + ow * B);
+    hn::StoreU(ApplyEpilogue(d, e, has_bias ? hn::Add(bias, acc) : acc), d, y_row + ow * B);
   }
 }
 
@@ -124,7 +128,9 @@ HWY_INLINE void DepthwiseBlock(const float* x, int64_t h, int64_t w, int64_t pad
                                const Epilogue& e, float* y, int64_t out_h, int64_t out_w) {
   const hn::ScalableTag<float> d;
   const int64_t B = static_cast<int64_t>(hn::Lanes(d));
-  const auto bias = bias_block != nullptr ? hn::LoadU(d, bias_block) : hn::Zero(d);
+  // Without a bias the sums are stored as they are (0 + -0 would turn a -0 into +0).
+  const bool has_bias = bias_block != nullptr;
+  const auto bias = has_bias ? hn::LoadU(d, bias_block) : hn::Zero(d);
   // Columns whose window is inside the input: ow * s - pad_left >= 0 and
   // ow * s - pad_left + k - 1 < w.
   const int64_t col_lo = std::min(out_w, (pad_left + kStride - 1) / kStride);
@@ -138,14 +144,15 @@ HWY_INLINE void DepthwiseBlock(const float* x, int64_t h, int64_t w, int64_t pad
     const int64_t lo = rows_inside ? col_lo : out_w, hi = rows_inside ? col_hi : out_w;
     for (int64_t ow = 0; ow < lo; ++ow) {
       const auto acc = DepthwiseEdgePixel(x, h, w, kKernel, ih0, ow * kStride - pad_left, wk);
-      hn::StoreU(ApplyEpilogue(d, e, hn::Add(bias, acc)), d, y_row + ow * B);
+      hn::StoreU(ApplyEpilogue(d, e, has_bias ? hn::Add(bias, acc) : acc), d, y_row + ow * B);
     }
     if (lo < hi) {
-      DepthwiseInteriorRow<kKernel, kStride>(x, w, ih0, pad_left, wk, bias, e, y_row, lo, hi);
+      DepthwiseInteriorRow<kKernel, kStride>(x, w, ih0, pad_left, wk, has_bias, bias, e, y_row, lo,
+                                             hi);
     }
     for (int64_t ow = std::max(lo, hi); ow < out_w; ++ow) {
       const auto acc = DepthwiseEdgePixel(x, h, w, kKernel, ih0, ow * kStride - pad_left, wk);
-      hn::StoreU(ApplyEpilogue(d, e, hn::Add(bias, acc)), d, y_row + ow * B);
+      hn::StoreU(ApplyEpilogue(d, e, has_bias ? hn::Add(bias, acc) : acc), d, y_row + ow * B);
     }
   }
 }

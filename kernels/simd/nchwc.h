@@ -13,8 +13,9 @@
 // convolution without bias and contribute nothing).
 //
 // Results: every output accumulates its terms with fused multiply-adds starting from 0 (taps in
-// (kh, kw) order; input channels in order), then adds the bias, then the epilogue's activation:
-// the operations of Anvil's NCHW depthwise kernels, so a depthwise layer gives their bits.
+// (kh, kw) order, a tap in the padding adding 0 * w; input channels in order), then adds the
+// bias, then the epilogue's activation: the operations of Anvil's NCHW depthwise kernels, so a
+// depthwise layer gives their bits.
 #ifndef ANVIL_KERNELS_SIMD_NCHWC_H_
 #define ANVIL_KERNELS_SIMD_NCHWC_H_
 

@@ -66,8 +66,8 @@ struct DepthwiseCase {
 
 // Depthwise windows with every pad arrangement (none, symmetric, TensorFlow's SAME at stride 2),
 // planes narrower than a window, channels not a multiple of the block, and each epilogue: the
-// NCHW definition's values, taps accumulated in (kh, kw) order with fused multiply-adds from 0
-// and the bias added last, as Anvil's NCHW depthwise kernels do.
+// NCHW definition's bits, taps accumulated in (kh, kw) order with fused multiply-adds from 0 (a
+// padding tap adding 0 * w) and the bias added last, as Anvil's NCHW depthwise kernels do.
 TEST(Nchwc, DepthwiseGivesTheDefinitionsBits) {
   const DepthwiseCase cases[] = {
       {8, 7, 7, 3, 1, 1, 1, 1, 1},    {13, 14, 14, 3, 2, 1, 1, 1, 1}, {24, 9, 12, 3, 2, 0, 0, 1, 1},
@@ -106,14 +106,16 @@ TEST(Nchwc, DepthwiseGivesTheDefinitionsBits) {
               for (int64_t kw = 0; kw < k; ++kw) {
                 const int64_t ih = r * c.stride - c.pad_top + kh;
                 const int64_t iw = q * c.stride - c.pad_left + kw;
-                if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w) continue;
-                acc = std::fma(x[(ch * c.h + ih) * c.w + iw], w[ch * taps + kh * k + kw], acc);
+                const bool inside = ih >= 0 && ih < c.h && iw >= 0 && iw < c.w;
+                acc = std::fma(inside ? x[(ch * c.h + ih) * c.w + iw] : 0.0f,
+                               w[ch * taps + kh * k + kw], acc);
               }
             }
             const float want = Activate(epilogue, bias[ch] + acc);
-            ASSERT_EQ(y[(ch * oh + r) * ow + q], want)
-                << "channels " << c.channels << " " << c.h << "x" << c.w << " k" << k << " s"
-                << c.stride << " at " << ch << "," << r << "," << q;
+            const float got = y[(ch * oh + r) * ow + q];
+            ASSERT_EQ(std::signbit(got), std::signbit(want));
+            ASSERT_EQ(got, want) << "channels " << c.channels << " " << c.h << "x" << c.w << " k"
+                                 << k << " s" << c.stride << " at " << ch << "," << r << "," << q;
           }
         }
       }
