@@ -59,7 +59,7 @@ class ModuleEmitter {
   // work (a loop, an intrinsic call, a branch), and it.
   static std::vector<std::vector<Stmt>> Groups(const std::vector<Stmt>& body);
   // The group's function name: the entry's, "__g", the position and the first node's output.
-  std::string GroupName(const std::vector<Stmt>& group, int index) const;
+  std::string GroupName(const EmittedModule::Group& group, int index) const;
   // Opens `extern "C" void <symbol>(const int64_t* indices, int64_t* <out_param>)`, a function of
   // a run's indices: the entry's index params bound from `indices` in order, and the quiet host
   // and error code its size arithmetic refers to. `maybe_unused` casts those to void, for a body
@@ -130,19 +130,13 @@ EmittedModule::Group DescribeGroup(const std::vector<Stmt>& group, std::string s
   return result;
 }
 
-std::string ModuleEmitter::GroupName(const std::vector<Stmt>& group, int index) const {
-  // The first output of the first node the group's comments name ("y = Relu(x)" gives "y").
+std::string ModuleEmitter::GroupName(const EmittedModule::Group& group, int index) const {
+  // The first output of the group's first node ("y = Relu(x)" gives "y"), as an identifier.
   std::string label;
-  for (const Stmt& s : group) {
-    const auto* c = s.as<tir::CommentNode>();
-    if (c == nullptr) continue;
-    for (char ch : c->text) {
-      if (ch == ' ' || ch == ',' || ch == '=') break;
-      const char x = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-      if (x == '_' && !label.empty() && label.back() == '_') continue;
-      if (label.size() < 40) label.push_back(x);
-    }
-    break;
+  for (char ch : group.nodes.empty() ? std::string() : group.nodes.front()) {
+    const char x = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    if (x == '_' && !label.empty() && label.back() == '_') continue;
+    if (label.size() < 40) label.push_back(x);
   }
   while (!label.empty() && label.back() == '_') label.pop_back();
   return absl::StrCat(options_.entry_symbol, "__g", index, label.empty() ? "" : "_", label);
@@ -262,7 +256,9 @@ absl::StatusOr<EmittedModule> ModuleEmitter::Run() {
       code_.Line("if (err) return 1;");
     }
     code_.EndGroup();
-    const std::string name = GroupName(groups[g], static_cast<int>(g));
+    EmittedModule::Group described = DescribeGroup(groups[g], "");
+    const std::string name = GroupName(described, static_cast<int>(g));
+    described.symbol = name;
     absl::StrAppend(&functions, "\nstatic int32_t ", name, "(const AnvilHost* host, ", state,
                     "& st) {\n  int32_t err = 0;\n  (void)host;\n");
     std::vector<std::string> copy_out;
@@ -283,7 +279,7 @@ absl::StatusOr<EmittedModule> ModuleEmitter::Run() {
     absl::StrAppend(&entry_text, "  if (const int32_t r = ", name,
                     "(host, st)) return r == 2 ? 0 : 1;\n",
                     "  if (host->group_done) host->group_done(host->ctx, ", g, ");\n");
-    result.groups.push_back(DescribeGroup(groups[g], name));
+    result.groups.push_back(std::move(described));
   }
   out = std::move(entry_text);
   code_.set_indent(1);

@@ -186,10 +186,10 @@ bool VectorEmitter::Invariant(const Expr& e) {
   return true;
 }
 
-bool VectorEmitter::UnitStride(const tir::IndexingNode& n) {
-  if (n.indices.empty() || n.indices.back().get() != vector_var_) return false;
-  for (size_t k = 0; k + 1 < n.indices.size(); ++k) {
-    if (!Invariant(n.indices[k])) return false;
+bool VectorEmitter::UnitStride(const std::vector<Expr>& indices) {
+  if (indices.empty() || indices.back().get() != vector_var_) return false;
+  for (size_t k = 0; k + 1 < indices.size(); ++k) {
+    if (!Invariant(indices[k])) return false;
   }
   return true;
 }
@@ -217,7 +217,7 @@ std::optional<std::string> VectorEmitter::VE(const Expr& e) {
       return std::nullopt;
     case ExprKind::kIndexing: {
       const auto* n = e.as<tir::IndexingNode>();
-      if (!UnitStride(*n)) return std::nullopt;
+      if (!UnitStride(n->indices)) return std::nullopt;
       if (t.kind() == ScalarKind::kF16) {
         return absl::StrCat("anvil_vh2f(anvil_d, (const uint16_t*)", Data(n->tensor), " + ",
                             Offset(n->tensor, n->indices), ")");
@@ -394,12 +394,8 @@ bool VectorEmitter::VectorStmt(const Stmt& s, std::string* out) {
     case tir::StmtKind::kStore: {
       const auto* n = s.as<tir::StoreNode>();
       const ScalarKind kind = n->tensor.type().kind();
-      if ((kind != ScalarKind::kF32 && kind != ScalarKind::kF16) || n->indices.empty() ||
-          n->indices.back().get() != vector_var_) {
+      if ((kind != ScalarKind::kF32 && kind != ScalarKind::kF16) || !UnitStride(n->indices)) {
         return false;
-      }
-      for (size_t k = 0; k + 1 < n->indices.size(); ++k) {
-        if (!Invariant(n->indices[k])) return false;
       }
       const std::string at = absl::StrCat(kind == ScalarKind::kF16 ? "(uint16_t*)" : "(float*)",
                                           Data(n->tensor), " + ", Offset(n->tensor, n->indices));
@@ -407,7 +403,7 @@ bool VectorEmitter::VectorStmt(const Stmt& s, std::string* out) {
         // A float16 element moved as it is keeps its bits (a NaN its payload).
         const auto* load = n->value.as<tir::IndexingNode>();
         if (load != nullptr && load->tensor.type().kind() == ScalarKind::kF16 &&
-            UnitStride(*load)) {
+            UnitStride(load->indices)) {
           absl::StrAppend(out, pad, "anvil_vcopy16(anvil_d, (const uint16_t*)", Data(load->tensor),
                           " + ", Offset(load->tensor, load->indices), ", ", at, ");\n");
           return true;

@@ -68,9 +68,9 @@ class VectorEmitter : public ScalarEmitter {
   std::optional<std::string> VectorIntrinsic(const tir::IntrinsicNode& n);
   // Whether `e` is the same in every iteration of the vector loop.
   bool Invariant(const tir::Expr& e);
-  // Whether a load reads consecutive elements as the vector loop's variable steps (the variable
-  // is its last index, the other indices are invariant).
-  bool UnitStride(const tir::IndexingNode& n);
+  // Whether an access (a load's or store's indices) touches consecutive elements as the vector
+  // loop's variable steps (the variable is its last index, the other indices are invariant).
+  bool UnitStride(const std::vector<tir::Expr>& indices);
 
   const tir::ExprNode* vector_var_ = nullptr;                // the loop variable being vectorized
   absl::flat_hash_set<const tir::ExprNode*> vector_locals_;  // f32 vars defined in the body

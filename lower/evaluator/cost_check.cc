@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "runtime/session.h"
 
@@ -92,21 +92,12 @@ void KeepLeast(const GroupProfile& run, GroupProfile* least) {
 
 std::string CostCheckPath(const std::string& library, const std::vector<Tensor>& inputs,
                           int threads) {
-  // FNV-1a over the inputs' types and dims and the threads: a stable name across processes.
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](int64_t v) {
-    for (int b = 0; b < 8; ++b) {
-      h ^= static_cast<uint64_t>(v >> (8 * b)) & 0xff;
-      h *= 1099511628211ull;
-    }
-  };
-  mix(threads);
+  std::string key = absl::StrCat("threads ", threads);
   for (const Tensor& t : inputs) {
-    mix(static_cast<int64_t>(t.type()));
-    mix(static_cast<int64_t>(t.dims().size()));
-    for (int64_t d : t.dims()) mix(d);
+    absl::StrAppend(&key, "; ", static_cast<int>(t.type()), " [", absl::StrJoin(t.dims(), ","),
+                    "]");
   }
-  return absl::StrFormat("%s.kernels-%016x", library, h);
+  return absl::StrCat(library, ".kernels-", JitCacheHash(key));
 }
 
 std::optional<std::vector<std::string>> ReadCostCheck(const std::string& path) {

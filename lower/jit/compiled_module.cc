@@ -44,8 +44,10 @@ double Since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+}  // namespace
+
 // FNV-1a, twice with different offsets: a 128-bit name for a cache entry.
-std::string Hash(const std::string& text) {
+std::string JitCacheHash(const std::string& text) {
   uint64_t a = 14695981039346656037ull, b = 1099511628211ull * 31;
   for (unsigned char c : text) {
     a = (a ^ c) * 1099511628211ull;
@@ -56,6 +58,8 @@ std::string Hash(const std::string& text) {
                 static_cast<unsigned long long>(b));
   return buf;
 }
+
+namespace {
 
 bool OnPath(const std::string& program) {
   const char* path = std::getenv("PATH");
@@ -266,8 +270,8 @@ absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::Compile(const ti
   // -march=native code is only for this CPU: its identity is part of the key, so that a cache
   // that moves to another machine is not loaded there.
   const std::string key =
-      Hash(absl::StrCat(emitted.source, "\n", cxx, "\n", absl::StrJoin(flags, " "), "\n",
-                        options.native ? CpuIdentity() : std::string()));
+      JitCacheHash(absl::StrCat(emitted.source, "\n", cxx, "\n", absl::StrJoin(flags, " "), "\n",
+                                options.native ? CpuIdentity() : std::string()));
   const std::string dir = JitCacheDir(options);
   std::error_code error;
   std::filesystem::create_directories(dir, error);

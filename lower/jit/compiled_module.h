@@ -84,6 +84,9 @@ class CompiledModule {
   EmittedModule emitted_;
 };
 
+// The hex name (128 bits, stable across processes) the cache files take for `text`.
+std::string JitCacheHash(const std::string& text);
+
 // The directory libraries are cached in, as the options and environment say.
 std::string JitCacheDir(const JitOptions& options);
 
