@@ -13,6 +13,7 @@ extern const KernelRule kDataKernels[];         // ops/data*.cc: reshape, slice,
 extern const KernelRule kMiscKernels[];         // ops/misc*.cc: rnn, signal, detection, random, ...
 extern const KernelRule kControlFlowKernels[];  // ops/control_flow.cc: If, Loop, Scan
 extern const KernelRule kSequenceKernels[];     // ops/sequence.cc: Sequence*, Optional*
+extern const KernelRule kNchwcKernels[];        // ops/nchwc.cc: com.anvil.nchwc (blocked layout)
 
 }  // namespace anvil::kernel_rules
 

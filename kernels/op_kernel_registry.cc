@@ -16,10 +16,10 @@ namespace {
 
 // Every family's kernels, bound to the op table's rows once.
 const std::vector<KernelFactory>& Factories() {
-  static const auto* fns = new std::vector<KernelFactory>(
-      BindToOps<KernelRule>({kernel_rules::kElementwiseKernels, kernel_rules::kComputeKernels,
-                             kernel_rules::kDataKernels, kernel_rules::kMiscKernels,
-                             kernel_rules::kControlFlowKernels, kernel_rules::kSequenceKernels}));
+  static const auto* fns = new std::vector<KernelFactory>(BindToOps<KernelRule>(
+      {kernel_rules::kElementwiseKernels, kernel_rules::kComputeKernels, kernel_rules::kDataKernels,
+       kernel_rules::kMiscKernels, kernel_rules::kControlFlowKernels,
+       kernel_rules::kSequenceKernels, kernel_rules::kNchwcKernels}));
   return *fns;
 }
 

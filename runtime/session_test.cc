@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "base/parallel.h"
 #include "exec/interpreter.h"
 #include "graph/limits.h"
@@ -324,6 +326,108 @@ net (float[N, S, 8] x, float[N, L, 8] m, float[8, 8] wq, float[N, 1, 1, L] mask)
       EXPECT_NEAR(fused[k][i], plain[k][i], 1e-5 * (1 + std::fabs(plain[k][i]))) << k << " " << i;
     }
   }
+}
+
+// A float initializer of `dims` with deterministic values, as model text.
+std::string Weights(const std::string& name, std::vector<int64_t> dims, int seed) {
+  int64_t n = 1;
+  std::string text = "float[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    n *= dims[i];
+    absl::StrAppend(&text, i ? ", " : "", dims[i]);
+  }
+  absl::StrAppend(&text, "] ", name, " = {");
+  for (int64_t i = 0; i < n; ++i) {
+    absl::StrAppend(&text, i ? ", " : "", std::sin(static_cast<double>(i * 7 + seed)) * 0.4);
+  }
+  return text + "}";
+}
+
+// A MobileNet-style chain (pointwise, depthwise 3x3 and 5x5 stride 2, HardSwish, a residual Add,
+// a depthwise output read outside the chain) with 20 channels, which pad to a whole block, and a
+// dynamic batch: the load pipeline's nchwc pass puts six of the convolutions in the blocked layout
+// behind one ReorderInput, and the outputs match the NCHW kernels' (the pointwise sums run in
+// another order: not bit for bit), serially and on two threads.
+TEST(SessionTest, BlockedConvolutionChainsMatchTheNchwKernels) {
+  const std::string model =
+      absl::StrCat(R"onnx(<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+main (float[N, 12, 9, 9] x) => (float[N, 20, 5, 5] y, float[N, 20, 9, 9] b)
+<)onnx",
+                   Weights("w1", {20, 12, 1, 1}, 1), ", ", Weights("b1", {20}, 2), ", ",
+                   Weights("w2", {20, 1, 3, 3}, 3), ", ", Weights("b2", {20}, 4), ", ",
+                   Weights("w3", {20, 1, 5, 5}, 5), ", ", Weights("w4", {20, 20, 1, 1}, 6), ", ",
+                   Weights("b4", {20}, 7), ", ", Weights("w5", {20, 20, 1, 1}, 8), ", ",
+                   Weights("w6", {20, 20, 1, 1}, 9), R"onnx(>
+{
+  a = com.microsoft.FusedConv <activation = "Relu"> (x, w1, b1)
+  b = Conv <group = 20, kernel_shape = [3, 3], pads = [1, 1, 1, 1]> (a, w2, b2)
+  c = HardSwish (b)
+  d = Conv <group = 20, kernel_shape = [5, 5], pads = [2, 2, 2, 2], strides = [2, 2]> (c, w3)
+  e = Conv (d, w4, b4)
+  f = com.microsoft.FusedConv <activation = "Clip", activation_params = [0.0, 6.0]> (e, w5)
+  g = Conv (f, w6)
+  y = Add (g, e)
+}
+)onnx");
+  auto run = [&](const std::string& pipeline, int threads) {
+    SessionOptions options;
+    options.pipeline = pipeline;
+    options.profile = true;
+    options.threads = threads;
+    std::unique_ptr<Session> session = LoadText(model, options);
+    std::vector<std::vector<float>> values;
+    absl::flat_hash_map<std::string, int64_t> nodes;
+    if (session == nullptr) return std::make_pair(values, nodes);
+    absl::StatusOr<std::vector<Tensor>> out = session->Run({{"x", Wave({2, 12, 9, 9})}});
+    EXPECT_TRUE(out.ok()) << out.status();
+    if (out.ok()) {
+      for (const Tensor& t : *out)
+        values.emplace_back(t.As<float>(), t.As<float>() + t.NumElements());
+    }
+    for (const OpProfile& op : session->Profile()) nodes[op.op_type] += op.nodes;
+    return std::make_pair(values, nodes);
+  };
+  const auto [plain, plain_nodes] =
+      run("shape-inference,einsum-decompose,fold-batchnorm,fuse-layernorm,fuse-attention,"
+          "fuse-activations,dce",
+          1);
+  EXPECT_FALSE(plain_nodes.contains("com.anvil.nchwc.Conv"));
+  ASSERT_EQ(plain.size(), 2u);
+  for (int threads : {1, 2}) {
+    const auto [blocked, blocked_nodes] = run(kLoadPipeline, threads);
+    EXPECT_EQ(blocked_nodes.at("com.anvil.nchwc.Conv"), 6);
+    EXPECT_EQ(blocked_nodes.at("com.anvil.nchwc.ReorderInput"), 1);
+    EXPECT_EQ(blocked_nodes.at("com.anvil.nchwc.ReorderOutput"), 2);
+    ASSERT_EQ(blocked.size(), 2u);
+    for (size_t k = 0; k < 2; ++k) {
+      ASSERT_EQ(blocked[k].size(), plain[k].size());
+      for (size_t i = 0; i < blocked[k].size(); ++i) {
+        EXPECT_NEAR(blocked[k][i], plain[k][i], 1e-5 * (1 + std::fabs(plain[k][i])))
+            << threads << " " << k << " " << i;
+      }
+    }
+  }
+}
+
+// A model blocked for another vector width (or a hand-written block) is refused at load, with the
+// node and both widths named; a blocked Conv outside the kernels' two forms likewise.
+TEST(SessionTest, BlockedOpsOfAnotherWidthAreRefused) {
+  SessionOptions options;
+  options.pipeline = "";
+  absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(R"onnx(
+<ir_version: 8, opset_import: ["" : 17, "com.anvil.nchwc" : 1]>
+main (float[1, 3, 4, 4] x) => (float[1, 3, 4, 4] y)
+{
+  b = com.anvil.nchwc.ReorderInput <block = 3> (x)
+  y = com.anvil.nchwc.ReorderOutput <block = 3, channels = 3> (b)
+}
+)onnx");
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Load(*std::move(model), options);
+  ASSERT_FALSE(session.ok());
+  EXPECT_TRUE(absl::StrContains(session.status().message(), "blocked for 3 channels per vector"))
+      << session.status();
+  EXPECT_TRUE(absl::StrContains(session.status().message(), "ReorderInput")) << session.status();
 }
 
 TEST(SessionTest, InputErrorsNameTheInput) {

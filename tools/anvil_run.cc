@@ -78,7 +78,7 @@ options:
   --memory               add the memory plan (arena, lower bound, reuse) to the JSON line
   --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,
                          fold-batchnorm,fuse-layernorm,fuse-attention,
-                         fuse-activations,dce")
+                         fuse-activations,nchwc,dce")
   --no-arena             every tensor on the heap (no memory plan)
   --keep-weights         keep the bytes of weights that kernels pack into their own copies
                          (by default they are released at load: --memory reports the bytes)

@@ -194,41 +194,25 @@ class FusedConvKernel final : public OpKernel {
   static KernelOr Create(const Node& node) {
     auto kernel = std::unique_ptr<FusedConvKernel>(new FusedConvKernel());
     ANVIL_ASSIGN_OR_RETURN(kernel->conv_, MakeConvKernel(node));
+    ANVIL_ASSIGN_OR_RETURN(std::optional<simd::Epilogue> epilogue, ReadFusedActivation(node));
+    // HardSigmoid has no epilogue (its kernel is scalar code): it always runs after.
+    if (epilogue.has_value()) kernel->epilogue_ = *epilogue;
     const std::string activation = node.GetString("activation", "");
+    // (ONNX Runtime's FusedConv has no HardSwish: only Anvil's blocked Conv takes it.)
+    if (activation.empty() || activation == "HardSwish") {
+      return absl::UnimplementedError(absl::StrCat(node.Describe(), ": FusedConv activation '",
+                                                   activation, "' is not supported"));
+    }
     std::vector<float> params;
     if (const Attribute* a = node.FindAttribute("activation_params")) params = a->floats;
     // The standalone activation node, at opset 6 (Clip's bounds as attributes).
     Node* act = kernel->model_.graph().AddNode(activation);
-    size_t want = 0;
-    // The epilogue the direct and Winograd paths apply in registers (HardSigmoid's kernel is
-    // scalar code, so it always runs after).
-    simd::Epilogue& e = kernel->epilogue_;
     if (activation == "LeakyRelu") {
-      want = 1;
-      if (params.size() == want) act->SetAttribute(Attribute::Float("alpha", params[0]));
-      if (params.size() == want) e = {simd::Activation::kLeakyRelu, params[0], 0.0f};
+      act->SetAttribute(Attribute::Float("alpha", params[0]));
     } else if (activation == "HardSigmoid" || activation == "Clip") {
-      want = 2;
       const bool clip = activation == "Clip";
-      if (params.size() == want) {
-        act->SetAttribute(Attribute::Float(clip ? "min" : "alpha", params[0]));
-        act->SetAttribute(Attribute::Float(clip ? "max" : "beta", params[1]));
-        if (clip) e = {simd::Activation::kClip, params[0], params[1]};
-      }
-    } else if (activation == "Relu") {
-      e.activation = simd::Activation::kRelu;
-    } else if (activation == "Sigmoid") {
-      e.activation = simd::Activation::kSigmoid;
-    } else if (activation == "Tanh") {
-      e.activation = simd::Activation::kTanh;
-    } else {
-      return absl::UnimplementedError(absl::StrCat(node.Describe(), ": FusedConv activation '",
-                                                   activation, "' is not supported"));
-    }
-    if (params.size() != want) {
-      return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": FusedConv activation ",
-                                                     activation, " takes ", want,
-                                                     " activation_params, got ", params.size()));
+      act->SetAttribute(Attribute::Float(clip ? "min" : "alpha", params[0]));
+      act->SetAttribute(Attribute::Float(clip ? "max" : "beta", params[1]));
     }
     act->AddInput(kernel->model_.graph().AddInput("x", Type()));
     act->AddOutput("y");
@@ -330,6 +314,44 @@ absl::StatusOr<WindowGeometry> ConvGeometry(const KernelContext& ctx, const Wind
   const Shape out(y.dims.begin() + 2, y.dims.end());
   const Shape kernel(w.dims.begin() + 2, w.dims.end());
   return ResolveWindow(ctx.node(), attrs, in, out, kernel);
+}
+
+absl::StatusOr<std::optional<simd::Epilogue>> ReadFusedActivation(const Node& node) {
+  const std::string activation = node.GetString("activation", "");
+  std::vector<float> params;
+  if (const Attribute* a = node.FindAttribute("activation_params")) params = a->floats;
+  size_t want = 0;
+  simd::Epilogue e;
+  std::optional<simd::Epilogue> result = e;
+  if (activation == "LeakyRelu") {
+    want = 1;
+    if (params.size() == want) result = simd::Epilogue{simd::Activation::kLeakyRelu, params[0], 0};
+  } else if (activation == "Clip") {
+    want = 2;
+    if (params.size() == want) {
+      result = simd::Epilogue{simd::Activation::kClip, params[0], params[1]};
+    }
+  } else if (activation == "HardSigmoid") {
+    want = 2;
+    result = std::nullopt;
+  } else if (activation == "Relu") {
+    result->activation = simd::Activation::kRelu;
+  } else if (activation == "Sigmoid") {
+    result->activation = simd::Activation::kSigmoid;
+  } else if (activation == "Tanh") {
+    result->activation = simd::Activation::kTanh;
+  } else if (activation == "HardSwish") {
+    result->activation = simd::Activation::kHardSwish;
+  } else if (!activation.empty() || node.FindAttribute("activation") != nullptr) {
+    return absl::UnimplementedError(absl::StrCat(
+        node.Describe(), ": ", node.op_type(), " activation '", activation, "' is not supported"));
+  }
+  if (params.size() != want) {
+    return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": ", node.op_type(),
+                                                   " activation ", activation, " takes ", want,
+                                                   " activation_params, got ", params.size()));
+  }
+  return result;
 }
 
 absl::StatusOr<ConvAttrs> ReadConvAttrs(const Node& node) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -54,6 +55,13 @@ absl::Status CheckConvBias(const KernelContext& ctx, int64_t channels, int index
 absl::StatusOr<WindowGeometry> ConvGeometry(const KernelContext& ctx, const WindowAttrs& attrs,
                                             const TensorView& x, const TensorView& w,
                                             const TensorView& y);
+
+// The activation of a fused convolution (FusedConv, com.anvil.nchwc Conv): the attributes
+// `activation` (Relu, LeakyRelu, Sigmoid, Tanh, Clip, HardSwish, HardSigmoid; none when absent) and
+// `activation_params` (as ONNX Runtime orders them), as the epilogue the kernels apply in
+// registers; nullopt for HardSigmoid, which has no vector epilogue. Unimplemented for another
+// activation, InvalidArgument for a wrong number of params.
+absl::StatusOr<std::optional<simd::Epilogue>> ReadFusedActivation(const Node& node);
 
 // The attributes every convolution node has, read and checked when its kernel is made.
 struct ConvAttrs {

@@ -11,7 +11,7 @@
 
 namespace anvil::simd {
 
-enum class Activation : int32_t { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kTanh };
+enum class Activation : int32_t { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kTanh, kHardSwish };
 
 struct Epilogue {
   Activation activation = Activation::kNone;

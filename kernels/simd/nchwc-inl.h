@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "hwy/highway.h"
 #include "kernels/simd/nchwc.h"
@@ -23,31 +24,99 @@ HWY_NOINLINE int64_t NchwcBlockImpl() {
   return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>()));
 }
 
+// Transposes the square tile v[0..n) (n = the vector's lanes, 4 or 8: lane i of v[r] becomes
+// lane r of v[i]) in registers; false for other widths (the caller moves elements one by one).
+template <class D>
+HWY_INLINE bool TransposeTile(D d, hn::Vec<D>* v) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)d;
+  (void)v;
+  return false;
+#else
+  constexpr size_t kLanes = hn::MaxLanes(D());
+  if constexpr (kLanes == 4 || kLanes == 8) {
+    const hn::Repartition<double, D> dd;
+    const auto lo64 = [&](hn::Vec<D> a, hn::Vec<D> b) {
+      return hn::BitCast(d, hn::InterleaveLower(dd, hn::BitCast(dd, a), hn::BitCast(dd, b)));
+    };
+    const auto hi64 = [&](hn::Vec<D> a, hn::Vec<D> b) {
+      return hn::BitCast(d, hn::InterleaveUpper(dd, hn::BitCast(dd, a), hn::BitCast(dd, b)));
+    };
+    // Within each 128-bit block: 4x4 transposes of rows (0-3) and (4-7).
+    hn::Vec<D> u[kLanes];
+    for (size_t g = 0; g < kLanes; g += 4) {
+      const auto t0 = hn::InterleaveLower(d, v[g], v[g + 1]);
+      const auto t1 = hn::InterleaveUpper(d, v[g], v[g + 1]);
+      const auto t2 = hn::InterleaveLower(d, v[g + 2], v[g + 3]);
+      const auto t3 = hn::InterleaveUpper(d, v[g + 2], v[g + 3]);
+      u[g] = lo64(t0, t2);
+      u[g + 1] = hi64(t0, t2);
+      u[g + 2] = lo64(t1, t3);
+      u[g + 3] = hi64(t1, t3);
+    }
+    if constexpr (kLanes == 4) {
+      for (size_t i = 0; i < 4; ++i) v[i] = u[i];
+    } else {
+      // Columns 0-3 sit in the lower blocks, 4-7 in the upper ones.
+      for (size_t i = 0; i < 4; ++i) {
+        v[i] = hn::ConcatLowerLower(d, u[i + 4], u[i]);
+        v[i + 4] = hn::ConcatUpperUpper(d, u[i + 4], u[i]);
+      }
+    }
+    return true;
+  }
+  return false;
+#endif
+}
+
+// Both reorders move B x B tiles (B channels of B pixels) through TransposeTile; a partial block
+// of channels or pixels, or a vector width it does not handle, goes element by element.
 HWY_NOINLINE void ReorderToBlockedImpl(const float* x, int64_t channels, int64_t pixels,
                                        float* out) {
+  const hn::ScalableTag<float> d;
   const int64_t B = NchwcBlockImpl();
   const int64_t blocks = (channels + B - 1) / B;
   for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t lanes = std::min(B, channels - b * B);
+    const float* src = x + b * B * pixels;
     float* dst = out + b * pixels * B;
-    for (int64_t j = 0; j < B; ++j) {
-      const int64_t c = b * B + j;
-      if (c >= channels) {
-        for (int64_t p = 0; p < pixels; ++p) dst[p * B + j] = 0.0f;
-        continue;
+    int64_t p = 0;
+    if (lanes == B && B <= 8) {
+      hn::Vec<decltype(d)> v[8];
+      for (; p + B <= pixels; p += B) {
+        for (int64_t j = 0; j < B; ++j) v[j] = hn::LoadU(d, src + j * pixels + p);
+        if (!TransposeTile(d, v)) break;
+        for (int64_t i = 0; i < B; ++i) hn::StoreU(v[i], d, dst + (p + i) * B);
       }
-      const float* src = x + c * pixels;
-      for (int64_t p = 0; p < pixels; ++p) dst[p * B + j] = src[p];
+    }
+    for (; p < pixels; ++p) {
+      for (int64_t j = 0; j < lanes; ++j) dst[p * B + j] = src[j * pixels + p];
+      for (int64_t j = lanes; j < B; ++j) dst[p * B + j] = 0.0f;
     }
   }
 }
 
 HWY_NOINLINE void ReorderFromBlockedImpl(const float* x, int64_t channels, int64_t pixels,
                                          float* out) {
+  const hn::ScalableTag<float> d;
   const int64_t B = NchwcBlockImpl();
-  for (int64_t c = 0; c < channels; ++c) {
-    const float* src = x + (c / B) * pixels * B + c % B;
-    float* dst = out + c * pixels;
-    for (int64_t p = 0; p < pixels; ++p) dst[p] = src[p * B];
+  const int64_t blocks = (channels + B - 1) / B;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t lanes = std::min(B, channels - b * B);
+    const float* src = x + b * pixels * B;
+    float* dst = out + b * B * pixels;
+    int64_t p = 0;
+    if (lanes == B && B <= 8) {
+      hn::Vec<decltype(d)> v[8];
+      for (; p + B <= pixels; p += B) {
+        for (int64_t i = 0; i < B; ++i) v[i] = hn::LoadU(d, src + (p + i) * B);
+        if (!TransposeTile(d, v)) break;
+        for (int64_t j = 0; j < B; ++j) hn::StoreU(v[j], d, dst + j * pixels + p);
+      }
+    }
+    for (; p < pixels; ++p) {
+      for (int64_t j = 0; j < lanes; ++j) dst[j * pixels + p] = src[p * B + j];
+    }
   }
 }
 
@@ -73,52 +142,65 @@ HWY_INLINE hn::Vec<hn::ScalableTag<float>> DepthwiseEdgePixel(const float* x, in
   return acc;
 }
 
+// kPixels output pixels from ow on (their windows inside the input), the input rows streamed:
+// per kernel row, the row's kKernel weights stay in registers and each input column is loaded
+// once and fed to every output whose window covers it (column j serves output (j - kw) / kStride
+// through tap kw). A column per tap and output, as a first version did, made the 5x5 layers
+// load-bound (2-3x ONNX Runtime's time on MobileNetV3's). Each output still adds its taps in
+// (kh, kw) order.
+template <int64_t kKernel, int64_t kStride, int64_t kPixels>
+HWY_INLINE void DepthwiseTile(const float* x, int64_t w, int64_t ih0, int64_t iw0, const float* wk,
+                              bool has_bias, hn::Vec<hn::ScalableTag<float>> bias,
+                              const Epilogue& e, float* y) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(d));
+  constexpr int64_t kColumns = (kPixels - 1) * kStride + kKernel;
+  V acc[kPixels];
+  HWY_UNROLL(8)
+  for (int64_t i = 0; i < kPixels; ++i) acc[i] = hn::Zero(d);
+  HWY_UNROLL(5)
+  for (int64_t kh = 0; kh < kKernel; ++kh) {
+    const float* row = x + ((ih0 + kh) * w + iw0) * B;
+    V wv[kKernel];
+    HWY_UNROLL(5)
+    for (int64_t kw = 0; kw < kKernel; ++kw) wv[kw] = hn::LoadU(d, wk + (kh * kKernel + kw) * B);
+    HWY_UNROLL(32)
+    for (int64_t j = 0; j < kColumns; ++j) {
+      const V xv = hn::LoadU(d, row + j * B);
+      HWY_UNROLL(5)
+      for (int64_t kw = 0; kw < kKernel; ++kw) {
+        const int64_t t = j - kw;
+        if (t >= 0 && t % kStride == 0 && t / kStride < kPixels) {
+          acc[t / kStride] = hn::MulAdd(xv, wv[kw], acc[t / kStride]);
+        }
+      }
+    }
+  }
+  HWY_UNROLL(8)
+  for (int64_t i = 0; i < kPixels; ++i) {
+    hn::StoreU(ApplyEpilogue(d, e, has_bias ? hn::Add(bias, acc[i]) : acc[i]), d, y + i * B);
+  }
+}
+
 // The output columns [lo, hi) of one row whose whole window is inside the input (rows checked
-// by the caller), kPixels at a time with the taps' weights in registers.
+// by the caller): tiles of 8 outputs (6 for 5x5 at stride 2: its 16 vector registers under
+// AVX2 hold 6 sums, 5 weights and a column), then one at a time.
 template <int64_t kKernel, int64_t kStride>
 HWY_INLINE void DepthwiseInteriorRow(const float* x, int64_t w, int64_t ih0, int64_t pad_left,
                                      const float* wk, bool has_bias,
                                      hn::Vec<hn::ScalableTag<float>> bias, const Epilogue& e,
                                      float* y_row, int64_t lo, int64_t hi) {
-  const hn::ScalableTag<float> d;
-  using V = hn::Vec<decltype(d)>;
-  const int64_t B = static_cast<int64_t>(hn::Lanes(d));
-  constexpr int64_t kPixels = kKernel == 3 ? 4 : 2;
+  constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(hn::ScalableTag<float>()));
+  constexpr int64_t kPixels = kKernel == 5 && kStride == 2 ? 6 : 8;
   int64_t ow = lo;
   for (; ow + kPixels <= hi; ow += kPixels) {
-    V acc[kPixels];
-    HWY_UNROLL(8)
-    for (int64_t i = 0; i < kPixels; ++i) acc[i] = hn::Zero(d);
-    HWY_UNROLL(8)
-    for (int64_t kh = 0; kh < kKernel; ++kh) {
-      const float* row = x + ((ih0 + kh) * w + ow * kStride - pad_left) * B;
-      HWY_UNROLL(8)
-      for (int64_t kw = 0; kw < kKernel; ++kw) {
-        const V wv = hn::LoadU(d, wk + (kh * kKernel + kw) * B);
-        HWY_UNROLL(8)
-        for (int64_t i = 0; i < kPixels; ++i) {
-          acc[i] = hn::MulAdd(hn::LoadU(d, row + (i * kStride + kw) * B), wv, acc[i]);
-        }
-      }
-    }
-    HWY_UNROLL(8)
-    for (int64_t i = 0; i < kPixels; ++i) {
-      hn::StoreU(ApplyEpilogue(d, e, has_bias ? hn::Add(bias, acc[i]) : acc[i]), d,
-                 y_row + (ow + i) * B);
-    }
+    DepthwiseTile<kKernel, kStride, kPixels>(x, w, ih0, ow * kStride - pad_left, wk, has_bias, bias,
+                                             e, y_row + ow * B);
   }
   for (; ow < hi; ++ow) {
-    V acc = hn::Zero(d);
-    HWY_UNROLL(8)
-    for (int64_t kh = 0; kh < kKernel; ++kh) {
-      const float* row = x + ((ih0 + kh) * w + ow * kStride - pad_left) * B;
-      HWY_UNROLL(8)
-      for (int64_t kw = 0; kw < kKernel; ++kw) {
-        acc =
-            hn::MulAdd(hn::LoadU(d, row + kw * B), hn::LoadU(d, wk + (kh * kKernel + kw) * B), acc);
-      }
-    }
-    hn::StoreU(ApplyEpilogue(d, e, has_bias ? hn::Add(bias, acc) : acc), d, y_row + ow * B);
+    DepthwiseTile<kKernel, kStride, 1>(x, w, ih0, ow * kStride - pad_left, wk, has_bias, bias, e,
+                                       y_row + ow * B);
   }
 }
 
@@ -192,7 +274,9 @@ HWY_INLINE void PointwiseTile(const float* x, int64_t in_blocks, int64_t pixels,
                               const float* sum, const Epilogue& e, float* y, int64_t ob) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
-  const int64_t B = static_cast<int64_t>(hn::Lanes(d));
+  // The block as a constant: the channel loop below unrolls (measured 10-20% on MobileNetV2's
+  // layers against a run-time bound).
+  constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(d));
   V acc[kPixels][kOuts];
   HWY_UNROLL(8)
   for (int64_t i = 0; i < kPixels; ++i) {
@@ -202,6 +286,7 @@ HWY_INLINE void PointwiseTile(const float* x, int64_t in_blocks, int64_t pixels,
   for (int64_t cb = 0; cb < in_blocks; ++cb) {
     const float* xp = x + (cb * pixels + p0) * B;
     const float* wc = w0 + cb * B * B;
+    HWY_UNROLL(8)
     for (int64_t j = 0; j < B; ++j) {
       V wv[kOuts];
       HWY_UNROLL(8)
@@ -237,9 +322,22 @@ HWY_INLINE void PointwiseOutputs(const float* x, int64_t in_blocks, int64_t pixe
   for (; p + kPixels <= pixels; p += kPixels) {
     PointwiseTile<kPixels, kOuts>(x, in_blocks, pixels, p, w0, w_block_stride, bias, sum, e, y, ob);
   }
-  for (; p < pixels; ++p) {
-    PointwiseTile<1, kOuts>(x, in_blocks, pixels, p, w0, w_block_stride, bias, sum, e, y, ob);
+  // The last pixels in one narrower tile (the weights read once more, not once per pixel: a
+  // 14x14 plane ends in 4 pixels, which one pixel at a time cost ~8% of the layer).
+  const auto tail = [&](auto count) {
+    PointwiseTile<decltype(count)::value, kOuts>(x, in_blocks, pixels, p, w0, w_block_stride, bias,
+                                                 sum, e, y, ob);
+  };
+  const int64_t rest = pixels - p;
+  if constexpr (kPixels > 7) {
+    if (rest == 7) return tail(std::integral_constant<int64_t, 7>());
+    if (rest == 6) return tail(std::integral_constant<int64_t, 6>());
   }
+  if (rest == 5) return tail(std::integral_constant<int64_t, 5>());
+  if (rest == 4) return tail(std::integral_constant<int64_t, 4>());
+  if (rest == 3) return tail(std::integral_constant<int64_t, 3>());
+  if (rest == 2) return tail(std::integral_constant<int64_t, 2>());
+  if (rest == 1) return tail(std::integral_constant<int64_t, 1>());
 }
 
 HWY_NOINLINE void BlockedPointwiseConvImpl(const float* x, int64_t in_blocks, int64_t pixels,
@@ -256,6 +354,33 @@ HWY_NOINLINE void BlockedPointwiseConvImpl(const float* x, int64_t in_blocks, in
   for (; ob < out_blocks; ++ob) {
     PointwiseOutputs<1>(x, in_blocks, pixels, packed_w + ob * w_block_stride, w_block_stride,
                         packed_bias, sum, epilogue, y, ob);
+  }
+}
+
+HWY_NOINLINE void BlockedGlobalAveragePoolImpl(const float* x, int64_t blocks, int64_t pixels,
+                                               float* y) {
+  const hn::ScalableTag<float> d;
+  const int64_t B = static_cast<int64_t>(hn::Lanes(d));
+  const auto count = hn::Set(d, static_cast<float>(pixels));
+  for (int64_t b = 0; b < blocks; ++b) {
+    const float* xb = x + b * pixels * B;
+    auto sum = hn::Zero(d);
+    for (int64_t p = 0; p < pixels; ++p) sum = hn::Add(sum, hn::LoadU(d, xb + p * B));
+    hn::StoreU(hn::Div(sum, count), d, y + b * B);
+  }
+}
+
+HWY_NOINLINE void BlockedScaleChannelsImpl(const float* x, const float* scale, int64_t blocks,
+                                           int64_t pixels, float* y) {
+  const hn::ScalableTag<float> d;
+  const int64_t B = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t b = 0; b < blocks; ++b) {
+    const auto s = hn::LoadU(d, scale + b * B);
+    const float* xb = x + b * pixels * B;
+    float* yb = y + b * pixels * B;
+    for (int64_t p = 0; p < pixels; ++p) {
+      hn::StoreU(hn::Mul(hn::LoadU(d, xb + p * B), s), d, yb + p * B);
+    }
   }
 }
 

@@ -15,6 +15,8 @@ HWY_EXPORT(ReorderToBlockedImpl);
 HWY_EXPORT(ReorderFromBlockedImpl);
 HWY_EXPORT(BlockedDepthwiseConvImpl);
 HWY_EXPORT(BlockedPointwiseConvImpl);
+HWY_EXPORT(BlockedGlobalAveragePoolImpl);
+HWY_EXPORT(BlockedScaleChannelsImpl);
 
 int64_t NchwcBlock() {
   static const int64_t block = HWY_DYNAMIC_DISPATCH(NchwcBlockImpl)();
@@ -85,6 +87,15 @@ void BlockedPointwiseConv(const float* x, int64_t in_blocks, int64_t pixels, con
                           float* y, int64_t out_blocks) {
   HWY_DYNAMIC_DISPATCH(BlockedPointwiseConvImpl)
   (x, in_blocks, pixels, packed_w, packed_bias, sum, epilogue, y, out_blocks);
+}
+
+void BlockedGlobalAveragePool(const float* x, int64_t blocks, int64_t pixels, float* y) {
+  HWY_DYNAMIC_DISPATCH(BlockedGlobalAveragePoolImpl)(x, blocks, pixels, y);
+}
+
+void BlockedScaleChannels(const float* x, const float* scale, int64_t blocks, int64_t pixels,
+                          float* y) {
+  HWY_DYNAMIC_DISPATCH(BlockedScaleChannelsImpl)(x, scale, blocks, pixels, y);
 }
 
 }  // namespace anvil::simd

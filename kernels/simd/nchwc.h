@@ -63,6 +63,15 @@ void BlockedPointwiseConv(const float* x, int64_t in_blocks, int64_t pixels, con
                           const float* packed_bias, const float* sum, const Epilogue& epilogue,
                           float* y, int64_t out_blocks);
 
+// The mean of each channel over its pixels: x blocked [blocks][pixels][B] -> y [blocks][B] (the
+// sum in pixel order, divided by the count).
+void BlockedGlobalAveragePool(const float* x, int64_t blocks, int64_t pixels, float* y);
+
+// y[b][p][j] = x[b][p][j] * scale[b][j]: a per-channel scale of a blocked tensor (a
+// squeeze-and-excitation block's Mul). y may be x.
+void BlockedScaleChannels(const float* x, const float* scale, int64_t blocks, int64_t pixels,
+                          float* y);
+
 }  // namespace anvil::simd
 
 #endif  // ANVIL_KERNELS_SIMD_NCHWC_H_

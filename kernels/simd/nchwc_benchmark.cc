@@ -50,23 +50,24 @@ struct Pointwise {
 };
 
 struct Depthwise {
-  int64_t channels, h, w, stride, out_h, out_w;
+  int64_t channels, h, w, stride, kernel, out_h, out_w;
   std::vector<float> weights, bias;
-  Depthwise(int64_t c, int64_t height, int64_t width, int64_t s)
-      : channels(c), h(height), w(width), stride(s) {
-    out_h = (h + 2 - 3) / s + 1;
-    out_w = (w + 2 - 3) / s + 1;
-    const std::vector<float> dense = Random(c * 9, 3), b = Random(c, 4);
-    weights.resize(Blocks(c) * 9 * NchwcBlock());
+  Depthwise(int64_t c, int64_t height, int64_t width, int64_t s, int64_t k = 3)
+      : channels(c), h(height), w(width), stride(s), kernel(k) {
+    const int64_t pad = k / 2;
+    out_h = (h + 2 * pad - k) / s + 1;
+    out_w = (w + 2 * pad - k) / s + 1;
+    const std::vector<float> dense = Random(c * k * k, 3), b = Random(c, 4);
+    weights.resize(Blocks(c) * k * k * NchwcBlock());
     bias.resize(Blocks(c) * NchwcBlock());
-    PackBlockedDepthwiseWeights(dense.data(), b.data(), c, 9, weights.data(), bias.data());
+    PackBlockedDepthwiseWeights(dense.data(), b.data(), c, k * k, weights.data(), bias.data());
   }
   void Run(const float* x, float* y) const {
     Epilogue e;
     e.activation = Activation::kClip;
     e.beta = 6.0f;
-    BlockedDepthwiseConv(x, Blocks(channels), h, w, 3, stride, 1, 1, weights.data(), bias.data(), e,
-                         y, out_h, out_w);
+    BlockedDepthwiseConv(x, Blocks(channels), h, w, kernel, stride, kernel / 2, kernel / 2,
+                         weights.data(), bias.data(), e, y, out_h, out_w);
   }
 };
 
@@ -156,9 +157,10 @@ BENCHMARK(BM_Pointwise)
     ->Args({320, 1280, 7 * 7})
     ->Unit(benchmark::kMicrosecond);
 
-// One depthwise 3x3 layer: channels, size, stride.
+// One depthwise layer: channels, size, stride, kernel (MobileNetV2's 3x3, MobileNetV3's 5x5).
 void BM_Depthwise(benchmark::State& state) {
-  const Depthwise layer(state.range(0), state.range(1), state.range(1), state.range(2));
+  const Depthwise layer(state.range(0), state.range(1), state.range(1), state.range(2),
+                        state.range(3));
   const std::vector<float> x = Random(Blocks(layer.channels) * NchwcBlock() * layer.h * layer.w, 7);
   std::vector<float> y(Blocks(layer.channels) * NchwcBlock() * layer.out_h * layer.out_w);
   for (auto _ : state) {
@@ -167,11 +169,14 @@ void BM_Depthwise(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Depthwise)
-    ->Args({32, 112, 1})
-    ->Args({96, 112, 2})
-    ->Args({144, 56, 2})
-    ->Args({576, 14, 2})
-    ->Args({960, 7, 1})
+    ->Args({32, 112, 1, 3})
+    ->Args({96, 112, 2, 3})
+    ->Args({144, 56, 2, 3})
+    ->Args({576, 14, 2, 3})
+    ->Args({960, 7, 1, 3})
+    ->Args({96, 28, 2, 5})
+    ->Args({240, 14, 1, 5})
+    ->Args({576, 7, 1, 5})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

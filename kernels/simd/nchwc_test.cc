@@ -44,19 +44,24 @@ std::vector<float> Unblocked(const std::vector<float>& x, int64_t channels, int6
   return out;
 }
 
+// Whole tiles of B x B (moved in registers) and the rest (one by one): channels and pixels on
+// both sides of multiples of B.
 TEST(Nchwc, ReordersRoundTripWithZeroPaddedLanes) {
   const int64_t B = NchwcBlock();
   EXPECT_GE(B, 4);
   for (int64_t channels : {int64_t{1}, B, B + 3, 3 * B}) {
-    const std::vector<float> x = Random(channels * 10, 1);
-    const std::vector<float> blocked = Blocked(x, channels, 10);
-    for (int64_t c = 0; c < (channels + B - 1) / B * B; ++c) {
-      for (int64_t p = 0; p < 10; ++p) {
-        const float want = c < channels ? x[c * 10 + p] : 0.0f;
-        ASSERT_EQ(blocked[(c / B * 10 + p) * B + c % B], want) << channels << " " << c << " " << p;
+    for (int64_t pixels : {int64_t{1}, int64_t{10}, 2 * B, 4 * B + 5}) {
+      const std::vector<float> x = Random(channels * pixels, 1);
+      const std::vector<float> blocked = Blocked(x, channels, pixels);
+      for (int64_t c = 0; c < (channels + B - 1) / B * B; ++c) {
+        for (int64_t p = 0; p < pixels; ++p) {
+          const float want = c < channels ? x[c * pixels + p] : 0.0f;
+          ASSERT_EQ(blocked[(c / B * pixels + p) * B + c % B], want)
+              << channels << " " << pixels << " " << c << " " << p;
+        }
       }
+      EXPECT_EQ(Unblocked(blocked, channels, pixels), x);
     }
-    EXPECT_EQ(Unblocked(blocked, channels, 10), x);
   }
 }
 

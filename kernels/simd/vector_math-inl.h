@@ -42,6 +42,8 @@ HWY_INLINE V ApplyEpilogue(D d, const Epilogue& e, V x) {
       return SigmoidOp()(d, x);
     case Activation::kTanh:
       return TanhOp()(d, x);
+    case Activation::kHardSwish:
+      return HardSwishOp()(d, x);
   }
   return x;
 }

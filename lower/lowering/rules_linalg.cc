@@ -145,15 +145,20 @@ absl::Status KernelIntrinsic(NodeLowering& n) { return n.CallKernel(); }
 const LowerRule kLinalgLowerRules[] = {
     {"", "AveragePool", &KernelIntrinsic},
     {"", "Conv", &KernelIntrinsic},
+    {"com.anvil.nchwc", "Conv", &KernelIntrinsic},
     {"", "ConvTranspose", &KernelIntrinsic},
     {"com.microsoft", "FusedConv", &KernelIntrinsic},
     {"", "Gemm", &Gemm},
     {"", "GlobalAveragePool", &KernelIntrinsic},
+    {"com.anvil.nchwc", "GlobalAveragePool", &KernelIntrinsic},
     {"", "GlobalLpPool", &KernelIntrinsic},
     {"", "GlobalMaxPool", &KernelIntrinsic},
     {"", "LpPool", &KernelIntrinsic},
     {"", "MatMul", &MatMul},
     {"", "MaxPool", &KernelIntrinsic},
+    {"com.anvil.nchwc", "Mul", &KernelIntrinsic},
+    {"com.anvil.nchwc", "ReorderInput", &KernelIntrinsic},
+    {"com.anvil.nchwc", "ReorderOutput", &KernelIntrinsic},
     {"", nullptr, nullptr},
 };
 

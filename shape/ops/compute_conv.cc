@@ -234,6 +234,85 @@ absl::Status ConvLike(ShapeContext& ctx, int x_index, int w_index, ElementType t
 
 absl::Status InferConv(ShapeContext& ctx) { return ConvLike(ctx, 0, 1, ctx.InputType(0)); }
 
+// The channel block of a com.anvil.nchwc op (attribute `block`, >= 1).
+absl::StatusOr<int64_t> ReadBlock(const ShapeContext& ctx) {
+  const int64_t block = ctx.node().GetInt("block", 0);
+  if (block < 1) return ctx.Error(absl::StrCat("block ", block, " must be >= 1"));
+  return block;
+}
+
+// `c` rounded up to a multiple of `block`: the channels of a blocked tensor.
+IndexExpr BlockedChannels(const IndexExpr& c, int64_t block) {
+  return CeilDiv(c, IndexExpr::Literal(block)) * IndexExpr::Literal(block);
+}
+
+// com.anvil.nchwc Conv: X blocked [N, ceil(C / B) * B, in...], W [M, C / group, k...] (ONNX's
+// layout) -> Y blocked [N, ceil(M / B) * B, out...].
+absl::Status InferNchwcConv(ShapeContext& ctx) {
+  ANVIL_ASSIGN_OR_RETURN(const int64_t block, ReadBlock(ctx));
+  const std::optional<DimsExpr>& x = ctx.InputDims(0);
+  const std::optional<DimsExpr>& w = ctx.InputDims(1);
+  ANVIL_ASSIGN_OR_RETURN(const std::optional<Window> window, ReadConvWindow(ctx, x, w));
+  if (!window) {
+    ctx.SetOutput(0, ctx.InputType(0), std::nullopt);
+    return absl::OkStatus();
+  }
+  ANVIL_ASSIGN_OR_RETURN(const int64_t group, ReadGroup(ctx));
+  if (x && w && ProvablyDifferent((*x)[1], BlockedChannels((*w)[1] * group, block))) {
+    return ctx.Error(absl::StrCat("blocked X ", DimsToString(*x), " does not hold the ",
+                                  ((*w)[1] * group).ToString(), " channels of W ", DimsToString(*w),
+                                  " (group ", group, ") in blocks of ", block));
+  }
+  const IndexExpr m = w ? BlockedChannels((*w)[0], block) : IndexExpr::Questionmark();
+  ANVIL_ASSIGN_OR_RETURN(DimsExpr out, WindowOutputDims(ctx, *window, x, m));
+  ctx.SetOutput(0, ctx.InputType(0), std::move(out));
+  return absl::OkStatus();
+}
+
+// com.anvil.nchwc ReorderInput: [N, C, spatial...] -> blocked [N, ceil(C / B) * B, spatial...];
+// ReorderOutput (attribute `channels`): back to [N, channels, spatial...].
+absl::Status InferNchwcReorder(ShapeContext& ctx) {
+  ANVIL_ASSIGN_OR_RETURN(const int64_t block, ReadBlock(ctx));
+  std::optional<DimsExpr> dims = ctx.InputDims(0);
+  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, dims, 2, "X"));
+  if (dims) {
+    if (ctx.node().op_type() == "ReorderInput") {
+      (*dims)[1] = BlockedChannels((*dims)[1], block);
+    } else {
+      const int64_t channels = ctx.node().GetInt("channels", -1);
+      if (channels < 0) return ctx.Error("attribute 'channels' (>= 0) is required");
+      if (ProvablyDifferent((*dims)[1], BlockedChannels(IndexExpr::Literal(channels), block))) {
+        return ctx.Error(absl::StrCat("blocked X ", DimsToString(*dims), " does not hold ",
+                                      channels, " channels in blocks of ", block));
+      }
+      (*dims)[1] = IndexExpr::Literal(channels);
+    }
+  }
+  ctx.SetOutput(0, ctx.InputType(0), std::move(dims));
+  return absl::OkStatus();
+}
+
+// com.anvil.nchwc Mul: X blocked [N, Cp, spatial...] scaled per channel by S blocked [N, Cp, 1,
+// ...] -> X's dims.
+absl::Status InferNchwcScale(ShapeContext& ctx) {
+  const std::optional<DimsExpr>& x = ctx.InputDims(0);
+  const std::optional<DimsExpr>& s = ctx.InputDims(1);
+  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, x, 2, "X"));
+  if (x && s) {
+    bool ok = s->size() == x->size() && !ProvablyDifferent((*s)[0], (*x)[0]) &&
+              !ProvablyDifferent((*s)[1], (*x)[1]);
+    for (size_t i = 2; ok && i < s->size(); ++i) {
+      ok = !ProvablyDifferent((*s)[i], IndexExpr::Literal(1));
+    }
+    if (!ok) {
+      return ctx.Error(
+          absl::StrCat("S ", DimsToString(*s), " must be [N, C, 1, ...] for X ", DimsToString(*x)));
+    }
+  }
+  ctx.SetOutput(0, ctx.InputType(0), x);
+  return absl::OkStatus();
+}
+
 // ConvInteger-10: x, w, x_zero_point, w_zero_point; accumulates in int32.
 absl::Status InferConvInteger(ShapeContext& ctx) {
   return ConvLike(ctx, 0, 1, ElementType::kInt32);

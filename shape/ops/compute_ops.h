@@ -64,6 +64,9 @@ absl::Status InferGlobalPool(ShapeContext& ctx);
 absl::Status InferMaxRoiPool(ShapeContext& ctx);
 absl::Status InferRoiAlign(ShapeContext& ctx);
 absl::Status InferGridSample(ShapeContext& ctx);
+absl::Status InferNchwcConv(ShapeContext& ctx);     // com.anvil.nchwc Conv
+absl::Status InferNchwcReorder(ShapeContext& ctx);  // com.anvil.nchwc ReorderInput/Output
+absl::Status InferNchwcScale(ShapeContext& ctx);    // com.anvil.nchwc Mul
 
 // ---- compute_reduce.cc: reductions, index-producing ops, Det, losses ----
 absl::Status InferReduce(ShapeContext& ctx);  // the ten Reduce* ops

@@ -86,20 +86,23 @@ Attribute Str(std::string name, std::string v) {
 
 TEST(ComputeRulesTest, TableIsSortedTerminatedAndCoversEveryVersion) {
   const ShapeRule* rule = shape_rules::kComputeRules;
-  const char* previous = "";
+  std::pair<std::string, std::string> previous;
   int count = 0;
   for (; rule->op_type != nullptr; ++rule, ++count) {
     SCOPED_TRACE(rule->op_type);
-    // ONNX ops, and ONNX Runtime's FusedConv (Conv's rule) and MultiHeadAttention.
+    // ONNX ops, ONNX Runtime's FusedConv (Conv's rule) and MultiHeadAttention, and Anvil's
+    // blocked-layout ops.
     EXPECT_TRUE(std::strcmp(rule->domain, "") == 0 ||
+                std::strcmp(rule->domain, "com.anvil.nchwc") == 0 ||
                 (std::strcmp(rule->domain, "com.microsoft") == 0 &&
                  (std::strcmp(rule->op_type, "FusedConv") == 0 ||
                   std::strcmp(rule->op_type, "MultiHeadAttention") == 0)));
-    EXPECT_LT(std::strcmp(previous, rule->op_type), 0) << "not sorted after " << previous;
+    const std::pair<std::string, std::string> key(rule->op_type, rule->domain);
+    EXPECT_LT(previous, key) << "not sorted after " << previous.first;
     EXPECT_NE(rule->fn, nullptr);
-    previous = rule->op_type;
+    previous = key;
   }
-  EXPECT_EQ(count, 49);
+  EXPECT_EQ(count, 54);
   EXPECT_EQ(rule->domain, nullptr);
   EXPECT_EQ(rule->fn, nullptr);
 

@@ -1,0 +1,426 @@
+#include "kernels/nchwc_layout.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "graph/pass_registry.h"
+#include "graph/passes/match.h"
+#include "kernels/simd/nchwc.h"
+
+namespace anvil {
+namespace {
+
+constexpr char kDomain[] = "com.anvil.nchwc";
+
+bool IsOp(const Node* node, std::string_view domain, std::string_view op_type) {
+  return node != nullptr && node->domain() == domain && node->op_type() == op_type;
+}
+
+// A float32 tensor type of rank 4 whose channel dim is a literal.
+std::optional<int64_t> Channels(const Value* v) {
+  if (v == nullptr) return std::nullopt;
+  const Type& t = v->type();
+  if (!t.is_tensor() || t.element_type() != ElementType::kFloat || t.rank() != 4)
+    return std::nullopt;
+  if (!t.shape()[1].is_literal()) return std::nullopt;
+  return *t.shape()[1].value;
+}
+
+// A constant no run can override (an initializer that is not also a graph input).
+const Elements* Constant(const Value* v) {
+  if (v == nullptr || !v->IsInitializer() || v->IsGraphInput()) return nullptr;
+  return v->constant().get();
+}
+
+// A value of one element (rank 0, or every dim a literal 1): what broadcasts over any layout.
+bool OneElement(const Value* v) {
+  if (v == nullptr) return true;
+  const Type& t = v->type();
+  if (!t.is_tensor() || t.rank() < 0) return false;
+  for (const Dim& d : t.shape()) {
+    if (!d.is_literal() || *d.value != 1) return false;
+  }
+  return true;
+}
+
+bool AllEqual(const std::vector<int64_t>& v, int64_t want) {
+  for (int64_t x : v) {
+    if (x != want) return false;
+  }
+  return true;
+}
+
+// The element-wise ops that run unchanged on a blocked tensor: unary maps with a finite f(0).
+bool IsBlockableUnary(const Node* node) {
+  if (node == nullptr || !node->domain().empty() || node->num_outputs() != 1 ||
+      node->num_inputs() < 1) {
+    return false;
+  }
+  const std::string& op = node->op_type();
+  if (op == "Clip") {
+    for (int i = 1; i < node->num_inputs(); ++i) {
+      if (!OneElement(node->input(i))) return false;
+    }
+    return true;
+  }
+  return node->num_inputs() == 1 && (op == "Relu" || op == "LeakyRelu" || op == "Sigmoid" ||
+                                     op == "Tanh" || op == "HardSigmoid" || op == "HardSwish");
+}
+
+struct ConvForm {
+  bool pointwise = false;
+  int64_t out_channels = 0;
+  bool has_activation = false;
+  // A FusedConv's HardSigmoid, which has no epilogue in the blocked kernels: it runs as its own
+  // node on the blocked output.
+  bool hard_sigmoid = false;
+};
+
+// Whether `node` is a convolution the blocked kernels compute (see the header), and its form.
+std::optional<ConvForm> BlockableConv(const Node* node) {
+  const bool fused = IsOp(node, "com.microsoft", "FusedConv");
+  if (!fused && !IsOp(node, "", "Conv")) return std::nullopt;
+  if (node->num_outputs() != 1 || node->num_inputs() < 2 || node->num_inputs() > 4) {
+    return std::nullopt;
+  }
+  if (node->num_inputs() == 4 && node->input(3) != nullptr) return std::nullopt;  // Z
+  ConvForm form;
+  if (fused) {
+    const std::string activation = node->GetString("activation", "");
+    const Attribute* params = node->FindAttribute("activation_params");
+    const size_t count = params != nullptr ? params->floats.size() : 0;
+    const bool ok =
+        ((activation == "Relu" || activation == "Sigmoid" || activation == "Tanh") && count == 0) ||
+        (activation == "LeakyRelu" && count == 1) ||
+        ((activation == "Clip" || activation == "HardSigmoid") && count == 2);
+    if (!ok) return std::nullopt;
+    form.has_activation = true;
+    form.hard_sigmoid = activation == "HardSigmoid";
+  }
+  const std::optional<int64_t> c = Channels(node->input(0));
+  const Value* y = node->output(0);
+  if (!c || y == nullptr || !Channels(y)) return std::nullopt;
+  const Elements* w = Constant(node->input(1));
+  if (w == nullptr || w->element_type() != ElementType::kFloat || w->dims().size() != 4) {
+    return std::nullopt;
+  }
+  const int64_t m = w->dims()[0], cg = w->dims()[1], kh = w->dims()[2], kw = w->dims()[3];
+  if (node->num_inputs() > 2 && node->input(2) != nullptr) {
+    const Elements* b = Constant(node->input(2));
+    if (b == nullptr || b->element_type() != ElementType::kFloat || b->dims().size() != 1 ||
+        b->dims()[0] != m) {
+      return std::nullopt;
+    }
+  }
+  const std::string auto_pad = node->GetString("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID") return std::nullopt;
+  const std::vector<int64_t> strides = node->GetInts("strides");
+  const std::vector<int64_t> pads = node->GetInts("pads");
+  const int64_t group = node->GetInt("group", 1);
+  if (!AllEqual(node->GetInts("dilations"), 1)) return std::nullopt;
+  if (!strides.empty() && strides.size() != 2) return std::nullopt;
+  if (!pads.empty() && pads.size() != 4) return std::nullopt;
+  const int64_t stride = strides.empty() ? 1 : strides[0];
+  if (!AllEqual(strides, stride)) return std::nullopt;
+  const bool no_pads = auto_pad == "VALID" || AllEqual(pads, 0);
+  form.out_channels = m;
+  if (group == 1 && kh == 1 && kw == 1 && stride == 1 && no_pads && cg == *c) {
+    form.pointwise = true;
+    return form;
+  }
+  if (group == *c && m == *c && cg == 1 && kh == kw && simd::BlockedDepthwiseSupports(kh, stride)) {
+    return form;
+  }
+  return std::nullopt;
+}
+
+class Rewriter {
+ public:
+  Rewriter(Graph& graph, int64_t block) : graph_(graph), block_(block) {}
+
+  void Run() {
+    for (Node* node : graph_.NodesSnapshot()) {
+      if (std::optional<ConvForm> form = BlockableConv(node)) {
+        if (blocked_.contains(node->input(0)) || FeedsBlockedConv(node->output(0), 3)) {
+          RewriteConv(node, *form);
+        }
+        continue;
+      }
+      if (node->num_inputs() < 1 || !blocked_.contains(node->input(0))) continue;
+      if (IsBlockableUnary(node)) {
+        if (!FuseActivation(node)) RewriteUnary(node);
+      } else if ((IsOp(node, "", "Add") || IsOp(node, "", "Mul")) && node->num_inputs() == 2 &&
+                 node->num_outputs() == 1 && blocked_.contains(node->input(1))) {
+        if (SameShape(node->input(0), node->input(1))) {
+          RewriteSameShapeBinary(node);
+        } else if (IsOp(node, "", "Mul")) {
+          RewriteChannelScale(node);
+        }
+      } else if (IsOp(node, "", "GlobalAveragePool") && node->num_outputs() == 1) {
+        RewriteGlobalAveragePool(node);
+      }
+    }
+    // Latest first: a rewritten node's own readers are gone before it is asked for readers.
+    for (auto it = replaced_.rbegin(); it != replaced_.rend(); ++it) Finish(*it);
+  }
+
+  int64_t convs = 0, sums = 0, activations = 0, elementwise = 0, reorders_in = 0, reorders_out = 0;
+
+ private:
+  // Whether `v` feeds a blockable convolution, directly or through at most `depth` blockable
+  // element-wise ops.
+  bool FeedsBlockedConv(const Value* v, int depth) const {
+    for (const Use& use : v->uses()) {
+      if (use.input_index == 0 && BlockableConv(use.user)) return true;
+      if (depth > 0 && use.input_index == 0 && IsBlockableUnary(use.user) &&
+          FeedsBlockedConv(use.user->output(0), depth - 1)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Known, equal shapes (the same literal or the same dim_param in each dim): an Add that does
+  // not broadcast.
+  static bool SameShape(const Value* a, const Value* b) {
+    const Type& ta = a->type();
+    const Type& tb = b->type();
+    if (!ta.is_tensor() || !tb.is_tensor() || ta.rank() < 0 || ta.rank() != tb.rank()) {
+      return false;
+    }
+    for (int64_t i = 0; i < ta.rank(); ++i) {
+      if (!match::SameDim(ta.shape()[i], tb.shape()[i])) return false;
+    }
+    return true;
+  }
+
+  // The blocked type of a [N, C, H, W] value `v`, with `channels` (C) rounded up to the block.
+  Type BlockedType(const Value* v, int64_t channels) const {
+    std::vector<Dim> dims = v->type().shape();
+    dims[1] = Dim::Literal((channels + block_ - 1) / block_ * block_);
+    return Type::Tensor(ElementType::kFloat, std::move(dims));
+  }
+
+  Node* NewNode(Node* before, const std::string& op, std::string name = "") {
+    Node* node = graph_.InsertNodeBefore(before, op, kDomain);
+    node->set_name(std::move(name));
+    node->SetAttribute(Attribute::Int("block", block_));
+    return node;
+  }
+
+  // `v` in the blocked layout: its blocked twin, or a new ReorderInput before `user`.
+  Value* Blocked(Value* v, Node* user) {
+    auto it = blocked_.find(v);
+    if (it != blocked_.end()) return it->second;
+    Node* reorder = NewNode(user, "ReorderInput");
+    reorder->AddInput(v);
+    Value* out = reorder->AddOutput(graph_.UniqueName(v->name() + "_nchwc"));
+    out->set_type(BlockedType(v, *Channels(v)));
+    ++reorders_in;
+    blocked_[v] = out;
+    return out;
+  }
+
+  // The blocked twin of `node`'s output 0, computed by `twin` (inserted before `node`).
+  void Twin(Node* node, Node* twin, int64_t channels) {
+    Value* y = node->output(0);
+    Value* out = twin->AddOutput(graph_.UniqueName(y->name() + "_nchwc"));
+    out->set_type(BlockedType(y, channels));
+    blocked_[y] = out;
+    replaced_.push_back(node);
+  }
+
+  void RewriteConv(Node* node, const ConvForm& form) {
+    Value* x = Blocked(node->input(0), node);
+    Node* conv = NewNode(node, "Conv", node->name());
+    conv->AddInput(x);
+    conv->AddInput(node->input(1));
+    if (node->num_inputs() > 2 && node->input(2) != nullptr) conv->AddInput(node->input(2));
+    const bool valid = node->GetString("auto_pad", "NOTSET") == "VALID";
+    for (const Attribute& a : node->attributes()) {
+      if (a.name() == "auto_pad" || (valid && a.name() == "pads")) continue;
+      if (form.hard_sigmoid && (a.name() == "activation" || a.name() == "activation_params")) {
+        continue;
+      }
+      conv->SetAttribute(a.Clone(&graph_));
+    }
+    if (valid) conv->SetAttribute(Attribute::Ints("pads", {0, 0, 0, 0}));
+    ++convs;
+    if (form.hard_sigmoid) {
+      // Conv, then HardSigmoid on the blocked output: the FusedConv's own two steps.
+      const std::vector<float> params = node->FindAttribute("activation_params")->floats;
+      Value* sum = conv->AddOutput(graph_.UniqueName(node->output(0)->name() + "_conv_nchwc"));
+      sum->set_type(BlockedType(node->output(0), form.out_channels));
+      Node* act = graph_.InsertNodeBefore(node, "HardSigmoid", "");
+      act->SetAttribute(Attribute::Float("alpha", params[0]));
+      act->SetAttribute(Attribute::Float("beta", params[1]));
+      act->AddInput(sum);
+      Twin(node, act, form.out_channels);
+      ++elementwise;
+      return;
+    }
+    Twin(node, conv, form.out_channels);
+    if (!form.has_activation) {
+      activatable_.insert(conv);
+      if (form.pointwise) summable_.insert(conv);
+    }
+  }
+
+  // The blocked Conv computing `v` (a value read once, by the node being rewritten, and not a graph
+  // output, whose blocked twin nothing reads yet) when it is in `convs`: one whose epilogue may
+  // take that node's work.
+  Node* AbsorbingConv(const Value* v, const absl::flat_hash_set<const Node*>& convs) const {
+    if (v->IsGraphOutput() || v->uses().size() != 1) return nullptr;
+    const Value* twin = blocked_.at(v);
+    Node* conv = twin->producer();
+    return !twin->HasUses() && convs.contains(conv) ? conv : nullptr;
+  }
+
+  // Relu, LeakyRelu, Sigmoid, Tanh or HardSwish of a blocked Conv's output that only it reads:
+  // the Conv's epilogue (the activation kernel's vector op, so the same bits).
+  bool FuseActivation(Node* node) {
+    const std::string& op = node->op_type();
+    if (op != "Relu" && op != "LeakyRelu" && op != "Sigmoid" && op != "Tanh" && op != "HardSwish") {
+      return false;
+    }
+    Node* conv = AbsorbingConv(node->input(0), activatable_);
+    if (conv == nullptr) return false;
+    conv->SetAttribute(Attribute::String("activation", op));
+    if (op == "LeakyRelu") {
+      conv->SetAttribute(Attribute::Floats("activation_params", {node->GetFloat("alpha", 0.01f)}));
+    }
+    activatable_.erase(conv);
+    summable_.erase(conv);  // a Sum must come before the activation
+    blocked_[node->output(0)] = blocked_[node->input(0)];
+    replaced_.push_back(node);
+    ++activations;
+    return true;
+  }
+
+  void RewriteUnary(Node* node) {
+    Node* op = graph_.InsertNodeBefore(node, node->op_type(), "");
+    op->set_name(node->name());
+    op->AddInput(blocked_[node->input(0)]);
+    for (int i = 1; i < node->num_inputs(); ++i) op->AddInput(node->input(i));
+    for (const Attribute& a : node->attributes()) op->SetAttribute(a.Clone(&graph_));
+    Twin(node, op, *Channels(node->output(0)));
+    ++elementwise;
+  }
+
+  // Add or Mul of two blocked values of one shape: on the blocked values (the same elements in
+  // another order), or an Add as the Sum of the pointwise Conv computing one operand.
+  void RewriteSameShapeBinary(Node* node) {
+    Value* y = node->output(0);
+    const int64_t channels = *Channels(y);
+    for (int i = 0; i < 2 && node->op_type() == "Add"; ++i) {
+      Value* a = node->input(i);
+      Value* b = node->input(1 - i);
+      Node* conv = a == b ? nullptr : AbsorbingConv(a, summable_);
+      if (conv == nullptr) continue;
+      // Y = conv + bias + sum: the Add's bits. The Conv moves to the Add (its sum is ready there).
+      if (conv->num_inputs() == 2) conv->AddInput(nullptr);
+      conv->AddInput(blocked_[b]);
+      graph_.MoveNodeBefore(conv, node);
+      summable_.erase(conv);
+      blocked_[y] = blocked_[a];
+      replaced_.push_back(node);
+      ++sums;
+      return;
+    }
+    Node* op = graph_.InsertNodeBefore(node, node->op_type(), "");
+    op->set_name(node->name());
+    op->AddInput(blocked_[node->input(0)]);
+    op->AddInput(blocked_[node->input(1)]);
+    Twin(node, op, channels);
+    ++elementwise;
+  }
+
+  // Mul of a blocked [N, C, H, W] by a blocked [N, C, 1, 1] (a squeeze-and-excitation scale):
+  // com.anvil.nchwc Mul.
+  void RewriteChannelScale(Node* node) {
+    for (int i = 0; i < 2; ++i) {
+      const Value* a = node->input(i);
+      const Value* s = node->input(1 - i);
+      const std::vector<Dim>& sd = s->type().shape();
+      if (!Channels(a) || !Channels(s) || *Channels(s) != *Channels(a) ||
+          !match::SameDim(a->type().shape()[0], sd[0]) || sd[2].value != 1 || sd[3].value != 1 ||
+          !SameShape(a, node->output(0))) {
+        continue;
+      }
+      Node* mul = NewNode(node, "Mul", node->name());
+      mul->AddInput(blocked_[node->input(i)]);
+      mul->AddInput(blocked_[node->input(1 - i)]);
+      Twin(node, mul, *Channels(a));
+      ++elementwise;
+      return;
+    }
+  }
+
+  // GlobalAveragePool of a blocked value: com.anvil.nchwc GlobalAveragePool, blocked [N, C, 1, 1].
+  void RewriteGlobalAveragePool(Node* node) {
+    if (!Channels(node->output(0))) return;
+    Node* pool = NewNode(node, "GlobalAveragePool", node->name());
+    pool->AddInput(blocked_[node->input(0)]);
+    Twin(node, pool, *Channels(node->output(0)));
+    ++elementwise;
+  }
+
+  // Erases a rewritten node; what still reads its output reads the blocked twin reordered back.
+  void Finish(Node* node) {
+    Value* y = node->output(0);
+    if (y->HasUses() || y->IsGraphOutput()) {
+      Node* reorder = NewNode(node, "ReorderOutput");
+      reorder->SetAttribute(Attribute::Int("channels", *Channels(y)));
+      reorder->AddInput(blocked_[y]);
+      Value* out = reorder->AddOutput(graph_.UniqueName(y->name() + "_nchw"));
+      out->set_type(y->type());
+      const std::string name = y->name();
+      y->ReplaceAllUsesWith(out);
+      graph_.EraseNode(node);
+      out->SetName(name);
+      ++reorders_out;
+      return;
+    }
+    graph_.EraseNode(node);
+  }
+
+  Graph& graph_;
+  int64_t block_;
+  absl::flat_hash_map<const Value*, Value*> blocked_;  // a [N, C, H, W] value's blocked twin
+  std::vector<Node*> replaced_;                        // in node order
+  // Blocked Convs without an activation (an element-wise op after them may become their
+  // epilogue) and the pointwise ones among them (an Add after them may become their Sum).
+  absl::flat_hash_set<const Node*> activatable_, summable_;
+};
+
+}  // namespace
+
+absl::StatusOr<bool> NchwcLayoutPass::Run(Model& model, PassContext& ctx) {
+  const int64_t block = *block_ > 0 ? *block_ : simd::NchwcBlock();
+  const int64_t imported = model.OpsetVersion(kDomain);
+  if (imported != -1 && imported != 1) {
+    ctx.AddRemark(
+        std::string("nchwc: the model imports com.anvil.nchwc at another version than 1"));
+    return false;
+  }
+  Rewriter rewriter(model.graph(), block);
+  rewriter.Run();
+  ctx.AddStatistic("convs", rewriter.convs);
+  ctx.AddStatistic("sums", rewriter.sums);
+  ctx.AddStatistic("activations", rewriter.activations);
+  ctx.AddStatistic("elementwise", rewriter.elementwise);
+  ctx.AddStatistic("reorders-in", rewriter.reorders_in);
+  ctx.AddStatistic("reorders-out", rewriter.reorders_out);
+  if (rewriter.convs == 0) return false;
+  if (imported == -1) model.opset_imports.push_back({kDomain, 1});
+  return true;
+}
+
+ANVIL_REGISTER_PASS(NchwcLayoutPass);
+
+}  // namespace anvil

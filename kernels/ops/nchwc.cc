@@ -1,0 +1,347 @@
+// The com.anvil.nchwc family: the blocked channel layout's ops that the nchwc pass
+// (kernels/nchwc_layout.h) puts around chains of depthwise and pointwise convolutions.
+//
+//   ReorderInput  <block>            X [N, C, spatial...]  -> Y blocked [N, ceil(C / B) * B, ...]
+//   ReorderOutput <block, channels>  X blocked [N, Cp, ...] -> Y [N, channels, ...]
+//   Conv <block, Conv's attributes, activation, activation_params>(X, W, B?, Sum?)
+//       X blocked, W and B in ONNX's layout (constants, packed once here), Sum (optional) a
+//       blocked tensor of Y's shape added before the activation; Y blocked.
+//   GlobalAveragePool <block>        X blocked [N, Cp, H, W] -> Y blocked [N, Cp, 1, 1]
+//   Mul <block>                      X blocked [N, Cp, H, W] times S blocked [N, Cp, 1, 1]
+//                                    (a per-channel scale) -> Y blocked [N, Cp, H, W]
+//
+// A blocked tensor of C channels holds, per image, [ceil(C / B)][pixels][B] floats
+// (simd/nchwc.h) and is typed [N, ceil(C / B) * B, spatial...]: padded lanes are part of the
+// tensor, so same-shape element-wise ops (Add, Relu, ...) run on it unchanged. B is `block`, which
+// must be this CPU's NchwcBlock(): a model blocked on another machine is refused with an error
+// naming both.
+//
+// Conv covers the two forms the blocked kernels compute: depthwise (group = C = M, square 3x3 or
+// 5x5 kernel, stride 1 or 2, no dilation) and pointwise (1x1, stride 1, no pads, group 1). Its
+// results are those of the blocked kernels: a depthwise layer gives the bits of the NCHW
+// depthwise kernels; a pointwise layer sums input channels in order with FMAs, so it differs from
+// the GEMM's blocked order in the last bits.
+#include "kernels/simd/nchwc.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/parallel.h"
+#include "base/status_macros.h"
+#include "kernels/kernel_rules.h"
+#include "kernels/ops/compute_util.h"
+#include "kernels/ops/conv_internal.h"
+
+namespace anvil::compute_ops {
+namespace {
+
+// The node's `block`, checked against the CPU's.
+absl::StatusOr<int64_t> ReadBlock(const Node& node) {
+  const int64_t block = node.GetInt("block", 0);
+  if (block != simd::NchwcBlock()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        node.Describe(), ": blocked for ", block, " channels per vector, but this CPU's vectors ",
+        "hold ", simd::NchwcBlock(), " (the nchwc pass ran on another machine: run it here)"));
+  }
+  return block;
+}
+
+// [N, C, spatial...] float32 input of a reorder, as N, C and the pixels per image.
+absl::Status CheckReorderInput(const KernelContext& ctx, const TensorView& x) {
+  if (x.type != ElementType::kFloat) {
+    return ctx.Error(absl::StrCat("X ", x.DebugString(), " must be float32"));
+  }
+  if (x.rank() < 2) return ctx.Error(absl::StrCat("X ", x.DebugString(), " must have rank >= 2"));
+  return absl::OkStatus();
+}
+
+// Splits the (image, block) pairs of `images` images of `blocks` blocks across threads (each pair
+// `work` units of work, chunks of at least `min_work`) and calls fn(n, b0, b1) for the blocks
+// [b0, b1) of image n that a chunk holds.
+template <typename Fn>
+void ForEachBlockRange(int64_t images, int64_t blocks, double work, double min_work, Fn&& fn) {
+  parallel::For(images * blocks, parallel::MinChunk(work, min_work),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t i = begin; i < end;) {
+                    const int64_t n = i / blocks, b0 = i % blocks;
+                    const int64_t b1 = std::min(blocks, b0 + (end - i));
+                    fn(n, b0, b1);
+                    i += b1 - b0;
+                  }
+                });
+}
+
+int64_t Pixels(const TensorView& x) {
+  int64_t pixels = 1;
+  for (int64_t i = 2; i < x.rank(); ++i) pixels *= x.dims[i];
+  return pixels;
+}
+
+class ReorderKernel final : public OpKernel {
+ public:
+  ReorderKernel(bool to_blocked, int64_t block, int64_t channels)
+      : to_blocked_(to_blocked), block_(block), channels_(channels) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& x = ctx.input(0);
+    ANVIL_RETURN_IF_ERROR(CheckReorderInput(ctx, x));
+    const int64_t B = block_;
+    const int64_t N = x.dims[0], pixels = Pixels(x);
+    const int64_t channels = to_blocked_ ? x.dims[1] : channels_;
+    const int64_t blocks = (channels + B - 1) / B;
+    const int64_t blocked = to_blocked_ ? blocks * B : x.dims[1];
+    if (!to_blocked_ && blocked != blocks * B) {
+      return ctx.Error(absl::StrCat("blocked X ", x.DebugString(), " does not hold ", channels,
+                                    " channels in blocks of ", B));
+    }
+    DenseInput<float> xd(x);
+    float* y = ctx.output(0).As<float>();
+    const int64_t in_image = (to_blocked_ ? channels : blocked) * pixels;
+    const int64_t out_image = (to_blocked_ ? blocked : channels) * pixels;
+    ForEachBlockRange(N, blocks, static_cast<double>(pixels * B), parallel::kMinChunkElements,
+                      [&](int64_t n, int64_t b0, int64_t b1) {
+                        const int64_t c0 = b0 * B, count = std::min(channels, b1 * B) - c0;
+                        const float* src = xd.data() + n * in_image + c0 * pixels;
+                        float* dst = y + n * out_image + c0 * pixels;
+                        if (to_blocked_) {
+                          simd::ReorderToBlocked(src, count, pixels, dst);
+                        } else {
+                          simd::ReorderFromBlocked(src, count, pixels, dst);
+                        }
+                      });
+    return absl::OkStatus();
+  }
+
+ private:
+  bool to_blocked_;
+  int64_t block_;
+  int64_t channels_;
+};
+
+KernelOr CreateReorder(const Node& node, int64_t) {
+  ANVIL_ASSIGN_OR_RETURN(const int64_t block, ReadBlock(node));
+  const bool to_blocked = node.op_type() == "ReorderInput";
+  const int64_t channels = node.GetInt("channels", -1);
+  if (!to_blocked && channels < 0) {
+    return NodeError(node, "attribute 'channels' (>= 0) is required");
+  }
+  return std::unique_ptr<OpKernel>(new ReorderKernel(to_blocked, block, channels));
+}
+
+// GlobalAveragePool and Mul: per-channel ops over the pixels of a blocked [N, Cp, H, W].
+class ChannelKernel final : public OpKernel {
+ public:
+  ChannelKernel(bool scale, int64_t block) : scale_(scale), block_(block) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& x = ctx.input(0);
+    const int64_t B = block_;
+    if (x.type != ElementType::kFloat || x.rank() != 4 || x.dims[1] % B != 0) {
+      return ctx.Error(absl::StrCat("blocked X ", x.DebugString(), " must be float32 [N, C, H, W]",
+                                    " with C a multiple of ", B));
+    }
+    const int64_t N = x.dims[0], blocks = x.dims[1] / B, pixels = x.dims[2] * x.dims[3];
+    DenseInput<float> xd(x), sd;
+    if (scale_) {
+      const TensorView& s = ctx.input(1);
+      if (s.type != ElementType::kFloat || s.dims != Shape{x.dims[0], x.dims[1], 1, 1}) {
+        return ctx.Error(absl::StrCat("S ", s.DebugString(), " must be float32 [", x.dims[0], ", ",
+                                      x.dims[1], ", 1, 1] for X ", x.DebugString()));
+      }
+      sd.Reset(s);
+    }
+    float* y = ctx.output(0).As<float>();
+    const int64_t image = blocks * pixels * B;
+    ForEachBlockRange(N, blocks, static_cast<double>(pixels * B), parallel::kMinChunkElements,
+                      [&](int64_t n, int64_t b0, int64_t b1) {
+                        const float* xb = xd.data() + n * image + b0 * pixels * B;
+                        if (scale_) {
+                          simd::BlockedScaleChannels(xb, sd.data() + (n * blocks + b0) * B, b1 - b0,
+                                                     pixels, y + n * image + b0 * pixels * B);
+                        } else {
+                          simd::BlockedGlobalAveragePool(xb, b1 - b0, pixels,
+                                                         y + (n * blocks + b0) * B);
+                        }
+                      });
+    return absl::OkStatus();
+  }
+
+ private:
+  bool scale_;
+  int64_t block_;
+};
+
+KernelOr CreateChannelOp(const Node& node, int64_t) {
+  ANVIL_ASSIGN_OR_RETURN(const int64_t block, ReadBlock(node));
+  return std::unique_ptr<OpKernel>(new ChannelKernel(node.op_type() == "Mul", block));
+}
+
+class NchwcConvKernel final : public OpKernel {
+ public:
+  static KernelOr Create(const Node& node) {
+    auto kernel = std::unique_ptr<NchwcConvKernel>(new NchwcConvKernel());
+    ANVIL_ASSIGN_OR_RETURN(kernel->block_, ReadBlock(node));
+    ANVIL_ASSIGN_OR_RETURN(ConvAttrs attrs, ReadConvAttrs(node));
+    ANVIL_ASSIGN_OR_RETURN(std::optional<simd::Epilogue> epilogue, ReadFusedActivation(node));
+    if (!epilogue.has_value()) {
+      return absl::UnimplementedError(
+          absl::StrCat(node.Describe(), ": blocked Conv activation HardSigmoid is not supported"));
+    }
+    kernel->epilogue_ = *epilogue;
+    kernel->attrs_ = std::move(attrs.window);
+    kernel->group_ = attrs.group;
+    ANVIL_RETURN_IF_ERROR(kernel->PackWeights(node));
+    return std::unique_ptr<OpKernel>(std::move(kernel));
+  }
+
+  bool KeepsOwnCopyOf(int input) const override { return input == 1 || input == 2; }
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& x = ctx.input(0);
+    TensorView& y = ctx.output(0);
+    const int64_t B = block_;
+    if (x.type != ElementType::kFloat || x.rank() != 4 || x.dims[1] != in_blocks_ * B) {
+      return ctx.Error(absl::StrCat("blocked X ", x.DebugString(), " must be float32 [N, ",
+                                    in_blocks_ * B, ", H, W]"));
+    }
+    const int64_t N = x.dims[0], H = x.dims[2], W = x.dims[3];
+    const int64_t OH = y.dims[2], OW = y.dims[3];
+    const float* sum = nullptr;
+    DenseInput<float> sd;
+    if (ctx.HasInput(3)) {
+      const TensorView& s = ctx.input(3);
+      if (s.type != ElementType::kFloat || s.dims != y.dims) {
+        return ctx.Error(absl::StrCat("Sum ", s.DebugString(), " must be float32 of Y's dims ",
+                                      y.DebugString()));
+      }
+      sd.Reset(s);
+      sum = sd.data();
+    }
+    DenseInput<float> xd(x);
+    const float* bias = has_bias_ ? bias_.data() : nullptr;
+    float* out = y.As<float>();
+    const int64_t in_image = in_blocks_ * B * H * W, out_image = out_blocks_ * B * OH * OW;
+    if (depthwise_) {
+      if (sum != nullptr) return ctx.Error("a depthwise blocked Conv takes no Sum");
+      ANVIL_ASSIGN_OR_RETURN(
+          WindowGeometry g,
+          ResolveWindow(ctx.node(), attrs_, Shape{H, W}, Shape{OH, OW}, Shape{kernel_, kernel_}));
+      const int64_t taps = kernel_ * kernel_;
+      const double block_work = static_cast<double>(OH * OW * taps * B);
+      ForEachBlockRange(N, in_blocks_, block_work, parallel::kMinChunkElements,
+                        [&](int64_t n, int64_t b0, int64_t b1) {
+                          simd::BlockedDepthwiseConv(
+                              xd.data() + n * in_image + b0 * H * W * B, b1 - b0, H, W, kernel_,
+                              g.strides[0], g.pad_begin[0], g.pad_begin[1],
+                              weights_.data() + b0 * taps * B,
+                              bias != nullptr ? bias + b0 * B : nullptr, epilogue_,
+                              out + n * out_image + b0 * OH * OW * B, OH, OW);
+                        });
+      return absl::OkStatus();
+    }
+    if (OH != H || OW != W) {
+      return ctx.Error(absl::StrCat("a pointwise blocked Conv keeps the pixels: X ",
+                                    x.DebugString(), ", Y ", y.DebugString()));
+    }
+    const int64_t pixels = H * W;
+    const int64_t w_block = in_blocks_ * B * B;  // one output block's packed weights
+    const double block_flops = 2.0 * static_cast<double>(pixels * w_block);
+    ForEachBlockRange(N, out_blocks_, block_flops, parallel::kMinChunkFlops,
+                      [&](int64_t n, int64_t o0, int64_t o1) {
+                        const int64_t offset = n * out_image + o0 * pixels * B;
+                        simd::BlockedPointwiseConv(xd.data() + n * in_image, in_blocks_, pixels,
+                                                   weights_.data() + o0 * w_block,
+                                                   bias != nullptr ? bias + o0 * B : nullptr,
+                                                   sum != nullptr ? sum + offset : nullptr,
+                                                   epilogue_, out + offset, o1 - o0);
+                      });
+    return absl::OkStatus();
+  }
+
+ private:
+  NchwcConvKernel() = default;
+
+  // Reads the constant W [M, C / group, k, k] and B [M] and packs them for the blocked kernels.
+  absl::Status PackWeights(const Node& node) {
+    std::optional<ConstantFloats> w = ReadConstantFloats(node, 1);
+    if (!w.has_value() || w->dims.size() != 4) {
+      return NodeError(node, "W must be a constant [M, C / group, kH, kW] float tensor");
+    }
+    const int64_t M = w->dims[0], Cg = w->dims[1], KH = w->dims[2], KW = w->dims[3];
+    const int64_t B = block_;
+    const WindowAttrs& a = attrs_;
+    const bool unit_dilation =
+        std::all_of(a.dilations.begin(), a.dilations.end(), [](int64_t d) { return d == 1; });
+    const bool unit_stride =
+        std::all_of(a.strides.begin(), a.strides.end(), [](int64_t s) { return s == 1; });
+    const bool no_pads =
+        std::all_of(a.pads.begin(), a.pads.end(), [](int64_t p) { return p == 0; });
+    const int64_t stride = a.strides.empty() ? 1 : a.strides[0];
+    const bool square_stride =
+        std::all_of(a.strides.begin(), a.strides.end(), [&](int64_t s) { return s == stride; });
+    depthwise_ = Cg == 1 && group_ == M && KH == KW && simd::BlockedDepthwiseSupports(KH, stride) &&
+                 square_stride && unit_dilation;
+    const bool pointwise = group_ == 1 && KH == 1 && KW == 1 && unit_stride && no_pads;
+    if (!depthwise_ && !pointwise) {
+      return NodeError(node, absl::StrCat("W [", M, ", ", Cg, ", ", KH, ", ", KW, "], group ",
+                                          group_, ": a blocked Conv is depthwise (3x3 or 5x5, ",
+                                          "stride 1 or 2, no dilation) or pointwise (1x1, stride ",
+                                          "1, no pads)"));
+    }
+    kernel_ = KH;
+    in_blocks_ = (Cg * group_ + B - 1) / B;
+    out_blocks_ = (M + B - 1) / B;
+    std::optional<ConstantFloats> b = ReadConstantFloats(node, 2);
+    has_bias_ = node.num_inputs() > 2 && node.input(2) != nullptr;
+    if (has_bias_ && (!b.has_value() || b->dims.size() != 1 || b->dims[0] != M)) {
+      return NodeError(node, absl::StrCat("B must be a constant float tensor [", M, "]"));
+    }
+    if (depthwise_) {
+      weights_.resize(out_blocks_ * KH * KW * B);
+      bias_.resize(out_blocks_ * B);
+      simd::PackBlockedDepthwiseWeights(w->data, has_bias_ ? b->data : nullptr, M, KH * KW,
+                                        weights_.data(), has_bias_ ? bias_.data() : nullptr);
+    } else {
+      weights_.resize(simd::BlockedPointwiseWeightsSize(M, Cg));
+      simd::PackBlockedPointwiseWeights(w->data, M, Cg, weights_.data());
+      bias_.assign(out_blocks_ * B, 0.0f);
+      if (has_bias_) std::copy(b->data, b->data + M, bias_.begin());
+    }
+    return absl::OkStatus();
+  }
+
+  int64_t block_ = 0;
+  WindowAttrs attrs_;
+  int64_t group_ = 1;
+  simd::Epilogue epilogue_;
+  bool depthwise_ = false;
+  int64_t kernel_ = 1;
+  int64_t in_blocks_ = 0, out_blocks_ = 0;
+  bool has_bias_ = false;
+  std::vector<float> weights_, bias_;  // packed
+};
+
+KernelOr CreateNchwcConv(const Node& node, int64_t) { return NchwcConvKernel::Create(node); }
+
+}  // namespace
+}  // namespace anvil::compute_ops
+
+namespace anvil::kernel_rules {
+
+namespace ops = ::anvil::compute_ops;
+
+const KernelRule kNchwcKernels[] = {
+    {"com.anvil.nchwc", "Conv", ops::CreateNchwcConv},
+    {"com.anvil.nchwc", "GlobalAveragePool", ops::CreateChannelOp},
+    {"com.anvil.nchwc", "Mul", ops::CreateChannelOp},
+    {"com.anvil.nchwc", "ReorderInput", ops::CreateReorder},
+    {"com.anvil.nchwc", "ReorderOutput", ops::CreateReorder},
+    {nullptr, nullptr, nullptr},
+};
+
+}  // namespace anvil::kernel_rules
