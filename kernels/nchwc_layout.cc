@@ -79,10 +79,12 @@ struct ConvForm {
   // A FusedConv's HardSigmoid, which has no epilogue in the blocked kernels: it runs as its own
   // node on the blocked output.
   bool hard_sigmoid = false;
+  // A dense convolution of an NCHW input with fewer channels than a block (a first layer).
+  bool planar = false;
 };
 
 // Whether `node` is a convolution the blocked kernels compute (see the header), and its form.
-std::optional<ConvForm> BlockableConv(const Node* node) {
+std::optional<ConvForm> BlockableConv(const Node* node, int64_t block) {
   const bool fused = IsOp(node, "com.microsoft", "FusedConv");
   if (!fused && !IsOp(node, "", "Conv")) return std::nullopt;
   if (node->num_outputs() != 1 || node->num_inputs() < 2 || node->num_inputs() > 4) {
@@ -136,6 +138,10 @@ std::optional<ConvForm> BlockableConv(const Node* node) {
   if (group == *c && m == *c && cg == 1 && kh == kw && simd::BlockedDepthwiseSupports(kh, stride)) {
     return form;
   }
+  if (group == 1 && cg == *c && *c < block && kh * kw > 1) {
+    form.planar = true;
+    return form;
+  }
   return std::nullopt;
 }
 
@@ -145,8 +151,11 @@ class Rewriter {
 
   void Run() {
     for (Node* node : graph_.NodesSnapshot()) {
-      if (std::optional<ConvForm> form = BlockableConv(node)) {
-        if (blocked_.contains(node->input(0)) || FeedsBlockedConv(node->output(0), 3)) {
+      if (std::optional<ConvForm> form = BlockableConv(node, block_)) {
+        // A planar-input Conv starts a chain: its input stays NCHW.
+        const bool blocked_input = blocked_.contains(node->input(0));
+        if (form->planar ? !blocked_input && FeedsBlockedConv(node->output(0), 3)
+                         : blocked_input || FeedsBlockedConv(node->output(0), 3)) {
           RewriteConv(node, *form);
         }
         continue;
@@ -176,7 +185,10 @@ class Rewriter {
   // element-wise ops.
   bool FeedsBlockedConv(const Value* v, int depth) const {
     for (const Use& use : v->uses()) {
-      if (use.input_index == 0 && BlockableConv(use.user)) return true;
+      if (use.input_index == 0) {
+        const std::optional<ConvForm> form = BlockableConv(use.user, block_);
+        if (form && !form->planar) return true;
+      }
       if (depth > 0 && use.input_index == 0 && IsBlockableUnary(use.user) &&
           FeedsBlockedConv(use.user->output(0), depth - 1)) {
         return true;
@@ -236,8 +248,9 @@ class Rewriter {
   }
 
   void RewriteConv(Node* node, const ConvForm& form) {
-    Value* x = Blocked(node->input(0), node);
+    Value* x = form.planar ? node->input(0) : Blocked(node->input(0), node);
     Node* conv = NewNode(node, "Conv", node->name());
+    if (form.planar) conv->SetAttribute(Attribute::Int("planar_input", 1));
     conv->AddInput(x);
     conv->AddInput(node->input(1));
     if (node->num_inputs() > 2 && node->input(2) != nullptr) conv->AddInput(node->input(2));

@@ -14,6 +14,10 @@
 //    when its input is already blocked or its output feeds such a convolution (directly or
 //    through the element-wise ops below): a lone convolution stays, two reorders would cost more
 //    than it gains.
+//  - The same with group 1, no dilation and an NCHW input of fewer than B channels (a first
+//    layer on RGB) whose output feeds a blocked chain -> com.anvil.nchwc Conv<planar_input = 1>,
+//    which reads the planar input and writes the blocked output: the chain's first (and largest)
+//    activation is never reordered.
 //  - Relu, LeakyRelu, Sigmoid, Tanh or HardSwish whose input is a blocked Conv's output that only
 //    it reads -> that Conv's epilogue (`activation`; the activation kernel's vector op, so its
 //    bits). Otherwise these, Clip (scalar bounds) and HardSigmoid of a blocked value -> the same

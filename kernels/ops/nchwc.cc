@@ -16,8 +16,10 @@
 // must be this CPU's NchwcBlock(): a model blocked on another machine is refused with an error
 // naming both.
 //
-// Conv covers the two forms the blocked kernels compute: depthwise (group = C = M, square 3x3 or
-// 5x5 kernel, stride 1 or 2, no dilation) and pointwise (1x1, stride 1, no pads, group 1). Its
+// Conv covers the forms the blocked kernels compute: depthwise (group = C = M, square 3x3 or 5x5
+// kernel, stride 1 or 2, no dilation), pointwise (1x1, stride 1, no pads, group 1), and with
+// `planar_input` = 1 a dense convolution (group 1, no dilation) whose X is NCHW, not blocked (a
+// network's first layer: few input channels). Its
 // results are those of the blocked kernels: a depthwise layer gives the bits of the NCHW
 // depthwise kernels; a pointwise layer sums input channels in order with FMAs, so it differs from
 // the GEMM's blocked order in the last bits.
@@ -205,6 +207,7 @@ class NchwcConvKernel final : public OpKernel {
     const TensorView& x = ctx.input(0);
     TensorView& y = ctx.output(0);
     const int64_t B = block_;
+    if (planar_) return ComputePlanar(ctx, x, y);
     if (x.type != ElementType::kFloat || x.rank() != 4 || x.dims[1] != in_blocks_ * B) {
       return ctx.Error(absl::StrCat("blocked X ", x.DebugString(), " must be float32 [N, ",
                                     in_blocks_ * B, ", H, W]"));
@@ -266,6 +269,40 @@ class NchwcConvKernel final : public OpKernel {
  private:
   NchwcConvKernel() = default;
 
+  absl::Status ComputePlanar(KernelContext& ctx, const TensorView& x, TensorView& y) {
+    const int64_t B = block_;
+    if (x.type != ElementType::kFloat || x.rank() != 4 || x.dims[1] != in_channels_) {
+      return ctx.Error(
+          absl::StrCat("X ", x.DebugString(), " must be float32 [N, ", in_channels_, ", H, W]"));
+    }
+    if (ctx.HasInput(3)) return ctx.Error("a planar-input blocked Conv takes no Sum");
+    const int64_t N = x.dims[0], H = x.dims[2], W = x.dims[3];
+    const int64_t OH = y.dims[2], OW = y.dims[3];
+    ANVIL_ASSIGN_OR_RETURN(
+        WindowGeometry g,
+        ResolveWindow(ctx.node(), attrs_, Shape{H, W}, Shape{OH, OW}, Shape{kernel_, kernel_w_}));
+    DenseInput<float> xd(x);
+    const float* bias = has_bias_ ? bias_.data() : nullptr;
+    float* out = y.As<float>();
+    const int64_t block_weights = in_channels_ * kernel_ * kernel_w_ * B;
+    const double block_flops = 2.0 * static_cast<double>(OH * OW * block_weights);
+    parallel::For(N * out_blocks_, parallel::MinChunk(block_flops, parallel::kMinChunkFlops),
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t i = begin; i < end;) {
+                      const int64_t n = i / out_blocks_, o0 = i % out_blocks_;
+                      const int64_t o1 = std::min(out_blocks_, o0 + (end - i));
+                      simd::BlockedConvFromPlanar(
+                          xd.data() + n * in_channels_ * H * W, in_channels_, H, W, kernel_,
+                          kernel_w_, g.strides[0], g.strides[1], g.pad_begin[0], g.pad_begin[1],
+                          weights_.data() + o0 * block_weights,
+                          bias != nullptr ? bias + o0 * B : nullptr, epilogue_,
+                          out + (n * out_blocks_ + o0) * OH * OW * B, o1 - o0, OH, OW);
+                      i += o1 - o0;
+                    }
+                  });
+    return absl::OkStatus();
+  }
+
   // Reads the constant W [M, C / group, k, k] and B [M] and packs them for the blocked kernels.
   absl::Status PackWeights(const Node& node) {
     std::optional<ConstantFloats> w = ReadConstantFloats(node, 1);
@@ -284,16 +321,23 @@ class NchwcConvKernel final : public OpKernel {
     const int64_t stride = a.strides.empty() ? 1 : a.strides[0];
     const bool square_stride =
         std::all_of(a.strides.begin(), a.strides.end(), [&](int64_t s) { return s == stride; });
-    depthwise_ = Cg == 1 && group_ == M && KH == KW && simd::BlockedDepthwiseSupports(KH, stride) &&
-                 square_stride && unit_dilation;
-    const bool pointwise = group_ == 1 && KH == 1 && KW == 1 && unit_stride && no_pads;
-    if (!depthwise_ && !pointwise) {
+    planar_ = node.GetInt("planar_input", 0) == 1;
+    depthwise_ = !planar_ && Cg == 1 && group_ == M && KH == KW &&
+                 simd::BlockedDepthwiseSupports(KH, stride) && square_stride && unit_dilation;
+    const bool pointwise = !planar_ && group_ == 1 && KH == 1 && KW == 1 && unit_stride && no_pads;
+    if (planar_ && (group_ != 1 || !unit_dilation || a.strides.size() > 2)) {
+      return NodeError(node, absl::StrCat("a planar-input blocked Conv has group 1 and no ",
+                                          "dilation (group ", group_, ")"));
+    }
+    if (!planar_ && !depthwise_ && !pointwise) {
       return NodeError(node, absl::StrCat("W [", M, ", ", Cg, ", ", KH, ", ", KW, "], group ",
                                           group_, ": a blocked Conv is depthwise (3x3 or 5x5, ",
                                           "stride 1 or 2, no dilation) or pointwise (1x1, stride ",
                                           "1, no pads)"));
     }
     kernel_ = KH;
+    kernel_w_ = KW;
+    in_channels_ = Cg * group_;
     in_blocks_ = (Cg * group_ + B - 1) / B;
     out_blocks_ = (M + B - 1) / B;
     std::optional<ConstantFloats> b = ReadConstantFloats(node, 2);
@@ -301,7 +345,12 @@ class NchwcConvKernel final : public OpKernel {
     if (has_bias_ && (!b.has_value() || b->dims.size() != 1 || b->dims[0] != M)) {
       return NodeError(node, absl::StrCat("B must be a constant float tensor [", M, "]"));
     }
-    if (depthwise_) {
+    if (planar_) {
+      weights_.resize(simd::BlockedPlanarWeightsSize(M, Cg, KH * KW));
+      simd::PackBlockedPlanarWeights(w->data, M, Cg, KH * KW, weights_.data());
+      bias_.assign(out_blocks_ * B, 0.0f);
+      if (has_bias_) std::copy(b->data, b->data + M, bias_.begin());
+    } else if (depthwise_) {
       weights_.resize(out_blocks_ * KH * KW * B);
       bias_.resize(out_blocks_ * B);
       simd::PackBlockedDepthwiseWeights(w->data, has_bias_ ? b->data : nullptr, M, KH * KW,
@@ -319,8 +368,10 @@ class NchwcConvKernel final : public OpKernel {
   WindowAttrs attrs_;
   int64_t group_ = 1;
   simd::Epilogue epilogue_;
+  bool planar_ = false;  // X is NCHW
   bool depthwise_ = false;
-  int64_t kernel_ = 1;
+  int64_t kernel_ = 1, kernel_w_ = 1;
+  int64_t in_channels_ = 0;
   int64_t in_blocks_ = 0, out_blocks_ = 0;
   bool has_bias_ = false;
   std::vector<float> weights_, bias_;  // packed

@@ -357,6 +357,123 @@ HWY_NOINLINE void BlockedPointwiseConvImpl(const float* x, int64_t in_blocks, in
   }
 }
 
+// kPixels outputs of one row of a planar-input convolution from column ow on, for kOuts output
+// blocks, every tap inside the input (kInside) or checked: per tap kOuts weight vectors and one
+// broadcast input per output, shared by the blocks (the broadcasts, not the FMAs, bound this
+// kernel: two blocks at a time halve them per FMA).
+template <int64_t kPixels, int64_t kOuts, bool kInside>
+HWY_INLINE void PlanarTile(const float* x, int64_t channels, int64_t h, int64_t w, int64_t kernel_h,
+                           int64_t kernel_w, int64_t stride_w, int64_t ih0, int64_t iw0,
+                           const float* wb, int64_t w_block_stride, const float* bias,
+                           const Epilogue& e, float* y, int64_t y_block_stride) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(d));
+  V acc[kOuts][kPixels];
+  HWY_UNROLL(2)
+  for (int64_t o = 0; o < kOuts; ++o) {
+    HWY_UNROLL(8)
+    for (int64_t i = 0; i < kPixels; ++i) acc[o][i] = hn::Zero(d);
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t kh = 0; kh < kernel_h; ++kh) {
+      const int64_t ih = ih0 + kh;
+      const bool row_inside = ih >= 0 && ih < h;
+      const float* row = x + (c * h + ih) * w;
+      const float* wk = wb + (c * kernel_h + kh) * kernel_w * B;
+      for (int64_t kw = 0; kw < kernel_w; ++kw) {
+        V wv[kOuts];
+        HWY_UNROLL(2)
+        for (int64_t o = 0; o < kOuts; ++o) wv[o] = hn::LoadU(d, wk + o * w_block_stride + kw * B);
+        HWY_UNROLL(8)
+        for (int64_t i = 0; i < kPixels; ++i) {
+          const int64_t iw = iw0 + i * stride_w + kw;
+          float v;
+          if constexpr (kInside) {
+            v = row[iw];
+          } else {
+            v = row_inside && iw >= 0 && iw < w ? row[iw] : 0.0f;
+          }
+          const V xv = hn::Set(d, v);
+          HWY_UNROLL(2)
+          for (int64_t o = 0; o < kOuts; ++o) acc[o][i] = hn::MulAdd(xv, wv[o], acc[o][i]);
+        }
+      }
+    }
+  }
+  HWY_UNROLL(2)
+  for (int64_t o = 0; o < kOuts; ++o) {
+    const V bv = bias != nullptr ? hn::LoadU(d, bias + o * B) : hn::Zero(d);
+    HWY_UNROLL(8)
+    for (int64_t i = 0; i < kPixels; ++i) {
+      const V v = bias != nullptr ? hn::Add(bv, acc[o][i]) : acc[o][i];
+      hn::StoreU(ApplyEpilogue(d, e, v), d, y + o * y_block_stride + i * B);
+    }
+  }
+}
+
+// One row of kOuts output blocks: edge columns one at a time (taps checked), the interior in
+// tiles (6 pixels for two blocks, 8 for one: at most 15 of AVX2's 16 vector registers).
+template <int64_t kOuts>
+HWY_INLINE void PlanarRow(const float* x, int64_t channels, int64_t h, int64_t w, int64_t kernel_h,
+                          int64_t kernel_w, int64_t stride_w, int64_t ih0, int64_t pad_left,
+                          const float* wb, int64_t w_block_stride, const float* bias,
+                          const Epilogue& e, float* y_row, int64_t y_block_stride, int64_t out_w,
+                          int64_t lo, int64_t hi) {
+  constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(hn::ScalableTag<float>()));
+  constexpr int64_t kPixels = kOuts == 2 ? 6 : 8;
+  const auto edge = [&](int64_t ow) {
+    PlanarTile<1, kOuts, false>(x, channels, h, w, kernel_h, kernel_w, stride_w, ih0,
+                                ow * stride_w - pad_left, wb, w_block_stride, bias, e,
+                                y_row + ow * B, y_block_stride);
+  };
+  for (int64_t ow = 0; ow < lo; ++ow) edge(ow);
+  int64_t ow = lo;
+  for (; ow + kPixels <= hi; ow += kPixels) {
+    PlanarTile<kPixels, kOuts, true>(x, channels, h, w, kernel_h, kernel_w, stride_w, ih0,
+                                     ow * stride_w - pad_left, wb, w_block_stride, bias, e,
+                                     y_row + ow * B, y_block_stride);
+  }
+  for (; ow < out_w; ++ow) edge(ow);
+}
+
+HWY_NOINLINE void BlockedConvFromPlanarImpl(const float* x, int64_t channels, int64_t h, int64_t w,
+                                            int64_t kernel_h, int64_t kernel_w, int64_t stride_h,
+                                            int64_t stride_w, int64_t pad_top, int64_t pad_left,
+                                            const float* packed_w, const float* packed_bias,
+                                            const Epilogue& e, float* y, int64_t out_blocks,
+                                            int64_t out_h, int64_t out_w) {
+  constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(hn::ScalableTag<float>()));
+  // Columns whose taps are all inside the input: ow * sw - pad_left >= 0 and
+  // ow * sw - pad_left + kernel_w - 1 < w.
+  const int64_t col_lo = std::min(out_w, (pad_left + stride_w - 1) / stride_w);
+  const int64_t col_hi =
+      std::max(col_lo, std::min(out_w, w + pad_left - kernel_w >= 0
+                                           ? (w + pad_left - kernel_w) / stride_w + 1
+                                           : int64_t{0}));
+  const int64_t weights = channels * kernel_h * kernel_w * B;  // one block's
+  const int64_t plane = out_h * out_w * B;                     // one block's outputs
+  for (int64_t ob = 0; ob < out_blocks;) {
+    const int64_t outs = out_blocks - ob >= 2 ? 2 : 1;
+    const float* wb = packed_w + ob * weights;
+    const float* bias = packed_bias != nullptr ? packed_bias + ob * B : nullptr;
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      const int64_t ih0 = oh * stride_h - pad_top;
+      float* y_row = y + ob * plane + oh * out_w * B;
+      const bool rows_inside = ih0 >= 0 && ih0 + kernel_h <= h;
+      const int64_t lo = rows_inside ? col_lo : out_w, hi = rows_inside ? col_hi : out_w;
+      if (outs == 2) {
+        PlanarRow<2>(x, channels, h, w, kernel_h, kernel_w, stride_w, ih0, pad_left, wb, weights,
+                     bias, e, y_row, plane, out_w, lo, hi);
+      } else {
+        PlanarRow<1>(x, channels, h, w, kernel_h, kernel_w, stride_w, ih0, pad_left, wb, weights,
+                     bias, e, y_row, plane, out_w, lo, hi);
+      }
+    }
+    ob += outs;
+  }
+}
+
 HWY_NOINLINE void BlockedGlobalAveragePoolImpl(const float* x, int64_t blocks, int64_t pixels,
                                                float* y) {
   const hn::ScalableTag<float> d;

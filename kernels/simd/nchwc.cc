@@ -15,6 +15,7 @@ HWY_EXPORT(ReorderToBlockedImpl);
 HWY_EXPORT(ReorderFromBlockedImpl);
 HWY_EXPORT(BlockedDepthwiseConvImpl);
 HWY_EXPORT(BlockedPointwiseConvImpl);
+HWY_EXPORT(BlockedConvFromPlanarImpl);
 HWY_EXPORT(BlockedGlobalAveragePoolImpl);
 HWY_EXPORT(BlockedScaleChannelsImpl);
 
@@ -87,6 +88,38 @@ void BlockedPointwiseConv(const float* x, int64_t in_blocks, int64_t pixels, con
                           float* y, int64_t out_blocks) {
   HWY_DYNAMIC_DISPATCH(BlockedPointwiseConvImpl)
   (x, in_blocks, pixels, packed_w, packed_bias, sum, epilogue, y, out_blocks);
+}
+
+int64_t BlockedPlanarWeightsSize(int64_t out_channels, int64_t in_channels, int64_t taps) {
+  const int64_t B = NchwcBlock();
+  return (out_channels + B - 1) / B * in_channels * taps * B;
+}
+
+void PackBlockedPlanarWeights(const float* w, int64_t out_channels, int64_t in_channels,
+                              int64_t taps, float* packed) {
+  const int64_t B = NchwcBlock();
+  const int64_t out_blocks = (out_channels + B - 1) / B;
+  for (int64_t ob = 0; ob < out_blocks; ++ob) {
+    for (int64_t c = 0; c < in_channels; ++c) {
+      for (int64_t t = 0; t < taps; ++t) {
+        for (int64_t j = 0; j < B; ++j) {
+          const int64_t m = ob * B + j;
+          packed[((ob * in_channels + c) * taps + t) * B + j] =
+              m < out_channels ? w[(m * in_channels + c) * taps + t] : 0.0f;
+        }
+      }
+    }
+  }
+}
+
+void BlockedConvFromPlanar(const float* x, int64_t channels, int64_t h, int64_t w, int64_t kernel_h,
+                           int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_top,
+                           int64_t pad_left, const float* packed_w, const float* packed_bias,
+                           const Epilogue& epilogue, float* y, int64_t out_blocks, int64_t out_h,
+                           int64_t out_w) {
+  HWY_DYNAMIC_DISPATCH(BlockedConvFromPlanarImpl)
+  (x, channels, h, w, kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left, packed_w,
+   packed_bias, epilogue, y, out_blocks, out_h, out_w);
 }
 
 void BlockedGlobalAveragePool(const float* x, int64_t blocks, int64_t pixels, float* y) {

@@ -63,6 +63,23 @@ void BlockedPointwiseConv(const float* x, int64_t in_blocks, int64_t pixels, con
                           const float* packed_bias, const float* sum, const Epilogue& epilogue,
                           float* y, int64_t out_blocks);
 
+// A dense convolution (group 1, no dilation) of a planar image with few channels - a network's
+// first layer, whose 3 input channels fill no block - written in the blocked layout, as ONNX
+// Runtime's NCHWc transformer starts a blocked chain: no reorder of the (large) first output.
+// x [channels][h][w] (NCHW, one image); weights packed [out_blocks][channels][kh][kw][B]
+// (PackBlockedPlanarWeights); bias blocked [out_blocks][B] or null; zero padding pad_top /
+// pad_left (the bottom and right pads follow from out_h / out_w); y blocked
+// [out_blocks][out_h * out_w][B]. Each output adds its terms in (channel, kh, kw) order with
+// fused multiply-adds from 0, then the bias, then the epilogue.
+int64_t BlockedPlanarWeightsSize(int64_t out_channels, int64_t in_channels, int64_t taps);
+void PackBlockedPlanarWeights(const float* w, int64_t out_channels, int64_t in_channels,
+                              int64_t taps, float* packed);
+void BlockedConvFromPlanar(const float* x, int64_t channels, int64_t h, int64_t w, int64_t kernel_h,
+                           int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_top,
+                           int64_t pad_left, const float* packed_w, const float* packed_bias,
+                           const Epilogue& epilogue, float* y, int64_t out_blocks, int64_t out_h,
+                           int64_t out_w);
+
 // The mean of each channel over its pixels: x blocked [blocks][pixels][B] -> y [blocks][B] (the
 // sum in pixel order, divided by the count).
 void BlockedGlobalAveragePool(const float* x, int64_t blocks, int64_t pixels, float* y);

@@ -179,5 +179,25 @@ BENCHMARK(BM_Depthwise)
     ->Args({576, 7, 1, 5})
     ->Unit(benchmark::kMicrosecond);
 
+// A first layer on planar RGB: output channels, size (224: MobileNet's 3x3 stride 2).
+void BM_Planar(benchmark::State& state) {
+  const int64_t m = state.range(0), size = state.range(1), out = (size + 2 - 3) / 2 + 1;
+  const std::vector<float> x = Random(3 * size * size, 8), w = Random(m * 27, 9), b = Random(m, 4);
+  std::vector<float> packed(BlockedPlanarWeightsSize(m, 3, 9));
+  PackBlockedPlanarWeights(w.data(), m, 3, 9, packed.data());
+  std::vector<float> bias(Blocks(m) * NchwcBlock(), 0.0f);
+  std::copy(b.begin(), b.end(), bias.begin());
+  std::vector<float> y(Blocks(m) * NchwcBlock() * out * out);
+  Epilogue e;
+  e.activation = Activation::kClip;
+  e.beta = 6.0f;
+  for (auto _ : state) {
+    BlockedConvFromPlanar(x.data(), 3, size, size, 3, 3, 2, 2, 1, 1, packed.data(), bias.data(), e,
+                          y.data(), Blocks(m), out, out);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_Planar)->Args({16, 224})->Args({32, 224})->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace anvil::simd

@@ -128,6 +128,66 @@ TEST(Nchwc, DepthwiseGivesTheDefinitionsBits) {
   }
 }
 
+struct PlanarCase {
+  int64_t channels, out_channels, h, w, kh, kw, sh, sw, pad_top, pad_left, pad_bottom, pad_right;
+};
+
+// First layers on planar input: 3x3 stride 2 as MobileNets start, 5x5 with uneven pads as
+// BlazeFace does, 7x7, planes narrower than a tile and output channels not a multiple of the
+// block: the definition's bits, terms in (channel, kh, kw) order with fused multiply-adds from 0
+// (a tap in the padding adds 0 * w), then the bias, then the epilogue.
+TEST(Nchwc, PlanarInputConvGivesTheDefinitionsBits) {
+  const PlanarCase cases[] = {
+      {3, 16, 20, 20, 3, 3, 2, 2, 1, 1, 1, 1}, {3, 20, 17, 23, 5, 5, 2, 2, 1, 1, 2, 2},
+      {1, 8, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1},    {3, 12, 30, 30, 7, 7, 2, 2, 3, 3, 3, 3},
+      {2, 9, 4, 5, 3, 3, 1, 2, 0, 0, 0, 0},
+  };
+  Epilogue clip;
+  clip.activation = Activation::kClip;
+  clip.alpha = 0.0f;
+  clip.beta = 0.75f;
+  const int64_t B = NchwcBlock();
+  for (const PlanarCase& c : cases) {
+    const int64_t taps = c.kh * c.kw;
+    const int64_t oh = (c.h + c.pad_top + c.pad_bottom - c.kh) / c.sh + 1;
+    const int64_t ow = (c.w + c.pad_left + c.pad_right - c.kw) / c.sw + 1;
+    const std::vector<float> x = Random(c.channels * c.h * c.w, 5);
+    const std::vector<float> w = Random(c.out_channels * c.channels * taps, 6);
+    const std::vector<float> bias = Random(c.out_channels, 7);
+    const int64_t out_blocks = (c.out_channels + B - 1) / B;
+    std::vector<float> pw(BlockedPlanarWeightsSize(c.out_channels, c.channels, taps));
+    PackBlockedPlanarWeights(w.data(), c.out_channels, c.channels, taps, pw.data());
+    std::vector<float> pb(out_blocks * B, 0.0f);
+    std::copy(bias.begin(), bias.end(), pb.begin());
+    std::vector<float> yb(out_blocks * oh * ow * B, -7.0f);
+    BlockedConvFromPlanar(x.data(), c.channels, c.h, c.w, c.kh, c.kw, c.sh, c.sw, c.pad_top,
+                          c.pad_left, pw.data(), pb.data(), clip, yb.data(), out_blocks, oh, ow);
+    const std::vector<float> y = Unblocked(yb, c.out_channels, oh * ow);
+    for (int64_t m = 0; m < c.out_channels; ++m) {
+      for (int64_t r = 0; r < oh; ++r) {
+        for (int64_t q = 0; q < ow; ++q) {
+          float acc = 0.0f;
+          for (int64_t ch = 0; ch < c.channels; ++ch) {
+            for (int64_t kh = 0; kh < c.kh; ++kh) {
+              for (int64_t kw = 0; kw < c.kw; ++kw) {
+                const int64_t ih = r * c.sh - c.pad_top + kh;
+                const int64_t iw = q * c.sw - c.pad_left + kw;
+                const bool inside = ih >= 0 && ih < c.h && iw >= 0 && iw < c.w;
+                acc = std::fma(inside ? x[(ch * c.h + ih) * c.w + iw] : 0.0f,
+                               w[(m * c.channels + ch) * taps + kh * c.kw + kw], acc);
+              }
+            }
+          }
+          const float want = Activate(clip, bias[m] + acc);
+          ASSERT_EQ(y[(m * oh + r) * ow + q], want)
+              << c.channels << "->" << c.out_channels << " " << c.h << "x" << c.w << " k" << c.kh
+              << "x" << c.kw << " at " << m << "," << r << "," << q;
+        }
+      }
+    }
+  }
+}
+
 // Pointwise convolutions of channel counts in and out of step with the block, pixel counts
 // around the tiles' widths, with and without a bias and a residual sum: the definition's values,
 // input channels accumulated in order with fused multiply-adds from 0, then the bias, the sum and

@@ -246,8 +246,8 @@ IndexExpr BlockedChannels(const IndexExpr& c, int64_t block) {
   return CeilDiv(c, IndexExpr::Literal(block)) * IndexExpr::Literal(block);
 }
 
-// com.anvil.nchwc Conv: X blocked [N, ceil(C / B) * B, in...], W [M, C / group, k...] (ONNX's
-// layout) -> Y blocked [N, ceil(M / B) * B, out...].
+// com.anvil.nchwc Conv: X blocked [N, ceil(C / B) * B, in...] (with planar_input = 1: NCHW
+// [N, C, in...]), W [M, C / group, k...] (ONNX's layout) -> Y blocked [N, ceil(M / B) * B, out...].
 absl::Status InferNchwcConv(ShapeContext& ctx) {
   ANVIL_ASSIGN_OR_RETURN(const int64_t block, ReadBlock(ctx));
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
@@ -258,7 +258,13 @@ absl::Status InferNchwcConv(ShapeContext& ctx) {
     return absl::OkStatus();
   }
   ANVIL_ASSIGN_OR_RETURN(const int64_t group, ReadGroup(ctx));
-  if (x && w && ProvablyDifferent((*x)[1], BlockedChannels((*w)[1] * group, block))) {
+  // With planar_input = 1, X is NCHW (not blocked): a first layer's few channels.
+  const bool planar = ctx.node().GetInt("planar_input", 0) == 1;
+  if (planar && x && w && ProvablyDifferent((*x)[1], (*w)[1] * group)) {
+    return ctx.Error(absl::StrCat("X ", DimsToString(*x), " and W ", DimsToString(*w),
+                                  " do not match for group ", group));
+  }
+  if (!planar && x && w && ProvablyDifferent((*x)[1], BlockedChannels((*w)[1] * group, block))) {
     return ctx.Error(absl::StrCat("blocked X ", DimsToString(*x), " does not hold the ",
                                   ((*w)[1] * group).ToString(), " channels of W ", DimsToString(*w),
                                   " (group ", group, ") in blocks of ", block));
