@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,40 @@ bool AllEqual(const std::vector<int64_t>& v, int64_t want) {
     if (x != want) return false;
   }
   return true;
+}
+
+// The 8 pads of a zero-padding Pad (constant mode, value absent or 0, pads a constant input as
+// from opset 11, no axes), begins then ends; nullopt for any other Pad.
+std::optional<std::vector<int64_t>> ZeroPads(const Node* node) {
+  if (!IsOp(node, "", "Pad") || node->num_inputs() < 2 || node->num_inputs() > 3 ||
+      node->num_outputs() != 1 || node->GetString("mode", "constant") != "constant") {
+    return std::nullopt;
+  }
+  if (node->num_inputs() == 3 && node->input(2) != nullptr) {
+    const std::optional<double> value = match::Scalar(node->input(2));
+    if (!value || *value != 0.0) return std::nullopt;
+  }
+  const Elements* pads = Constant(node->input(1));
+  if (pads == nullptr || pads->element_type() != ElementType::kInt64 || pads->NumElements() != 8) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> out(8);
+  for (int64_t i = 0; i < 8; ++i) {
+    out[i] = pads->GetInt64(i);
+    if (out[i] < 0) return std::nullopt;
+  }
+  return out;
+}
+
+// A Pad of only the spatial dims of a [N, C, H, W] float value: its input and the pads as a
+// convolution's [top, left, bottom, right].
+std::optional<std::pair<Value*, std::vector<int64_t>>> SpatialPad(const Value* v) {
+  const Node* pad = v->producer();
+  const std::optional<std::vector<int64_t>> p = ZeroPads(pad);
+  if (!p || (*p)[0] || (*p)[1] || (*p)[4] || (*p)[5] || !Channels(pad->input(0))) {
+    return std::nullopt;
+  }
+  return std::make_pair(pad->input(0), std::vector<int64_t>{(*p)[2], (*p)[3], (*p)[6], (*p)[7]});
 }
 
 // The element-wise ops that run unchanged on a blocked tensor: unary maps with a finite f(0).
@@ -152,8 +187,11 @@ class Rewriter {
   void Run() {
     for (Node* node : graph_.NodesSnapshot()) {
       if (std::optional<ConvForm> form = BlockableConv(node, block_)) {
-        // A planar-input Conv starts a chain: its input stays NCHW.
-        const bool blocked_input = blocked_.contains(node->input(0));
+        // A planar-input Conv starts a chain: its input stays NCHW. A depthwise or planar Conv
+        // of a spatial zero Pad reads the Pad's input with the pads added to its own.
+        const bool pad_source = !form->pointwise && SpatialPad(node->input(0)).has_value();
+        const Value* source = pad_source ? SpatialPad(node->input(0))->first : node->input(0);
+        const bool blocked_input = blocked_.contains(source);
         if (form->planar ? !blocked_input && FeedsBlockedConv(node->output(0), 3)
                          : blocked_input || FeedsBlockedConv(node->output(0), 3)) {
           RewriteConv(node, *form);
@@ -172,13 +210,18 @@ class Rewriter {
         }
       } else if (IsOp(node, "", "GlobalAveragePool") && node->num_outputs() == 1) {
         RewriteGlobalAveragePool(node);
+      } else if (IsOp(node, "", "Pad")) {
+        RewriteChannelPad(node);
+      } else if (IsOp(node, "", "MaxPool")) {
+        RewriteMaxPool(node);
       }
     }
     // Latest first: a rewritten node's own readers are gone before it is asked for readers.
     for (auto it = replaced_.rbegin(); it != replaced_.rend(); ++it) Finish(*it);
   }
 
-  int64_t convs = 0, sums = 0, activations = 0, elementwise = 0, reorders_in = 0, reorders_out = 0;
+  int64_t convs = 0, sums = 0, activations = 0, elementwise = 0, folded_pads = 0, reorders_in = 0,
+          reorders_out = 0;
 
  private:
   // Whether `v` feeds a blockable convolution, directly or through at most `depth` blockable
@@ -189,7 +232,8 @@ class Rewriter {
         const std::optional<ConvForm> form = BlockableConv(use.user, block_);
         if (form && !form->planar) return true;
       }
-      if (depth > 0 && use.input_index == 0 && IsBlockableUnary(use.user) &&
+      if (depth > 0 && use.input_index == 0 &&
+          (IsBlockableUnary(use.user) || ZeroPads(use.user).has_value()) &&
           FeedsBlockedConv(use.user->output(0), depth - 1)) {
         return true;
       }
@@ -248,7 +292,12 @@ class Rewriter {
   }
 
   void RewriteConv(Node* node, const ConvForm& form) {
-    Value* x = form.planar ? node->input(0) : Blocked(node->input(0), node);
+    Value* source = node->input(0);
+    std::vector<int64_t> extra_pads = {0, 0, 0, 0};
+    if (!form.pointwise) {
+      if (auto pad = SpatialPad(source)) std::tie(source, extra_pads) = *pad;
+    }
+    Value* x = form.planar ? source : Blocked(source, node);
     Node* conv = NewNode(node, "Conv", node->name());
     if (form.planar) conv->SetAttribute(Attribute::Int("planar_input", 1));
     conv->AddInput(x);
@@ -262,7 +311,13 @@ class Rewriter {
       }
       conv->SetAttribute(a.Clone(&graph_));
     }
-    if (valid) conv->SetAttribute(Attribute::Ints("pads", {0, 0, 0, 0}));
+    if (valid || extra_pads != std::vector<int64_t>{0, 0, 0, 0}) {
+      std::vector<int64_t> pads = valid ? std::vector<int64_t>{0, 0, 0, 0} : node->GetInts("pads");
+      if (pads.empty()) pads = {0, 0, 0, 0};
+      for (int i = 0; i < 4; ++i) pads[i] += extra_pads[i];
+      conv->SetAttribute(Attribute::Ints("pads", pads));
+      if (extra_pads != std::vector<int64_t>{0, 0, 0, 0}) ++folded_pads;
+    }
     ++convs;
     if (form.hard_sigmoid) {
       // Conv, then HardSigmoid on the blocked output: the FusedConv's own two steps.
@@ -374,6 +429,44 @@ class Rewriter {
     }
   }
 
+  // A zero Pad at the end of a blocked value's channels (BlazeFace's channel padding before a
+  // residual Add): com.anvil.nchwc Pad, which zeroes the new channels and padded lanes.
+  void RewriteChannelPad(Node* node) {
+    const std::optional<std::vector<int64_t>> p = ZeroPads(node);
+    const std::optional<int64_t> in = Channels(node->input(0));
+    const std::optional<int64_t> out = Channels(node->output(0));
+    if (!p || !in || !out) return;
+    for (int i = 0; i < 8; ++i) {
+      if (i != 5 && (*p)[i] != 0) return;
+    }
+    Node* pad = NewNode(node, "Pad", node->name());
+    pad->SetAttribute(Attribute::Int("input_channels", *in));
+    pad->SetAttribute(Attribute::Int("channels", *out));
+    pad->AddInput(blocked_[node->input(0)]);
+    Twin(node, pad, *out);
+    ++elementwise;
+  }
+
+  // MaxPool without pads, dilation, ceil_mode or Indices: com.anvil.nchwc MaxPool.
+  void RewriteMaxPool(Node* node) {
+    if (node->num_outputs() > 1 && node->output(1) != nullptr) return;
+    const std::vector<int64_t> kernel = node->GetInts("kernel_shape");
+    const std::vector<int64_t> strides = node->GetInts("strides");
+    const std::string auto_pad = node->GetString("auto_pad", "NOTSET");
+    if (kernel.size() != 2 || (!strides.empty() && strides.size() != 2) ||
+        (auto_pad != "NOTSET" && auto_pad != "VALID") || !AllEqual(node->GetInts("pads"), 0) ||
+        !AllEqual(node->GetInts("dilations"), 1) || node->GetInt("ceil_mode", 0) != 0 ||
+        !Channels(node->output(0))) {
+      return;
+    }
+    Node* pool = NewNode(node, "MaxPool", node->name());
+    pool->SetAttribute(Attribute::Ints("kernel_shape", kernel));
+    if (!strides.empty()) pool->SetAttribute(Attribute::Ints("strides", strides));
+    pool->AddInput(blocked_[node->input(0)]);
+    Twin(node, pool, *Channels(node->output(0)));
+    ++elementwise;
+  }
+
   // GlobalAveragePool of a blocked value: com.anvil.nchwc GlobalAveragePool, blocked [N, C, 1, 1].
   void RewriteGlobalAveragePool(Node* node) {
     if (!Channels(node->output(0))) return;
@@ -385,6 +478,13 @@ class Rewriter {
 
   // Erases a rewritten node; what still reads its output reads the blocked twin reordered back.
   void Finish(Node* node) {
+    // A spatial Pad folded into this node (a Conv) dies with it when nothing else reads it, so
+    // that what the Pad read is not reordered back for nothing.
+    Node* folded = nullptr;
+    if (node->num_inputs() > 0 && node->input(0) != nullptr &&
+        SpatialPad(node->input(0)).has_value()) {
+      folded = node->input(0)->producer();
+    }
     Value* y = node->output(0);
     if (y->HasUses() || y->IsGraphOutput()) {
       Node* reorder = NewNode(node, "ReorderOutput");
@@ -397,9 +497,13 @@ class Rewriter {
       graph_.EraseNode(node);
       out->SetName(name);
       ++reorders_out;
-      return;
+    } else {
+      graph_.EraseNode(node);
     }
-    graph_.EraseNode(node);
+    if (folded != nullptr && folded->graph() == &graph_ && !folded->output(0)->HasUses() &&
+        !folded->output(0)->IsGraphOutput()) {
+      graph_.EraseNode(folded);
+    }
   }
 
   Graph& graph_;
@@ -427,6 +531,7 @@ absl::StatusOr<bool> NchwcLayoutPass::Run(Model& model, PassContext& ctx) {
   ctx.AddStatistic("sums", rewriter.sums);
   ctx.AddStatistic("activations", rewriter.activations);
   ctx.AddStatistic("elementwise", rewriter.elementwise);
+  ctx.AddStatistic("folded-pads", rewriter.folded_pads);
   ctx.AddStatistic("reorders-in", rewriter.reorders_in);
   ctx.AddStatistic("reorders-out", rewriter.reorders_out);
   if (rewriter.convs == 0) return false;

@@ -27,6 +27,12 @@
 //    pointwise Conv producing one of them (Y = act(conv + bias + sum): the Add's bits) when that
 //    Conv has no activation and the Add is the only reader of its output; else Add (or Mul) on
 //    the blocked values.
+//  - A zero Pad of only H and W read by a depthwise or planar-input Conv: folded into that
+//    Conv's pads (it reads the Pad's input; dce removes the Pad once nothing else reads it). A
+//    zero Pad of only the end of the channel axis of a blocked value -> com.anvil.nchwc Pad
+//    (zero channels, and padded lanes, appended). MaxPool without pads, dilation, ceil_mode or
+//    Indices -> com.anvil.nchwc MaxPool. (BlazeFace's blocks: channel padding and pooling on
+//    the shortcut, a spatial Pad before each stride-2 depthwise layer.)
 //  - Squeeze-and-excitation: GlobalAveragePool of a blocked value -> com.anvil.nchwc
 //    GlobalAveragePool (blocked [N, C, 1, 1]); Mul of a blocked [N, C, H, W] by a blocked
 //    [N, C, 1, 1] -> com.anvil.nchwc Mul (a per-channel scale). The generic ReduceMean and
@@ -41,7 +47,7 @@
 // com.anvil.nchwc opset import (version 1); the pass does nothing when it imports another version.
 //
 // Statistics: convs, sums, activations (fused as epilogues), elementwise (ops added on blocked
-// values), reorders-in, reorders-out.
+// values), folded-pads, reorders-in, reorders-out.
 #ifndef ANVIL_KERNELS_NCHWC_LAYOUT_H_
 #define ANVIL_KERNELS_NCHWC_LAYOUT_H_
 

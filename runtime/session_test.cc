@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -343,6 +344,46 @@ std::string Weights(const std::string& name, std::vector<int64_t> dims, int seed
   return text + "}";
 }
 
+// Runs `model` loaded with `pipeline` on `threads` threads: its outputs, and the nodes per op type
+// of its profile.
+std::pair<std::vector<std::vector<float>>, absl::flat_hash_map<std::string, int64_t>> RunProfiled(
+    const std::string& model, const std::string& pipeline, int threads,
+    const absl::flat_hash_map<std::string, Tensor>& inputs) {
+  SessionOptions options;
+  options.pipeline = pipeline;
+  options.profile = true;
+  options.threads = threads;
+  std::unique_ptr<Session> session = LoadText(model, options);
+  std::vector<std::vector<float>> values;
+  absl::flat_hash_map<std::string, int64_t> nodes;
+  if (session == nullptr) return std::make_pair(values, nodes);
+  absl::StatusOr<std::vector<Tensor>> out = session->Run(inputs);
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (out.ok()) {
+    for (const Tensor& t : *out)
+      values.emplace_back(t.As<float>(), t.As<float>() + t.NumElements());
+  }
+  for (const OpProfile& op : session->Profile()) nodes[op.op_type] += op.nodes;
+  return std::make_pair(values, nodes);
+}
+
+// The load pipeline without the nchwc pass: the NCHW kernels.
+constexpr char kPlainPipeline[] =
+    "shape-inference,einsum-decompose,fold-batchnorm,fuse-layernorm,fuse-attention,"
+    "fuse-activations,dce";
+
+void ExpectNear(const std::vector<std::vector<float>>& got,
+                const std::vector<std::vector<float>>& want, int threads) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    ASSERT_EQ(got[k].size(), want[k].size());
+    for (size_t i = 0; i < got[k].size(); ++i) {
+      EXPECT_NEAR(got[k][i], want[k][i], 1e-5 * (1 + std::fabs(want[k][i])))
+          << threads << " " << k << " " << i;
+    }
+  }
+}
+
 // A MobileNet-style chain (pointwise, depthwise 3x3 and 5x5 stride 2, HardSwish, a residual Add,
 // a depthwise output read outside the chain) with 20 channels, which pad to a whole block, and a
 // dynamic batch: the load pipeline's nchwc pass puts six of the convolutions in the blocked layout
@@ -369,43 +410,61 @@ main (float[N, 12, 9, 9] x) => (float[N, 20, 5, 5] y, float[N, 20, 9, 9] b)
   y = Add (g, e)
 }
 )onnx");
-  auto run = [&](const std::string& pipeline, int threads) {
-    SessionOptions options;
-    options.pipeline = pipeline;
-    options.profile = true;
-    options.threads = threads;
-    std::unique_ptr<Session> session = LoadText(model, options);
-    std::vector<std::vector<float>> values;
-    absl::flat_hash_map<std::string, int64_t> nodes;
-    if (session == nullptr) return std::make_pair(values, nodes);
-    absl::StatusOr<std::vector<Tensor>> out = session->Run({{"x", Wave({2, 12, 9, 9})}});
-    EXPECT_TRUE(out.ok()) << out.status();
-    if (out.ok()) {
-      for (const Tensor& t : *out)
-        values.emplace_back(t.As<float>(), t.As<float>() + t.NumElements());
-    }
-    for (const OpProfile& op : session->Profile()) nodes[op.op_type] += op.nodes;
-    return std::make_pair(values, nodes);
-  };
-  const auto [plain, plain_nodes] =
-      run("shape-inference,einsum-decompose,fold-batchnorm,fuse-layernorm,fuse-attention,"
-          "fuse-activations,dce",
-          1);
+  const absl::flat_hash_map<std::string, Tensor> inputs = {{"x", Wave({2, 12, 9, 9})}};
+  const auto [plain, plain_nodes] = RunProfiled(model, kPlainPipeline, 1, inputs);
   EXPECT_FALSE(plain_nodes.contains("com.anvil.nchwc.Conv"));
   ASSERT_EQ(plain.size(), 2u);
   for (int threads : {1, 2}) {
-    const auto [blocked, blocked_nodes] = run(kLoadPipeline, threads);
+    const auto [blocked, blocked_nodes] = RunProfiled(model, kLoadPipeline, threads, inputs);
     EXPECT_EQ(blocked_nodes.at("com.anvil.nchwc.Conv"), 6);
     EXPECT_EQ(blocked_nodes.at("com.anvil.nchwc.ReorderInput"), 1);
     EXPECT_EQ(blocked_nodes.at("com.anvil.nchwc.ReorderOutput"), 2);
-    ASSERT_EQ(blocked.size(), 2u);
-    for (size_t k = 0; k < 2; ++k) {
-      ASSERT_EQ(blocked[k].size(), plain[k].size());
-      for (size_t i = 0; i < blocked[k].size(); ++i) {
-        EXPECT_NEAR(blocked[k][i], plain[k][i], 1e-5 * (1 + std::fabs(plain[k][i])))
-            << threads << " " << k << " " << i;
-      }
+    ExpectNear(blocked, plain, threads);
+  }
+}
+
+// A first layer on RGB (planar input), BlazeFace's shortcut (MaxPool, channel Pad, Add) and
+// spatial Pad before a stride-2 depthwise Conv, and a squeeze-and-excitation scale: all in the
+// blocked layout (no ReorderInput at all) and the NCHW kernels' values, on one and two threads.
+TEST(SessionTest, BlockedFirstLayersShortcutsAndScalesMatchTheNchwKernels) {
+  const std::string model =
+      absl::StrCat(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+main (float[N, 3, 16, 16] x) => (float[N, 12, 4, 4] y)
+<)onnx",
+                   Weights("stem", {10, 3, 3, 3}, 1), ", ", Weights("sb", {10}, 2), ", ",
+                   Weights("dw", {10, 1, 5, 5}, 3), ", ", Weights("pw", {12, 10, 1, 1}, 4), ", ",
+                   Weights("sq", {4, 12, 1, 1}, 5), ", ", Weights("ex", {12, 4, 1, 1}, 6), R"onnx(,
+ int64[8] spatial = {0, 0, 1, 1, 0, 0, 2, 2}, int64[8] channel = {0, 0, 0, 0, 0, 2, 0, 0}>
+{
+  s = Conv <kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]> (x, stem, sb)
+  r = Relu (s)
+  p = Pad (r, spatial)
+  d = Conv <group = 10, kernel_shape = [5, 5], strides = [2, 2]> (p, dw)
+  c = Conv (d, pw)
+  m = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (r)
+  q = Pad (m, channel)
+  t = Add (c, q)
+  g = GlobalAveragePool (t)
+  e1 = Conv (g, sq)
+  e2 = Relu (e1)
+  e3 = Conv (e2, ex)
+  e4 = Sigmoid (e3)
+  y = Mul (t, e4)
+}
+)onnx");
+  const absl::flat_hash_map<std::string, Tensor> inputs = {{"x", Wave({2, 3, 16, 16})}};
+  const auto [plain, plain_nodes] = RunProfiled(model, kPlainPipeline, 1, inputs);
+  ASSERT_EQ(plain.size(), 1u);
+  for (int threads : {1, 2}) {
+    const auto [blocked, nodes] = RunProfiled(model, kLoadPipeline, threads, inputs);
+    EXPECT_EQ(nodes.contains("com.anvil.nchwc.Conv") ? nodes.at("com.anvil.nchwc.Conv") : 0, 5);
+    for (const char* op :
+         {"com.anvil.nchwc.MaxPool", "com.anvil.nchwc.Pad", "com.anvil.nchwc.GlobalAveragePool",
+          "com.anvil.nchwc.Mul", "com.anvil.nchwc.ReorderOutput"}) {
+      EXPECT_EQ(nodes.contains(op) ? nodes.at(op) : 0, 1) << op;
     }
+    EXPECT_FALSE(nodes.contains("com.anvil.nchwc.ReorderInput"));
+    ExpectNear(blocked, plain, threads);
   }
 }
 

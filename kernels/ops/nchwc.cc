@@ -9,6 +9,9 @@
 //   GlobalAveragePool <block>        X blocked [N, Cp, H, W] -> Y blocked [N, Cp, 1, 1]
 //   Mul <block>                      X blocked [N, Cp, H, W] times S blocked [N, Cp, 1, 1]
 //                                    (a per-channel scale) -> Y blocked [N, Cp, H, W]
+//   MaxPool <block, kernel_shape, strides>  no pads or dilation; X, Y blocked
+//   Pad <block, input_channels, channels>   zero channels appended: X blocked (of
+//                                    input_channels) -> Y blocked (of channels)
 //
 // A blocked tensor of C channels holds, per image, [ceil(C / B)][pixels][B] floats
 // (simd/nchwc.h) and is typed [N, ceil(C / B) * B, spatial...]: padded lanes are part of the
@@ -26,6 +29,7 @@
 #include "kernels/simd/nchwc.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -182,6 +186,81 @@ KernelOr CreateChannelOp(const Node& node, int64_t) {
   ANVIL_ASSIGN_OR_RETURN(const int64_t block, ReadBlock(node));
   return std::unique_ptr<OpKernel>(new ChannelKernel(node.op_type() == "Mul", block));
 }
+
+// MaxPool and the channel Pad: blocked in, blocked out, image by image and block by block.
+class BlockedLayoutKernel final : public OpKernel {
+ public:
+  static KernelOr Create(const Node& node, int64_t) {
+    auto kernel = std::unique_ptr<BlockedLayoutKernel>(new BlockedLayoutKernel());
+    ANVIL_ASSIGN_OR_RETURN(kernel->block_, ReadBlock(node));
+    kernel->pad_ = node.op_type() == "Pad";
+    if (kernel->pad_) {
+      kernel->in_channels_ = node.GetInt("input_channels", -1);
+      kernel->out_channels_ = node.GetInt("channels", -1);
+      if (kernel->in_channels_ < 0 || kernel->out_channels_ < kernel->in_channels_) {
+        return NodeError(node, "attributes 'input_channels' >= 0 and 'channels' >= it required");
+      }
+      return std::unique_ptr<OpKernel>(std::move(kernel));
+    }
+    const std::vector<int64_t> k = node.GetInts("kernel_shape");
+    std::vector<int64_t> s = node.GetInts("strides");
+    if (s.empty()) s = {1, 1};
+    if (k.size() != 2 || s.size() != 2 || k[0] < 1 || k[1] < 1 || s[0] < 1 || s[1] < 1) {
+      return NodeError(node, "a blocked MaxPool takes 2-D kernel_shape and strides (>= 1)");
+    }
+    kernel->kernel_ = {k[0], k[1]};
+    kernel->strides_ = {s[0], s[1]};
+    return std::unique_ptr<OpKernel>(std::move(kernel));
+  }
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& x = ctx.input(0);
+    TensorView& y = ctx.output(0);
+    const int64_t B = block_;
+    if (x.type != ElementType::kFloat || x.rank() != 4 || x.dims[1] % B != 0) {
+      return ctx.Error(absl::StrCat("blocked X ", x.DebugString(), " must be float32 [N, C, H, W]",
+                                    " with C a multiple of ", B));
+    }
+    const int64_t N = x.dims[0], H = x.dims[2], W = x.dims[3];
+    const int64_t OH = y.dims[2], OW = y.dims[3];
+    const int64_t in_blocks = x.dims[1] / B, out_blocks = y.dims[1] / B;
+    DenseInput<float> xd(x);
+    float* out = y.As<float>();
+    if (pad_) {
+      if (in_blocks != (in_channels_ + B - 1) / B) {
+        return ctx.Error(absl::StrCat("blocked X ", x.DebugString(), " does not hold ",
+                                      in_channels_, " channels in blocks of ", B));
+      }
+      const int64_t pixels = H * W;
+      parallel::For(N, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t n = begin; n < end; ++n) {
+          simd::BlockedPadChannels(xd.data() + n * in_blocks * pixels * B, in_channels_, pixels,
+                                   out + n * out_blocks * pixels * B, out_blocks);
+        }
+      });
+      return absl::OkStatus();
+    }
+    if (OH < 1 || OW < 1 || (OH - 1) * strides_[0] + kernel_[0] > H ||
+        (OW - 1) * strides_[1] + kernel_[1] > W) {
+      return ctx.Error(absl::StrCat("Y ", y.DebugString(), " does not fit the windows over X ",
+                                    x.DebugString()));
+    }
+    ForEachBlockRange(N, in_blocks, static_cast<double>(OH * OW * B), parallel::kMinChunkElements,
+                      [&](int64_t n, int64_t b0, int64_t b1) {
+                        simd::BlockedMaxPool(xd.data() + (n * in_blocks + b0) * H * W * B, b1 - b0,
+                                             H, W, kernel_[0], kernel_[1], strides_[0], strides_[1],
+                                             out + (n * in_blocks + b0) * OH * OW * B, OH, OW);
+                      });
+    return absl::OkStatus();
+  }
+
+ private:
+  BlockedLayoutKernel() = default;
+  int64_t block_ = 0;
+  bool pad_ = false;
+  int64_t in_channels_ = 0, out_channels_ = 0;
+  std::array<int64_t, 2> kernel_{}, strides_{};
+};
 
 class NchwcConvKernel final : public OpKernel {
  public:
@@ -389,7 +468,9 @@ namespace ops = ::anvil::compute_ops;
 const KernelRule kNchwcKernels[] = {
     {"com.anvil.nchwc", "Conv", ops::CreateNchwcConv},
     {"com.anvil.nchwc", "GlobalAveragePool", ops::CreateChannelOp},
+    {"com.anvil.nchwc", "MaxPool", ops::BlockedLayoutKernel::Create},
     {"com.anvil.nchwc", "Mul", ops::CreateChannelOp},
+    {"com.anvil.nchwc", "Pad", ops::BlockedLayoutKernel::Create},
     {"com.anvil.nchwc", "ReorderInput", ops::CreateReorder},
     {"com.anvil.nchwc", "ReorderOutput", ops::CreateReorder},
     {nullptr, nullptr, nullptr},

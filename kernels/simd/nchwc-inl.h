@@ -474,6 +474,51 @@ HWY_NOINLINE void BlockedConvFromPlanarImpl(const float* x, int64_t channels, in
   }
 }
 
+HWY_NOINLINE void BlockedPadChannelsImpl(const float* x, int64_t channels, int64_t pixels, float* y,
+                                         int64_t out_blocks) {
+  const hn::ScalableTag<float> d;
+  const int64_t B = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t in_blocks = (channels + B - 1) / B;
+  for (int64_t b = 0; b < out_blocks; ++b) {
+    float* yb = y + b * pixels * B;
+    const int64_t lanes = b < in_blocks ? std::min(B, channels - b * B) : 0;
+    if (lanes == 0) {
+      for (int64_t p = 0; p < pixels; ++p) hn::StoreU(hn::Zero(d), d, yb + p * B);
+      continue;
+    }
+    const float* xb = x + b * pixels * B;
+    const auto keep = hn::FirstN(d, static_cast<size_t>(lanes));
+    for (int64_t p = 0; p < pixels; ++p) {
+      hn::StoreU(hn::IfThenElseZero(keep, hn::LoadU(d, xb + p * B)), d, yb + p * B);
+    }
+  }
+}
+
+HWY_NOINLINE void BlockedMaxPoolImpl(const float* x, int64_t blocks, int64_t h, int64_t w,
+                                     int64_t kernel_h, int64_t kernel_w, int64_t stride_h,
+                                     int64_t stride_w, float* y, int64_t out_h, int64_t out_w) {
+  const hn::ScalableTag<float> d;
+  const int64_t B = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t b = 0; b < blocks; ++b) {
+    const float* xb = x + b * h * w * B;
+    float* yb = y + b * out_h * out_w * B;
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      for (int64_t ow = 0; ow < out_w; ++ow) {
+        const float* first = xb + (oh * stride_h * w + ow * stride_w) * B;
+        auto m = hn::LoadU(d, first);
+        for (int64_t kh = 0; kh < kernel_h; ++kh) {
+          for (int64_t kw = 0; kw < kernel_w; ++kw) {
+            const auto v = hn::LoadU(d, first + (kh * w + kw) * B);
+            // NaN wins, as in the NCHW kernel's comparisons.
+            m = hn::IfThenElse(hn::Or(hn::Gt(v, m), hn::IsNaN(v)), v, m);
+          }
+        }
+        hn::StoreU(m, d, yb + (oh * out_w + ow) * B);
+      }
+    }
+  }
+}
+
 HWY_NOINLINE void BlockedGlobalAveragePoolImpl(const float* x, int64_t blocks, int64_t pixels,
                                                float* y) {
   const hn::ScalableTag<float> d;

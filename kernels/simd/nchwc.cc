@@ -17,6 +17,8 @@ HWY_EXPORT(BlockedDepthwiseConvImpl);
 HWY_EXPORT(BlockedPointwiseConvImpl);
 HWY_EXPORT(BlockedConvFromPlanarImpl);
 HWY_EXPORT(BlockedGlobalAveragePoolImpl);
+HWY_EXPORT(BlockedPadChannelsImpl);
+HWY_EXPORT(BlockedMaxPoolImpl);
 HWY_EXPORT(BlockedScaleChannelsImpl);
 
 int64_t NchwcBlock() {
@@ -120,6 +122,18 @@ void BlockedConvFromPlanar(const float* x, int64_t channels, int64_t h, int64_t 
   HWY_DYNAMIC_DISPATCH(BlockedConvFromPlanarImpl)
   (x, channels, h, w, kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left, packed_w,
    packed_bias, epilogue, y, out_blocks, out_h, out_w);
+}
+
+void BlockedPadChannels(const float* x, int64_t channels, int64_t pixels, float* y,
+                        int64_t out_blocks) {
+  HWY_DYNAMIC_DISPATCH(BlockedPadChannelsImpl)(x, channels, pixels, y, out_blocks);
+}
+
+void BlockedMaxPool(const float* x, int64_t blocks, int64_t h, int64_t w, int64_t kernel_h,
+                    int64_t kernel_w, int64_t stride_h, int64_t stride_w, float* y, int64_t out_h,
+                    int64_t out_w) {
+  HWY_DYNAMIC_DISPATCH(BlockedMaxPoolImpl)
+  (x, blocks, h, w, kernel_h, kernel_w, stride_h, stride_w, y, out_h, out_w);
 }
 
 void BlockedGlobalAveragePool(const float* x, int64_t blocks, int64_t pixels, float* y) {

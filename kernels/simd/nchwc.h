@@ -80,6 +80,18 @@ void BlockedConvFromPlanar(const float* x, int64_t channels, int64_t h, int64_t 
                            const Epilogue& epilogue, float* y, int64_t out_blocks, int64_t out_h,
                            int64_t out_w);
 
+// A zero Pad at the end of the channel axis: y blocked [out_blocks][pixels][B] holds x's
+// `channels` channels (x blocked [ceil(channels / B)][pixels][B]) and zeros past them (lanes of
+// x's last block past `channels` included, whatever x holds there).
+void BlockedPadChannels(const float* x, int64_t channels, int64_t pixels, float* y,
+                        int64_t out_blocks);
+
+// Max pooling of kernel_h x kernel_w windows at the given strides, no padding or dilation: x
+// blocked [blocks][h * w][B] -> y blocked [blocks][out_h * out_w][B].
+void BlockedMaxPool(const float* x, int64_t blocks, int64_t h, int64_t w, int64_t kernel_h,
+                    int64_t kernel_w, int64_t stride_h, int64_t stride_w, float* y, int64_t out_h,
+                    int64_t out_w);
+
 // The mean of each channel over its pixels: x blocked [blocks][pixels][B] -> y [blocks][B] (the
 // sum in pixel order, divided by the count).
 void BlockedGlobalAveragePool(const float* x, int64_t blocks, int64_t pixels, float* y);

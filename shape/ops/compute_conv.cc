@@ -298,6 +298,19 @@ absl::Status InferNchwcReorder(ShapeContext& ctx) {
   return absl::OkStatus();
 }
 
+// com.anvil.nchwc Pad <channels>: X blocked [N, Cp, spatial...] -> [N, ceil(channels / B) * B,
+// spatial...] (zero channels appended).
+absl::Status InferNchwcPad(ShapeContext& ctx) {
+  ANVIL_ASSIGN_OR_RETURN(const int64_t block, ReadBlock(ctx));
+  std::optional<DimsExpr> dims = ctx.InputDims(0);
+  ANVIL_RETURN_IF_ERROR(CheckMinRank(ctx, dims, 2, "X"));
+  const int64_t channels = ctx.node().GetInt("channels", -1);
+  if (channels < 0) return ctx.Error("attribute 'channels' (>= 0) is required");
+  if (dims) (*dims)[1] = BlockedChannels(IndexExpr::Literal(channels), block);
+  ctx.SetOutput(0, ctx.InputType(0), std::move(dims));
+  return absl::OkStatus();
+}
+
 // com.anvil.nchwc Mul: X blocked [N, Cp, spatial...] scaled per channel by S blocked [N, Cp, 1,
 // ...] -> X's dims.
 absl::Status InferNchwcScale(ShapeContext& ctx) {

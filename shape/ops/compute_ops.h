@@ -67,6 +67,7 @@ absl::Status InferGridSample(ShapeContext& ctx);
 absl::Status InferNchwcConv(ShapeContext& ctx);     // com.anvil.nchwc Conv
 absl::Status InferNchwcReorder(ShapeContext& ctx);  // com.anvil.nchwc ReorderInput/Output
 absl::Status InferNchwcScale(ShapeContext& ctx);    // com.anvil.nchwc Mul
+absl::Status InferNchwcPad(ShapeContext& ctx);      // com.anvil.nchwc Pad
 
 // ---- compute_reduce.cc: reductions, index-producing ops, Det, losses ----
 absl::Status InferReduce(ShapeContext& ctx);  // the ten Reduce* ops
