@@ -1,11 +1,12 @@
-// The blocked (NCHWc) convolution kernels on MobileNetV2's layers, one thread:
+// The blocked (NCHWc) convolution kernels on MobileNet layers, one thread:
 //   bazel run -c opt //kernels:nchwc_benchmark
 // BM_MobileNetV2Body runs every layer after the first convolution (17 inverted residual blocks:
 // pointwise expansion with ReLU6, depthwise 3x3 with ReLU6, pointwise projection with the
-// residual sum; then the 320 -> 1280 pointwise layer), in the blocked layout end to end, as a
-// layout pass would leave the network; the single-layer rows are its costliest layers. Compare
-// with `anvil-run --profile=nodes` (NCHW kernels) and ONNX Runtime's trace on
-// testdata/zoo/mobilenetv2.onnx (tools/op_profile_vs_ort.sh).
+// residual sum; then the 320 -> 1280 pointwise layer), in the blocked layout end to end, as the
+// nchwc pass (kernels/nchwc_layout.h) leaves the network; the single-layer rows are its costliest
+// layers, MobileNetV3's 5x5 layers and the first layers on RGB. Compare with
+// `anvil-run --profile=nodes` and ONNX Runtime's trace on testdata/zoo/mobilenetv2.onnx
+// (tools/op_profile_vs_ort.sh).
 #include <algorithm>
 #include <cstdint>
 #include <random>
