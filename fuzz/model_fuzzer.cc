@@ -1,10 +1,10 @@
 // Structure-aware fuzzing of the whole tool chain: a custom mutator edits valid models the way
 // hostile or broken exporters do (dims, attribute values, op types, wiring, opsets, initializer
-// shapes), and each input is imported, verified, run through anvil-opt's default pipeline,
-// lowered to the Tensor IR (whose printed form must parse back to the same module) and then run
-// once through Session::Run with small random inputs. Any error is fine; a crash, a hang, an
-// allocation past the limits below, or a value whose dims at run time break what shape inference
-// promised (exec/shape_promise.h) is a bug.
+// shapes), and each input is imported, verified, run through anvil-opt's default pipeline and the
+// nchwc layout pass, lowered to the Tensor IR (whose printed form must parse back to the same
+// module) and then run once through Session::Run with small random inputs. Any error is fine; a
+// crash, a hang, an allocation past the limits below, or a value whose dims at run time break what
+// shape inference promised (exec/shape_promise.h) is a bug.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -257,10 +257,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!proto.ParseFromArray(data, static_cast<int>(size))) return 0;
   absl::StatusOr<std::unique_ptr<anvil::Model>> model = anvil::ImportModelProto(proto, {});
   if (!model.ok() || !anvil::VerifyModel(**model).ok()) return 0;
+  // The default pipeline, then the runtime's layout pass (its blocked ops then run below and in
+  // the reference interpreter, whose shape promises cover them).
   absl::StatusOr<anvil::PassManager> pm = anvil::PassManager::Parse(
       std::string(anvil::kDefaultPipeline)
           .replace(std::string(anvil::kDefaultPipeline).find("constprop"), 9,
-                   "constprop{max-bytes=" + std::to_string(anvil::kMaxAllocationBytes) + "}"));
+                   "constprop{max-bytes=" + std::to_string(anvil::kMaxAllocationBytes) + "}") +
+      ",nchwc");
   if (!pm.ok()) std::abort();
   if (!pm->Run(**model).ok()) return 0;
   // Lowered to the Tensor IR with every pass on it: any error is fine; the printed module must
