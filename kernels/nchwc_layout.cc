@@ -71,10 +71,13 @@ std::optional<std::vector<int64_t>> ZeroPads(const Node* node) {
   if (pads == nullptr || pads->element_type() != ElementType::kInt64 || pads->NumElements() != 8) {
     return std::nullopt;
   }
+  // Up to 2^30 each: a folded pad is added to a Conv's own (no overflow), and no real model pads
+  // more.
+  constexpr int64_t kMaxPad = int64_t{1} << 30;
   std::vector<int64_t> out(8);
   for (int64_t i = 0; i < 8; ++i) {
     out[i] = pads->GetInt64(i);
-    if (out[i] < 0) return std::nullopt;
+    if (out[i] < 0 || out[i] > kMaxPad) return std::nullopt;
   }
   return out;
 }
@@ -88,6 +91,16 @@ std::optional<std::pair<Value*, std::vector<int64_t>>> SpatialPad(const Value* v
     return std::nullopt;
   }
   return std::make_pair(pad->input(0), std::vector<int64_t>{(*p)[2], (*p)[3], (*p)[6], (*p)[7]});
+}
+
+// The spatial Pad a depthwise or planar-input `conv` of `form` reads, when it folds into the
+// Conv's pads (the Conv's own at most 2^30 too, so that the sums cannot overflow).
+std::optional<std::pair<Value*, std::vector<int64_t>>> FoldedPad(const Node* conv, bool pointwise) {
+  if (pointwise) return std::nullopt;
+  for (int64_t p : conv->GetInts("pads")) {
+    if (p > (int64_t{1} << 30)) return std::nullopt;
+  }
+  return SpatialPad(conv->input(0));
 }
 
 // The element-wise ops that run unchanged on a blocked tensor: unary maps with a finite f(0).
@@ -189,8 +202,8 @@ class Rewriter {
       if (std::optional<ConvForm> form = BlockableConv(node, block_)) {
         // A planar-input Conv starts a chain: its input stays NCHW. A depthwise or planar Conv
         // of a spatial zero Pad reads the Pad's input with the pads added to its own.
-        const bool pad_source = !form->pointwise && SpatialPad(node->input(0)).has_value();
-        const Value* source = pad_source ? SpatialPad(node->input(0))->first : node->input(0);
+        const auto folded = FoldedPad(node, form->pointwise);
+        const Value* source = folded ? folded->first : node->input(0);
         const bool blocked_input = blocked_.contains(source);
         if (form->planar ? !blocked_input && FeedsBlockedConv(node->output(0), 3)
                          : blocked_input || FeedsBlockedConv(node->output(0), 3)) {
@@ -294,9 +307,7 @@ class Rewriter {
   void RewriteConv(Node* node, const ConvForm& form) {
     Value* source = node->input(0);
     std::vector<int64_t> extra_pads = {0, 0, 0, 0};
-    if (!form.pointwise) {
-      if (auto pad = SpatialPad(source)) std::tie(source, extra_pads) = *pad;
-    }
+    if (auto pad = FoldedPad(node, form.pointwise)) std::tie(source, extra_pads) = *pad;
     Value* x = form.planar ? source : Blocked(source, node);
     Node* conv = NewNode(node, "Conv", node->name());
     if (form.planar) conv->SetAttribute(Attribute::Int("planar_input", 1));
