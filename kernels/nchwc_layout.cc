@@ -213,7 +213,7 @@ class Rewriter {
       }
       if (node->num_inputs() < 1 || !blocked_.contains(node->input(0))) continue;
       if (IsBlockableUnary(node)) {
-        if (!FuseActivation(node)) RewriteUnary(node);
+        if (!FuseActivation(node)) CloneOnBlocked(node, 1);
       } else if ((IsOp(node, "", "Add") || IsOp(node, "", "Mul")) && node->num_inputs() == 2 &&
                  node->num_outputs() == 1 && blocked_.contains(node->input(1))) {
         if (SameShape(node->input(0), node->input(1))) {
@@ -381,11 +381,14 @@ class Rewriter {
     return true;
   }
 
-  void RewriteUnary(Node* node) {
+  // `node` again on the blocked twins of its first `blocked_inputs` inputs (the rest as they are:
+  // Clip's scalar bounds), its output the blocked twin of node's.
+  void CloneOnBlocked(Node* node, int blocked_inputs) {
     Node* op = graph_.InsertNodeBefore(node, node->op_type(), "");
     op->set_name(node->name());
-    op->AddInput(blocked_[node->input(0)]);
-    for (int i = 1; i < node->num_inputs(); ++i) op->AddInput(node->input(i));
+    for (int i = 0; i < node->num_inputs(); ++i) {
+      op->AddInput(i < blocked_inputs ? blocked_[node->input(i)] : node->input(i));
+    }
     for (const Attribute& a : node->attributes()) op->SetAttribute(a.Clone(&graph_));
     Twin(node, op, *Channels(node->output(0)));
     ++elementwise;
@@ -395,7 +398,6 @@ class Rewriter {
   // another order), or an Add as the Sum of the pointwise Conv computing one operand.
   void RewriteSameShapeBinary(Node* node) {
     Value* y = node->output(0);
-    const int64_t channels = *Channels(y);
     for (int i = 0; i < 2 && node->op_type() == "Add"; ++i) {
       Value* a = node->input(i);
       Value* b = node->input(1 - i);
@@ -411,12 +413,7 @@ class Rewriter {
       ++sums;
       return;
     }
-    Node* op = graph_.InsertNodeBefore(node, node->op_type(), "");
-    op->set_name(node->name());
-    op->AddInput(blocked_[node->input(0)]);
-    op->AddInput(blocked_[node->input(1)]);
-    Twin(node, op, channels);
-    ++elementwise;
+    CloneOnBlocked(node, 2);
   }
 
   // Mul of a blocked [N, C, H, W] by a blocked [N, C, 1, 1] (a squeeze-and-excitation scale):

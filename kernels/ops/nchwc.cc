@@ -82,6 +82,15 @@ void ForEachBlockRange(int64_t images, int64_t blocks, double work, double min_w
                 });
 }
 
+// A blocked [N, C, H, W] float32 input: C a multiple of the block.
+absl::Status CheckBlocked(const KernelContext& ctx, const TensorView& x, int64_t block) {
+  if (x.type != ElementType::kFloat || x.rank() != 4 || x.dims[1] % block != 0) {
+    return ctx.Error(absl::StrCat("blocked X ", x.DebugString(), " must be float32 [N, C, H, W]",
+                                  " with C a multiple of ", block));
+  }
+  return absl::OkStatus();
+}
+
 int64_t Pixels(const TensorView& x) {
   int64_t pixels = 1;
   for (int64_t i = 2; i < x.rank(); ++i) pixels *= x.dims[i];
@@ -147,10 +156,7 @@ class ChannelKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& x = ctx.input(0);
     const int64_t B = block_;
-    if (x.type != ElementType::kFloat || x.rank() != 4 || x.dims[1] % B != 0) {
-      return ctx.Error(absl::StrCat("blocked X ", x.DebugString(), " must be float32 [N, C, H, W]",
-                                    " with C a multiple of ", B));
-    }
+    ANVIL_RETURN_IF_ERROR(CheckBlocked(ctx, x, B));
     const int64_t N = x.dims[0], blocks = x.dims[1] / B, pixels = x.dims[2] * x.dims[3];
     DenseInput<float> xd(x), sd;
     if (scale_) {
@@ -217,10 +223,7 @@ class BlockedLayoutKernel final : public OpKernel {
     const TensorView& x = ctx.input(0);
     TensorView& y = ctx.output(0);
     const int64_t B = block_;
-    if (x.type != ElementType::kFloat || x.rank() != 4 || x.dims[1] % B != 0) {
-      return ctx.Error(absl::StrCat("blocked X ", x.DebugString(), " must be float32 [N, C, H, W]",
-                                    " with C a multiple of ", B));
-    }
+    ANVIL_RETURN_IF_ERROR(CheckBlocked(ctx, x, B));
     const int64_t N = x.dims[0], H = x.dims[2], W = x.dims[3];
     const int64_t OH = y.dims[2], OW = y.dims[3];
     const int64_t in_blocks = x.dims[1] / B, out_blocks = y.dims[1] / B;
