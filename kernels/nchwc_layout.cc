@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "graph/elements.h"
 #include "graph/pass_registry.h"
 #include "graph/passes/match.h"
 #include "kernels/simd/nchwc.h"
@@ -22,12 +23,18 @@ bool IsOp(const Node* node, std::string_view domain, std::string_view op_type) {
   return node != nullptr && node->domain() == domain && node->op_type() == op_type;
 }
 
-// A float32 tensor type of rank 4 whose channel dim is a literal.
+bool IsFloat16(const Value* v) {
+  return v != nullptr && v->type().is_tensor() && v->type().element_type() == ElementType::kFloat16;
+}
+
+// A float32 or float16 tensor type of rank 4 whose channel dim is a literal.
 std::optional<int64_t> Channels(const Value* v) {
   if (v == nullptr) return std::nullopt;
   const Type& t = v->type();
-  if (!t.is_tensor() || t.element_type() != ElementType::kFloat || t.rank() != 4)
+  if (!t.is_tensor() || t.rank() != 4 ||
+      (t.element_type() != ElementType::kFloat && t.element_type() != ElementType::kFloat16)) {
     return std::nullopt;
+  }
   if (!t.shape()[1].is_literal()) return std::nullopt;
   return *t.shape()[1].value;
 }
@@ -155,15 +162,14 @@ std::optional<ConvForm> BlockableConv(const Node* node, int64_t block) {
   const std::optional<int64_t> c = Channels(node->input(0));
   const Value* y = node->output(0);
   if (!c || y == nullptr || !Channels(y)) return std::nullopt;
+  // W and B of X's type (the kernel packs float16 ones as float32).
+  const ElementType type = node->input(0)->type().element_type();
   const Elements* w = Constant(node->input(1));
-  if (w == nullptr || w->element_type() != ElementType::kFloat || w->dims().size() != 4) {
-    return std::nullopt;
-  }
+  if (w == nullptr || w->element_type() != type || w->dims().size() != 4) return std::nullopt;
   const int64_t m = w->dims()[0], cg = w->dims()[1], kh = w->dims()[2], kw = w->dims()[3];
   if (node->num_inputs() > 2 && node->input(2) != nullptr) {
     const Elements* b = Constant(node->input(2));
-    if (b == nullptr || b->element_type() != ElementType::kFloat || b->dims().size() != 1 ||
-        b->dims()[0] != m) {
+    if (b == nullptr || b->element_type() != type || b->dims().size() != 1 || b->dims()[0] != m) {
       return std::nullopt;
     }
   }
@@ -234,7 +240,7 @@ class Rewriter {
   }
 
   int64_t convs = 0, sums = 0, activations = 0, elementwise = 0, folded_pads = 0, reorders_in = 0,
-          reorders_out = 0;
+          reorders_out = 0, casts = 0;
 
  private:
   // Whether `v` feeds a blockable convolution, directly or through at most `depth` blockable
@@ -282,12 +288,41 @@ class Rewriter {
     return node;
   }
 
+  // `v` as float32 for a node inserted before `user`: itself, a float32 copy of a float16
+  // constant, or (once per value) a Cast of a float16 value.
+  Value* AsFloat32(Value* v, Node* user) {
+    if (!IsFloat16(v)) return v;
+    auto it = widened_.find(v);
+    if (it != widened_.end()) return it->second;
+    Value* out = nullptr;
+    if (const Elements* c = Constant(v)) {
+      std::vector<float> values(c->NumElements());
+      for (int64_t i = 0; i < c->NumElements(); ++i)
+        values[i] = static_cast<float>(c->GetDouble(i));
+      out = graph_.AddInitializer(
+          graph_.UniqueName(v->name() + "_f32"),
+          DenseElements::FromVector(ElementType::kFloat,
+                                    std::vector<int64_t>(c->dims().begin(), c->dims().end()),
+                                    values));
+    } else {
+      Node* cast = graph_.InsertNodeBefore(user, "Cast");
+      cast->SetAttribute(Attribute::Int("to", static_cast<int64_t>(ElementType::kFloat)));
+      cast->AddInput(v);
+      out = cast->AddOutput(graph_.UniqueName(v->name() + "_f32"));
+      ++casts;
+    }
+    std::vector<Dim> dims = v->type().shape();
+    out->set_type(Type::Tensor(ElementType::kFloat, std::move(dims)));
+    widened_[v] = out;
+    return out;
+  }
+
   // `v` in the blocked layout: its blocked twin, or a new ReorderInput before `user`.
   Value* Blocked(Value* v, Node* user) {
     auto it = blocked_.find(v);
     if (it != blocked_.end()) return it->second;
     Node* reorder = NewNode(user, "ReorderInput");
-    reorder->AddInput(v);
+    reorder->AddInput(AsFloat32(v, reorder));
     Value* out = reorder->AddOutput(graph_.UniqueName(v->name() + "_nchwc"));
     out->set_type(BlockedType(v, *Channels(v)));
     ++reorders_in;
@@ -308,7 +343,7 @@ class Rewriter {
     Value* source = node->input(0);
     std::vector<int64_t> extra_pads = {0, 0, 0, 0};
     if (auto pad = FoldedPad(node, form.pointwise)) std::tie(source, extra_pads) = *pad;
-    Value* x = form.planar ? source : Blocked(source, node);
+    Value* x = form.planar ? AsFloat32(source, node) : Blocked(source, node);
     Node* conv = NewNode(node, "Conv", node->name());
     if (form.planar) conv->SetAttribute(Attribute::Int("planar_input", 1));
     conv->AddInput(x);
@@ -387,7 +422,7 @@ class Rewriter {
     Node* op = graph_.InsertNodeBefore(node, node->op_type(), "");
     op->set_name(node->name());
     for (int i = 0; i < node->num_inputs(); ++i) {
-      op->AddInput(i < blocked_inputs ? blocked_[node->input(i)] : node->input(i));
+      op->AddInput(i < blocked_inputs ? blocked_[node->input(i)] : AsFloat32(node->input(i), op));
     }
     for (const Attribute& a : node->attributes()) op->SetAttribute(a.Clone(&graph_));
     Twin(node, op, *Channels(node->output(0)));
@@ -499,6 +534,16 @@ class Rewriter {
       reorder->SetAttribute(Attribute::Int("channels", *Channels(y)));
       reorder->AddInput(blocked_[y]);
       Value* out = reorder->AddOutput(graph_.UniqueName(y->name() + "_nchw"));
+      std::vector<Dim> dims = y->type().shape();
+      out->set_type(Type::Tensor(ElementType::kFloat, std::move(dims)));
+      if (IsFloat16(y)) {
+        // The chain computed in float32; its value leaves it rounded to the model's float16.
+        Node* cast = graph_.InsertNodeBefore(node, "Cast");
+        cast->SetAttribute(Attribute::Int("to", static_cast<int64_t>(ElementType::kFloat16)));
+        cast->AddInput(out);
+        out = cast->AddOutput(graph_.UniqueName(y->name() + "_f16"));
+        ++casts;
+      }
       out->set_type(y->type());
       const std::string name = y->name();
       y->ReplaceAllUsesWith(out);
@@ -517,6 +562,7 @@ class Rewriter {
   Graph& graph_;
   int64_t block_;
   absl::flat_hash_map<const Value*, Value*> blocked_;  // a [N, C, H, W] value's blocked twin
+  absl::flat_hash_map<const Value*, Value*> widened_;  // a float16 value's float32 copy
   std::vector<Node*> replaced_;                        // in node order
   // Blocked Convs without an activation (an element-wise op after them may become their
   // epilogue) and the pointwise ones among them (an Add after them may become their Sum).
@@ -542,6 +588,7 @@ absl::StatusOr<bool> NchwcLayoutPass::Run(Model& model, PassContext& ctx) {
   ctx.AddStatistic("folded-pads", rewriter.folded_pads);
   ctx.AddStatistic("reorders-in", rewriter.reorders_in);
   ctx.AddStatistic("reorders-out", rewriter.reorders_out);
+  ctx.AddStatistic("casts", rewriter.casts);
   if (rewriter.convs == 0) return false;
   if (imported == -1) model.opset_imports.push_back({kDomain, 1});
   return true;

@@ -7,7 +7,8 @@
 //
 // Rewrites, in the main graph, in node order:
 //  - Conv and com.microsoft FusedConv (activation Relu, LeakyRelu, Clip, Sigmoid, Tanh or
-//    HardSigmoid; no Z) on float32 [N, C, H, W] with a constant float32 W (and B) that is
+//    HardSigmoid; no Z) on float32 or float16 [N, C, H, W] with a constant W (and B) of its type
+//    that is
 //    depthwise (group = C = M, square 3x3 or 5x5 kernel, equal strides 1 or 2, no dilation,
 //    explicit or VALID pads) or pointwise (1x1, stride 1, no pads, group 1) -> com.anvil.nchwc
 //    Conv on the blocked input (HardSigmoid, which has no epilogue there, as its own node after),
@@ -37,6 +38,13 @@
 //    GlobalAveragePool (blocked [N, C, 1, 1]); Mul of a blocked [N, C, H, W] by a blocked
 //    [N, C, 1, 1] -> com.anvil.nchwc Mul (a per-channel scale). The generic ReduceMean and
 //    broadcasting Mul over views of the blocked layout were measured 5-10x slower.
+// Blocked values are float32 whatever the model's type: a float16 chain computes and keeps its
+// values in float32 (the kernels widen float16 weights when they pack them) and rounds them to
+// float16 where they leave it (a Cast after ReorderOutput; a Cast to float32 before ReorderInput
+// or a planar-input Conv, float32 copies of float16 Clip bounds). Inside the chain that is
+// fewer roundings than the model's per-op float16 (as XLA keeps fusions' intermediates in
+// float32): results differ from a per-op float16 run by a few float16 ulps, and are closer to
+// the float32 network's.
 // A value in the blocked layout that something else reads (another op, a graph output) is
 // reordered back once (com.anvil.nchwc ReorderOutput, under its original name); a value entering
 // the layout is reordered once (ReorderInput) however many blocked ops read it.
@@ -47,7 +55,7 @@
 // com.anvil.nchwc opset import (version 1); the pass does nothing when it imports another version.
 //
 // Statistics: convs, sums, activations (fused as epilogues), elementwise (ops added on blocked
-// values), folded-pads, reorders-in, reorders-out.
+// values), folded-pads, reorders-in, reorders-out, casts (float16 edges).
 #ifndef ANVIL_KERNELS_NCHWC_LAYOUT_H_
 #define ANVIL_KERNELS_NCHWC_LAYOUT_H_
 

@@ -372,13 +372,14 @@ constexpr char kPlainPipeline[] =
     "shape-inference,einsum-decompose,fold-batchnorm,fuse-layernorm,fuse-attention,"
     "fuse-activations,dce";
 
+// Within `tolerance` relative above 1, absolute below.
 void ExpectNear(const std::vector<std::vector<float>>& got,
-                const std::vector<std::vector<float>>& want, int threads) {
+                const std::vector<std::vector<float>>& want, int threads, double tolerance = 1e-5) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t k = 0; k < got.size(); ++k) {
     ASSERT_EQ(got[k].size(), want[k].size());
     for (size_t i = 0; i < got[k].size(); ++i) {
-      EXPECT_NEAR(got[k][i], want[k][i], 1e-5 * (1 + std::fabs(want[k][i])))
+      EXPECT_NEAR(got[k][i], want[k][i], tolerance * (1 + std::fabs(want[k][i])))
           << threads << " " << k << " " << i;
     }
   }
@@ -465,6 +466,57 @@ main (float[N, 3, 16, 16] x) => (float[N, 12, 4, 4] y)
     }
     EXPECT_FALSE(nodes.contains("com.anvil.nchwc.ReorderInput"));
     ExpectNear(blocked, plain, threads);
+  }
+}
+
+// A float16 network (weights as converters write them: Cast to float16, folded at load): the
+// chain runs blocked in float32 (a planar-input first layer, depthwise, Clip with float16
+// bounds, pointwise with the residual Add as its Sum, GlobalAveragePool) and leaves it rounded to
+// float16; its values are the per-op float16 kernels' within a few float16 ulps.
+TEST(SessionTest, BlockedFloat16ChainsMatchTheFloat16Kernels) {
+  const std::string model =
+      absl::StrCat(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+main (float[N, 3, 16, 16] x) => (float[N, 12, 8, 8] y, float[N, 12, 1, 1] z)
+<)onnx",
+                   Weights("stem", {12, 3, 3, 3}, 1), ", ", Weights("sb", {12}, 2), ", ",
+                   Weights("dw", {12, 1, 3, 3}, 3), ", ", Weights("pw", {12, 12, 1, 1}, 4),
+                   R"onnx(, float lo = {0.0}, float hi = {1.5}>
+{
+  x16 = Cast <to = 10> (x)
+  stem16 = Cast <to = 10> (stem)
+  sb16 = Cast <to = 10> (sb)
+  dw16 = Cast <to = 10> (dw)
+  pw16 = Cast <to = 10> (pw)
+  lo16 = Cast <to = 10> (lo)
+  hi16 = Cast <to = 10> (hi)
+  s = Conv <kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]> (x16, stem16, sb16)
+  r = Relu (s)
+  d = Conv <group = 12, kernel_shape = [3, 3], pads = [1, 1, 1, 1]> (r, dw16)
+  c = Clip (d, lo16, hi16)
+  p = Conv (c, pw16)
+  t = Add (p, r)
+  g = GlobalAveragePool (t)
+  y = Cast <to = 1> (t)
+  z = Cast <to = 1> (g)
+}
+)onnx");
+  const absl::flat_hash_map<std::string, Tensor> inputs = {{"x", Wave({2, 3, 16, 16})}};
+  // constprop first (as anvil-opt's default pipeline would): the weights become float16
+  // initializers.
+  const std::string fold = "shape-inference,constprop,";
+  const auto [plain, plain_nodes] = RunProfiled(model, fold + kPlainPipeline, 1, inputs);
+  ASSERT_EQ(plain.size(), 2u);
+  EXPECT_FALSE(plain_nodes.contains("com.anvil.nchwc.Conv"));
+  for (int threads : {1, 2}) {
+    const auto [blocked, nodes] = RunProfiled(model, fold + kLoadPipeline, threads, inputs);
+    EXPECT_EQ(nodes.contains("com.anvil.nchwc.Conv") ? nodes.at("com.anvil.nchwc.Conv") : 0, 3);
+    EXPECT_EQ(nodes.contains("com.anvil.nchwc.ReorderOutput")
+                  ? nodes.at("com.anvil.nchwc.ReorderOutput")
+                  : 0,
+              2);
+    EXPECT_FALSE(nodes.contains("com.anvil.nchwc.ReorderInput"));
+    // float16 has 11 significant bits: per-op rounding against a float32 chain.
+    ExpectNear(blocked, plain, threads, 4e-3);
   }
 }
 

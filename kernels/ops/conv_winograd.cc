@@ -42,8 +42,13 @@ constexpr int64_t kMaxChannelMajorTiles = 128;
 constexpr int64_t kMinChannelMajorChannels = 64;
 // Each block reads the whole transformed weight (36 K x C floats, four times im2col's): below
 // this many tiles, only a weight that stays in cache pays for that (512 channels at 4x4, one
-// tile: 0.81 ms against im2col's 0.44; 128 channels, 2.4 MB: 28 against 36 us).
-constexpr int64_t kMinStreamedWeightTiles = 4;
+// tile: 0.81 ms against im2col's 0.44; 128 channels, 2.4 MB: 28 against 36 us). A weight
+// streamed from memory does T multiply-adds per float loaded for T tiles, so with few tiles the
+// products run at the memory's speed: 512 channels at 7x7 (4 tiles, 37.7 MB) measured 1.21 ms
+// against im2col's 1.38 on Zen 5 but 4.8-8.1 against 3.9-6.3 ms on Zen 3 (AVX2, a shared
+// guest), where ResNet-18's three such layers made it 0.98x ONNX Runtime against 0.93x with
+// im2col. 16 tiles (256 channels at 14x14: 1.4-3.1 ms against im2col's 3.1) still win there.
+constexpr int64_t kMinStreamedWeightTiles = 16;
 constexpr int64_t kMaxCachedWeightBytes = 8 << 20;
 // Bytes of a block's transformed inputs and products together: within a 1 MiB L2 with room for
 // the weights.

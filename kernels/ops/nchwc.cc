@@ -4,8 +4,9 @@
 //   ReorderInput  <block>            X [N, C, spatial...]  -> Y blocked [N, ceil(C / B) * B, ...]
 //   ReorderOutput <block, channels>  X blocked [N, Cp, ...] -> Y [N, channels, ...]
 //   Conv <block, Conv's attributes, activation, activation_params>(X, W, B?, Sum?)
-//       X blocked, W and B in ONNX's layout (constants, packed once here), Sum (optional) a
-//       blocked tensor of Y's shape added before the activation; Y blocked.
+//       X blocked, W and B in ONNX's layout (float32 or float16 constants, packed once here as
+//       float32), Sum (optional) a blocked tensor of Y's shape added before the activation;
+//       Y blocked.
 //   GlobalAveragePool <block>        X blocked [N, Cp, H, W] -> Y blocked [N, Cp, 1, 1]
 //   Mul <block>                      X blocked [N, Cp, H, W] times S blocked [N, Cp, 1, 1]
 //                                    (a per-channel scale) -> Y blocked [N, Cp, H, W]
