@@ -90,13 +90,16 @@ class ConvKernel final : public OpKernel {
   // constant float16 / bfloat16 weight and bias once (the convolution runs in float32).
   void PrepareFor(const Node& node) {
     winograd_ = PrepareWinogradWeights(node);
-    widened_weight_ = ReadConstantFloats(node, 1, /*float32_too=*/false);
+    // A Winograd weight read as a copy (widened from 16 bits, or gathered) is the kernel's one
+    // copy; otherwise a 16-bit weight is widened here.
+    if (!WinogradHoldsCopy()) widened_weight_ = ReadConstantFloats(node, 1, /*float32_too=*/false);
     widened_bias_ = ReadConstantFloats(node, 2, /*float32_too=*/false);
   }
 
   // The widened weight replaces the node's: its bytes may be released.
   bool KeepsOwnCopyOf(int input) const override {
-    return (input == 1 && widened_weight_.has_value()) || (input == 2 && widened_bias_.has_value());
+    return (input == 1 && (widened_weight_.has_value() || WinogradHoldsCopy())) ||
+           (input == 2 && widened_bias_.has_value());
   }
 
   absl::Status Compute(KernelContext& ctx) override {
@@ -129,6 +132,8 @@ class ConvKernel final : public OpKernel {
       if constexpr (std::is_same_v<C, float>) {
         if (widened_weight_.has_value() && widened_weight_->dims == w.dims) {
           wdata = widened_weight_->data;
+        } else if (WinogradHoldsCopy() && winograd_->source.dims == w.dims) {
+          wdata = winograd_->source.data;
         }
         if (ctx.HasInput(2) && widened_bias_.has_value() &&
             widened_bias_->dims == ctx.input(2).dims) {
@@ -169,6 +174,10 @@ class ConvKernel final : public OpKernel {
   }
 
  private:
+  bool WinogradHoldsCopy() const {
+    return winograd_ != nullptr && !winograd_->source.widened.empty();
+  }
+
   WindowAttrs attrs_;
   int64_t group_;
   std::unique_ptr<const WinogradWeights> winograd_;

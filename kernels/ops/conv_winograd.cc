@@ -105,8 +105,17 @@ void PrefetchFloats(const float* p, int64_t n) {
 
 }  // namespace
 
+const std::vector<float>& WinogradWeights::U() const {
+  absl::call_once(u_once_, [this] {
+    u_.resize(kWinogradPoints * out_channels * in_channels);
+    simd::WinogradTransformWeights(source.data, out_channels, in_channels, u_.data());
+  });
+  return u_;
+}
+
 const std::vector<std::unique_ptr<const simd::PackedB>>& WinogradWeights::TransposedPacked() const {
   absl::call_once(packed_once_, [this] {
+    const std::vector<float>& u = U();
     const int64_t K = out_channels, C = in_channels;
     packed_.reserve(kWinogradPoints);
     for (int64_t xi = 0; xi < kWinogradPoints; ++xi) {
@@ -117,10 +126,36 @@ const std::vector<std::unique_ptr<const simd::PackedB>>& WinogradWeights::Transp
   return packed_;
 }
 
+namespace {
+
+// Whether `tiles` output tiles of a C -> K convolution run faster with Winograd than with im2col
+// (the constants above).
+bool TilesPay(int64_t tiles, int64_t C, int64_t K) {
+  if (tiles < kMinTiles && !ChannelMajorFits(tiles, C, K)) return false;
+  if (tiles >= kMinStreamedWeightTiles) return true;
+  const double weight_bytes =
+      static_cast<double>(kWinogradPoints) * static_cast<double>(K * C) * sizeof(float);
+  return tiles >= 1 && weight_bytes <= kMaxCachedWeightBytes;
+}
+
+// Whether the node's output [N, K, OH, OW] is static and too small for Winograd to pay: its
+// transformed weight (four times the weight) would never be read.
+bool NeverPays(const Node& node, int64_t C, int64_t K) {
+  const Value* y = node.num_outputs() > 0 ? node.output(0) : nullptr;
+  if (y == nullptr || !y->type().is_tensor() || y->type().rank() != 4) return false;
+  const std::vector<Dim>& d = y->type().shape();
+  if (!d[0].is_literal() || !d[2].is_literal() || !d[3].is_literal()) return false;
+  const int64_t tiles =
+      *d[0].value * Ceil(*d[2].value, kWinogradOutTile) * Ceil(*d[3].value, kWinogradOutTile);
+  return !TilesPay(tiles, C, K);
+}
+
+}  // namespace
+
 std::unique_ptr<const WinogradWeights> PrepareWinogradWeights(const Node& node) {
   if (node.num_inputs() < 2 || node.GetInt("group", 1) != 1) return nullptr;
   if (!AllOnes(node.GetInts("strides")) || !AllOnes(node.GetInts("dilations"))) return nullptr;
-  const std::optional<ConstantFloats> weight = ReadConstantFloats(node, 1);
+  std::optional<ConstantFloats> weight = ReadConstantFloats(node, 1);
   if (!weight.has_value()) return nullptr;
   const Shape& dims = weight->dims;
   if (dims.size() != 4 || dims[2] != 3 || dims[3] != 3 || dims[0] < kMinChannels ||
@@ -128,12 +163,11 @@ std::unique_ptr<const WinogradWeights> PrepareWinogradWeights(const Node& node) 
     return nullptr;
   }
   const int64_t K = dims[0], C = dims[1];
-  const float* data = weight->data;
+  if (NeverPays(node, C, K)) return nullptr;
   auto w = std::make_unique<WinogradWeights>();
   w->out_channels = K;
   w->in_channels = C;
-  w->u.resize(kWinogradPoints * K * C);
-  simd::WinogradTransformWeights(data, K, C, w->u.data());
+  w->source = *std::move(weight);
   return w;
 }
 
@@ -148,13 +182,8 @@ bool WinogradApplies(const WindowGeometry& g, int64_t images, const WinogradWeig
       images * w.out_channels * g.out_size >= kMaxOffset) {
     return false;
   }
-  const int64_t tiles =
-      images * Ceil(g.out[0], kWinogradOutTile) * Ceil(g.out[1], kWinogradOutTile);
-  if (tiles < kMinTiles && !ChannelMajorFits(tiles, w.in_channels, w.out_channels)) return false;
-  if (tiles >= kMinStreamedWeightTiles) return true;
-  const double weight_bytes = static_cast<double>(kWinogradPoints) *
-                              static_cast<double>(w.out_channels * w.in_channels) * sizeof(float);
-  return tiles >= 1 && weight_bytes <= kMaxCachedWeightBytes;
+  return TilesPay(images * Ceil(g.out[0], kWinogradOutTile) * Ceil(g.out[1], kWinogradOutTile),
+                  w.in_channels, w.out_channels);
 }
 
 namespace {
@@ -231,7 +260,7 @@ void WinogradByStages(const WindowGeometry& g, int64_t tiles, const WinogradWeig
   parallel::For(kWinogradPoints, parallel::MinChunk(point_flops, parallel::kMinChunkFlops),
                 [&](int64_t x0, int64_t x1) {
                   for (int64_t xi = x0; xi < x1; ++xi) {
-                    simd::Sgemm(false, false, K, tiles, C, 1.0f, w.u.data() + xi * K * C, C,
+                    simd::Sgemm(false, false, K, tiles, C, 1.0f, w.U().data() + xi * K * C, C,
                                 v + xi * v_stride, tiles, 0.0f, m + xi * m_stride, tiles);
                   }
                 });
@@ -300,6 +329,7 @@ void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeigh
   const int64_t tiles_w = Ceil(OW, kWinogradOutTile);
   const int64_t per_image = Ceil(OH, kWinogradOutTile) * tiles_w;
   const int64_t tiles = images * per_image;
+  w.U();  // transformed here, before any parallel stage reads it
   if (ChannelMajor(tiles, C, K)) {
     WinogradChannelMajor(g, tiles, w, x, bias, epilogue, y);
     return;
@@ -349,7 +379,7 @@ void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeigh
         prefetch_images(block_begin(b + 1), block_begin(b + 2));
       }
       for (int64_t xi = 0; xi < kWinogradPoints; ++xi) {
-        simd::Sgemm(false, false, K, n, C, 1.0f, w.u.data() + xi * K * C, C, v + xi * v_stride, n,
+        simd::Sgemm(false, false, K, n, C, 1.0f, w.U().data() + xi * K * C, C, v + xi * v_stride, n,
                     0.0f, m + xi * m_stride, n);
       }
       simd::WinogradTransformOutput(m, n, m_stride, K, bias, epilogue, t, y);
