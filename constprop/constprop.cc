@@ -93,6 +93,7 @@ absl::StatusOr<bool> ConstPropPass::Run(Model& model, PassContext& ctx) {
   options.lazy_min_bytes = *lazy_min_bytes_;
   options.in_place = *in_place_;
   options.collect = *collect_;
+  options.fold_dequantize = *fold_dequantize_;
   return PropagateConstants(model, options, PoolFor(model), &ctx);
 }
 

@@ -72,6 +72,9 @@ class ConstPropPass : public Pass {
                              "compute elementwise folds over an input nothing else reads"};
   PassOption<bool> collect_{this, "collect", true,
                             "release unreachable constants after large folds inside the pass"};
+  PassOption<bool> fold_dequantize_{
+      this, "fold-dequantize", false,
+      "fold DequantizeLinear of quantized constants into float ones (4x the weight bytes)"};
 };
 
 }  // namespace anvil

@@ -29,6 +29,10 @@ struct ConstPropOptions {
   // `collect_bytes` (the between-pass collector in gc.h does the rest); false: never.
   bool collect = true;
   int64_t collect_bytes = 16 << 20;
+  // Fold DequantizeLinear of a quantized constant (an integer or float8 tensor: an int8 weight)
+  // into a float constant. Off by default: that grows a quantized model's weights 4x and takes
+  // from the runtime the integer weights its int8 kernels run on.
+  bool fold_dequantize = false;
 };
 
 }  // namespace anvil

@@ -23,6 +23,20 @@
 namespace anvil {
 namespace {
 
+// DequantizeLinear (ONNX's or com.microsoft's) of a constant stored quantized (an integer or
+// float8 tensor): a quantized weight, which stays unless fold-dequantize (constprop_options.h).
+bool DequantizesStoredWeight(const Node& node) {
+  if (node.op_type() != "DequantizeLinear" ||
+      (!node.domain().empty() && node.domain() != "com.microsoft") || node.input(0) == nullptr) {
+    return false;
+  }
+  const std::shared_ptr<const Elements> x = FoldRewriter::ConstantOf(node.input(0));
+  if (x == nullptr) return false;
+  const ElementType t = x->element_type();
+  return t != ElementType::kFloat && t != ElementType::kDouble && t != ElementType::kFloat16 &&
+         t != ElementType::kBfloat16;
+}
+
 class EvaluatePattern final : public FoldPattern {
  public:
   std::string_view name() const override { return "evaluate"; }
@@ -57,6 +71,10 @@ class EvaluatePattern final : public FoldPattern {
       return FoldResult::kErased;
     }
     if (node->num_inputs() == 0) return FoldResult::kNoMatch;
+    if (!rw.options().fold_dequantize && DequantizesStoredWeight(*node)) {
+      rw.Count("kept-dequantize", 1);
+      return FoldResult::kNoMatch;
+    }
     std::vector<std::shared_ptr<const Elements>> inputs(node->num_inputs());
     int64_t input_bytes = 0;
     for (int i = 0; i < node->num_inputs(); ++i) {

@@ -21,7 +21,9 @@ namespace anvil::conformance {
 struct FoldModeOptions {
   double rtol = 1e-3;
   double atol = 1e-7;
-  std::string pipeline = "constprop";
+  // Quantized constants too: the mode asks for every output folded (constprop keeps
+  // DequantizeLinear of quantized weights by default).
+  std::string pipeline = "constprop{fold-dequantize=true}";
 };
 
 absl::StatusOr<FoldModeOptions> ParseFoldFlags(const std::vector<std::string>& flags);
