@@ -30,7 +30,9 @@ Contract:
         scripts/readme_tables.py --from-bench OUT... --cpu TEXT --command TEXT
             import tools/bench_vs_ort.sh outputs (one file per run) into
             docs/figures/runtime.tsv and docs/figures/lower.tsv, then rewrite the READMEs:
-            milliseconds are the median over the runs, ratios their range (lo-hi)
+            milliseconds are the median over the runs, ratios their range (lo-hi); a run with
+            --ops's per-op tables also replaces docs/figures/kernels.tsv's rows "OP in zoo/NAME"
+            (the last such run's op types with >= 5% of either runtime's time on that model)
         scripts/readme_tables.py --from-constprop OUT --cpu TEXT --command TEXT
             import a //tools:constprop_memory_benchmark output into docs/figures/constprop.tsv
         scripts/readme_tables.py --from-einsum OUT --cpu TEXT --command TEXT
@@ -263,12 +265,24 @@ BENCH_ROW = re.compile(r"^(\S+)\s+(\S+)\s+(\d+)\s+" + r"([0-9.]+)\s+" * 6 + r"(.
 BENCH_TRIAD = re.compile(r"STREAM-style triad ([0-9.]+) GB/s")
 BENCH_SHARE = re.compile(r"^\s+lngelu\s+(\S+)\s+compiled [0-9.]+ GB/s effective = ([0-9.]+)% ")
 BENCH_COMPILE = re.compile(r"^\s+(\S+)\s+compile ([0-9.]+) s;")
+BENCH_OPS_HEAD = re.compile(r"^== ops (\S+) (\S+)$")
+BENCH_OPS_ROW = re.compile(r"^(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$")
 
 
 def parse_bench(text, name):
   """One tools/bench_vs_ort.sh output: rows by (model, x, threads), triad, shares, compiles."""
-  run = {"rows": {}, "order": [], "triad": None, "share": {}, "compile": []}
+  run = {"rows": {}, "order": [], "triad": None, "share": {}, "compile": [], "ops": {}}
+  ops = None  # the op table being read (--ops): {op type: (Anvil ms, ORT ms), None if absent}
   for number, line in enumerate(text.splitlines(), 1):
+    if match := BENCH_OPS_HEAD.match(line):
+      ops = run["ops"].setdefault(match.group(1), {})
+      continue
+    if ops is not None:
+      match = BENCH_OPS_ROW.match(line)
+      if match and match.group(1) != "op" and not line.startswith(("sum of", "end-to-end", "-")):
+        anvil_ms, ort_ms = (None if v == "-" else float(v) for v in match.group(3, 5))
+        ops[match.group(1)] = (anvil_ms, ort_ms)
+      continue
     match = BENCH_ROW.match(line)
     if match and line.split()[0] != "model":
       model, x, threads = match.group(1), match.group(2), int(match.group(3))
@@ -350,6 +364,41 @@ def import_bench(runs, runtime, lower):
   if compiles:
     auto.append(f"A cold JIT compile takes {value_range(compiles, 2)} s per model.")
   lower.auto = auto
+
+
+# Op types that the two runtimes split differently after their fusions: compared as one row.
+OP_FAMILIES = {"Conv": "Conv, FusedConv", "FusedConv": "Conv, FusedConv"}
+OP_ROW_MARK = " in zoo/"
+
+
+def import_ops(runs, kernels, cpu):
+  """Rows "OP in zoo/NAME" of kernels.tsv from the last run with op tables (--ops): every op type
+  (or family) with at least 5% of either runtime's summed op times on that model."""
+  tables = next((run["ops"] for run in reversed(runs) if run["ops"]), None)
+  if tables is None:
+    return
+  match = re.search(r"Zen \d", cpu)
+  machine = match.group(0) if match else cpu
+  rows = []
+  for model, ops in tables.items():
+    merged = {}
+    for op, (a, o) in ops.items():
+      name = OP_FAMILIES.get(op, op)
+      pa, po = merged.get(name, (None, None))
+      merged[name] = (a if pa is None else pa + (a or 0.0), o if po is None else po + (o or 0.0))
+    total_a = sum(a for a, _ in merged.values() if a is not None)
+    total_o = sum(o for _, o in merged.values() if o is not None)
+    for name, (a, o) in sorted(merged.items(), key=lambda item: -(item[1][0] or 0.0)):
+      share_a = a / total_a if a is not None and total_a else 0.0
+      share_o = o / total_o if o is not None and total_o else 0.0
+      if max(share_a, share_o) < 0.05:
+        continue
+      ratio = f"Anvil / ORT {a / o:.2f}" if a is not None and o else "one runtime only"
+      rows.append([f"`{name}`{OP_ROW_MARK}{model.split('/', 1)[-1]}",
+                   f"op type, 1 thread: {ratio}",
+                   "-" if a is None else f"{a:.3g} ms ({100 * share_a:.0f}%)",
+                   "-" if o is None else f"{o:.3g} ms ({100 * share_o:.0f}%)", machine])
+  kernels.rows = [row for row in kernels.rows if OP_ROW_MARK not in row[0]] + rows
 
 
 CONSTPROP_ROW = re.compile(
@@ -458,6 +507,11 @@ def main(argv):
       (runtime_path, runtime), (lower_path, lower) = load(root, "runtime"), load(root, "lower")
       import_bench(runs, runtime, lower)
       imported = [(runtime_path, runtime), (lower_path, lower)]
+      if any(run["ops"] for run in runs):
+        # Measured rows among hand-measured ones: their CPU goes in the rows, not the caption.
+        kernels_path, kernels = load(root, "kernels")
+        import_ops(runs, kernels, args.cpu)
+        save(root, kernels_path, kernels)
     elif args.from_constprop:
       path, results = load(root, "constprop")
       import_constprop(read(args.from_constprop), args.from_constprop, results)

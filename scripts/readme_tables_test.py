@@ -170,6 +170,43 @@ class TreeTest(unittest.TestCase):
         "A cold JIT compile takes 0.50-1.50 s per model."])
     self.assertIn("| mlp | 1,256 | 0.2 | 0.2 | 0.50-1.50 | 0.50-0.60 |", self.read("runtime/README.md"))
 
+  def test_op_tables_replace_the_kernels_rows_of_their_models(self):
+    ops = ["", "Per op type (tools/op_profile_vs_ort.sh, 1 thread, the rows' inputs):",
+           "== ops zoo/net 1,3,8,8",
+           "%-18s %6s %10s %6s %10s %11s" % ("op type", "nodes", "Anvil ms", "nodes", "ORT ms",
+                                             "Anvil/ORT"),
+           "%-18s %6s %10s %6s %10s %11s" % ("Conv", 3, "6.0000", 5, "9.0000", "0.67*"),
+           "%-18s %6s %10s %6s %10s %11s" % ("FusedConv", 2, "2.0000", "-", "-", "-"),
+           "%-18s %6s %10s %6s %10s %11s" % ("MaxPool", 1, "1.5000", 1, "0.5000", "3.00"),
+           "%-18s %6s %10s %6s %10s %11s" % ("Relu", 1, "0.1000", 1, "0.2000", "0.50"),
+           "%-18s %6s %10s %6s %10s %11s" % ("ReorderInput", "-", "-", 2, "0.3000", "-"),
+           "-" * 67,
+           "%-18s %6s %10s %6s %10s %11s" % ("sum of op times", 7, "9.6000", 9, "10.0000", "0.96"),
+           "%-18s %6s %10s %6s %10s %11s" % ("end-to-end median", "", "9.7000", "", "10.1000",
+                                             "0.96")]
+    text = bench_output([("zoo/net", "1,3,8,8", 1, 9.7, 9.6, 10.1, 1.0)]) + "\n".join(ops) + "\n"
+    for name in ("runtime", "lower"):
+      self.write(f"docs/figures/{name}.tsv", "a\nb\n")
+    self.write("docs/figures/kernels.tsv",
+               "# Hand rows.\nkernel\tcase\tAnvil\tONNX Runtime\tCPU\n"
+               "SGEMM\t1024^3\t250 GFLOP/s\t-\tZen 5\n"
+               "`Old` in zoo/net\tstale\t1 ms\t1 ms\tZen 4\n")
+    for name in ("runtime", "lower", "kernels"):
+      self.write(f"{name}/README.md",
+                 f"<!-- figures:begin docs/figures/{name}.tsv -->\n<!-- figures:end -->\n")
+    self.write("run.txt", text)
+    status, _, err = self.run_main("--from-bench", os.path.join(self.root, "run.txt"), "--cpu",
+                                   "a Zen 3 guest", "--command", "tools/bench_vs_ort.sh --ops")
+    self.assertEqual((status, err), (0, ""))
+    kernels = rt.parse_results(self.read("docs/figures/kernels.tsv"), "kernels")
+    self.assertEqual((kernels.cpu, kernels.command), ("", ""))  # the rows carry theirs
+    self.assertEqual(kernels.rows, [
+        ["SGEMM", "1024^3", "250 GFLOP/s", "-", "Zen 5"],
+        ["`Conv, FusedConv` in zoo/net", "op type, 1 thread: Anvil / ORT 0.89", "8 ms (83%)",
+         "9 ms (90%)", "Zen 3"],
+        ["`MaxPool` in zoo/net", "op type, 1 thread: Anvil / ORT 3.00", "1.5 ms (16%)",
+         "0.5 ms (5%)", "Zen 3"]])  # Relu and ReorderInput: under 5% on both sides
+
   def test_bench_outputs_that_differ_are_not_imported(self):
     text = bench_output([("mlp", "1,256", 1, 0.1, 0.1, 0.2, 1.0)]).replace(
         "outputs agree", "compiled OUTPUTS DIFFER: max 1")

@@ -13,7 +13,12 @@
 # against a STREAM-style triad measured in the same run, and the JIT's compile times, cold (a
 # fresh cache) and cached.
 #
-#   tools/bench_vs_ort.sh [--iters N] [--warmup N] [--rounds N] [--threads N] [--no-sweep]
+#   tools/bench_vs_ort.sh [--iters N] [--warmup N] [--rounds N] [--threads N] [--no-sweep] [--ops]
+#
+# --ops adds, after everything else, the per-op-type table of each zoo model at one thread
+# (tools/op_profile_vs_ort.sh on the row's own inputs, --rounds rounds of --iters runs), one block
+# per model headed "== ops zoo/NAME SHAPE"; scripts/readme_tables.py --from-bench puts the op types
+# with at least 5% of either runtime's time into the kernels README (about 6 minutes more).
 #
 # Rows: the generated MLP, CNN, transformer block, LayerNorm+GELU chain and MobileNetV3-style
 # network at two batch sizes, the zoo at batch 1 (MobileNetV2, MobileNetV3-small, ResNet-18,
@@ -35,6 +40,7 @@ ITERS=50
 WARMUP=10
 ROUNDS=3
 SWEEP=1
+OPS=0
 ALL_THREADS=$(nproc)
 while (($#)); do
   case $1 in
@@ -43,6 +49,7 @@ while (($#)); do
     --iters) ITERS=$2; shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
+    --ops) OPS=1; shift ;;
     *) echo "bench_vs_ort: error: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -200,3 +207,16 @@ for model in $(printf "%s\n" "${CASES[@]}" | awk '$1 !~ /^matmul_/ && !seen[$1]+
   cached=$(grep -c 'cached' "$COMPILE_LOG.$tag" || true)
   printf "  %-22s %s; %s later loads from the cache\n" "$model" "${cold:-cached}" "$cached"
 done
+
+if ((OPS)); then
+  echo
+  echo "Per op type (tools/op_profile_vs_ort.sh, 1 thread, the rows' inputs):"
+  for c in "${CASES[@]}"; do
+    read -r model shape <<<"$c"
+    [[ $model == zoo/* ]] || continue
+    echo "== ops $model $shape"
+    ANVIL_RUN=$ANVIL tools/op_profile_vs_ort.sh "$(model_path "$model")" \
+      --input-dir "$TMP/${model//\//_}-$shape-1/ort" --threads 1 --rounds "$ROUNDS" \
+      --iters "$ITERS" --warmup "$WARMUP" | sed -n '/^op type/,/^end-to-end/p'
+  done
+fi

@@ -6,8 +6,11 @@
 # Anvil's time: op type, nodes and ms per run on each side and Anvil/ONNX Runtime (lower is
 # better; 1.0 is parity), then the sums of the op times and each runtime's end-to-end median.
 #
-#   tools/op_profile_vs_ort.sh MODEL --shape NAME=D0,D1,... [--shape ...] [--iters N]
-#                              [--warmup N] [--rounds N] [--threads N]
+#   tools/op_profile_vs_ort.sh MODEL (--shape NAME=D0,D1,... [--shape ...] | --input-dir DIR)
+#                              [--iters N] [--warmup N] [--rounds N] [--threads N]
+#
+# --input-dir reads the inputs from DIR (input_K.pb, as ort_run.js --out writes them) instead of
+# making random ones (tools/bench_vs_ort.sh --ops passes the inputs of its rows).
 #
 # Each tool runs --rounds times (a process each: load, --warmup runs, --iters timed runs). An op
 # type's time is the best (lowest) round's mean per run (anvil-run --profile reports means, which
@@ -33,9 +36,11 @@ ROUNDS=10
 THREADS=1
 MODEL=""
 SHAPES=()
+INPUT_DIR=""
 while (($#)); do
   case $1 in
     --shape) SHAPES+=(--shape "$2"); shift 2 ;;
+    --input-dir) INPUT_DIR=$2; shift 2 ;;
     --iters) ITERS=$2; shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
@@ -46,7 +51,7 @@ while (($#)); do
        MODEL=$1; shift ;;
   esac
 done
-USAGE="usage: tools/op_profile_vs_ort.sh MODEL --shape NAME=D0,D1,... [--iters N] [--warmup N]"
+USAGE="usage: tools/op_profile_vs_ort.sh MODEL (--shape NAME=D0,D1,... | --input-dir DIR) [--iters N] [--warmup N]"
 USAGE+=" [--rounds N] [--threads N]"
 [[ -n $MODEL ]] || { echo "$USAGE" >&2; exit 2; }
 [[ -f $MODEL ]] || { echo "op_profile_vs_ort: error: no model $MODEL" >&2; exit 1; }
@@ -63,8 +68,14 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 COMMON=(--iters "$ITERS" --warmup "$WARMUP" --threads "$THREADS")
-# The inputs, from ONNX Runtime (random for --shape, seeded as anvil-run would make them).
-node "$ORT_RUN" "$MODEL" ${SHAPES[@]+"${SHAPES[@]}"} --iters 1 --warmup 0 --out "$TMP/io" >/dev/null
+# The inputs: --input-dir's, or from ONNX Runtime (random for --shape, seeded as anvil-run would
+# make them).
+if [[ -n $INPUT_DIR ]]; then
+  mkdir -p "$TMP/io"
+  cp "$INPUT_DIR"/input_*.pb "$TMP/io/"
+else
+  node "$ORT_RUN" "$MODEL" ${SHAPES[@]+"${SHAPES[@]}"} --iters 1 --warmup 0 --out "$TMP/io" >/dev/null
+fi
 for ((r = 0; r < ROUNDS; r++)); do
   # ONNX Runtime without the profiler (end to end), Anvil with --profile (its table on stderr),
   # ONNX Runtime with its profiler on.
