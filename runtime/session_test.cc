@@ -469,6 +469,34 @@ main (float[N, 3, 16, 16] x) => (float[N, 12, 4, 4] y)
   }
 }
 
+// Weights with a second reader: a pointwise weight read by two blocked Convs (each packs its own
+// copy) and a depthwise weight read by a blocked Conv and by a dilated one the NCHW kernel runs
+// (which needs the node's bytes, so they are not released): the NCHW kernels' values.
+TEST(SessionTest, BlockedConvsShareWeightsWithOtherReaders) {
+  const std::string model =
+      absl::StrCat(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+main (float[N, 8, 9, 9] x) => (float[N, 8, 9, 9] y, float[N, 8, 9, 9] z)
+<)onnx",
+                   Weights("pw", {8, 8, 1, 1}, 1), ", ", Weights("dw", {8, 1, 3, 3}, 2),
+                   R"onnx(>
+{
+  a = Conv (x, pw)
+  b = Conv <group = 8, kernel_shape = [3, 3], pads = [1, 1, 1, 1]> (a, dw)
+  y = Conv (b, pw)
+  z = Conv <group = 8, kernel_shape = [3, 3], pads = [2, 2, 2, 2], dilations = [2, 2]> (x, dw)
+}
+)onnx");
+  const absl::flat_hash_map<std::string, Tensor> inputs = {{"x", Wave({2, 8, 9, 9})}};
+  const auto [plain, plain_nodes] = RunProfiled(model, kPlainPipeline, 1, inputs);
+  ASSERT_EQ(plain.size(), 2u);
+  for (int threads : {1, 2}) {
+    const auto [blocked, nodes] = RunProfiled(model, kLoadPipeline, threads, inputs);
+    EXPECT_EQ(nodes.contains("com.anvil.nchwc.Conv") ? nodes.at("com.anvil.nchwc.Conv") : 0, 3);
+    EXPECT_EQ(nodes.contains("Conv") ? nodes.at("Conv") : 0, 1);  // the dilated one
+    ExpectNear(blocked, plain, threads);
+  }
+}
+
 // A float16 network (weights as converters write them: Cast to float16, folded at load): the
 // chain runs blocked in float32 (a planar-input first layer, depthwise, Clip with float16
 // bounds, pointwise with the residual Add as its Sum, GlobalAveragePool) and leaves it rounded to
