@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "base/parallel.h"
 #include "exec/interpreter.h"
 #include "graph/limits.h"
+#include "graph/model_io.h"
 #include "graph/text_format.h"
 #include "gtest/gtest.h"
 
@@ -472,13 +474,12 @@ main (float[N, 3, 16, 16] x) => (float[N, 12, 4, 4] y)
 // Weights with a second reader: a pointwise weight read by two blocked Convs (each packs its own
 // copy) and a depthwise weight read by a blocked Conv and by a dilated one the NCHW kernel runs
 // (which needs the node's bytes, so they are not released): the NCHW kernels' values.
-TEST(SessionTest, BlockedConvsShareWeightsWithOtherReaders) {
-  const std::string model =
-      absl::StrCat(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+std::string SharedWeightsModel() {
+  return absl::StrCat(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
 main (float[N, 8, 9, 9] x) => (float[N, 8, 9, 9] y, float[N, 8, 9, 9] z)
 <)onnx",
-                   Weights("pw", {8, 8, 1, 1}, 1), ", ", Weights("dw", {8, 1, 3, 3}, 2),
-                   R"onnx(>
+                      Weights("pw", {8, 8, 1, 1}, 1), ", ", Weights("dw", {8, 1, 3, 3}, 2),
+                      R"onnx(>
 {
   a = Conv (x, pw)
   b = Conv <group = 8, kernel_shape = [3, 3], pads = [1, 1, 1, 1]> (a, dw)
@@ -486,6 +487,10 @@ main (float[N, 8, 9, 9] x) => (float[N, 8, 9, 9] y, float[N, 8, 9, 9] z)
   z = Conv <group = 8, kernel_shape = [3, 3], pads = [2, 2, 2, 2], dilations = [2, 2]> (x, dw)
 }
 )onnx");
+}
+
+TEST(SessionTest, BlockedConvsShareWeightsWithOtherReaders) {
+  const std::string model = SharedWeightsModel();
   const absl::flat_hash_map<std::string, Tensor> inputs = {{"x", Wave({2, 8, 9, 9})}};
   const auto [plain, plain_nodes] = RunProfiled(model, kPlainPipeline, 1, inputs);
   ASSERT_EQ(plain.size(), 2u);
@@ -495,6 +500,40 @@ main (float[N, 8, 9, 9] x) => (float[N, 8, 9, 9] y, float[N, 8, 9, 9] z)
     EXPECT_EQ(nodes.contains("Conv") ? nodes.at("Conv") : 0, 1);  // the dilated one
     ExpectNear(blocked, plain, threads);
   }
+}
+
+// The same model with its weights in external data (a file next to the model, memory-mapped at
+// load): the blocked kernels pack from the mapped bytes, the pointwise weight (both readers
+// packed it) is released, and the values are the NCHW kernels'.
+TEST(SessionTest, BlockedConvsReadWeightsFromExternalData) {
+  const std::string text = SharedWeightsModel();
+  absl::StatusOr<std::unique_ptr<Model>> parsed = ParseModelText(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const std::string path = absl::StrCat(::testing::TempDir(), "/blocked_external.onnx");
+  SaveOptions save;
+  save.external_data_threshold = 16;
+  ASSERT_TRUE(SaveModel(**parsed, path, save).ok());
+  absl::StatusOr<std::unique_ptr<Model>> loaded = LoadModel(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  // Both weights went to the data file (8 x 8 and 8 x 9 floats).
+  EXPECT_GE(std::filesystem::file_size(path + ".data"), (8 * 8 + 8 * 9) * 4u);
+  SessionOptions options;
+  options.profile = true;
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Load(*std::move(loaded), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  const absl::flat_hash_map<std::string, Tensor> inputs = {{"x", Wave({2, 8, 9, 9})}};
+  absl::StatusOr<std::vector<Tensor>> out = (*session)->Run(inputs);
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<std::vector<float>> values;
+  for (const Tensor& t : *out) values.emplace_back(t.As<float>(), t.As<float>() + t.NumElements());
+  int64_t blocked_convs = 0;
+  for (const OpProfile& op : (*session)->Profile()) {
+    if (op.op_type == "com.anvil.nchwc.Conv") blocked_convs += op.nodes;
+  }
+  EXPECT_EQ(blocked_convs, 3);
+  EXPECT_EQ((*session)->memory_stats().released_weight_bytes, 8 * 8 * 4);  // pw
+  const auto [plain, plain_nodes] = RunProfiled(text, kPlainPipeline, 1, inputs);
+  ExpectNear(values, plain, 1);
 }
 
 // A float16 network (weights as converters write them: Cast to float16, folded at load): the
