@@ -12,6 +12,7 @@
 #include "graph/elements.h"
 #include "graph/pass_registry.h"
 #include "graph/passes/match.h"
+#include "kernels/simd/activation.h"
 #include "kernels/simd/nchwc.h"
 
 namespace anvil {
@@ -150,12 +151,11 @@ std::optional<ConvForm> BlockableConv(const Node* node, int64_t block) {
   if (fused) {
     const std::string activation = node->GetString("activation", "");
     const Attribute* params = node->FindAttribute("activation_params");
-    const size_t count = params != nullptr ? params->floats.size() : 0;
-    const bool ok =
-        ((activation == "Relu" || activation == "Sigmoid" || activation == "Tanh") && count == 0) ||
-        (activation == "LeakyRelu" && count == 1) ||
-        ((activation == "Clip" || activation == "HardSigmoid") && count == 2);
-    if (!ok) return std::nullopt;
+    const int count = params != nullptr ? static_cast<int>(params->floats.size()) : 0;
+    // What the FusedConv kernel takes (ONNX Runtime's activations: not HardSwish).
+    if (activation == "HardSwish" || simd::FusedActivationParams(activation) != count) {
+      return std::nullopt;
+    }
     form.has_activation = true;
     form.hard_sigmoid = activation == "HardSigmoid";
   }

@@ -329,19 +329,21 @@ absl::StatusOr<std::optional<simd::Epilogue>> ReadFusedActivation(const Node& no
   const std::string activation = node.GetString("activation", "");
   std::vector<float> params;
   if (const Attribute* a = node.FindAttribute("activation_params")) params = a->floats;
-  size_t want = 0;
+  const int known = simd::FusedActivationParams(activation);
+  const size_t want = known > 0 ? static_cast<size_t>(known) : 0;
   simd::Epilogue e;
   std::optional<simd::Epilogue> result = e;
+  if (known < 0 && (!activation.empty() || node.FindAttribute("activation") != nullptr)) {
+    return absl::UnimplementedError(absl::StrCat(
+        node.Describe(), ": ", node.op_type(), " activation '", activation, "' is not supported"));
+  }
   if (activation == "LeakyRelu") {
-    want = 1;
     if (params.size() == want) result = simd::Epilogue{simd::Activation::kLeakyRelu, params[0], 0};
   } else if (activation == "Clip") {
-    want = 2;
     if (params.size() == want) {
       result = simd::Epilogue{simd::Activation::kClip, params[0], params[1]};
     }
   } else if (activation == "HardSigmoid") {
-    want = 2;
     result = std::nullopt;
   } else if (activation == "Relu") {
     result->activation = simd::Activation::kRelu;
@@ -351,9 +353,6 @@ absl::StatusOr<std::optional<simd::Epilogue>> ReadFusedActivation(const Node& no
     result->activation = simd::Activation::kTanh;
   } else if (activation == "HardSwish") {
     result->activation = simd::Activation::kHardSwish;
-  } else if (!activation.empty() || node.FindAttribute("activation") != nullptr) {
-    return absl::UnimplementedError(absl::StrCat(
-        node.Describe(), ": ", node.op_type(), " activation '", activation, "' is not supported"));
   }
   if (params.size() != want) {
     return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": ", node.op_type(),

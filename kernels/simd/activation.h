@@ -6,10 +6,22 @@
 #define ANVIL_KERNELS_SIMD_ACTIVATION_H_
 
 #include <cstdint>
+#include <string_view>
 
 #include "base/float16.h"
 
 namespace anvil::simd {
+
+// The activations a fused convolution names in its `activation` attribute (ONNX Runtime's
+// FusedConv: Relu, Sigmoid, Tanh, LeakyRelu, Clip, HardSigmoid; Anvil's blocked Conv also
+// HardSwish) and how many `activation_params` each takes; -1 for any other name. The kernels
+// (ReadFusedActivation) and the nchwc pass read this one list.
+inline int FusedActivationParams(std::string_view name) {
+  if (name == "Relu" || name == "Sigmoid" || name == "Tanh" || name == "HardSwish") return 0;
+  if (name == "LeakyRelu") return 1;
+  if (name == "Clip" || name == "HardSigmoid") return 2;
+  return -1;
+}
 
 enum class Activation : int32_t { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kTanh, kHardSwish };
 
