@@ -346,27 +346,41 @@ std::string Weights(const std::string& name, std::vector<int64_t> dims, int seed
   return text + "}";
 }
 
-// Runs `model` loaded with `pipeline` on `threads` threads: its outputs, and the nodes per op type
-// of its profile.
-std::pair<std::vector<std::vector<float>>, absl::flat_hash_map<std::string, int64_t>> RunProfiled(
-    const std::string& model, const std::string& pipeline, int threads,
-    const absl::flat_hash_map<std::string, Tensor>& inputs) {
-  SessionOptions options;
-  options.pipeline = pipeline;
-  options.profile = true;
-  options.threads = threads;
-  std::unique_ptr<Session> session = LoadText(model, options);
+using Profiled =
+    std::pair<std::vector<std::vector<float>>, absl::flat_hash_map<std::string, int64_t>>;
+
+// Runs a session loaded with profile = true: its outputs, and the nodes per op type of its
+// profile.
+Profiled RunSession(Session& session, const absl::flat_hash_map<std::string, Tensor>& inputs) {
   std::vector<std::vector<float>> values;
   absl::flat_hash_map<std::string, int64_t> nodes;
-  if (session == nullptr) return std::make_pair(values, nodes);
-  absl::StatusOr<std::vector<Tensor>> out = session->Run(inputs);
+  absl::StatusOr<std::vector<Tensor>> out = session.Run(inputs);
   EXPECT_TRUE(out.ok()) << out.status();
   if (out.ok()) {
     for (const Tensor& t : *out)
       values.emplace_back(t.As<float>(), t.As<float>() + t.NumElements());
   }
-  for (const OpProfile& op : session->Profile()) nodes[op.op_type] += op.nodes;
+  for (const OpProfile& op : session.Profile()) nodes[op.op_type] += op.nodes;
   return std::make_pair(values, nodes);
+}
+
+// RunSession of `model` loaded with `pipeline` on `threads` threads.
+Profiled RunProfiled(const std::string& model, const std::string& pipeline, int threads,
+                     const absl::flat_hash_map<std::string, Tensor>& inputs) {
+  SessionOptions options;
+  options.pipeline = pipeline;
+  options.profile = true;
+  options.threads = threads;
+  std::unique_ptr<Session> session = LoadText(model, options);
+  if (session == nullptr) return {};
+  return RunSession(*session, inputs);
+}
+
+// Nodes of `op_type` in a profile (0 when it has none).
+int64_t NodeCount(const absl::flat_hash_map<std::string, int64_t>& nodes,
+                  const std::string& op_type) {
+  auto it = nodes.find(op_type);
+  return it == nodes.end() ? 0 : it->second;
 }
 
 // The load pipeline without the nchwc pass: the NCHW kernels.
@@ -460,11 +474,11 @@ main (float[N, 3, 16, 16] x) => (float[N, 12, 4, 4] y)
   ASSERT_EQ(plain.size(), 1u);
   for (int threads : {1, 2}) {
     const auto [blocked, nodes] = RunProfiled(model, kLoadPipeline, threads, inputs);
-    EXPECT_EQ(nodes.contains("com.anvil.nchwc.Conv") ? nodes.at("com.anvil.nchwc.Conv") : 0, 5);
+    EXPECT_EQ(NodeCount(nodes, "com.anvil.nchwc.Conv"), 5);
     for (const char* op :
          {"com.anvil.nchwc.MaxPool", "com.anvil.nchwc.Pad", "com.anvil.nchwc.GlobalAveragePool",
           "com.anvil.nchwc.Mul", "com.anvil.nchwc.ReorderOutput"}) {
-      EXPECT_EQ(nodes.contains(op) ? nodes.at(op) : 0, 1) << op;
+      EXPECT_EQ(NodeCount(nodes, op), 1) << op;
     }
     EXPECT_FALSE(nodes.contains("com.anvil.nchwc.ReorderInput"));
     ExpectNear(blocked, plain, threads);
@@ -496,8 +510,8 @@ TEST(SessionTest, BlockedConvsShareWeightsWithOtherReaders) {
   ASSERT_EQ(plain.size(), 2u);
   for (int threads : {1, 2}) {
     const auto [blocked, nodes] = RunProfiled(model, kLoadPipeline, threads, inputs);
-    EXPECT_EQ(nodes.contains("com.anvil.nchwc.Conv") ? nodes.at("com.anvil.nchwc.Conv") : 0, 3);
-    EXPECT_EQ(nodes.contains("Conv") ? nodes.at("Conv") : 0, 1);  // the dilated one
+    EXPECT_EQ(NodeCount(nodes, "com.anvil.nchwc.Conv"), 3);
+    EXPECT_EQ(NodeCount(nodes, "Conv"), 1);  // the dilated one
     ExpectNear(blocked, plain, threads);
   }
 }
@@ -522,15 +536,8 @@ TEST(SessionTest, BlockedConvsReadWeightsFromExternalData) {
   absl::StatusOr<std::unique_ptr<Session>> session = Session::Load(*std::move(loaded), options);
   ASSERT_TRUE(session.ok()) << session.status();
   const absl::flat_hash_map<std::string, Tensor> inputs = {{"x", Wave({2, 8, 9, 9})}};
-  absl::StatusOr<std::vector<Tensor>> out = (*session)->Run(inputs);
-  ASSERT_TRUE(out.ok()) << out.status();
-  std::vector<std::vector<float>> values;
-  for (const Tensor& t : *out) values.emplace_back(t.As<float>(), t.As<float>() + t.NumElements());
-  int64_t blocked_convs = 0;
-  for (const OpProfile& op : (*session)->Profile()) {
-    if (op.op_type == "com.anvil.nchwc.Conv") blocked_convs += op.nodes;
-  }
-  EXPECT_EQ(blocked_convs, 3);
+  const auto [values, nodes] = RunSession(**session, inputs);
+  EXPECT_EQ(NodeCount(nodes, "com.anvil.nchwc.Conv"), 3);
   EXPECT_EQ((*session)->memory_stats().released_weight_bytes, 8 * 8 * 4);  // pw
   const auto [plain, plain_nodes] = RunProfiled(text, kPlainPipeline, 1, inputs);
   ExpectNear(values, plain, 1);
@@ -576,11 +583,8 @@ main (float[N, 3, 16, 16] x) => (float[N, 12, 8, 8] y, float[N, 12, 1, 1] z)
   EXPECT_FALSE(plain_nodes.contains("com.anvil.nchwc.Conv"));
   for (int threads : {1, 2}) {
     const auto [blocked, nodes] = RunProfiled(model, fold + kLoadPipeline, threads, inputs);
-    EXPECT_EQ(nodes.contains("com.anvil.nchwc.Conv") ? nodes.at("com.anvil.nchwc.Conv") : 0, 3);
-    EXPECT_EQ(nodes.contains("com.anvil.nchwc.ReorderOutput")
-                  ? nodes.at("com.anvil.nchwc.ReorderOutput")
-                  : 0,
-              2);
+    EXPECT_EQ(NodeCount(nodes, "com.anvil.nchwc.Conv"), 3);
+    EXPECT_EQ(NodeCount(nodes, "com.anvil.nchwc.ReorderOutput"), 2);
     EXPECT_FALSE(nodes.contains("com.anvil.nchwc.ReorderInput"));
     // float16 has 11 significant bits: per-op rounding against a float32 chain.
     ExpectNear(blocked, plain, threads, 4e-3);
