@@ -171,6 +171,61 @@ HWY_NOINLINE void MicroKernel(size_t kc, const T* HWY_RESTRICT a, size_t a_rs, s
   }
 }
 
+// Column panels at most this wide (a 7x7 image's 49th column) take DotTail, not a micro-kernel
+// that would fill one vector lane in eight with the same broadcasts and FMAs as a full vector.
+constexpr size_t kMaxDotTail = 3;
+
+// MicroKernel's contract for a panel of w <= kMaxDotTail columns with A read in place, rows
+// along k (a_ks = 1): each element as a dot product along k, vectors of A's row against `bt`,
+// the panel transposed (column j's kc values at bt[j * kc]). A's rows are in L1 from the row
+// tile's earlier panels, so the cost is a vector load pair per FMA instead of a broadcast per
+// row per k.
+template <typename T, size_t kRows>
+HWY_NOINLINE void DotTail(size_t kc, const T* HWY_RESTRICT a, size_t a_rs, const T* HWY_RESTRICT bt,
+                          T* HWY_RESTRICT c, size_t ldc, size_t w, T beta,
+                          const T* HWY_RESTRICT bias, const T* HWY_RESTRICT col_bias,
+                          const Epilogue* epilogue) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  constexpr size_t L = Tile<T>::kLanes;
+  const size_t full = kc / L * L;
+  const auto tail = hn::FirstN(d, kc - full);
+  HWY_ALIGN T sums[L] = {};
+  for (size_t r = 0; r < kRows; ++r) {
+    const T* ar = a + r * a_rs;
+    for (size_t j = 0; j < w; ++j) {
+      const T* bj = bt + j * kc;
+      V acc0 = hn::Zero(d), acc1 = hn::Zero(d);
+      size_t k = 0;
+      for (; k + 2 * L <= full; k += 2 * L) {
+        acc0 = hn::MulAdd(hn::LoadU(d, ar + k), hn::LoadU(d, bj + k), acc0);
+        acc1 = hn::MulAdd(hn::LoadU(d, ar + k + L), hn::LoadU(d, bj + k + L), acc1);
+      }
+      if (k < full) acc0 = hn::MulAdd(hn::LoadU(d, ar + k), hn::LoadU(d, bj + k), acc0);
+      if (full < kc) {
+        acc1 = hn::MulAdd(SafeMaskedLoad(tail, d, ar + full), SafeMaskedLoad(tail, d, bj + full),
+                          acc1);
+      }
+      sums[j] = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
+    }
+    V v = hn::Load(d, sums);
+    if (bias != nullptr) v = hn::Add(hn::Set(d, bias[r]), v);
+    if (col_bias != nullptr) v = hn::Add(SafeMaskedLoad(hn::FirstN(d, w), d, col_bias), v);
+    StoreResult(d, v, beta, w, c + r * ldc, epilogue);
+  }
+}
+
+template <typename T>
+using DotTailFn = void (*)(size_t, const T*, size_t, const T*, T*, size_t, size_t, T, const T*,
+                           const T*, const Epilogue*);
+
+template <typename T, size_t... kR>
+DotTailFn<T> PickDotTail(size_t rows, std::index_sequence<kR...>) {
+  DotTailFn<T> fn = nullptr;
+  ((rows == kR + 1 ? (fn = &DotTail<T, kR + 1>, 0) : 0), ...);
+  return fn;
+}
+
 template <typename T>
 using MicroKernelFn = void (*)(size_t, const T*, size_t, size_t, const T*, T*, size_t, size_t, T,
                                const T*, const T*, const Epilogue*);
@@ -309,6 +364,7 @@ void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T
   CallScratch<T, kMR * Cfg::kKC> a_scratch(pack_a ? kMR * blocking.kc_max : 0);
   T* a_pack = pack_a ? a_scratch.get() : nullptr;
   const size_t a_rs = trans_a ? 1 : lda, a_ks = trans_a ? lda : 1;
+  HWY_ALIGN T tail_scratch[kMaxDotTail * Cfg::kKC];
   // Columns [col_begin, col_end) only (a pre-packed B split across threads by panels: col_begin
   // is a multiple of kNR, col_end too or N); get_b is called for every block they touch.
   col_end = std::min(col_end, N);
@@ -322,6 +378,18 @@ void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T
       // Later K slices accumulate onto the first one's result.
       const T beta_slice = pc == 0 ? beta : T(1);
       const T* b_pack = get_b(jc, nc, pc, kc);
+      // A last panel of a few columns, transposed for DotTail (A read in place along k only).
+      const T* dot_tail = nullptr;
+      const size_t tail_w = nc % kNR, tail_panel = (nc - 1) / kNR;
+      if (!pack_a && !trans_a && tail_w != 0 && tail_w <= kMaxDotTail &&
+          tail_panel >= panel_begin && tail_panel < panels) {
+        const T* panel = b_pack + tail_panel * kNR * kc;
+        const size_t pw = (tail_w + L - 1) / L * L;
+        for (size_t j = 0; j < tail_w; ++j) {
+          for (size_t k = 0; k < kc; ++k) tail_scratch[j * kc + k] = panel[k * pw + j];
+        }
+        dot_tail = tail_scratch;
+      }
       for (size_t ic = 0; ic < M; ic += kMR) {
         const size_t mr = std::min(kMR, M - ic);
         const T* a_panel = A + ic * a_rs + pc * a_ks;
@@ -332,6 +400,14 @@ void GemmPackedLoop(bool trans_a, size_t M, size_t N, size_t K, T alpha, const T
         const MicroKernelFn<T> full = PickKernel<T>(pack_a, mr, Cfg::kNRV);
         for (size_t p = panel_begin; p < panels; ++p) {
           const size_t w = std::min(kNR, nc - p * kNR);
+          if (dot_tail != nullptr && p == tail_panel) {
+            PickDotTail<T>(mr, std::make_index_sequence<kMR>())(
+                kc, a_panel, a_rs, dot_tail, C + ic * ldc + jc + p * kNR, ldc, w, beta_slice,
+                pc == 0 && row_bias != nullptr ? row_bias + ic : nullptr,
+                pc == 0 && col_bias != nullptr ? col_bias + jc + p * kNR : nullptr,
+                pc + kc == K ? epilogue : nullptr);
+            continue;
+          }
           const MicroKernelFn<T> fn = w == kNR ? full : PickKernel<T>(pack_a, mr, (w + L - 1) / L);
           fn(kc, a_panel, a_rs, a_ks, b_pack + p * kNR * kc, C + ic * ldc + jc + p * kNR, ldc, w,
              beta_slice, pc == 0 && row_bias != nullptr ? row_bias + ic : nullptr,

@@ -75,6 +75,21 @@ namespace {
 constexpr int64_t kRowUnit = 24, kColUnit = 48;
 // One vector of every target: SgemmFilledB's column blocks of a narrow product.
 constexpr int64_t kNarrowColUnit = 16;
+// The widest of `chunks` chunks of `size` split in `units` whole units of `unit` (the last chunk
+// takes the remainder, as parallel::For's partition gives), over the even share size / chunks.
+double ChunkImbalance(int64_t size, int64_t unit, int64_t units, int64_t chunks) {
+  int64_t widest = 0;
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t begin = parallel::ChunkBegin(units, chunks, c) * unit;
+    const int64_t end = c + 1 == chunks ? size : parallel::ChunkBegin(units, chunks, c + 1) * unit;
+    widest = std::max(widest, end - begin);
+  }
+  return static_cast<double>(widest) * static_cast<double>(chunks) / static_cast<double>(size);
+}
+// How much more uneven a column split may be than the row split before rows are taken: rows
+// cost every thread a fill of all of B (K x N of the product's 2 x M x N x K).
+constexpr double kMaxExtraImbalance = 0.1;
+
 // A column block's cost for few rows (a batch-1 layer) is its weight bytes, which then take
 // longer to stream than its flops take to run: ~100 GFLOP/s of the threshold's scale against
 // ~40 GB/s from L3. Counting flops only kept a batch-1 512 x 512 layer (0.5 MFLOP, 1 MiB of
@@ -238,15 +253,30 @@ void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, 
   // Column blocks, so that each thread fills only its own columns of B: of kColUnit (whole
   // micro-tiles of every target), or for a product too narrow for two of those (a late layer's
   // 8x8 image: 64 columns) of kNarrowColUnit (a vector of every target; a column's sums do not
-  // depend on its panel's width). Narrower still, rows split in whole micro-tiles of this target,
-  // every thread filling all of B: that copy is K * N of the product's 2 * M * N * K. Either way
+  // depend on its panel's width). Narrower still, or when the column blocks would split unevenly,
+  // rows split in whole micro-tiles of this target, every thread filling all of B: that copy is
+  // K * N of the product's 2 * M * N * K. Either way
   // every element's path and bits are the serial call's.
+  static const int64_t row_unit = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(MicroTileRowsImpl)());
+  const int64_t row_units = std::max<int64_t>(1, M / row_unit);
+  const int64_t row_min_units = parallel::MinChunk(
+      2.0 * static_cast<double>(N) * static_cast<double>(K) * static_cast<double>(row_unit),
+      parallel::kMinChunkFlops);
+  const int64_t row_chunks = parallel::ChunkCount(row_units, row_min_units);
   auto split_columns = [&](int64_t unit) {
     const int64_t units = std::max<int64_t>(1, N / unit);
     const int64_t min_units = parallel::MinChunk(
         2.0 * static_cast<double>(M) * static_cast<double>(K) * static_cast<double>(unit),
         parallel::kMinChunkFlops);
-    if (parallel::ChunkCount(units, min_units) < 2) return false;
+    const int64_t chunks = parallel::ChunkCount(units, min_units);
+    if (chunks < 2) return false;
+    // Few units leave one chunk much wider than the rest (a 7x7 image's 49 columns at 2 threads:
+    // 32 against 17): rows split evenly instead when there are enough of them.
+    if (row_chunks >= chunks &&
+        ChunkImbalance(N, unit, units, chunks) >
+            ChunkImbalance(M, row_unit, row_units, chunks) + kMaxExtraImbalance) {
+      return false;
+    }
     parallel::For(units, min_units, [&](int64_t begin, int64_t end) {
       const int64_t lo = begin * unit, hi = end == units ? N : end * unit;
       HWY_DYNAMIC_DISPATCH(SgemmFilledBImpl)
@@ -260,19 +290,12 @@ void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, 
     return true;
   };
   if (split_columns(kColUnit) || split_columns(kNarrowColUnit)) return;
-  static const int64_t row_unit = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(MicroTileRowsImpl)());
-  const int64_t row_units = std::max<int64_t>(1, M / row_unit);
-  parallel::For(row_units,
-                parallel::MinChunk(2.0 * static_cast<double>(N) * static_cast<double>(K) *
-                                       static_cast<double>(row_unit),
-                                   parallel::kMinChunkFlops),
-                [&](int64_t begin, int64_t end) {
-                  const int64_t lo = begin * row_unit, hi = end == row_units ? M : end * row_unit;
-                  HWY_DYNAMIC_DISPATCH(SgemmFilledBImpl)
-                  (hi - lo, N, K, A + lo * lda, lda, fill,
-                   row_bias != nullptr ? row_bias + lo : nullptr, beta, C + lo * ldc, ldc,
-                   epilogue);
-                });
+  parallel::For(row_units, row_min_units, [&](int64_t begin, int64_t end) {
+    const int64_t lo = begin * row_unit, hi = end == row_units ? M : end * row_unit;
+    HWY_DYNAMIC_DISPATCH(SgemmFilledBImpl)
+    (hi - lo, N, K, A + lo * lda, lda, fill, row_bias != nullptr ? row_bias + lo : nullptr, beta,
+     C + lo * ldc, ldc, epilogue);
+  });
 }
 
 }  // namespace anvil::simd

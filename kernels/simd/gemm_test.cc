@@ -240,5 +240,57 @@ TEST(GemmTest, EveryTargetTakesUnalignedTails) {
   }
 }
 
+// A last column panel of one to three columns (a 7x7 image's 49 columns) takes the dot-product
+// tail when A is read in place (alpha 1, not transposed): the reference's values on every
+// target, across K slices and K tails that end mid-vector, with a row bias, beta and an
+// epilogue, and the same bits for every thread count (rows or columns split).
+TEST(GemmTest, NarrowLastPanelMatchesTheReference) {
+  struct AllTargets {
+    ~AllTargets() { hwy::SetSupportedTargetsForTest(0); }
+  } restore;
+  const Case cases[] = {
+      {70, 49, 600, false, false, 0.0f}, {13, 18, 37, false, false, 1.0f},
+      {29, 35, 513, false, false, 0.5f}, {512, 49, 300, false, false, 0.0f},
+      {7, 65, 9, false, false, 1.0f},
+  };
+  const Epilogue relu{Activation::kRelu};
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    for (const Case& c : cases) {
+      // One float in front of each operand: none is aligned to a vector.
+      const std::vector<float> a = Random(c.M * c.K + 1, 12), b = Random(c.K * c.N, 13),
+                               c0 = Random(c.M * c.N, 14), bias = Random(c.M, 15);
+      auto fill = [&](int64_t k0, int64_t kc, int64_t j0, int64_t w, int64_t pw, float* dst) {
+        PackRowsOfB(b.data(), c.N, k0, kc, j0, w, pw, dst);
+      };
+      for (const Epilogue* epilogue : {static_cast<const Epilogue*>(nullptr), &relu}) {
+        auto run = [&](int threads) {
+          parallel::ThreadScope scope(threads);
+          std::vector<float> out = c0;
+          SgemmFilledB(c.M, c.N, c.K, a.data() + 1, c.K, fill, bias.data(), c.beta, out.data(), c.N,
+                       epilogue);
+          return out;
+        };
+        const std::vector<float> got = run(1);
+        double max_err = 0;
+        for (int64_t i = 0; i < c.M; ++i) {
+          for (int64_t j = 0; j < c.N; ++j) {
+            double s = bias[i] + c.beta * c0[i * c.N + j];
+            for (int64_t k = 0; k < c.K; ++k) s += double{a[1 + i * c.K + k]} * b[k * c.N + j];
+            if (epilogue != nullptr) s = std::max(s, 0.0);
+            max_err = std::max(max_err, std::fabs(s - got[i * c.N + j]));
+          }
+        }
+        EXPECT_LT(max_err, 1e-3) << c.M << "x" << c.N << "x" << c.K;
+        for (int threads : {2, 3}) {
+          EXPECT_EQ(run(threads), got)
+              << c.M << "x" << c.N << "x" << c.K << ", " << threads << " threads";
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace anvil::simd
