@@ -187,17 +187,27 @@ class PoolKernel final : public OpKernel {
     if constexpr (std::is_same_v<C, float>) {
       if (kind_ == PoolKind::kMax) {
         // A whole depth slice per call: the full windows' columns with vectors
-        // (simd::MaxPoolRows), then the edge columns. Each output still folds its taps in
-        // (depth, row, column) order.
+        // (simd::MaxPoolRows, which starts them from -inf for the first depth tap and stores
+        // each once), then the edge columns, which start from -inf here. Each output still
+        // folds its taps in (depth, row, column) order.
+        const bool full_columns = tw.full_begin < tw.full_end;
+        constexpr float kNegInf = -std::numeric_limits<float>::infinity();
         for (int64_t od = 0; od < OD; ++od) {
           float* yp = y + od * OH * OW;
-          std::fill(yp, yp + OH * OW, -std::numeric_limits<float>::infinity());
+          if (td.count[od] == 0 || !full_columns) {
+            std::fill(yp, yp + OH * OW, kNegInf);
+          } else {
+            for (int64_t oh = 0; oh < OH; ++oh) {
+              std::fill(yp + oh * OW, yp + oh * OW + tw.full_begin, kNegInf);
+              std::fill(yp + oh * OW + tw.full_end, yp + (oh + 1) * OW, kNegInf);
+            }
+          }
           for (int64_t a = 0; a < td.count[od]; ++a) {
             const float* slice = x + (td.first[od] + a * td.dilation) * H * W;
-            if (tw.full_begin < tw.full_end) {
+            if (full_columns) {
               simd::MaxPoolRows(slice, W, th.first.data(), th.count.data(), th.dilation, OH,
-                                tw.full_begin * s - pad, s, kw, dil, yp, OW, tw.full_begin,
-                                tw.full_end);
+                                tw.full_begin * s - pad, s, kw, dil, /*accumulate=*/a > 0, yp, OW,
+                                tw.full_begin, tw.full_end);
             }
             if (tw.full_begin == 0 && tw.full_end == OW) continue;
             for (int64_t oh = 0; oh < OH; ++oh) {

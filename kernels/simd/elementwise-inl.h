@@ -310,10 +310,13 @@ HWY_NOINLINE void AddScaledImpl(const float* x, float w, float* y, size_t n) {
   for (; i < n; ++i) y[i] = y[i] + w * x[i];
 }
 
-// MaxPoolRowsImpl's vector loop over outputs [j, n) with the vectors of `d` while they fit in x.
+// MaxPoolRowsImpl's vector loop over outputs [j, n) with the vectors of `d` while they fit in
+// the rows: each vector of outputs folds all `rows` window rows (`row_step` apart from x) and
+// their taps in registers, from y's values (accumulate) or from -inf, and is stored once.
 template <class DV>
-HWY_INLINE size_t MaxPoolRowVectors(DV d, const float* x, int64_t len, int64_t stride, int64_t taps,
-                                    int64_t dilation, float* y, size_t j, size_t n) {
+HWY_INLINE size_t MaxPoolRowVectors(DV d, const float* x, int64_t row_step, int64_t rows,
+                                    int64_t len, int64_t stride, int64_t taps, int64_t dilation,
+                                    bool accumulate, float* y, size_t j, size_t n) {
   using VV = hn::Vec<DV>;
   const size_t L = hn::Lanes(d);
   // Stride 2 and dilation 1 take taps in pairs from one interleaved load (even lanes: tap c, odd
@@ -321,26 +324,29 @@ HWY_INLINE size_t MaxPoolRowVectors(DV d, const float* x, int64_t len, int64_t s
   const bool pairs = stride == 2 && dilation == 1;
   // Vector loads reach x[(j + L) * stride + extra - 1] at most.
   const int64_t extra = pairs ? ((taps - 1) & ~int64_t{1}) : (taps - 1) * dilation;
+  const VV neg_inf = hn::Set(d, -std::numeric_limits<float>::infinity());
   for (; j + L <= n && static_cast<int64_t>(j + L) * stride + extra <= len; j += L) {
-    VV m = hn::LoadU(d, y + j);
-    const float* p = x + static_cast<int64_t>(j) * stride;
-    if (stride == 1) {
-      for (int64_t c = 0; c < taps; ++c) {
-        const VV v = hn::LoadU(d, p + c * dilation);
-        m = hn::IfThenElse(hn::Gt(v, m), v, m);
-      }
-    } else if (pairs) {
-      for (int64_t c = 0; c < taps; c += 2) {
-        VV even, odd;
-        hn::LoadInterleaved2(d, p + c, even, odd);
-        m = hn::IfThenElse(hn::Gt(even, m), even, m);
-        if (c + 1 < taps) m = hn::IfThenElse(hn::Gt(odd, m), odd, m);
-      }
-    } else {
-      for (int64_t c = 0; c < taps; ++c) {
-        VV even, odd;
-        hn::LoadInterleaved2(d, p + c * dilation, even, odd);
-        m = hn::IfThenElse(hn::Gt(even, m), even, m);
+    VV m = accumulate ? hn::LoadU(d, y + j) : neg_inf;
+    for (int64_t b = 0; b < rows; ++b) {
+      const float* p = x + b * row_step + static_cast<int64_t>(j) * stride;
+      if (stride == 1) {
+        for (int64_t c = 0; c < taps; ++c) {
+          const VV v = hn::LoadU(d, p + c * dilation);
+          m = hn::IfThenElse(hn::Gt(v, m), v, m);
+        }
+      } else if (pairs) {
+        for (int64_t c = 0; c < taps; c += 2) {
+          VV even, odd;
+          hn::LoadInterleaved2(d, p + c, even, odd);
+          m = hn::IfThenElse(hn::Gt(even, m), even, m);
+          if (c + 1 < taps) m = hn::IfThenElse(hn::Gt(odd, m), odd, m);
+        }
+      } else {
+        for (int64_t c = 0; c < taps; ++c) {
+          VV even, odd;
+          hn::LoadInterleaved2(d, p + c * dilation, even, odd);
+          m = hn::IfThenElse(hn::Gt(even, m), even, m);
+        }
       }
     }
     hn::StoreU(m, d, y + j);
@@ -351,30 +357,33 @@ HWY_INLINE size_t MaxPoolRowVectors(DV d, const float* x, int64_t len, int64_t s
 HWY_NOINLINE void MaxPoolRowsImpl(const float* x, int64_t in_w, const int64_t* row_first,
                                   const int64_t* row_count, int64_t row_dilation, int64_t out_rows,
                                   int64_t col_offset, int64_t stride, int64_t taps,
-                                  int64_t dilation, float* y, int64_t out_w, int64_t col_begin,
-                                  int64_t col_end) {
+                                  int64_t dilation, bool accumulate, float* y, int64_t out_w,
+                                  int64_t col_begin, int64_t col_end) {
   const D d;
   const size_t n = static_cast<size_t>(col_end - col_begin);
+  const int64_t row_step = row_dilation * in_w, len = in_w - col_offset;
   for (int64_t oh = 0; oh < out_rows; ++oh) {
     float* yr = y + oh * out_w + col_begin;
-    for (int64_t b = 0; b < row_count[oh]; ++b) {
-      const float* row = x + (row_first[oh] + b * row_dilation) * in_w + col_offset;
-      const int64_t len = in_w - col_offset;
-      size_t j = 0;
-      if (stride == 1 || stride == 2) {
-        j = MaxPoolRowVectors(d, row, len, stride, taps, dilation, yr, j, n);
-        if constexpr (hn::MaxLanes(D()) >= 8) {
-          j = MaxPoolRowVectors(hn::Half<D>(), row, len, stride, taps, dilation, yr, j, n);
-        }
+    const float* rows = x + row_first[oh] * in_w + col_offset;
+    const int64_t count = row_count[oh];
+    size_t j = 0;
+    if (stride == 1 || stride == 2) {
+      j = MaxPoolRowVectors(d, rows, row_step, count, len, stride, taps, dilation, accumulate, yr,
+                            j, n);
+      if constexpr (hn::MaxLanes(D()) >= 8) {
+        j = MaxPoolRowVectors(hn::Half<D>(), rows, row_step, count, len, stride, taps, dilation,
+                              accumulate, yr, j, n);
       }
-      for (; j < n; ++j) {
-        float m = yr[j];
+    }
+    for (; j < n; ++j) {
+      float m = accumulate ? yr[j] : -std::numeric_limits<float>::infinity();
+      for (int64_t b = 0; b < count; ++b) {
         for (int64_t c = 0; c < taps; ++c) {
-          const float v = row[static_cast<int64_t>(j) * stride + c * dilation];
+          const float v = rows[b * row_step + static_cast<int64_t>(j) * stride + c * dilation];
           m = v > m ? v : m;
         }
-        yr[j] = m;
       }
+      yr[j] = m;
     }
   }
 }

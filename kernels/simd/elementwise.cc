@@ -75,11 +75,11 @@ void AddScaled(const float* x, float w, float* y, size_t n) {
 
 void MaxPoolRows(const float* x, int64_t in_w, const int64_t* row_first, const int64_t* row_count,
                  int64_t row_dilation, int64_t out_rows, int64_t col_offset, int64_t stride,
-                 int64_t taps, int64_t dilation, float* y, int64_t out_w, int64_t col_begin,
-                 int64_t col_end) {
+                 int64_t taps, int64_t dilation, bool accumulate, float* y, int64_t out_w,
+                 int64_t col_begin, int64_t col_end) {
   HWY_DYNAMIC_DISPATCH(MaxPoolRowsImpl)
-  (x, in_w, row_first, row_count, row_dilation, out_rows, col_offset, stride, taps, dilation, y,
-   out_w, col_begin, col_end);
+  (x, in_w, row_first, row_count, row_dilation, out_rows, col_offset, stride, taps, dilation,
+   accumulate, y, out_w, col_begin, col_end);
 }
 
 void MaxPool2x2Planes(const float* x, int64_t planes, int64_t in_h, int64_t in_w, float* y,

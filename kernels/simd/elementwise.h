@@ -73,17 +73,17 @@ void Interpolate2(const float* row, size_t len, const int32_t* o0, const int32_t
 // y[i] = y[i] + w * x[i] for i < n, the product rounded before the sum (no fused multiply-add).
 void AddScaled(const float* x, float w, float* y, size_t n);
 
-// Max pooling over a plane: for each output row oh < out_rows and each of its row_count[oh]
-// tap rows b (input row row_first[oh] + b * row_dilation of the in_w-wide plane x), output
-// columns [col_begin, col_end) of row oh of y (out_w wide) fold that input row read from column
-// col_offset (the first tap of output col_begin): y[j] = the fold over c < taps of
-// (v > y[j] ? v : y[j]) with v the row's value at (j - col_begin) * stride + c * dilation (NaN
-// inputs are skipped, as the scalar pool does). The windows must lie inside the rows; strides
-// 1 and 2 are vectorized.
+// Max pooling over a plane: output columns [col_begin, col_end) of each output row oh <
+// out_rows of y (out_w wide) fold, from y's values (accumulate) or from -inf, the row_count[oh]
+// tap rows b (input row row_first[oh] + b * row_dilation of the in_w-wide plane x) in order,
+// each read from column col_offset (the first tap of output col_begin): y[j] = the fold over b,
+// then c < taps, of (v > m ? v : m) with v row b's value at (j - col_begin) * stride +
+// c * dilation (NaN inputs are skipped, as the scalar pool does). Each output is stored once.
+// The windows must lie inside the rows; strides 1 and 2 are vectorized.
 void MaxPoolRows(const float* x, int64_t in_w, const int64_t* row_first, const int64_t* row_count,
                  int64_t row_dilation, int64_t out_rows, int64_t col_offset, int64_t stride,
-                 int64_t taps, int64_t dilation, float* y, int64_t out_w, int64_t col_begin,
-                 int64_t col_end);
+                 int64_t taps, int64_t dilation, bool accumulate, float* y, int64_t out_w,
+                 int64_t col_begin, int64_t col_end);
 
 // Max pooling with 2x2 windows at stride 2, no padding: for each of `planes` consecutive
 // in_h x in_w planes of x, y's out_h x out_w plane gets y[oh][ow] = the fold of
