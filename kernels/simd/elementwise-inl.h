@@ -310,6 +310,17 @@ HWY_NOINLINE void AddScaledImpl(const float* x, float w, float* y, size_t n) {
   for (; i < n; ++i) y[i] = y[i] + w * x[i];
 }
 
+// The pool's fold step, v > m ? v : m (NaN v skipped, the earlier of equal values kept): on x86
+// one maxps, whose definition is exactly that (the second operand unless the first is greater).
+template <class VV>
+HWY_INLINE VV FoldMax(VV v, VV m) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  return hn::Max(v, m);
+#else
+  return hn::IfThenElse(hn::Gt(v, m), v, m);
+#endif
+}
+
 // MaxPoolRowsImpl's vector loop over outputs [j, n) with the vectors of `d` while they fit in
 // the rows: each vector of outputs folds all `rows` window rows (`row_step` apart from x) and
 // their taps in registers, from y's values (accumulate) or from -inf, and is stored once.
@@ -332,20 +343,20 @@ HWY_INLINE size_t MaxPoolRowVectors(DV d, const float* x, int64_t row_step, int6
       if (stride == 1) {
         for (int64_t c = 0; c < taps; ++c) {
           const VV v = hn::LoadU(d, p + c * dilation);
-          m = hn::IfThenElse(hn::Gt(v, m), v, m);
+          m = FoldMax(v, m);
         }
       } else if (pairs) {
         for (int64_t c = 0; c < taps; c += 2) {
           VV even, odd;
           hn::LoadInterleaved2(d, p + c, even, odd);
-          m = hn::IfThenElse(hn::Gt(even, m), even, m);
-          if (c + 1 < taps) m = hn::IfThenElse(hn::Gt(odd, m), odd, m);
+          m = FoldMax(even, m);
+          if (c + 1 < taps) m = FoldMax(odd, m);
         }
       } else {
         for (int64_t c = 0; c < taps; ++c) {
           VV even, odd;
           hn::LoadInterleaved2(d, p + c * dilation, even, odd);
-          m = hn::IfThenElse(hn::Gt(even, m), even, m);
+          m = FoldMax(even, m);
         }
       }
     }
@@ -400,10 +411,10 @@ HWY_INLINE size_t MaxPool2x2RowVectors(DV d, const float* r0, const float* r1, f
     VV e0, o0, e1, o1;
     hn::LoadInterleaved2(d, r0 + 2 * j, e0, o0);
     hn::LoadInterleaved2(d, r1 + 2 * j, e1, o1);
-    VV m = hn::IfThenElse(hn::Gt(e0, neg_inf), e0, neg_inf);
-    m = hn::IfThenElse(hn::Gt(o0, m), o0, m);
-    m = hn::IfThenElse(hn::Gt(e1, m), e1, m);
-    m = hn::IfThenElse(hn::Gt(o1, m), o1, m);
+    VV m = FoldMax(e0, neg_inf);
+    m = FoldMax(o0, m);
+    m = FoldMax(e1, m);
+    m = FoldMax(o1, m);
     hn::StoreU(m, d, y + j);
   }
   return j;
