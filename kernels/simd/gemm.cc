@@ -255,8 +255,8 @@ void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, 
   // 8x8 image: 64 columns) of kNarrowColUnit (a vector of every target; a column's sums do not
   // depend on its panel's width). Narrower still, or when the column blocks would split unevenly,
   // rows split in whole micro-tiles of this target, every thread filling all of B: that copy is
-  // K * N of the product's 2 * M * N * K. Either way
-  // every element's path and bits are the serial call's.
+  // K * N of the product's 2 * M * N * K. Either way every element's path and bits are the serial
+  // call's.
   static const int64_t row_unit = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(MicroTileRowsImpl)());
   const int64_t row_units = std::max<int64_t>(1, M / row_unit);
   const int64_t row_min_units = parallel::MinChunk(
