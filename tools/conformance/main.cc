@@ -2,11 +2,13 @@
 //
 //   conformance MODE [mode options] [--filter=REGEX] [--verbose] [--report=FILE]
 //               [--min-pass=N] [--max-wrong=N] [--data-root=DIR] [--no-fork] [--timeout=SECONDS]
+//               [--jobs=N]
 //
 // Modes: `shapes` (shapes_mode.h), `run` (run_mode.h), `fold` (fold_mode.h). Verdicts are data: the
 // exit code is 0 whatever they are, except that --min-pass / --max-wrong make a run below / above
 // them exit 1 (the floor test's guard). A tool failure is exit 1 and a command-line mistake exit 2,
 // each with one line `conformance: error: ...` on stderr.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -15,6 +17,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -65,6 +68,8 @@ options:
   --data-root=DIR    the suite (default /usr/include/onnx/backend/test/data)
   --no-fork          run tests in-process (for debuggers; a crash ends the run)
   --timeout=SECONDS  per-test limit when forked (default 60; 0: none)
+  --jobs=N           forked tests run at once (default: the machine's cores); the output and
+                     verdicts do not depend on it
   --help             show this text
 )";
 
@@ -156,6 +161,7 @@ int Main(int argc, char** argv) {
   }
 
   RunnerOptions options;
+  options.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::string> mode_flags;
   CommandLine line(argc - 1, argv + 1);  // after the mode
   auto parse = [&]() -> absl::Status {
@@ -180,6 +186,9 @@ int Main(int argc, char** argv) {
       } else if (key == "--timeout") {
         ANVIL_ASSIGN_OR_RETURN(const int64_t seconds, line.Count(0));
         options.timeout_seconds = static_cast<int>(seconds);
+      } else if (key == "--jobs") {
+        ANVIL_ASSIGN_OR_RETURN(const int64_t jobs, line.Count(1));
+        options.jobs = static_cast<int>(std::min<int64_t>(jobs, 256));
       } else if (key == "--verbose") {
         ANVIL_RETURN_IF_ERROR(line.NoValue());
         options.verbose = true;

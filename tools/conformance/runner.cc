@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -109,10 +110,24 @@ std::string_view VerdictName(Verdict verdict) {
   return "?";
 }
 
-TestResult RunIsolated(const std::function<TestResult()>& fn, int timeout_seconds) {
+namespace {
+
+// A forked test process: its pid and the read end of its result pipe, or (pid < 0) the error
+// that kept it from starting.
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  TestResult failed;
+};
+
+// Forks a child that runs `fn` and writes its result to a pipe; does not wait for it.
+Child StartIsolated(const std::function<TestResult()>& fn, int timeout_seconds) {
+  Child child;
   int fds[2];
   if (pipe(fds) != 0) {
-    return {Verdict::kError, absl::StrCat("conformance: pipe failed: ", std::strerror(errno))};
+    child.failed = {Verdict::kError,
+                    absl::StrCat("conformance: pipe failed: ", std::strerror(errno))};
+    return child;
   }
   // Buffered output would otherwise be written twice, once by each process.
   std::fflush(nullptr);
@@ -120,7 +135,9 @@ TestResult RunIsolated(const std::function<TestResult()>& fn, int timeout_second
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
-    return {Verdict::kError, absl::StrCat("conformance: fork failed: ", std::strerror(errno))};
+    child.failed = {Verdict::kError,
+                    absl::StrCat("conformance: fork failed: ", std::strerror(errno))};
+    return child;
   }
   if (pid == 0) {
     close(fds[0]);
@@ -135,10 +152,19 @@ TestResult RunIsolated(const std::function<TestResult()>& fn, int timeout_second
     _exit(0);  // no atexit handlers or static destructors of the parent's state
   }
   close(fds[1]);
-  std::string message = ReadAll(fds[0]);
-  close(fds[0]);
+  child.pid = pid;
+  child.fd = fds[0];
+  return child;
+}
+
+// Reads a started child's result and reaps it. Reading to EOF before waiting lets a child whose
+// result outgrows the pipe's buffer finish; other children run on meanwhile.
+TestResult FinishIsolated(Child& child, int timeout_seconds) {
+  if (child.pid < 0) return child.failed;
+  std::string message = ReadAll(child.fd);
+  close(child.fd);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -163,6 +189,13 @@ TestResult RunIsolated(const std::function<TestResult()>& fn, int timeout_second
     result.ops = absl::StrSplit(absl::string_view(message).substr(1, newline - 1), ',');
   }
   return result;
+}
+
+}  // namespace
+
+TestResult RunIsolated(const std::function<TestResult()>& fn, int timeout_seconds) {
+  Child child = StartIsolated(fn, timeout_seconds);
+  return FinishIsolated(child, timeout_seconds);
 }
 
 int RunSuite(std::string_view title, const RunnerOptions& options, const TestFn& fn,
@@ -245,9 +278,9 @@ int RunSuite(std::string_view title, const RunnerOptions& options, const TestFn&
 
   std::vector<Outcome> outcomes;
   outcomes.reserve(in_scope.size());
-  for (const auto& [test, model] : in_scope) {
-    auto run_one = [&fn, test = test, &model = model]() { return fn(*test, model); };
-    TestResult result = options.isolate ? RunIsolated(run_one, options.timeout_seconds) : run_one();
+  // Prints and records test k's result; results arrive in test order.
+  auto record = [&](size_t k, TestResult result) {
+    const auto& [test, model] = in_scope[k];
     result.detail = OneLine(result.detail);
     if (result.verdict == Verdict::kWrong || result.verdict == Verdict::kError ||
         (options.verbose && result.verdict == Verdict::kUnknown)) {
@@ -261,7 +294,26 @@ int RunSuite(std::string_view title, const RunnerOptions& options, const TestFn&
     }
     std::vector<std::string> ops = result.ops.empty() ? ModelOpTypes(model) : result.ops;
     outcomes.push_back({test, std::move(ops), std::move(result)});
+  };
+  // Up to `jobs` forked tests run at once, finished oldest first (a test's process compiles code
+  // or runs kernels alone; the order of the output does not depend on the job count).
+  const size_t jobs = options.isolate ? static_cast<size_t>(std::max(1, options.jobs)) : 1;
+  std::deque<std::pair<size_t, Child>> running;
+  for (size_t k = 0; k < in_scope.size(); ++k) {
+    const auto& [test, model] = in_scope[k];
+    auto run_one = [&fn, test = test, &model = model]() { return fn(*test, model); };
+    if (!options.isolate) {
+      record(k, run_one());
+      continue;
+    }
+    if (running.size() == jobs) {
+      record(running.front().first,
+             FinishIsolated(running.front().second, options.timeout_seconds));
+      running.pop_front();
+    }
+    running.emplace_back(k, StartIsolated(run_one, options.timeout_seconds));
   }
+  for (auto& [k, child] : running) record(k, FinishIsolated(child, options.timeout_seconds));
 
   Counts total;
   std::map<std::string, Counts> by_folder;

@@ -69,6 +69,8 @@ struct RunnerOptions {
   bool isolate = true;
   // Per test, when isolated.
   int timeout_seconds = 60;
+  // Isolated tests run at once (each in its own process); ignored without isolation.
+  int jobs = 1;
   // The mode's exclusion list: test id (`node/test_abs`) or bare name -> reason. Excluded tests
   // are not run; they are listed (report: `<id> excluded <reason>`) and counted apart from the
   // verdicts, so an exclusion never passes for a pass.

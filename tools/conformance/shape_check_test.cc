@@ -3,12 +3,19 @@
 // shape judging, and crash isolation.
 #include "tools/conformance/shape_check.h"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "graph/onnx_import.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
@@ -408,6 +415,44 @@ TEST(RunIsolatedTest, PassesResultsAndSurvivesCrashes) {
       1);
   EXPECT_EQ(r.verdict, Verdict::kError);
   EXPECT_EQ(r.detail, "timed out after 1 s");
+}
+
+// Tests forked several at a time report exactly what one at a time reports, in the same order,
+// whichever finishes first (some sleep, some crash).
+TEST(RunSuiteTest, JobsDoNotChangeTheOutput) {
+  const TestFn fn = [](const TestCase& test, const onnx::ModelProto&) -> TestResult {
+    const size_t h = std::hash<std::string>()(test.name);
+    if (h % 3 == 0) usleep(20000);
+    switch (h % 5) {
+      case 0:
+        return {Verdict::kWrong, absl::StrCat(test.name, " is wrong\non two lines")};
+      case 1:
+        std::raise(SIGSEGV);
+        return {};
+      case 2:
+        return {Verdict::kUnknown, "?", {"Abs"}};
+      default:
+        return {Verdict::kPass, "", {}, "tag"};
+    }
+  };
+  auto run = [&](int jobs) {
+    RunnerOptions options;
+    options.filter = "^node/test_a";
+    options.verbose = true;
+    options.jobs = jobs;
+    std::ostringstream out, err;
+    EXPECT_EQ(RunSuite("fake", options, fn, out, err), 0) << err.str();
+    // Without the line that times the run.
+    std::string kept;
+    for (absl::string_view line : absl::StrSplit(out.str(), '\n')) {
+      if (!absl::StartsWith(line, "time: ")) absl::StrAppend(&kept, line, "\n");
+    }
+    return kept;
+  };
+  const std::string one = run(1);
+  EXPECT_NE(one.find("WRONG node/test_a"), std::string::npos) << one;
+  EXPECT_NE(one.find("crashed: signal"), std::string::npos) << one;
+  EXPECT_EQ(run(3), one);
 }
 
 }  // namespace
