@@ -2,7 +2,9 @@
 // with every coordinate_transformation_mode. Semantics follow the numpy reference that generated
 // the backend tests (onnx/backend/test/case/node/resize.py), including its choice of
 // `scale * input_length` (not the rounded output length) as the resized length in align_corners,
-// pytorch_half_pixel and tf_crop_and_resize.
+// pytorch_half_pixel and tf_crop_and_resize. The exception: a float linear resize of the last two
+// dims (rank 2, or rank 4 with N and C kept), the common image case, computes ONNX Runtime's
+// bits instead (OrtBilinear below), within the suite's tolerance of the reference.
 //
 // Interpolation is separable: each output coordinate of each dim maps to at most 4 (input
 // offset, weight) taps, computed once per dim; an output element is the sum over the tensor
@@ -466,6 +468,133 @@ void ResizeInterpolate(const TensorView& in, const TensorView& out,
                 });
 }
 
+// ONNX Runtime's bilinear resize. A float resize of the last two dims only (rank 2, or rank 4
+// with N and C kept) computes what ONNX Runtime's CPU kernel computes, bit for bit: coordinates in
+// float (the scale of `sizes` as the float ratio of the lengths), clamped to the input, weights
+// as distances to both neighbours (one half each where they coincide), and one four-term blend
+// per output. The separable passes above round differently in the last bit; a model that
+// quantizes a resized tensor dynamically (DynamicQuantizeLinear derives its scale from the data)
+// turns such a bit into a changed quantization step, which grows from layer to layer.
+struct BilinearAxis {
+  std::vector<int32_t> i1, i2;   // the neighbours, i1 <= i2
+  std::vector<float> d1, d2;     // the distances to them: d1 weighs i2, d2 weighs i1
+  std::vector<uint8_t> outside;  // tf_crop_and_resize past the input: the extrapolation value
+};
+
+float OrtSourceCoordinate(Coord coord, float x, float scale, float in_len, float out_len,
+                          float roi_start, float roi_end) {
+  switch (coord) {
+    case Coord::kHalfPixel:
+      return ((x + 0.5f) / scale) - 0.5f;
+    case Coord::kPytorchHalfPixel:
+      return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+    case Coord::kAsymmetric:
+      return x / scale;
+    case Coord::kTfHalfPixelForNn:
+      return (x + 0.5f) / scale;
+    case Coord::kAlignCorners:
+      return out_len == 1 ? 0.0f : (x * (in_len - 1)) / (out_len - 1);
+    case Coord::kTfCropAndResize:
+      return out_len > 1 ? roi_start * (in_len - 1) +
+                               ((x * (roi_end - roi_start)) * (in_len - 1)) / (out_len - 1)
+                         : static_cast<float>(0.5 * (roi_start + roi_end) * (in_len - 1));
+  }
+  return 0;
+}
+
+// `resized_length`: the output length the modes that use one (align_corners,
+// pytorch_half_pixel, tf_crop_and_resize) divide by.
+BilinearAxis OrtBilinearAxis(Coord coord, int64_t in_length, int64_t out_length, float scale,
+                             float resized_length, float roi_start, float roi_end) {
+  BilinearAxis a;
+  a.i1.resize(out_length);
+  a.i2.resize(out_length);
+  a.d1.resize(out_length);
+  a.d2.resize(out_length);
+  a.outside.resize(out_length);
+  const int32_t last = static_cast<int32_t>(in_length - 1);
+  const float last_f = static_cast<float>(last);
+  for (int64_t x = 0; x < out_length; ++x) {
+    const float xf = static_cast<float>(x);
+    // A scale of exactly 1 maps every index to itself, whatever the mode (and roi) say.
+    float v = scale == 1 ? xf
+                         : OrtSourceCoordinate(coord, xf, scale, static_cast<float>(in_length),
+                                               resized_length, roi_start, roi_end);
+    a.outside[x] = coord == Coord::kTfCropAndResize && (v < 0 || v > last_f);
+    v = std::max(0.0f, std::min(v, last_f));
+    const int32_t i1 = std::min(static_cast<int32_t>(v), last);
+    const int32_t i2 = std::min(i1 + 1, last);
+    a.i1[x] = i1;
+    a.i2[x] = i2;
+    a.d1[x] = i1 == i2 ? 0.5f : std::fabs(v - static_cast<float>(i1));
+    a.d2[x] = i1 == i2 ? 0.5f : std::fabs(v - static_cast<float>(i2));
+  }
+  return a;
+}
+
+// Resizes `in` into `out` (float32, dense) as above and returns true, or returns false (nothing
+// written) when the resize is not one of those shapes. `from_sizes`: the scales are the ratio of
+// `sizes` to the input dims.
+bool OrtBilinear(const ResizeParams& p, const TensorView& in, const TensorView& out,
+                 const std::vector<double>& scales, const std::vector<double>& roi,
+                 bool from_sizes) {
+  const int64_t rank = in.rank();
+  if (p.mode != Mode::kLinear || !(rank == 2 || rank == 4) || !in.Contiguous() ||
+      !out.Contiguous()) {
+    return false;
+  }
+  for (int64_t k = 0; k + 2 < rank; ++k) {
+    if (scales[k] != 1 || in.dims[k] != out.dims[k]) return false;
+    if (!roi.empty() && (roi[k] != 0 || roi[k + rank] != 1)) return false;
+  }
+  constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();
+  const int64_t h = in.dims[rank - 2], w = in.dims[rank - 1];
+  const int64_t out_h = out.dims[rank - 2], out_w = out.dims[rank - 1];
+  if (h > kMaxIndex || w > kMaxIndex || out_h > kMaxIndex || out_w > kMaxIndex) return false;
+  auto axis = [&](int64_t k) {
+    const float scale = from_sizes
+                            ? static_cast<float>(out.dims[k]) / static_cast<float>(in.dims[k])
+                            : static_cast<float>(scales[k]);
+    // ONNX Runtime divides by the output length; the reference (and the backend suite) by scale x
+    // input length. They differ only where that product is fractional (a 0.6 downscale of 4
+    // values: 2 against 2.4); there the reference's value is taken.
+    const double product = scales[k] * static_cast<double>(in.dims[k]);
+    const float resized_length = from_sizes || product == static_cast<double>(out.dims[k])
+                                     ? static_cast<float>(out.dims[k])
+                                     : static_cast<float>(product);
+    return OrtBilinearAxis(p.coord, in.dims[k], out.dims[k], scale, resized_length,
+                           roi.empty() ? 0.0f : static_cast<float>(roi[k]),
+                           roi.empty() ? 1.0f : static_cast<float>(roi[k + rank]));
+  };
+  const BilinearAxis rows = axis(rank - 2), cols = axis(rank - 1);
+  std::vector<int64_t> outside_cols;
+  for (int64_t x = 0; x < out_w; ++x) {
+    if (cols.outside[x]) outside_cols.push_back(x);
+  }
+  const float fill = static_cast<float>(p.extrapolation);
+  const float* src = in.As<float>();
+  float* dst = out.As<float>();
+  const int64_t out_rows = out.NumElements() / out_w;
+  parallel::For(out_rows, parallel::MinChunk(4.0 * out_w, parallel::kMinChunkElements),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t r = begin; r < end; ++r) {
+                    const int64_t plane = r / out_h, y = r % out_h;
+                    float* o = dst + r * out_w;
+                    if (rows.outside[y]) {
+                      std::fill_n(o, out_w, fill);
+                      continue;
+                    }
+                    const float* base = src + plane * h * w;
+                    simd::BlendBilinearRow(base + rows.i1[y] * w, base + rows.i2[y] * w,
+                                           static_cast<size_t>(w), cols.i1.data(), cols.i2.data(),
+                                           cols.d1.data(), cols.d2.data(), rows.d1[y], rows.d2[y],
+                                           o, static_cast<size_t>(out_w));
+                    for (int64_t x : outside_cols) o[x] = fill;
+                  }
+                });
+  return true;
+}
+
 // Where the scales come from.
 enum class ScaleSource {
   kResize10,   // input 1
@@ -489,7 +618,8 @@ class ResizeKernel final : public OpKernel {
       return ctx.Error(absl::StrCat("output ", out.DebugString(), " for input ", in.DebugString()));
     }
     std::vector<double> scales, roi;
-    absl::Status s = ReadScales(ctx, in, out, &scales, &roi);
+    bool from_sizes = false;
+    absl::Status s = ReadScales(ctx, in, out, &scales, &roi, &from_sizes);
     if (!s.ok()) return s;
     if (static_cast<int64_t>(scales.size()) != rank) {
       return ctx.Error(absl::StrCat(scales.size(), " scales for input ", in.DebugString()));
@@ -534,11 +664,17 @@ class ResizeKernel final : public OpKernel {
       // the dense input's, which the widened copy shares).
       compute_ops::DenseInput<float> wide_in(in);
       compute_ops::DenseOutput<float> wide_out(out);
-      ResizeInterpolate<float>(
-          TensorView::Dense(ElementType::kFloat, const_cast<float*>(wide_in.data()), in.dims),
-          TensorView::Dense(ElementType::kFloat, wide_out.data(), out.dims), dims,
-          params_.extrapolation);
+      const TensorView wide_in_view =
+          TensorView::Dense(ElementType::kFloat, const_cast<float*>(wide_in.data()), in.dims);
+      const TensorView wide_out_view =
+          TensorView::Dense(ElementType::kFloat, wide_out.data(), out.dims);
+      if (!OrtBilinear(params_, wide_in_view, wide_out_view, scales, roi, from_sizes)) {
+        ResizeInterpolate<float>(wide_in_view, wide_out_view, dims, params_.extrapolation);
+      }
       wide_out.Commit();
+      return absl::OkStatus();
+    }
+    if (in.type == ElementType::kFloat && OrtBilinear(params_, in, out, scales, roi, from_sizes)) {
       return absl::OkStatus();
     }
     return DispatchNumeric(in.type, ctx.node().op_type(), [&](auto tag) -> absl::Status {
@@ -549,7 +685,8 @@ class ResizeKernel final : public OpKernel {
 
  private:
   absl::Status ReadScales(const KernelContext& ctx, const TensorView& in, const TensorView& out,
-                          std::vector<double>* scales, std::vector<double>* roi) const {
+                          std::vector<double>* scales, std::vector<double>* roi,
+                          bool* from_sizes) const {
     const int64_t rank = in.rank();
     auto read = [&](int i, std::vector<double>* v) -> absl::Status {
       if (!ctx.HasInput(i)) return absl::OkStatus();
@@ -580,6 +717,7 @@ class ResizeKernel final : public OpKernel {
     if (!ctx.HasInput(3) || ctx.input(3).NumElements() == 0) {
       return ctx.Error("neither scales nor sizes is given");
     }
+    *from_sizes = true;
     for (int64_t k = 0; k < rank; ++k) {
       scales->push_back(in.dims[k] == 0
                             ? 1.0

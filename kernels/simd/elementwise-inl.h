@@ -299,6 +299,50 @@ HWY_NOINLINE void Interpolate2Impl(const float* row, size_t len, const int32_t* 
   }
 }
 
+HWY_NOINLINE void BlendBilinearRowImpl(const float* top, const float* bottom, size_t len,
+                                       const int32_t* i1, const int32_t* i2, const float* d1,
+                                       const float* d2, float e1, float e2, float* dst, size_t n) {
+  const D d;
+  const hn::RebindToSigned<D> di;
+  const size_t L = hn::Lanes(d);
+  const V ve1 = hn::Set(d, e1), ve2 = hn::Set(d, e2);
+  size_t x = 0;
+  for (; x + L <= n; x += L) {
+    const auto c1 = hn::LoadU(di, i1 + x), c2 = hn::LoadU(di, i2 + x);
+    V a11, a21, a12, a22;
+    const int32_t base = i1[x];
+    // Upsampling: the vector's columns lie within L values of i1[x], so one load per row and
+    // in-register permutes replace the gathers.
+    if (static_cast<size_t>(base) + L <= len && i2[x + L - 1] - base < static_cast<int32_t>(L)) {
+      const auto shift = hn::Set(di, base);
+      const auto k1 = hn::IndicesFromVec(d, hn::Sub(c1, shift));
+      const auto k2 = hn::IndicesFromVec(d, hn::Sub(c2, shift));
+      const V t = hn::LoadU(d, top + base), b = hn::LoadU(d, bottom + base);
+      a11 = hn::TableLookupLanes(t, k1);
+      a21 = hn::TableLookupLanes(t, k2);
+      a12 = hn::TableLookupLanes(b, k1);
+      a22 = hn::TableLookupLanes(b, k2);
+    } else {
+      a11 = hn::GatherIndex(d, top, c1);
+      a21 = hn::GatherIndex(d, top, c2);
+      a12 = hn::GatherIndex(d, bottom, c1);
+      a22 = hn::GatherIndex(d, bottom, c2);
+    }
+    const V vd1 = hn::LoadU(d, d1 + x), vd2 = hn::LoadU(d, d2 + x);
+    V sum = hn::Mul(hn::Mul(vd2, ve2), a11);
+    sum = hn::Add(sum, hn::Mul(hn::Mul(vd1, ve2), a21));
+    sum = hn::Add(sum, hn::Mul(hn::Mul(vd2, ve1), a12));
+    sum = hn::Add(sum, hn::Mul(hn::Mul(vd1, ve1), a22));
+    hn::StoreU(sum, d, dst + x);
+  }
+  for (; x < n; ++x) {
+    float sum = d2[x] * e2 * top[i1[x]];
+    sum = sum + d1[x] * e2 * top[i2[x]];
+    sum = sum + d2[x] * e1 * bottom[i1[x]];
+    dst[x] = sum + d1[x] * e1 * bottom[i2[x]];
+  }
+}
+
 HWY_NOINLINE void AddScaledImpl(const float* x, float w, float* y, size_t n) {
   const D d;
   const size_t L = hn::Lanes(d);

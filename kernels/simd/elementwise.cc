@@ -22,6 +22,7 @@ HWY_EXPORT(MaxPoolRowsImpl);
 HWY_EXPORT(MaxPool2x2PlanesImpl);
 HWY_EXPORT(AddInterleaved2Impl);
 HWY_EXPORT(Interpolate2Impl);
+HWY_EXPORT(BlendBilinearRowImpl);
 HWY_EXPORT(AddScaledImpl);
 
 void BinaryVectorVector(BinaryOp op, const float* a, const float* b, float* out, size_t n) {
@@ -67,6 +68,12 @@ void AddInterleaved2(const float* a, const float* b, float* dst, size_t n) {
 void Interpolate2(const float* row, size_t len, const int32_t* o0, const int32_t* o1,
                   const float* w0, const float* w1, float* dst, size_t n) {
   HWY_DYNAMIC_DISPATCH(Interpolate2Impl)(row, len, o0, o1, w0, w1, dst, n);
+}
+
+void BlendBilinearRow(const float* top, const float* bottom, size_t len, const int32_t* i1,
+                      const int32_t* i2, const float* d1, const float* d2, float e1, float e2,
+                      float* dst, size_t n) {
+  HWY_DYNAMIC_DISPATCH(BlendBilinearRowImpl)(top, bottom, len, i1, i2, d1, d2, e1, e2, dst, n);
 }
 
 void AddScaled(const float* x, float w, float* y, size_t n) {

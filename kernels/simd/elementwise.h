@@ -70,6 +70,15 @@ void AddInterleaved2(const float* a, const float* b, float* dst, size_t n);
 void Interpolate2(const float* row, size_t len, const int32_t* o0, const int32_t* o1,
                   const float* w0, const float* w1, float* dst, size_t n);
 
+// ONNX Runtime's bilinear blend of one output row, every operation rounded (no fused
+// multiply-add): dst[x] = (((d2[x] * e2) * top[i1[x]] + (d1[x] * e2) * top[i2[x]]) +
+// (d2[x] * e1) * bottom[i1[x]]) + (d1[x] * e1) * bottom[i2[x]] for x < n, where top and bottom
+// are the two input rows (y1, y2), e1 / e2 their weights' distances (dy1, dy2), i1 / i2 the
+// left and right columns (in [0, len), non-decreasing along x) and d1 / d2 theirs.
+void BlendBilinearRow(const float* top, const float* bottom, size_t len, const int32_t* i1,
+                      const int32_t* i2, const float* d1, const float* d2, float e1, float e2,
+                      float* dst, size_t n);
+
 // y[i] = y[i] + w * x[i] for i < n, the product rounded before the sum (no fused multiply-add).
 void AddScaled(const float* x, float w, float* y, size_t n);
 

@@ -21,11 +21,14 @@
 namespace anvil::shape_ops::shape_family {
 namespace {
 
-// floor(dim * scale), the dim Resize and Upsample produce. Doubles only on literal values; a
-// symbolic dim stays exact when the scale is a whole number, and is unknown otherwise.
+// floor(dim * scale), the dim Resize and Upsample produce. On literal values the product is a
+// float product, as ONNX's own shape inference and ONNX Runtime compute it (30 x 1.3f is 39.0f,
+// and 39 rows, where a double product would floor 38.99999857 to 38); a symbolic dim stays exact
+// when the scale is a whole number, and is unknown otherwise.
 IndexExpr ScaleDim(const IndexExpr& dim, double scale) {
   if (dim.IsLiteral()) {
-    const double scaled = std::floor(static_cast<double>(dim.literal()) * scale);
+    const double scaled = std::floor(
+        static_cast<double>(static_cast<float>(dim.literal()) * static_cast<float>(scale)));
     if (!(scaled < 0x1p62)) return IndexExpr::Undefined("scaled dim overflows int64");
     return static_cast<int64_t>(scaled);
   }
