@@ -650,6 +650,50 @@ TEST(ConvInteger, RowsWhollyInThePaddingAreZero) {
   }
 }
 
+// Sums past float's 2^24 stay exact (the kernel computes in double where that is exact): 64
+// channels of 3x3 taps of shifted values of magnitude up to 255, against an int64 reference,
+// with per-channel weight zero points at both ends of int8.
+TEST(ConvInteger, LargeSumsAreExact) {
+  const int64_t C = 64, H = 6, W = 5, M = 4;
+  std::vector<uint8_t> xv(C * H * W);
+  std::vector<int8_t> wv(M * C * 9);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = i % 7 == 3 ? 0 : static_cast<uint8_t>(255 - i % 3);
+  for (size_t i = 0; i < wv.size(); ++i)
+    wv[i] = static_cast<int8_t>(i % 5 == 1 ? 127 : -128 + i % 4);
+  const std::vector<int8_t> w_zp = {127, -128, 0, 5};
+  std::vector<int32_t> want;
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t oy = 0; oy < H; ++oy) {
+      for (int64_t ox = 0; ox < W; ++ox) {
+        int64_t sum = 0;
+        for (int64_t c = 0; c < C; ++c) {
+          for (int64_t ky = 0; ky < 3; ++ky) {
+            for (int64_t kx = 0; kx < 3; ++kx) {
+              const int64_t iy = oy + ky - 1, ix = ox + kx - 1;
+              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;  // x's zero point is 0
+              sum += static_cast<int64_t>(xv[(c * H + iy) * W + ix]) *
+                     (wv[((m * C + c) * 3 + ky) * 3 + kx] - w_zp[m]);
+            }
+          }
+        }
+        want.push_back(static_cast<int32_t>(sum));
+      }
+    }
+  }
+  int64_t largest = 0;
+  for (int32_t v : want) largest = std::max<int64_t>(largest, std::abs(int64_t{v}));
+  ASSERT_GT(largest, int64_t{1} << 24);  // past float's exact integers
+  absl::StatusOr<std::vector<Tensor>> y = RunText(
+      ModelText(10, "agraph (uint8[A] x, int8[B] w, uint8 xz, int8[4] wz) => (int32[D] y)",
+                "y = ConvInteger <kernel_shape = [3, 3], pads = [1, 1, 1, 1]> (x, w, xz, wz)"),
+      {MakeTensor(ElementType::kUint8, {1, C, H, W}, xv),
+       MakeTensor(ElementType::kInt8, {M, C, 3, 3}, wv),
+       MakeTensor(ElementType::kUint8, {}, std::vector<uint8_t>{0}),
+       MakeTensor(ElementType::kInt8, {M}, w_zp)});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(Values<int32_t>((*y)[0]), want);
+}
+
 // An empty batch or no output channels: an empty output, nothing computed (an empty batch with
 // padded rows made ConvInteger's image batching divide by zero; the model fuzzer found it).
 TEST(Conv, EmptyBatchOrChannelsGiveEmptyOutputs) {
