@@ -630,7 +630,6 @@ class ResizeKernel final : public OpKernel {
       CopyView(out, in);
       return absl::OkStatus();
     }
-    std::vector<DimTaps> dims;
     for (int64_t k = 0; k < rank; ++k) {
       if (in.dims[k] == 0) {
         return ctx.Error(absl::StrCat("cannot resize empty dim ", k, " of ", in.DebugString(),
@@ -639,19 +638,27 @@ class ResizeKernel final : public OpKernel {
       if (!(scales[k] > 0)) {
         return ctx.Error(absl::StrCat("scale ", scales[k], " of dim ", k, " is not positive"));
       }
-      const double roi_start = roi.empty() ? 0 : roi[k];
-      const double roi_end = roi.empty() ? 1 : roi[k + rank];
-      // Interpolation reads the innermost dim from a blended dense row (ResizeInterpolate).
-      const int64_t stride = params_.mode != Mode::kNearest && k == rank - 1 ? 1 : in.strides[k];
-      dims.push_back(
-          ComputeTaps(params_, in.dims[k], out.dims[k], scales[k], stride, roi_start, roi_end));
     }
+    // Every dim's taps, for the paths that take them (OrtBilinear computes its own).
+    auto taps = [&]() {
+      std::vector<DimTaps> dims;
+      for (int64_t k = 0; k < rank; ++k) {
+        const double roi_start = roi.empty() ? 0 : roi[k];
+        const double roi_end = roi.empty() ? 1 : roi[k + rank];
+        // Interpolation reads the innermost dim from a blended dense row (ResizeInterpolate).
+        const int64_t stride = params_.mode != Mode::kNearest && k == rank - 1 ? 1 : in.strides[k];
+        dims.push_back(
+            ComputeTaps(params_, in.dims[k], out.dims[k], scales[k], stride, roi_start, roi_end));
+      }
+      return dims;
+    };
     if (params_.mode == Mode::kNearest) {
       alignas(16) char fill[16] = {};
       if (params_.coord == Coord::kTfCropAndResize) {
         s = ConvertScalar(params_.extrapolation, in.type, ctx.node().op_type(), fill);
         if (!s.ok()) return s;
       }
+      const std::vector<DimTaps> dims = taps();
       return DispatchBySize(in.type, ctx.node().op_type(), [&](auto tag) -> absl::Status {
         ResizeNearest<decltype(tag)>(in, out, dims, fill);
         return absl::OkStatus();
@@ -669,7 +676,7 @@ class ResizeKernel final : public OpKernel {
       const TensorView wide_out_view =
           TensorView::Dense(ElementType::kFloat, wide_out.data(), out.dims);
       if (!OrtBilinear(params_, wide_in_view, wide_out_view, scales, roi, from_sizes)) {
-        ResizeInterpolate<float>(wide_in_view, wide_out_view, dims, params_.extrapolation);
+        ResizeInterpolate<float>(wide_in_view, wide_out_view, taps(), params_.extrapolation);
       }
       wide_out.Commit();
       return absl::OkStatus();
@@ -677,6 +684,7 @@ class ResizeKernel final : public OpKernel {
     if (in.type == ElementType::kFloat && OrtBilinear(params_, in, out, scales, roi, from_sizes)) {
       return absl::OkStatus();
     }
+    const std::vector<DimTaps> dims = taps();
     return DispatchNumeric(in.type, ctx.node().op_type(), [&](auto tag) -> absl::Status {
       ResizeInterpolate<decltype(tag)>(in, out, dims, params_.extrapolation);
       return absl::OkStatus();
