@@ -1,11 +1,13 @@
-// The integer convolutions: ConvInteger-10 and QLinearConv-10. Both run ConvForward
-// (conv_internal.h) after subtracting the zero points, so the zero padding is the zero point, as
-// the spec says - in double where that is exact (IntegerConvForward) - and QLinearConv then
-// requantizes the int32 sums.
+// The integer convolutions: ConvInteger-10 and QLinearConv-10. 1-D and 2-D windows run the int8
+// GEMM path (conv_int8.h) on the 8-bit values less their zero points, a constant weight packed
+// once when the kernel is made; other ranks subtract the zero points into int32 and run
+// ConvForward (conv_internal.h), in floating point where that is exact (IntegerConvForward).
+// Either way the zero padding is the zero point, as the spec says. QLinearConv then requantizes
+// the int32 sums (simd::Requantize).
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
@@ -14,7 +16,9 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "kernels/ops/compute_util.h"
+#include "kernels/ops/conv_int8.h"
 #include "kernels/ops/conv_internal.h"
+#include "kernels/simd/qgemm.h"
 
 namespace anvil::compute_ops {
 namespace {
@@ -94,51 +98,159 @@ struct ShiftedConv {
   std::vector<int32_t> x, w;  // less their zero points
 };
 
+// A weight's zero points: none (empty), one, or one per output channel of M.
+absl::StatusOr<std::vector<int32_t>> WeightZeros(const KernelContext& ctx, int zp_index,
+                                                 int64_t M) {
+  if (!ctx.HasInput(zp_index) || ctx.input(zp_index).NumElements() == 0)
+    return std::vector<int32_t>{};
+  ANVIL_ASSIGN_OR_RETURN(const std::vector<int64_t> zps, ReadInt64s(ctx, zp_index));
+  if (zps.size() != 1 && static_cast<int64_t>(zps.size()) != M) {
+    return ctx.Error(absl::StrCat("w_zero_point has ", zps.size(), " values for ", M,
+                                  " output channels (one, or one per channel)"));
+  }
+  return std::vector<int32_t>(zps.begin(), zps.end());
+}
+
+// The weight (input `w_index`) packed for the int8 path when it and its zero points (input
+// `zp_index`, absent or constant) are constants of a 1-D or 2-D convolution; null otherwise
+// (packed on each run).
+std::unique_ptr<const QConvWeights> PackConstantWeights(const Node& node, int64_t group,
+                                                        int w_index, int zp_index) {
+  const Elements* constant = ConstantInput(node, w_index);
+  if (constant == nullptr) return nullptr;
+  const auto dims = constant->dims();
+  if ((dims.size() != 3 && dims.size() != 4) || dims[0] <= 0 || group <= 0 ||
+      dims[0] % group != 0) {
+    return nullptr;
+  }
+  const int64_t M = dims[0];
+  std::optional<ConstantQuantizedWeight> w =
+      ReadConstantQuantizedWeight(node, w_index, zp_index, M, false);
+  if (!w.has_value()) return nullptr;
+  return std::make_unique<const QConvWeights>(
+      PackQConvWeights(w->bytes.data(), w->type == ElementType::kInt8, M, Product(w->dims) / M,
+                       group, w->zeros.empty() ? nullptr : w->zeros.data(), w->zeros.size() > 1));
+}
+
 // The kernels of the integer convolutions: their attributes and how they read their operands.
 class IntegerConvKernel : public OpKernel {
  public:
-  explicit IntegerConvKernel(ConvAttrs attrs) : attrs_(std::move(attrs)) {}
+  IntegerConvKernel(const Node& node, ConvAttrs attrs, int w_index, int w_zp_index)
+      : attrs_(std::move(attrs)),
+        w_index_(w_index),
+        w_zp_index_(w_zp_index),
+        packed_(PackConstantWeights(node, attrs_.group, w_index, w_zp_index)) {}
+  bool KeepsOwnCopyOf(int input) const override { return input == w_index_ && packed_ != nullptr; }
 
  protected:
   int64_t group() const { return attrs_.group; }
 
-  // X (input 0) and W (input `w_index`) of `op` are 8-bit integers.
-  static absl::Status CheckTypes(const KernelContext& ctx, const char* op, int w_index) {
-    for (const ElementType type : {ctx.input(0).type, ctx.input(w_index).type}) {
+  // X (input 0) and W (input w_index_) of `op` are 8-bit integers.
+  absl::Status CheckTypes(const KernelContext& ctx, const char* op) const {
+    for (const ElementType type : {ctx.input(0).type, ctx.input(w_index_).type}) {
       if (!IsQuantized(type)) return UnsupportedType(op, type);
     }
     return absl::OkStatus();
   }
 
-  // X (input 0) and W (input `w_index`) checked against each other, the window, and both
-  // shifted by their zero points (inputs 2 and `w_zp_index`). The types are checked before.
-  absl::StatusOr<ShiftedConv> Operands(KernelContext& ctx, int w_index, int w_zp_index) const {
+  // The window of X against W, both checked.
+  absl::StatusOr<WindowGeometry> Geometry(KernelContext& ctx) const {
     const TensorView& x = ctx.input(0);
-    const TensorView& w = ctx.input(w_index);
+    const TensorView& w = ctx.input(w_index_);
     ANVIL_RETURN_IF_ERROR(CheckConvShapes(ctx, x, w, attrs_.group));
+    return ConvGeometry(ctx, attrs_.window, x, w, ctx.output(0));
+  }
+
+  // The int32 sums conv(x - x_zero, w - w_zero) (+ bias) of output channel m, output positions
+  // [j0, j0 + count) of image n, handed to `store` block by block: the int8 path for 1-D and
+  // 2-D windows, else int32 sums of the whole output first.
+  absl::Status Sums(
+      KernelContext& ctx, const WindowGeometry& g, const int32_t* bias,
+      absl::FunctionRef<void(int64_t n, int64_t m, int64_t j0, int64_t count, int32_t* acc)> store)
+      const {
+    const TensorView& x = ctx.input(0);
+    const TensorView& w = ctx.input(w_index_);
+    const int64_t N = x.dims[0], C = x.dims[1], M = w.dims[0];
+    if (QConvSupports(g)) {
+      const int32_t x_zero = ctx.HasInput(2) && ctx.input(2).NumElements() > 0
+                                 ? static_cast<int32_t>(ReadDouble(ctx.input(2), 0))
+                                 : 0;
+      QConvWeights per_run;
+      const QConvWeights* weights = packed_.get();
+      if (weights == nullptr) {
+        ANVIL_ASSIGN_OR_RETURN(const std::vector<int32_t> zeros, WeightZeros(ctx, w_zp_index_, M));
+        const bool w_signed = w.type == ElementType::kInt8;
+        Tensor dense_w;
+        const void* w_bytes = w.data;
+        if (!w.Contiguous()) {
+          dense_w = Tensor::CopyOf(w);
+          w_bytes = dense_w.view().data;
+        }
+        per_run =
+            PackQConvWeights(w_bytes, w_signed, M, M > 0 ? w.NumElements() / M : 0, attrs_.group,
+                             zeros.empty() ? nullptr : zeros.data(), zeros.size() > 1);
+        weights = &per_run;
+      }
+      Tensor dense_x;
+      const void* x_bytes = x.data;
+      if (!x.Contiguous()) {
+        dense_x = Tensor::CopyOf(x);
+        x_bytes = dense_x.view().data;
+      }
+      const int64_t Mg = M / attrs_.group;
+      QConvForward(g, N, C, x_bytes, x.type == ElementType::kInt8, x_zero, *weights,
+                   [&](int64_t n, int64_t gi, int64_t r0, int64_t r1, int64_t j0, int64_t count,
+                       int32_t* acc, int64_t ld) {
+                     for (int64_t r = r0; r < r1; ++r) {
+                       const int64_t m = gi * Mg + r;
+                       int32_t* row = acc + (r - r0) * ld;
+                       if (bias != nullptr) {
+                         // int32 sums wrap around: added as unsigned.
+                         for (int64_t j = 0; j < count; ++j) {
+                           row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) +
+                                                         static_cast<uint32_t>(bias[m]));
+                         }
+                       }
+                       store(n, m, j0, count, row);
+                     }
+                   });
+      return absl::OkStatus();
+    }
     ShiftedConv conv;
-    ANVIL_ASSIGN_OR_RETURN(conv.g, ConvGeometry(ctx, attrs_.window, x, w, ctx.output(0)));
+    conv.g = g;
     conv.x = ShiftedInput(x, ctx, 2);
-    ANVIL_ASSIGN_OR_RETURN(conv.w, ShiftedWeights(w, ctx, w_zp_index));
-    return conv;
+    ANVIL_ASSIGN_OR_RETURN(conv.w, ShiftedWeights(w, ctx, w_zp_index_));
+    std::vector<int32_t> acc(static_cast<size_t>(N * M * g.out_size));
+    IntegerConvForward(g, N, C, M, attrs_.group, conv.x, conv.w, bias, acc.data());
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t m = 0; m < M; ++m)
+        store(n, m, 0, g.out_size, acc.data() + (n * M + m) * g.out_size);
+    }
+    return absl::OkStatus();
   }
 
  private:
   ConvAttrs attrs_;
+  int w_index_, w_zp_index_;
+  std::unique_ptr<const QConvWeights> packed_;  // W less its zero points, when constant
 };
 
 // ConvInteger-10: int32 Y = conv(x - x_zero_point, w - w_zero_point).
 class ConvIntegerKernel final : public IntegerConvKernel {
  public:
-  using IntegerConvKernel::IntegerConvKernel;
+  ConvIntegerKernel(const Node& node, ConvAttrs attrs)
+      : IntegerConvKernel(node, std::move(attrs), 1, 3) {}
 
   absl::Status Compute(KernelContext& ctx) override {
-    ANVIL_RETURN_IF_ERROR(CheckTypes(ctx, "ConvInteger", 1));
-    ANVIL_ASSIGN_OR_RETURN(const ShiftedConv conv, Operands(ctx, 1, 3));
-    const Shape& x_dims = ctx.input(0).dims;
-    IntegerConvForward(conv.g, x_dims[0], x_dims[1], ctx.input(1).dims[0], group(), conv.x, conv.w,
-                       nullptr, ctx.output(0).As<int32_t>());
-    return absl::OkStatus();
+    ANVIL_RETURN_IF_ERROR(CheckTypes(ctx, "ConvInteger"));
+    ANVIL_ASSIGN_OR_RETURN(const WindowGeometry g, Geometry(ctx));
+    TensorView& y = ctx.output(0);
+    int32_t* out = y.As<int32_t>();
+    const int64_t M = ctx.input(1).dims[0];
+    return Sums(ctx, g, nullptr,
+                [&](int64_t n, int64_t m, int64_t j0, int64_t count, int32_t* acc) {
+                  std::copy(acc, acc + count, out + (n * M + m) * g.out_size + j0);
+                });
   }
 };
 
@@ -147,13 +259,13 @@ class ConvIntegerKernel final : public IntegerConvKernel {
 // y_scale) + y_zero_point), the multiplier in float as ONNX Runtime computes it.
 class QLinearConvKernel final : public IntegerConvKernel {
  public:
-  using IntegerConvKernel::IntegerConvKernel;
+  QLinearConvKernel(const Node& node, ConvAttrs attrs)
+      : IntegerConvKernel(node, std::move(attrs), 3, 5) {}
 
   absl::Status Compute(KernelContext& ctx) override {
-    const TensorView& x = ctx.input(0);
     const TensorView& w = ctx.input(3);
     TensorView& y = ctx.output(0);
-    ANVIL_RETURN_IF_ERROR(CheckTypes(ctx, "QLinearConv", 3));
+    ANVIL_RETURN_IF_ERROR(CheckTypes(ctx, "QLinearConv"));
     if (!IsQuantized(y.type)) return UnsupportedType("QLinearConv", y.type);
     for (const auto& [index, name] :
          {std::pair(1, "x_scale"), std::pair(6, "y_scale"), std::pair(7, "y_zero_point")}) {
@@ -163,49 +275,39 @@ class QLinearConvKernel final : public IntegerConvKernel {
             ctx.HasInput(index) ? ctx.input(index).DebugString() : std::string("missing")));
       }
     }
-    ANVIL_ASSIGN_OR_RETURN(const ShiftedConv conv, Operands(ctx, 3, 5));
-    ANVIL_RETURN_IF_ERROR(CheckConvBias(ctx, w.dims[0], 8));
+    ANVIL_ASSIGN_OR_RETURN(const WindowGeometry g, Geometry(ctx));
+    const int64_t M = w.dims[0];
+    ANVIL_RETURN_IF_ERROR(CheckConvBias(ctx, M, 8));
     DenseInput<int32_t> bias;
     if (ctx.HasInput(8)) bias.Reset(ctx.input(8));
-    std::vector<int32_t> acc(y.NumElements());
-    const int64_t N = x.dims[0], M = w.dims[0];
-    IntegerConvForward(conv.g, N, x.dims[1], M, group(), conv.x, conv.w,
-                       ctx.HasInput(8) ? bias.data() : nullptr, acc.data());
 
     const float x_scale = static_cast<float>(ReadDouble(ctx.input(1), 0));
     const float y_scale = static_cast<float>(ReadDouble(ctx.input(6), 0));
-    const int64_t y_zp = static_cast<int64_t>(ReadDouble(ctx.input(7), 0));
+    const int32_t y_zero = static_cast<int32_t>(ReadDouble(ctx.input(7), 0));
     const TensorView& w_scale = ctx.input(4);
     const int64_t n_scales = w_scale.NumElements();
     if (n_scales != 1 && n_scales != M) {
       return ctx.Error(absl::StrCat("w_scale has ", n_scales, " values for ", M, " channels"));
     }
-    const int64_t lo = y.type == ElementType::kUint8 ? 0 : -128;
-    const int64_t hi = y.type == ElementType::kUint8 ? 255 : 127;
-    for (int64_t n = 0; n < N; ++n) {
-      for (int64_t m = 0; m < M; ++m) {
-        const float multiplier =
-            x_scale * static_cast<float>(ReadDouble(w_scale, n_scales == 1 ? 0 : m)) / y_scale;
-        const int64_t base = (n * M + m) * conv.g.out_size;
-        for (int64_t p = 0; p < conv.g.out_size; ++p) {
-          const float scaled = std::nearbyint(static_cast<float>(acc[base + p]) * multiplier);
-          const int64_t q = std::clamp<int64_t>(static_cast<int64_t>(scaled) + y_zp, lo, hi);
-          if (y.type == ElementType::kUint8) {
-            y.As<uint8_t>()[base + p] = static_cast<uint8_t>(q);
-          } else {
-            y.As<int8_t>()[base + p] = static_cast<int8_t>(q);
-          }
-        }
-      }
+    std::vector<float> multiplier(static_cast<size_t>(M));
+    for (int64_t m = 0; m < M; ++m) {
+      multiplier[m] =
+          x_scale * static_cast<float>(ReadDouble(w_scale, n_scales == 1 ? 0 : m)) / y_scale;
     }
-    return absl::OkStatus();
+    const bool y_signed = y.type == ElementType::kInt8;
+    uint8_t* out = static_cast<uint8_t*>(y.data);
+    return Sums(ctx, g, ctx.HasInput(8) ? bias.data() : nullptr,
+                [&](int64_t n, int64_t m, int64_t j0, int64_t count, int32_t* acc) {
+                  simd::Requantize(acc, count, &multiplier[m], &y_zero, false, y_signed,
+                                   out + (n * M + m) * g.out_size + j0);
+                });
   }
 };
 
 template <class Kernel>
 KernelOr MakeIntegerConv(const Node& node) {
   ANVIL_ASSIGN_OR_RETURN(ConvAttrs attrs, ReadConvAttrs(node));
-  return std::unique_ptr<OpKernel>(new Kernel(std::move(attrs)));
+  return std::unique_ptr<OpKernel>(new Kernel(node, std::move(attrs)));
 }
 
 }  // namespace

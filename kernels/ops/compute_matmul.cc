@@ -1,6 +1,7 @@
 // Matrix products: MatMul, Gemm, MatMulInteger, QLinearMatMul. All reduce to simd/gemm.h (float,
-// double; float16/bfloat16 through float) or its integer counterpart in compute_util.h, reading
-// strided operands in place whenever one of their matrix dims has unit stride.
+// double; float16/bfloat16 through float), the int8 GEMM of simd/qgemm.h (a 2-D quantized B), or
+// the integer GEMM of compute_util.h, reading strided operands in place whenever one of their
+// matrix dims has unit stride.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/ops/compute_util.h"
 #include "kernels/simd/gemm.h"
+#include "kernels/simd/qgemm.h"
 
 namespace anvil::compute_ops {
 namespace {
@@ -347,6 +349,120 @@ absl::Status QLinearMatMulCompute(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// A 2-D 8-bit weight B [K, N] less its zero point (absent, one value, or [N] per column), packed
+// for simd::QGemm once when the kernel is made, when both are constants.
+std::unique_ptr<const simd::QColumns> PackConstantQuantizedWeight(const Node& node, int b_index,
+                                                                  int zp_index) {
+  const Elements* constant = ConstantInput(node, b_index);
+  if (constant == nullptr || constant->dims().size() != 2) return nullptr;
+  const int64_t K = constant->dims()[0], N = constant->dims()[1];
+  std::optional<ConstantQuantizedWeight> b =
+      ReadConstantQuantizedWeight(node, b_index, zp_index, N, true);
+  if (!b.has_value()) return nullptr;
+  return std::make_unique<const simd::QColumns>(
+      simd::PackQColumns(b->bytes.data(), b->type == ElementType::kInt8, N, K, N,
+                         b->zeros.empty() ? nullptr : b->zeros.data(), b->zeros.size() > 1));
+}
+
+// MatMulInteger and QLinearMatMul by the int8 GEMM (simd/qgemm.h) when B is 2-D with a zero
+// point of one value or one per column, A's zero point (and for QLinearMatMul A's scale and Y's
+// scale and zero point) one value and B's scale one or one per column; else the general
+// int32 path above, which also takes a per-row A and batched B.
+class QuantizedMatMulKernel final : public OpKernel {
+ public:
+  QuantizedMatMulKernel(const Node& node, bool requantize)
+      : requantize_(requantize),
+        b_index_(requantize ? 3 : 1),
+        b_zp_index_(requantize ? 5 : 3),
+        packed_(PackConstantQuantizedWeight(node, b_index_, b_zp_index_)) {}
+  bool KeepsOwnCopyOf(int input) const override { return input == b_index_ && packed_ != nullptr; }
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& a = ctx.input(0);
+    const TensorView& b = ctx.input(b_index_);
+    TensorView& y = ctx.output(0);
+    const char* op = requantize_ ? "QLinearMatMul" : "MatMulInteger";
+    if (!IsQuantizedType(a.type)) return UnsupportedType(op, a.type);
+    if (!IsQuantizedType(b.type)) return UnsupportedType(op, b.type);
+    if (requantize_ && !IsQuantizedType(y.type)) return UnsupportedType(op, y.type);
+    auto one = [&](int i) { return !ctx.HasInput(i) || ctx.input(i).NumElements() == 1; };
+    auto one_or_columns = [&](int i, int64_t n) {
+      return one(i) || (ctx.input(i).rank() == 1 && ctx.input(i).dims[0] == n);
+    };
+    const bool fits = b.rank() == 2 && a.rank() >= 1 && a.dims.back() == b.dims[0] &&
+                      y.Contiguous() && one(2) && one_or_columns(b_zp_index_, b.dims[1]) &&
+                      (!requantize_ || (one(1) && one_or_columns(4, b.dims[1]) && one(6) &&
+                                        one(7) && ctx.HasInput(6) && ctx.HasInput(7)));
+    if (!fits) {
+      if (b.data == nullptr) {
+        return ctx.Error("B's bytes were released for a packed copy it cannot use");
+      }
+      return requantize_ ? QLinearMatMulCompute(ctx) : MatMulIntegerCompute(ctx);
+    }
+    const int64_t K = b.dims[0], N = b.dims[1];
+    const int64_t M = K > 0 ? a.NumElements() / K : 0;
+    simd::QColumns per_run;
+    const simd::QColumns* cols = packed_.get();
+    if (cols == nullptr) {
+      std::vector<int32_t> zeros;
+      if (ctx.HasInput(b_zp_index_)) {
+        ANVIL_ASSIGN_OR_RETURN(const std::vector<int64_t> z, ReadInt64s(ctx, b_zp_index_));
+        zeros.assign(z.begin(), z.end());
+      }
+      Tensor dense_b;
+      const void* b_bytes = b.data;
+      if (!b.Contiguous()) {
+        dense_b = Tensor::CopyOf(b);
+        b_bytes = dense_b.view().data;
+      }
+      per_run = simd::PackQColumns(b_bytes, b.type == ElementType::kInt8, N, K, N,
+                                   zeros.empty() ? nullptr : zeros.data(), zeros.size() > 1);
+      cols = &per_run;
+    }
+    Tensor dense_a;
+    const void* a_bytes = a.data;
+    if (!a.Contiguous()) {
+      dense_a = Tensor::CopyOf(a);
+      a_bytes = dense_a.view().data;
+    }
+    const int32_t a_zero = ctx.HasInput(2) ? static_cast<int32_t>(ReadDouble(ctx.input(2), 0)) : 0;
+    const simd::QRows rows =
+        simd::PackQRows(a_bytes, a.type == ElementType::kInt8, K, M, K, &a_zero, false);
+    if (!requantize_) {
+      CountPackedProduct(ctx);
+      simd::QGemm(rows, *cols, y.As<int32_t>(), N);
+      return absl::OkStatus();
+    }
+    // y = saturate(round(acc * (a_scale * b_scale[j] / y_scale)) + y_zero): the multiplier in
+    // float in that order, as QLinearMatMulCompute (and ONNX Runtime) computes it.
+    const float a_scale = static_cast<float>(ReadDouble(ctx.input(1), 0));
+    const float y_scale = static_cast<float>(ReadDouble(ctx.input(6), 0));
+    const TensorView& b_scale = ctx.input(4);
+    std::vector<float> multiplier(static_cast<size_t>(N));
+    for (int64_t j = 0; j < N; ++j) {
+      multiplier[j] = a_scale *
+                      static_cast<float>(ReadDouble(b_scale, b_scale.NumElements() == 1 ? 0 : j)) /
+                      y_scale;
+    }
+    const std::vector<int32_t> y_zero(static_cast<size_t>(N),
+                                      static_cast<int32_t>(ReadDouble(ctx.input(7), 0)));
+    std::vector<int32_t> acc(static_cast<size_t>(M * N));
+    CountPackedProduct(ctx);
+    simd::QGemm(rows, *cols, acc.data(), N);
+    const bool y_signed = y.type == ElementType::kInt8;
+    for (int64_t i = 0; i < M; ++i) {
+      simd::Requantize(acc.data() + i * N, N, multiplier.data(), y_zero.data(), true, y_signed,
+                       static_cast<uint8_t*>(y.data) + i * N);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool requantize_;
+  int b_index_, b_zp_index_;
+  std::unique_ptr<const simd::QColumns> packed_;  // B less its zero point, when constant
+};
+
 }  // namespace
 
 KernelOr CreateMatMul(const Node& node, int64_t) {
@@ -357,12 +473,12 @@ KernelOr CreateGemm(const Node& node, int64_t opset) {
   return std::unique_ptr<OpKernel>(new GemmKernel(node, opset));
 }
 
-KernelOr CreateMatMulInteger(const Node&, int64_t) {
-  return std::unique_ptr<OpKernel>(new FunctionKernel(&MatMulIntegerCompute));
+KernelOr CreateMatMulInteger(const Node& node, int64_t) {
+  return std::unique_ptr<OpKernel>(new QuantizedMatMulKernel(node, false));
 }
 
-KernelOr CreateQLinearMatMul(const Node&, int64_t) {
-  return std::unique_ptr<OpKernel>(new FunctionKernel(&QLinearMatMulCompute));
+KernelOr CreateQLinearMatMul(const Node& node, int64_t) {
+  return std::unique_ptr<OpKernel>(new QuantizedMatMulKernel(node, true));
 }
 
 }  // namespace anvil::compute_ops

@@ -57,11 +57,49 @@ void NarrowToHalves(const float* x, uint16_t* out, int64_t n) {
                 });
 }
 
-std::optional<ConstantFloats> ReadConstantFloats(const Node& node, int input, bool float32_too) {
-  if (input >= node.num_inputs()) return std::nullopt;
+const Elements* ConstantInput(const Node& node, int input) {
+  if (input >= node.num_inputs()) return nullptr;
   const Value* v = node.input(input);
-  if (v == nullptr || !v->IsInitializer() || v->IsGraphInput()) return std::nullopt;
-  const Elements& e = *v->constant();
+  if (v == nullptr || !v->IsInitializer() || v->IsGraphInput()) return nullptr;
+  return v->constant().get();
+}
+
+std::optional<ConstantQuantizedWeight> ReadConstantQuantizedWeight(const Node& node, int input,
+                                                                   int zp_index, int64_t per_index,
+                                                                   bool per_index_rank_1) {
+  const Elements* w = ConstantInput(node, input);
+  if (w == nullptr ||
+      (w->element_type() != ElementType::kUint8 && w->element_type() != ElementType::kInt8)) {
+    return std::nullopt;
+  }
+  ConstantQuantizedWeight out;
+  out.type = w->element_type();
+  out.dims.assign(w->dims().begin(), w->dims().end());
+  auto widen = [&](const std::vector<uint8_t>& bytes, std::vector<int32_t>* values) {
+    for (uint8_t b : bytes) {
+      values->push_back(out.type == ElementType::kInt8 ? static_cast<int8_t>(b) : b);
+    }
+  };
+  if (zp_index < node.num_inputs() && node.input(zp_index) != nullptr) {
+    const Elements* zp = ConstantInput(node, zp_index);
+    if (zp == nullptr || zp->element_type() != out.type) return std::nullopt;
+    const int64_t count = zp->NumElements();
+    if (count > 1 && (count != per_index || (per_index_rank_1 && zp->dims().size() != 1))) {
+      return std::nullopt;  // the run reports it
+    }
+    std::vector<uint8_t> bytes(static_cast<size_t>(count));
+    zp->CopyTo(bytes.data());
+    widen(bytes, &out.zeros);
+  }
+  out.bytes.resize(static_cast<size_t>(w->NumElements()));
+  w->CopyTo(out.bytes.data());
+  return out;
+}
+
+std::optional<ConstantFloats> ReadConstantFloats(const Node& node, int input, bool float32_too) {
+  const Elements* constant = ConstantInput(node, input);
+  if (constant == nullptr) return std::nullopt;
+  const Elements& e = *constant;
   const ElementType type = e.element_type();
   if ((type != ElementType::kFloat || !float32_too) && type != ElementType::kFloat16 &&
       type != ElementType::kBfloat16) {

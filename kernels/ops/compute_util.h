@@ -218,6 +218,24 @@ double ReadDouble(const TensorView& v, int64_t i);
 // Reads any numeric tensor as float values.
 std::vector<float> ReadFloats(const TensorView& v);
 
+// The values of input `input` of `node` when it is a constant a kernel may keep its own copy of:
+// an initializer that is not also a graph input, so that no run replaces it; null otherwise.
+const Elements* ConstantInput(const Node& node, int input);
+
+// An 8-bit constant weight (input `input` of `node`, ConstantInput) and the zero points of input
+// `zp_index` (absent, or a constant of the weight's type with 1 or `per_index` values; a 1-D
+// tensor when `per_index_rank_1`), as the int8 kernels pack them once at creation: nullopt
+// when either is not such a constant.
+struct ConstantQuantizedWeight {
+  ElementType type = ElementType::kUndefined;  // kUint8 or kInt8
+  Shape dims;
+  std::vector<uint8_t> bytes;
+  std::vector<int32_t> zeros;  // empty: none; else 1 or per_index values
+};
+std::optional<ConstantQuantizedWeight> ReadConstantQuantizedWeight(const Node& node, int input,
+                                                                   int zp_index, int64_t per_index,
+                                                                   bool per_index_rank_1);
+
 // Input `input` of `node` as float32 values, when it is a constant a kernel may keep its own
 // copy of (an initializer that is not also a graph input, so no run replaces it) of a float type
 // (float32, float16 or bfloat16, widened exactly); nullopt otherwise, and for float32 unless

@@ -31,6 +31,7 @@
 #include "kernels/ops/compute_util.h"
 #include "kernels/ops/data_internal.h"
 #include "kernels/ops/elementwise_internal.h"
+#include "kernels/simd/quantize.h"
 #include "kernels/tensor.h"
 
 namespace anvil::elementwise {
@@ -156,6 +157,16 @@ class QuantizeKernel final : public OpKernel {
       if (ctx.input(2).type != y.type) return ctx.Error("y_zero_point and y differ in type");
       ANVIL_ASSIGN_OR_RETURN(zero, QuantParam(ctx, ctx.input(2), x, axis_, "y_zero_point"));
     }
+    if (x.type == ElementType::kFloat && x.Contiguous() && y.Contiguous() &&
+        ctx.input(1).NumElements() == 1 && (!ctx.HasInput(2) || ctx.input(2).NumElements() == 1)) {
+      // Per tensor: the SIMD loop, which computes what the element-wise one below does but for
+      // NaN, which it takes to the type's lowest value as ONNX Runtime does (not to 0).
+      const int32_t z =
+          ctx.HasInput(2) ? static_cast<int32_t>(compute_ops::ReadDouble(ctx.input(2), 0)) : 0;
+      simd::QuantizeLinear(x.As<float>(), x.NumElements(), *ctx.input(1).As<float>(), z,
+                           y.type == ElementType::kInt8, y.data);
+      return absl::OkStatus();
+    }
     constexpr uint32_t kInputTypes = kFloatTypes | TypeBit(ElementType::kInt32);
     return DispatchTypes<kQuantizedTypes>(y.type, "QuantizeLinear", [&](auto y_tag) {
       using Q = decltype(y_tag);
@@ -194,6 +205,15 @@ class DequantizeKernel final : public OpKernel {
       if (ctx.input(2).type != x.type) return ctx.Error("x_zero_point and x differ in type");
       ANVIL_ASSIGN_OR_RETURN(zero, QuantParam(ctx, ctx.input(2), x, axis_, "x_zero_point"));
     }
+    if ((x.type == ElementType::kUint8 || x.type == ElementType::kInt8) && x.Contiguous() &&
+        y.Contiguous() && ctx.input(1).NumElements() == 1 &&
+        (!ctx.HasInput(2) || ctx.input(2).NumElements() == 1)) {
+      const int32_t z =
+          ctx.HasInput(2) ? static_cast<int32_t>(compute_ops::ReadDouble(ctx.input(2), 0)) : 0;
+      simd::DequantizeLinear(x.data, x.type == ElementType::kInt8, x.NumElements(),
+                             *ctx.input(1).As<float>(), z, y.As<float>());
+      return absl::OkStatus();
+    }
     constexpr uint32_t kInputTypes = kQuantizedTypes | TypeBit(ElementType::kInt32);
     return DispatchTypes<kInputTypes>(x.type, "DequantizeLinear", [&](auto tag) {
       using X = decltype(tag);
@@ -208,11 +228,12 @@ class DequantizeKernel final : public OpKernel {
   int64_t axis_;
 };
 
-// DynamicQuantizeLinear: uint8 with the range of x extended to include 0.
-//   scale = (max(0, max x) - min(0, min x)) / 255
-//   zero_point = saturate(round_half_even(-min / scale)),  y = saturate(round(x / scale) + zp)
-// in float, as the spec's reference does. An all-zero (or empty) x has scale 0: then y and the
-// zero point are 0 rather than the NaNs 0/0 would give.
+// DynamicQuantizeLinear: uint8 with the range of x extended to include 0, as ONNX Runtime
+// computes it:
+//   scale = (max(0, max x) - min(0, min x)) / 255, or 1 when that range is empty (all zeros)
+//   zero_point = round_half_even(clamp(0 - min / scale, 0, 255)),
+//   y = saturate(round_half_even(x / scale) + zero_point)
+// in float. (ONNX's formula divides by a zero scale for an all-zero x; its reference gives 1/255.)
 absl::Status DynamicQuantizeLinearCompute(KernelContext& ctx) {
   const TensorView& x_in = ctx.input(0);
   if (x_in.type != ElementType::kFloat) return UnsupportedType("DynamicQuantizeLinear", x_in.type);
@@ -224,27 +245,15 @@ absl::Status DynamicQuantizeLinearCompute(KernelContext& ctx) {
   }
   const int64_t n = x_in.NumElements();
   float lo = 0.0f, hi = 0.0f;
-  for (int64_t i = 0; i < n; ++i) {
-    lo = std::min(lo, x[i]);
-    hi = std::max(hi, x[i]);
-  }
-  const float scale = (hi - lo) / 255.0f;
-  float zero_point = 0.0f;
-  if (scale > 0.0f) zero_point = std::clamp(std::nearbyint((0.0f - lo) / scale), 0.0f, 255.0f);
+  simd::MinMax(x, n, &lo, &hi);
+  const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+  const float zero_point = std::nearbyint(std::clamp(0.0f - lo / scale, 0.0f, 255.0f));
   if (ctx.HasOutput(0)) {
     const TensorView& y = ctx.output(0);
     if (y.dims != x_in.dims || y.type != ElementType::kUint8) {
       return ctx.Error("y must be uint8 of x's shape");
     }
-    uint8_t* out = y.As<uint8_t>();
-    if (scale > 0.0f) {
-      for (int64_t i = 0; i < n; ++i) {
-        const float q = std::nearbyint(x[i] / scale) + zero_point;
-        out[i] = FloatToInt<uint8_t>(q);
-      }
-    } else {
-      std::fill(out, out + n, uint8_t{0});
-    }
+    simd::QuantizeLinear(x, n, scale, static_cast<int32_t>(zero_point), false, y.As<uint8_t>());
   }
   if (ctx.HasOutput(1)) *ctx.output(1).As<float>() = scale;
   if (ctx.HasOutput(2)) *ctx.output(2).As<uint8_t>() = static_cast<uint8_t>(zero_point);
