@@ -24,7 +24,9 @@
 # network at two batch sizes, the zoo at batch 1 (MobileNetV2, MobileNetV3-small, ResNet-18,
 # BlazeFace, a UNet, a YOLO-style detector, an STFT + log-mel audio front end, float16 MobileNetV2
 # and UNet: rows "zoo/NAME"), then the GEMM sweep (constant-weight MatMul models x[M, K] x W[K, N],
-# testdata/generate_models.py's GEMM_SHAPES; --no-sweep leaves it out). Float16 models (names
+# testdata/generate_models.py's GEMM_SHAPES; --no-sweep leaves it out), then the quantized zoo
+# (QDQ ResNet-18 and MobileNetV2, a dynamically quantized BERT-style encoder) at batch 1 and 8,
+# interpreter only, with int8/fp32 ratios. Float16 models (names
 # ending in _fp16) are compared with --rtol 1e-2 --atol 5e-3 (float32 ones: 1e-3 and 1e-5), and
 # their float16 inputs are made uniform in [-1, 1) here (ort_run.js's random float16 are raw bit
 # patterns 0..3, denormals).
@@ -57,8 +59,9 @@ done
 SHARED=$(pwd)/../shared/bench
 ORT_RUN=$SHARED/ort_run.js
 COMPARE=$SHARED/compare_outputs.py
-bazel build -c opt //tools:anvil-run //testdata:models //testdata:zoo >/dev/null 2>&1 ||
-  { echo "bench_vs_ort: error: bazel build -c opt //tools:anvil-run //testdata:models //testdata:zoo failed" >&2; exit 1; }
+TARGETS=(//tools:anvil-run //testdata:models //testdata:zoo //testdata:quantized_zoo)
+bazel build -c opt "${TARGETS[@]}" >/dev/null 2>&1 ||
+  { echo "bench_vs_ort: error: bazel build -c opt ${TARGETS[*]} failed" >&2; exit 1; }
 BIN=$(bazel info -c opt bazel-bin 2>/dev/null)
 ANVIL="$BIN/tools/anvil-run"
 MODELS="$BIN/testdata/models"
@@ -161,6 +164,61 @@ for c in "${CASES[@]}"; do
   printf "%-22s %-14s %7d %12.4f %12.4f %12.4f %8.2f %8.2f %10.2f  %s\n" "$model" "$shape" \
     "$threads" "$best_anvil" "$best_comp" "$best_ort" "$(awk "BEGIN{print $best_anvil / $best_ort}")" \
     "$(awk "BEGIN{print $best_comp / $best_ort}")" "$int_comp" "$check" | tee -a "$TMP/table"
+done
+done
+
+# Quantized rows (testdata/generate_quantized_zoo.py) at batch 1 and 8: Anvil's interpreter (the
+# compiled backend does not lower int8 yet) against ONNX Runtime with its default optimizations
+# (which fuse QDQ), and against Anvil on the float32 model the quantized one was made from
+# (int8/fp32; BERT's float model is not in the zoo). Outputs agree within two steps of the output's
+# quantization for the QDQ CNNs (ONNX Runtime fuses Add, pooling and Gemm into its QLinear contrib
+# ops, which Anvil runs in float) and 0.15 for bert_dynq, where ONNX Runtime's AVX2 kernel
+# saturates u8 x s8 pairs (kernels/README.md) and Anvil's sums are exact.
+QCASES=(
+  "zoo/resnet18_qdq 1,3,224,224" "zoo/resnet18_qdq 8,3,224,224"
+  "zoo/mobilenetv2_qdq 1,3,224,224" "zoo/mobilenetv2_qdq 8,3,224,224"
+  "zoo/bert_dynq 1,128,256" "zoo/bert_dynq 8,128,256"
+)
+qtolerance() {
+  if [[ $1 == *bert* ]]; then echo "--rtol 0 --atol 0.15"; else echo "--rtol 0 --atol 0.06"; fi
+}
+echo
+printf "%-22s %-14s %7s %12s %12s %10s %12s %10s\n" "quantized model" x threads "anvil ms" \
+  "ort ms" "anvil/ort" "fp32 ms" "int8/fp32"
+for threads in "${THREAD_COUNTS[@]}"; do
+for c in "${QCASES[@]}"; do
+  read -r model shape <<<"$c"
+  path=$(model_path "$model")
+  float_model=${model%_qdq}
+  [[ $float_model == "$model" ]] && float_model=""
+  dir="$TMP/${model//\//_}-$shape-$threads"
+  best_anvil="" best_ort="" best_fp32=""
+  for ((r = 0; r < ROUNDS; r++)); do
+    ort=$(node "$ORT_RUN" "$path" --shape "x=$shape" --threads "$threads" \
+      --iters "$ITERS" --warmup "$WARMUP" --out "$dir/ort" | median)
+    anvil=$("$ANVIL" "$path" --input-dir "$dir/ort" --threads "$threads" \
+      --iters "$ITERS" --warmup "$WARMUP" --out "$dir/anvil" | median)
+    if [[ -n $float_model ]]; then
+      fp32=$("$ANVIL" "$(model_path "$float_model")" --input-dir "$dir/ort" --threads "$threads" \
+        --iters "$ITERS" --warmup "$WARMUP" | median)
+      if [[ -z $best_fp32 ]] || awk "BEGIN{exit !($fp32 < $best_fp32)}"; then best_fp32=$fp32; fi
+    fi
+    if [[ -z $best_ort ]] || awk "BEGIN{exit !($ort < $best_ort)}"; then best_ort=$ort; fi
+    if [[ -z $best_anvil ]] || awk "BEGIN{exit !($anvil < $best_anvil)}"; then best_anvil=$anvil; fi
+  done
+  check="outputs agree"
+  # shellcheck disable=SC2046  # the two options of qtolerance, split
+  if ! /usr/bin/python3 "$COMPARE" "$dir/ort" "$dir/anvil" $(qtolerance "$model") >"$dir/cmp" 2>&1; then
+    check="OUTPUTS DIFFER: $(tr '\n' ' ' <"$dir/cmp")"
+  fi
+  fp32_cell="-" ratio_cell="-"
+  if [[ -n $best_fp32 ]]; then
+    fp32_cell=$(printf "%.4f" "$best_fp32")
+    ratio_cell=$(awk "BEGIN{printf \"%.2f\", $best_anvil / $best_fp32}")
+  fi
+  printf "%-22s %-14s %7d %12.4f %12.4f %10.2f %12s %10s  %s\n" "$model" "$shape" "$threads" \
+    "$best_anvil" "$best_ort" "$(awk "BEGIN{print $best_anvil / $best_ort}")" "$fp32_cell" \
+    "$ratio_cell" "$check"
 done
 done
 

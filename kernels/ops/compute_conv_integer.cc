@@ -161,11 +161,11 @@ class IntegerConvKernel : public OpKernel {
     return ConvGeometry(ctx, attrs_.window, x, w, ctx.output(0));
   }
 
-  // The int32 sums conv(x - x_zero, w - w_zero) (+ bias) of output channel m, output positions
+  // The int32 sums conv(x - x_zero, w - w_zero) of output channel m, output positions
   // [j0, j0 + count) of image n, handed to `store` block by block: the int8 path for 1-D and
   // 2-D windows, else int32 sums of the whole output first.
   absl::Status Sums(
-      KernelContext& ctx, const WindowGeometry& g, const int32_t* bias,
+      KernelContext& ctx, const WindowGeometry& g,
       absl::FunctionRef<void(int64_t n, int64_t m, int64_t j0, int64_t count, int32_t* acc)> store)
       const {
     const TensorView& x = ctx.input(0);
@@ -198,22 +198,15 @@ class IntegerConvKernel : public OpKernel {
         x_bytes = dense_x.view().data;
       }
       const int64_t Mg = M / attrs_.group;
-      QConvForward(g, N, C, x_bytes, x.type == ElementType::kInt8, x_zero, *weights,
-                   [&](int64_t n, int64_t gi, int64_t r0, int64_t r1, int64_t j0, int64_t count,
-                       int32_t* acc, int64_t ld) {
-                     for (int64_t r = r0; r < r1; ++r) {
-                       const int64_t m = gi * Mg + r;
-                       int32_t* row = acc + (r - r0) * ld;
-                       if (bias != nullptr) {
-                         // int32 sums wrap around: added as unsigned.
-                         for (int64_t j = 0; j < count; ++j) {
-                           row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) +
-                                                         static_cast<uint32_t>(bias[m]));
-                         }
-                       }
-                       store(n, m, j0, count, row);
-                     }
-                   });
+      const bool depthwise = QDepthwiseSupports(g, C, attrs_.group);
+      (depthwise ? QDepthwiseForward : QConvForward)(
+          g, N, C, x_bytes, x.type == ElementType::kInt8, x_zero, *weights,
+          [&](int64_t n, int64_t gi, int64_t r0, int64_t r1, int64_t j0, int64_t count,
+              int32_t* acc, int64_t ld) {
+            for (int64_t r = r0; r < r1; ++r) {
+              store(n, gi * Mg + r, j0, count, acc + (r - r0) * ld);
+            }
+          });
       return absl::OkStatus();
     }
     ShiftedConv conv;
@@ -221,7 +214,7 @@ class IntegerConvKernel : public OpKernel {
     conv.x = ShiftedInput(x, ctx, 2);
     ANVIL_ASSIGN_OR_RETURN(conv.w, ShiftedWeights(w, ctx, w_zp_index_));
     std::vector<int32_t> acc(static_cast<size_t>(N * M * g.out_size));
-    IntegerConvForward(g, N, C, M, attrs_.group, conv.x, conv.w, bias, acc.data());
+    IntegerConvForward(g, N, C, M, attrs_.group, conv.x, conv.w, nullptr, acc.data());
     for (int64_t n = 0; n < N; ++n) {
       for (int64_t m = 0; m < M; ++m)
         store(n, m, 0, g.out_size, acc.data() + (n * M + m) * g.out_size);
@@ -247,10 +240,9 @@ class ConvIntegerKernel final : public IntegerConvKernel {
     TensorView& y = ctx.output(0);
     int32_t* out = y.As<int32_t>();
     const int64_t M = ctx.input(1).dims[0];
-    return Sums(ctx, g, nullptr,
-                [&](int64_t n, int64_t m, int64_t j0, int64_t count, int32_t* acc) {
-                  std::copy(acc, acc + count, out + (n * M + m) * g.out_size + j0);
-                });
+    return Sums(ctx, g, [&](int64_t n, int64_t m, int64_t j0, int64_t count, int32_t* acc) {
+      std::copy(acc, acc + count, out + (n * M + m) * g.out_size + j0);
+    });
   }
 };
 
@@ -296,11 +288,11 @@ class QLinearConvKernel final : public IntegerConvKernel {
     }
     const bool y_signed = y.type == ElementType::kInt8;
     uint8_t* out = static_cast<uint8_t*>(y.data);
-    return Sums(ctx, g, ctx.HasInput(8) ? bias.data() : nullptr,
-                [&](int64_t n, int64_t m, int64_t j0, int64_t count, int32_t* acc) {
-                  simd::Requantize(acc, count, &multiplier[m], &y_zero, false, y_signed,
-                                   out + (n * M + m) * g.out_size + j0);
-                });
+    const int32_t* bias_values = ctx.HasInput(8) ? bias.data() : nullptr;
+    return Sums(ctx, g, [&](int64_t n, int64_t m, int64_t j0, int64_t count, int32_t* acc) {
+      simd::Requantize(acc, count, bias_values != nullptr ? bias_values[m] : 0, &multiplier[m],
+                       &y_zero, false, y_signed, out + (n * M + m) * g.out_size + j0);
+    });
   }
 };
 

@@ -451,7 +451,7 @@ class QuantizedMatMulKernel final : public OpKernel {
     simd::QGemm(rows, *cols, acc.data(), N);
     const bool y_signed = y.type == ElementType::kInt8;
     for (int64_t i = 0; i < M; ++i) {
-      simd::Requantize(acc.data() + i * N, N, multiplier.data(), y_zero.data(), true, y_signed,
+      simd::Requantize(acc.data() + i * N, N, 0, multiplier.data(), y_zero.data(), true, y_signed,
                        static_cast<uint8_t*>(y.data) + i * N);
     }
     return absl::OkStatus();

@@ -13,7 +13,9 @@
 
 #include "base/parallel.h"
 #include "base/scratch.h"
+#include "kernels/ops/conv_direct.h"
 #include "kernels/ops/conv_internal.h"
+#include "kernels/simd/quantize.h"
 
 namespace anvil::compute_ops {
 namespace {
@@ -102,6 +104,42 @@ QConvWeights PackQConvWeights(const void* w, bool is_signed, int64_t M, int64_t 
 }
 
 bool QConvSupports(const WindowGeometry& g) { return g.spatial == 1 || g.spatial == 2; }
+
+bool QDepthwiseSupports(const WindowGeometry& g, int64_t C, int64_t group) {
+  return g.spatial == 2 && group == C && g.kernel_size < 258;
+}
+
+void QDepthwiseForward(const WindowGeometry& g, int64_t N, int64_t C, const void* x, bool x_signed,
+                       int32_t x_zero, const QConvWeights& w, QConvStore store) {
+  const int64_t group = static_cast<int64_t>(w.groups.size());
+  if (N <= 0 || group == 0 || w.M <= 0 || g.out_size <= 0) return;
+  const int64_t M = w.M, Mg = M / group, K = w.K, K2 = (K + 1) / 2;
+  // W - w_zero as floats, taken back out of the packed int16 pairs.
+  std::vector<float> weights(static_cast<size_t>(M * K));
+  for (int64_t gi = 0; gi < group; ++gi) {
+    const std::vector<int32_t>& pairs = w.groups[gi].pairs;
+    for (int64_t r = 0; r < Mg; ++r) {
+      for (int64_t t = 0; t < K; ++t) {
+        const uint32_t pair = static_cast<uint32_t>(pairs[r * K2 + t / 2]);
+        weights[(gi * Mg + r) * K + t] =
+            static_cast<int16_t>(t % 2 == 0 ? pair & 0xFFFF : pair >> 16);
+      }
+    }
+  }
+  const int64_t in_count = N * C * g.in_size, out_count = N * M * g.out_size;
+  ScratchLease lease;
+  float* xf = lease.Get<float>(0, static_cast<size_t>(in_count));
+  float* yf = lease.Get<float>(1, static_cast<size_t>(out_count));
+  int32_t* acc = lease.Get<int32_t>(2, static_cast<size_t>(out_count));
+  simd::DequantizeLinear(x, x_signed, in_count, 1.0f, x_zero, xf);  // exactly x - x_zero
+  DepthwiseConv2D(g, N, C, M, group, xf, weights.data(), nullptr, simd::Epilogue(), yf);
+  for (int64_t i = 0; i < out_count; ++i) acc[i] = static_cast<int32_t>(yf[i]);
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t gi = 0; gi < group; ++gi) {
+      store(n, gi, 0, Mg, 0, g.out_size, acc + (n * M + gi * Mg) * g.out_size, g.out_size);
+    }
+  }
+}
 
 void QConvForward(const WindowGeometry& g, int64_t N, int64_t C, const void* x, bool x_signed,
                   int32_t x_zero, const QConvWeights& w, QConvStore store) {

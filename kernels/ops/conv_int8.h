@@ -34,6 +34,17 @@ bool QConvSupports(const WindowGeometry& g);
 using QConvStore = absl::FunctionRef<void(int64_t n, int64_t gi, int64_t r0, int64_t r1, int64_t j0,
                                           int64_t w, int32_t* acc, int64_t ld)>;
 
+// Whether QDepthwiseForward takes `g` with `C` input channels in `group` groups: one input
+// channel per group, a 2-D window of fewer than 258 taps (so that every partial sum of 8-bit
+// products is an exact float).
+bool QDepthwiseSupports(const WindowGeometry& g, int64_t C, int64_t group);
+
+// QConvForward's sums for a depthwise convolution, by the float depthwise kernels
+// (conv_direct.h) on X - x_zero and W - w_zero converted exactly: the sums are exact integers.
+// Cheaper than GEMMs of K = taps per channel. Calls `store` once per image with all rows.
+void QDepthwiseForward(const WindowGeometry& g, int64_t N, int64_t C, const void* x, bool x_signed,
+                       int32_t x_zero, const QConvWeights& w, QConvStore store);
+
 // The sums of conv(X - x_zero, W) for X [N, C, in...] of 8-bit values (`x_signed`: int8).
 void QConvForward(const WindowGeometry& g, int64_t N, int64_t C, const void* x, bool x_signed,
                   int32_t x_zero, const QConvWeights& w, QConvStore store);

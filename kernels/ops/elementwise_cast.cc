@@ -206,12 +206,28 @@ class DequantizeKernel final : public OpKernel {
       ANVIL_ASSIGN_OR_RETURN(zero, QuantParam(ctx, ctx.input(2), x, axis_, "x_zero_point"));
     }
     if ((x.type == ElementType::kUint8 || x.type == ElementType::kInt8) && x.Contiguous() &&
-        y.Contiguous() && ctx.input(1).NumElements() == 1 &&
-        (!ctx.HasInput(2) || ctx.input(2).NumElements() == 1)) {
-      const int32_t z =
-          ctx.HasInput(2) ? static_cast<int32_t>(compute_ops::ReadDouble(ctx.input(2), 0)) : 0;
-      simd::DequantizeLinear(x.data, x.type == ElementType::kInt8, x.NumElements(),
-                             *ctx.input(1).As<float>(), z, y.As<float>());
+        y.Contiguous() &&
+        (!ctx.HasInput(2) || ctx.input(2).NumElements() == ctx.input(1).NumElements())) {
+      // Per tensor, or per axis (a weight's channels): SIMD runs of the elements that share a
+      // scale and zero point.
+      const TensorView& s = ctx.input(1);
+      const bool per_axis = s.NumElements() != 1;
+      const int64_t a = !per_axis ? 0 : axis_ < 0 ? axis_ + x.rank() : axis_;
+      const int64_t channels = per_axis ? x.dims[a] : 1;
+      const int64_t inner =
+          per_axis ? compute_ops::Product(x.dims, static_cast<size_t>(a) + 1) : x.NumElements();
+      const int64_t outer = per_axis ? compute_ops::Product(x.dims, 0, static_cast<size_t>(a)) : 1;
+      const uint8_t* in = static_cast<const uint8_t*>(x.data);
+      float* out = y.As<float>();
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t c = 0; c < channels; ++c) {
+          const int64_t at = (o * channels + c) * inner;
+          const int32_t z =
+              ctx.HasInput(2) ? static_cast<int32_t>(compute_ops::ReadDouble(ctx.input(2), c)) : 0;
+          simd::DequantizeLinear(in + at, x.type == ElementType::kInt8, inner,
+                                 static_cast<float>(compute_ops::ReadDouble(s, c)), z, out + at);
+        }
+      }
       return absl::OkStatus();
     }
     constexpr uint32_t kInputTypes = kQuantizedTypes | TypeBit(ElementType::kInt32);

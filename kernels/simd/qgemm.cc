@@ -170,8 +170,8 @@ void PackPanelsImpl(const int16_t* rows, int64_t ld, int64_t k, int64_t n, int16
   }
 }
 
-void RequantizeImpl(const int32_t* acc, int64_t n, const float* multiplier, const int32_t* zero,
-                    bool per_column, bool is_signed, void* y) {
+void RequantizeImpl(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier,
+                    const int32_t* zero, bool per_column, bool is_signed, void* y) {
   const int32_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
   // Products beyond +-2^16 saturate whatever the zero point; clamping first keeps the int32
   // conversion and the zero point's addition in range.
@@ -185,9 +185,10 @@ void RequantizeImpl(const int32_t* acc, int64_t n, const float* multiplier, cons
   const size_t L = hn::Lanes(di);
   const auto vlo = hn::Set(di, lo), vhi = hn::Set(di, hi);
   const auto flimit = hn::Set(df, kLimit), fneg = hn::Set(df, -kLimit);
+  const auto vbias = hn::Set(di, bias);
   for (; j + static_cast<int64_t>(L) <= n; j += static_cast<int64_t>(L)) {
     const auto m = per_column ? hn::LoadU(df, multiplier + j) : hn::Set(df, multiplier[0]);
-    auto f = hn::Mul(hn::ConvertTo(df, hn::LoadU(di, acc + j)), m);
+    auto f = hn::Mul(hn::ConvertTo(df, hn::Add(hn::LoadU(di, acc + j), vbias)), m);
     f = hn::Min(hn::Max(f, fneg), flimit);
     auto q =
         hn::Add(hn::NearestInt(f), per_column ? hn::LoadU(di, zero + j) : hn::Set(di, zero[0]));
@@ -200,7 +201,9 @@ void RequantizeImpl(const int32_t* acc, int64_t n, const float* multiplier, cons
   }
 #endif
   for (; j < n; ++j) {
-    float f = static_cast<float>(acc[j]) * multiplier[per_column ? j : 0];
+    const int32_t sum =
+        static_cast<int32_t>(static_cast<uint32_t>(acc[j]) + static_cast<uint32_t>(bias));
+    float f = static_cast<float>(sum) * multiplier[per_column ? j : 0];
     f = std::min(std::max(f, -kLimit), kLimit);
     const int32_t q =
         std::clamp(static_cast<int32_t>(std::nearbyint(f)) + zero[per_column ? j : 0], lo, hi);
@@ -313,10 +316,10 @@ void QGemm(const QRows& a, const QColumns& b, int32_t* c, int64_t ldc) {
       });
 }
 
-void Requantize(const int32_t* acc, int64_t n, const float* multiplier, const int32_t* zero,
-                bool per_column, bool is_signed, void* y) {
+void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier,
+                const int32_t* zero, bool per_column, bool is_signed, void* y) {
   if (n <= 0) return;
-  HWY_DYNAMIC_DISPATCH(RequantizeImpl)(acc, n, multiplier, zero, per_column, is_signed, y);
+  HWY_DYNAMIC_DISPATCH(RequantizeImpl)(acc, n, bias, multiplier, zero, per_column, is_signed, y);
 }
 
 }  // namespace anvil::simd

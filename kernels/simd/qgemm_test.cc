@@ -118,11 +118,14 @@ TEST(QGemmTest, RequantizeRoundsHalfToEvenAndSaturates) {
     for (bool is_signed : {false, true}) {
       for (bool per_column : {false, true}) {
         std::vector<uint8_t> got(n);
-        Requantize(acc.data(), n, multiplier.data(), zero.data(), per_column, is_signed,
+        const int32_t bias = is_signed ? -37 : 1000;
+        Requantize(acc.data(), n, bias, multiplier.data(), zero.data(), per_column, is_signed,
                    got.data());
         for (int64_t j = 0; j < n; ++j) {
           const int64_t c = per_column ? j : 0;
-          const double scaled = std::nearbyint(double{static_cast<float>(acc[j]) * multiplier[c]});
+          const int32_t sum =
+              static_cast<int32_t>(static_cast<uint32_t>(acc[j]) + static_cast<uint32_t>(bias));
+          const double scaled = std::nearbyint(double{static_cast<float>(sum) * multiplier[c]});
           const int64_t want = std::clamp<int64_t>(static_cast<int64_t>(scaled) + zero[c],
                                                    is_signed ? -128 : 0, is_signed ? 127 : 255);
           const int64_t have = is_signed ? static_cast<int8_t>(got[j]) : got[j];
