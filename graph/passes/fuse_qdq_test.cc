@@ -1,7 +1,8 @@
 // fuse-qdq's property: on random QDQ convolutions and matrix products (uint8 and int8 data,
 // per-tensor and per-channel weights, zero points at the type edges, outputs that saturate,
 // strides, pads, groups, with and without bias), the fused integer ops give the QDQ graph's
-// quantized results within one step, run by the runtime with and without the pass.
+// quantized results within one step, run by the runtime with and without the pass, at 1 and 3
+// threads.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -123,12 +124,14 @@ Case RandomMatMul(Rng& r) {
 }
 
 // y of `text` run with `pipeline`, as int64 values (the output is uint8 or int8).
-std::vector<int64_t> RunY(const std::string& text, const std::string& pipeline, const Tensor& x) {
+std::vector<int64_t> RunY(const std::string& text, const std::string& pipeline, const Tensor& x,
+                          int threads) {
   absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
   EXPECT_TRUE(model.ok()) << model.status() << "\n" << text;
   if (!model.ok()) return {};
   SessionOptions options;
   options.pipeline = pipeline;
+  options.threads = threads;
   absl::StatusOr<std::unique_ptr<Session>> session = Session::Load(*std::move(model), options);
   EXPECT_TRUE(session.ok()) << session.status() << "\n" << text;
   if (!session.ok()) return {};
@@ -153,8 +156,10 @@ TEST(FuseQdqTest, FusedOpsGiveTheQdqGraphsResultsWithinOneStep) {
     for (int64_t i = 0; i < x.NumElements(); ++i) {
       static_cast<uint8_t*>(x.data())[i] = static_cast<uint8_t>(r.Int(0, 255));
     }
-    const std::vector<int64_t> qdq = RunY(c.text, "shape-inference", x);
-    const std::vector<int64_t> fused = RunY(c.text, "shape-inference,fuse-qdq,dce", x);
+    const std::vector<int64_t> qdq = RunY(c.text, "shape-inference", x, 1);
+    // Every other graph with 3 threads: the int8 convolutions split blocks and rows by threads.
+    const std::vector<int64_t> fused =
+        RunY(c.text, "shape-inference,fuse-qdq,dce", x, seed % 2 == 1 ? 3 : 1);
     ASSERT_EQ(qdq.size(), fused.size()) << c.text;
     for (size_t i = 0; i < qdq.size(); ++i) {
       ++elements;

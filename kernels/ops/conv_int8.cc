@@ -131,14 +131,28 @@ void QDepthwiseForward(const WindowGeometry& g, int64_t N, int64_t C, const void
   float* xf = lease.Get<float>(0, static_cast<size_t>(in_count));
   float* yf = lease.Get<float>(1, static_cast<size_t>(out_count));
   int32_t* acc = lease.Get<int32_t>(2, static_cast<size_t>(out_count));
-  simd::DequantizeLinear(x, x_signed, in_count, 1.0f, x_zero, xf);  // exactly x - x_zero
+  // Planes converted and stored in parallel (DepthwiseConv2D splits its planes itself).
+  const double plane_in = static_cast<double>(g.in_size);
+  const double plane_out = static_cast<double>(g.out_size);
+  parallel::For(N * C, parallel::MinChunk(plane_in, parallel::kMinChunkElements),
+                [&](int64_t begin, int64_t end) {
+                  const int64_t at = begin * g.in_size;
+                  // Exactly x - x_zero.
+                  simd::DequantizeLinear(static_cast<const uint8_t*>(x) + at, x_signed,
+                                         (end - begin) * g.in_size, 1.0f, x_zero, xf + at);
+                });
   DepthwiseConv2D(g, N, C, M, group, xf, weights.data(), nullptr, simd::Epilogue(), yf);
-  for (int64_t i = 0; i < out_count; ++i) acc[i] = static_cast<int32_t>(yf[i]);
-  for (int64_t n = 0; n < N; ++n) {
-    for (int64_t gi = 0; gi < group; ++gi) {
-      store(n, gi, 0, Mg, 0, g.out_size, acc + (n * M + gi * Mg) * g.out_size, g.out_size);
-    }
-  }
+  parallel::For(N * M, parallel::MinChunk(plane_out, parallel::kMinChunkElements),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t nm = begin; nm < end; ++nm) {
+                    const int64_t n = nm / M, m = nm % M;
+                    int32_t* plane = acc + nm * g.out_size;
+                    for (int64_t i = 0; i < g.out_size; ++i) {
+                      plane[i] = static_cast<int32_t>(yf[nm * g.out_size + i]);
+                    }
+                    store(n, m / Mg, m % Mg, m % Mg + 1, 0, g.out_size, plane, g.out_size);
+                  }
+                });
 }
 
 void QConvForward(const WindowGeometry& g, int64_t N, int64_t C, const void* x, bool x_signed,
@@ -148,12 +162,22 @@ void QConvForward(const WindowGeometry& g, int64_t N, int64_t C, const void* x, 
   const Window2d v = As2d(g);
   const int64_t Cg = C / group, Mg = w.M / group, K = w.K, K2 = (K + 1) / 2;
   const int64_t width = simd::QPanelWidth();
-  const int64_t bw = g.out_size <= kBlockColumns ? g.out_size : kBlockColumns / width * width;
+  const int64_t threads = parallel::CurrentThreads();
+  int64_t bw = g.out_size <= kBlockColumns ? g.out_size : kBlockColumns / width * width;
+  if (N * group * ((g.out_size + bw - 1) / bw) < threads) {
+    // Too few blocks for every thread: narrower ones, in whole panels, so that each thread fills
+    // only its own columns (a 14 x 14 layer's fill costs as much as its multiply-adds).
+    const int64_t split = (threads + N * group - 1) / (N * group);
+    const int64_t narrow = ((g.out_size + split - 1) / split + width - 1) / width * width;
+    bw = std::min(bw, std::max(width, narrow));
+  }
   const int64_t bw_panels = (bw + width - 1) / width * width;
   const int64_t blocks = (g.out_size + bw - 1) / bw;
-  // Row chunks: enough tasks for every thread, each filling its block's columns itself (the
+  // Row chunks when there are still too few blocks: each fills its block's columns itself (the
   // fill is K x bw of the chunk's rows x K x bw multiply-adds).
-  const int64_t threads = parallel::CurrentThreads();
+  // A pointwise convolution's input planes are the GEMM's rows of k as they are.
+  const bool pointwise = v.k_h == 1 && v.k_w == 1 && v.stride_h == 1 && v.stride_w == 1 &&
+                         v.pad_h == 0 && v.pad_w == 0 && v.out_h == v.in_h && v.out_w == v.in_w;
   int64_t row_chunks = 1;
   if (N * group * blocks < 2 * threads) {
     row_chunks = std::clamp<int64_t>((2 * threads + N * group * blocks - 1) / (N * group * blocks),
@@ -166,7 +190,7 @@ void QConvForward(const WindowGeometry& g, int64_t N, int64_t C, const void* x, 
       N * group * blocks * row_chunks, parallel::MinChunk(task_flops, parallel::kMinChunkFlops),
       [&](int64_t begin, int64_t end) {
         ScratchLease lease;
-        int16_t* rows = lease.Get<int16_t>(0, static_cast<size_t>(std::max<int64_t>(1, K * bw)));
+        int16_t* rows = lease.Get<int16_t>(0, static_cast<size_t>(pointwise ? 1 : K * bw + 1));
         int16_t* panels = lease.Get<int16_t>(1, static_cast<size_t>(K2 * bw_panels * 2 + 1));
         int32_t* acc = lease.Get<int32_t>(2, static_cast<size_t>(rows_per_chunk * bw));
         int64_t filled = -1;  // the (image, group, block) whose panels are in `panels`
@@ -177,14 +201,18 @@ void QConvForward(const WindowGeometry& g, int64_t N, int64_t C, const void* x, 
           const int64_t j0 = blk * bw, count = std::min(bw, g.out_size - j0);
           if (filled != block_task) {
             const int64_t first_plane = (n * C + gi * Cg) * g.in_size;
-            if (x_signed) {
+            if (pointwise) {
+              const int64_t at = first_plane + j0;  // bytes
+              simd::PackPanelsFromBytes(static_cast<const uint8_t*>(x) + at, x_signed, g.in_size,
+                                        x_zero, K, count, panels);
+            } else if (x_signed) {
               FillRows(v, static_cast<const int8_t*>(x) + first_plane, Cg, x_zero, j0, count, rows,
                        count);
             } else {
               FillRows(v, static_cast<const uint8_t*>(x) + first_plane, Cg, x_zero, j0, count, rows,
                        count);
             }
-            simd::PackPanels(rows, count, K, count, panels);
+            if (!pointwise) simd::PackPanels(rows, count, K, count, panels);
             filled = block_task;
           }
           const int64_t r0 = chunk * rows_per_chunk, r1 = std::min(Mg, r0 + rows_per_chunk);

@@ -41,7 +41,7 @@ bool QDepthwiseSupports(const WindowGeometry& g, int64_t C, int64_t group);
 
 // QConvForward's sums for a depthwise convolution, by the float depthwise kernels
 // (conv_direct.h) on X - x_zero and W - w_zero converted exactly: the sums are exact integers.
-// Cheaper than GEMMs of K = taps per channel. Calls `store` once per image with all rows.
+// Cheaper than GEMMs of K = taps per channel. Calls `store` once per output plane.
 void QDepthwiseForward(const WindowGeometry& g, int64_t N, int64_t C, const void* x, bool x_signed,
                        int32_t x_zero, const QConvWeights& w, QConvStore store);
 

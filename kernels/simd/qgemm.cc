@@ -170,6 +170,50 @@ void PackPanelsImpl(const int16_t* rows, int64_t ld, int64_t k, int64_t n, int16
   }
 }
 
+template <typename Byte>
+void PackBytePanels(const Byte* rows, int64_t ld, int32_t zero, int64_t k, int64_t n,
+                    int16_t* panels) {
+  const int64_t k2 = (k + 1) / 2;
+  const int64_t panel_size = k2 * static_cast<int64_t>(kWidth) * 2;
+  for (int64_t p = 0; p < k2; ++p) {
+    const Byte* r0 = rows + 2 * p * ld;
+    const Byte* r1 = 2 * p + 1 < k ? r0 + ld : nullptr;
+    int64_t j = 0;
+#if HWY_TARGET != HWY_SCALAR
+    const hn::ScalableTag<int32_t> d32;
+    const hn::Rebind<Byte, decltype(d32)> d8;
+    const auto low = hn::Set(d32, 0xFFFF);
+    const auto vz = hn::Set(d32, zero);
+    for (; j + static_cast<int64_t>(kLanes) <= n; j += static_cast<int64_t>(kLanes)) {
+      const auto lo = hn::And(hn::Sub(hn::PromoteTo(d32, hn::LoadU(d8, r0 + j)), vz), low);
+      const auto hi =
+          r1 != nullptr ? hn::ShiftLeft<16>(hn::Sub(hn::PromoteTo(d32, hn::LoadU(d8, r1 + j)), vz))
+                        : hn::Zero(d32);
+      int16_t* dst = panels + (j / kWidth) * panel_size + (p * kWidth + j % kWidth) * 2;
+      hn::StoreU(hn::Or(lo, hi), d32, reinterpret_cast<int32_t*>(dst));
+    }
+#endif
+    for (; j < n; ++j) {
+      int16_t* dst = panels + (j / kWidth) * panel_size + (p * kWidth + j % kWidth) * 2;
+      dst[0] = static_cast<int16_t>(r0[j] - zero);
+      dst[1] = r1 != nullptr ? static_cast<int16_t>(r1[j] - zero) : int16_t{0};
+    }
+    for (int64_t e = n; e % static_cast<int64_t>(kWidth) != 0; ++e) {
+      int16_t* dst = panels + (e / kWidth) * panel_size + (p * kWidth + e % kWidth) * 2;
+      dst[0] = dst[1] = 0;
+    }
+  }
+}
+
+void PackPanelsFromBytesImpl(const void* bytes, bool is_signed, int64_t ld, int32_t zero, int64_t k,
+                             int64_t n, int16_t* panels) {
+  if (is_signed) {
+    PackBytePanels(static_cast<const int8_t*>(bytes), ld, zero, k, n, panels);
+  } else {
+    PackBytePanels(static_cast<const uint8_t*>(bytes), ld, zero, k, n, panels);
+  }
+}
+
 void RequantizeImpl(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier,
                     const int32_t* zero, bool per_column, bool is_signed, void* y) {
   const int32_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
@@ -226,6 +270,7 @@ HWY_EXPORT(QPanelWidthImpl);
 HWY_EXPORT(QGemmPanelsImpl);
 HWY_EXPORT(RequantizeImpl);
 HWY_EXPORT(PackPanelsImpl);
+HWY_EXPORT(PackPanelsFromBytesImpl);
 
 // Element i of 8-bit data as int32.
 int32_t Byte(const void* data, bool is_signed, int64_t i) {
@@ -279,6 +324,12 @@ QColumns PackQColumns(const void* b, bool is_signed, int64_t ldb, int64_t k, int
 void PackPanels(const int16_t* rows, int64_t ld, int64_t k, int64_t n, int16_t* panels) {
   if (n <= 0) return;
   HWY_DYNAMIC_DISPATCH(PackPanelsImpl)(rows, ld, k, n, panels);
+}
+
+void PackPanelsFromBytes(const void* bytes, bool is_signed, int64_t ld, int32_t zero, int64_t k,
+                         int64_t n, int16_t* panels) {
+  if (n <= 0) return;
+  HWY_DYNAMIC_DISPATCH(PackPanelsFromBytesImpl)(bytes, is_signed, ld, zero, k, n, panels);
 }
 
 void QGemmPanels(const QRows& a, int64_t row_begin, int64_t row_end, const int16_t* panels,

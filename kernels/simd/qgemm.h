@@ -58,6 +58,11 @@ QColumns PackQColumns(const void* b, bool is_signed, int64_t ldb, int64_t k, int
 // and the last panel's columns past n are zero).
 void PackPanels(const int16_t* rows, int64_t ld, int64_t k, int64_t n, int16_t* panels);
 
+// PackPanels of k rows of n 8-bit values (row t at bytes[t * ld], int8 when is_signed) less
+// `zero`: a pointwise convolution's input planes packed without an int16 copy first.
+void PackPanelsFromBytes(const void* bytes, bool is_signed, int64_t ld, int32_t zero, int64_t k,
+                         int64_t n, int16_t* panels);
+
 // C[i, j0 + j] for all rows of `a` and the n columns of `panels` (ceil(n / QPanelWidth()) panels
 // of a.k2() pairs, columns counted from the first panel's), into c[i * ldc + j]. Serial: callers
 // split columns (or rows, with a QRows per block) across threads.
