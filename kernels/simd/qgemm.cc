@@ -136,58 +136,27 @@ void QGemmPanelsImpl(const int32_t* a, int64_t lda2, int64_t rows, int64_t k2,
   }
 }
 
-void PackPanelsImpl(const int16_t* rows, int64_t ld, int64_t k, int64_t n, int16_t* panels) {
-  const int64_t k2 = (k + 1) / 2;
-  const int64_t panel_size = k2 * static_cast<int64_t>(kWidth) * 2;
-  // A pair as one int32 lane (the lower k in the low half): a whole-vector zip of the two rows,
-  // which InterleaveLower (within 128-bit blocks) is not.
-  for (int64_t p = 0; p < k2; ++p) {
-    const int16_t* r0 = rows + 2 * p * ld;
-    const int16_t* r1 = 2 * p + 1 < k ? r0 + ld : nullptr;
-    int64_t j = 0;
-#if HWY_TARGET != HWY_SCALAR
-    const hn::ScalableTag<int32_t> d32;
-    const hn::Rebind<int16_t, decltype(d32)> d16;
-    const auto low = hn::Set(d32, 0xFFFF);
-    for (; j + static_cast<int64_t>(kLanes) <= n; j += static_cast<int64_t>(kLanes)) {
-      const auto lo = hn::And(hn::PromoteTo(d32, hn::LoadU(d16, r0 + j)), low);
-      const auto hi = r1 != nullptr ? hn::ShiftLeft<16>(hn::PromoteTo(d32, hn::LoadU(d16, r1 + j)))
-                                    : hn::Zero(d32);
-      int16_t* dst = panels + (j / kWidth) * panel_size + (p * kWidth + j % kWidth) * 2;
-      hn::StoreU(hn::Or(lo, hi), d32, reinterpret_cast<int32_t*>(dst));
-    }
-#endif
-    for (; j < n; ++j) {
-      int16_t* dst = panels + (j / kWidth) * panel_size + (p * kWidth + j % kWidth) * 2;
-      dst[0] = r0[j];
-      dst[1] = r1 != nullptr ? r1[j] : int16_t{0};
-    }
-    // The last panel's columns past n.
-    for (int64_t e = n; e % static_cast<int64_t>(kWidth) != 0; ++e) {
-      int16_t* dst = panels + (e / kWidth) * panel_size + (p * kWidth + e % kWidth) * 2;
-      dst[0] = dst[1] = 0;
-    }
-  }
-}
-
-template <typename Byte>
-void PackBytePanels(const Byte* rows, int64_t ld, int32_t zero, int64_t k, int64_t n,
-                    int16_t* panels) {
+// The panels of k rows of n values of T (8- or 16-bit) less `zero`. A pair is one int32 lane
+// (the lower k in the low half): a whole-vector zip of the two rows, which InterleaveLower
+// (within 128-bit blocks) is not.
+template <typename T>
+void PackTypedPanels(const T* rows, int64_t ld, int32_t zero, int64_t k, int64_t n,
+                     int16_t* panels) {
   const int64_t k2 = (k + 1) / 2;
   const int64_t panel_size = k2 * static_cast<int64_t>(kWidth) * 2;
   for (int64_t p = 0; p < k2; ++p) {
-    const Byte* r0 = rows + 2 * p * ld;
-    const Byte* r1 = 2 * p + 1 < k ? r0 + ld : nullptr;
+    const T* r0 = rows + 2 * p * ld;
+    const T* r1 = 2 * p + 1 < k ? r0 + ld : nullptr;
     int64_t j = 0;
 #if HWY_TARGET != HWY_SCALAR
     const hn::ScalableTag<int32_t> d32;
-    const hn::Rebind<Byte, decltype(d32)> d8;
+    const hn::Rebind<T, decltype(d32)> dt;
     const auto low = hn::Set(d32, 0xFFFF);
     const auto vz = hn::Set(d32, zero);
     for (; j + static_cast<int64_t>(kLanes) <= n; j += static_cast<int64_t>(kLanes)) {
-      const auto lo = hn::And(hn::Sub(hn::PromoteTo(d32, hn::LoadU(d8, r0 + j)), vz), low);
+      const auto lo = hn::And(hn::Sub(hn::PromoteTo(d32, hn::LoadU(dt, r0 + j)), vz), low);
       const auto hi =
-          r1 != nullptr ? hn::ShiftLeft<16>(hn::Sub(hn::PromoteTo(d32, hn::LoadU(d8, r1 + j)), vz))
+          r1 != nullptr ? hn::ShiftLeft<16>(hn::Sub(hn::PromoteTo(d32, hn::LoadU(dt, r1 + j)), vz))
                         : hn::Zero(d32);
       int16_t* dst = panels + (j / kWidth) * panel_size + (p * kWidth + j % kWidth) * 2;
       hn::StoreU(hn::Or(lo, hi), d32, reinterpret_cast<int32_t*>(dst));
@@ -205,12 +174,16 @@ void PackBytePanels(const Byte* rows, int64_t ld, int32_t zero, int64_t k, int64
   }
 }
 
+void PackPanelsImpl(const int16_t* rows, int64_t ld, int64_t k, int64_t n, int16_t* panels) {
+  PackTypedPanels(rows, ld, 0, k, n, panels);
+}
+
 void PackPanelsFromBytesImpl(const void* bytes, bool is_signed, int64_t ld, int32_t zero, int64_t k,
                              int64_t n, int16_t* panels) {
   if (is_signed) {
-    PackBytePanels(static_cast<const int8_t*>(bytes), ld, zero, k, n, panels);
+    PackTypedPanels(static_cast<const int8_t*>(bytes), ld, zero, k, n, panels);
   } else {
-    PackBytePanels(static_cast<const uint8_t*>(bytes), ld, zero, k, n, panels);
+    PackTypedPanels(static_cast<const uint8_t*>(bytes), ld, zero, k, n, panels);
   }
 }
 
