@@ -32,7 +32,9 @@ Contract:
             docs/figures/runtime.tsv and docs/figures/lower.tsv, then rewrite the READMEs:
             milliseconds are the median over the runs, ratios their range (lo-hi); a run with
             --ops's per-op tables also replaces docs/figures/kernels.tsv's rows "OP in zoo/NAME"
-            (the last such run's op types with >= 5% of either runtime's time on that model)
+            (the last such run's op types with >= 5% of either runtime's time on that model), and
+            the quantized section's rows replace its rows "`zoo/NAME` (int8 model)" (a run of
+            that section alone changes only those)
         scripts/readme_tables.py --from-constprop OUT --cpu TEXT --command TEXT
             import a //tools:constprop_memory_benchmark output into docs/figures/constprop.tsv
         scripts/readme_tables.py --from-einsum OUT --cpu TEXT --command TEXT
@@ -266,12 +268,17 @@ BENCH_TRIAD = re.compile(r"STREAM-style triad ([0-9.]+) GB/s")
 BENCH_SHARE = re.compile(r"^\s+lngelu\s+(\S+)\s+compiled [0-9.]+ GB/s effective = ([0-9.]+)% ")
 BENCH_COMPILE = re.compile(r"^\s+(\S+)\s+compile ([0-9.]+) s;")
 BENCH_OPS_HEAD = re.compile(r"^== ops (\S+) (\S+)$")
+# A quantized row: model, x, threads, Anvil ms, ORT ms, Anvil/ORT, fp32 ms or -, int8/fp32 or -.
+BENCH_QROW = re.compile(r"^(zoo/\S+)\s+(\S+)\s+(\d+)\s+" + r"([0-9.]+)\s+" * 3 +
+                        r"([0-9.]+|-)\s+([0-9.]+|-)\s+(.*)$")
 BENCH_OPS_ROW = re.compile(r"^(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$")
 
 
 def parse_bench(text, name):
   """One tools/bench_vs_ort.sh output: rows by (model, x, threads), triad, shares, compiles."""
-  run = {"rows": {}, "order": [], "triad": None, "share": {}, "compile": [], "ops": {}}
+  run = {"rows": {}, "order": [], "triad": None, "share": {}, "compile": [], "ops": {},
+         "quantized": []}
+  quantized = False  # in the quantized section (its header line starts it)
   ops = None  # the op table being read (--ops): {op type: (Anvil ms, ORT ms), None if absent}
   for number, line in enumerate(text.splitlines(), 1):
     if match := BENCH_OPS_HEAD.match(line):
@@ -283,6 +290,20 @@ def parse_bench(text, name):
         anvil_ms, ort_ms = (None if v == "-" else float(v) for v in match.group(3, 5))
         ops[match.group(1)] = (anvil_ms, ort_ms)
       continue
+    if line.startswith("quantized model"):
+      quantized = True
+      continue
+    if quantized:
+      if match := BENCH_QROW.match(line):
+        check = match.group(9).strip()
+        if check != "outputs agree":
+          raise FormatError(f"{name}:{number}: {match.group(1)} {match.group(2)}: {check}; "
+                            "not imported")
+        fp32 = None if match.group(7) == "-" else float(match.group(7))
+        run["quantized"].append((match.group(1), match.group(2), int(match.group(3)),
+                                 float(match.group(4)), float(match.group(5)), fp32))
+        continue
+      quantized = bool(line.strip())  # a blank line ends the section
     match = BENCH_ROW.match(line)
     if match and line.split()[0] != "model":
       model, x, threads = match.group(1), match.group(2), int(match.group(3))
@@ -298,7 +319,7 @@ def parse_bench(text, name):
       run["share"][match.group(1)] = float(match.group(2))
     elif match := BENCH_COMPILE.match(line):
       run["compile"].append(float(match.group(2)))
-  if not run["rows"]:
+  if not run["rows"] and not run["quantized"]:
     raise FormatError(f"{name}: no result lines of tools/bench_vs_ort.sh")
   return run
 
@@ -364,6 +385,29 @@ def import_bench(runs, runtime, lower):
   if compiles:
     auto.append(f"A cold JIT compile takes {value_range(compiles, 2)} s per model.")
   lower.auto = auto
+
+
+QUANTIZED_ROW_MARK = " (int8 model)"
+
+
+def import_quantized(runs, kernels, cpu):
+  """Rows "`zoo/NAME` (int8 model)" of kernels.tsv from the last run with a quantized section:
+  one per model, batch and thread count, with Anvil / ORT and Anvil's int8 / fp32."""
+  rows_in = next((run["quantized"] for run in reversed(runs) if run["quantized"]), None)
+  if rows_in is None:
+    return
+  match = re.search(r"Zen \d", cpu)
+  machine = match.group(0) if match else cpu
+  rows = []
+  for model, x, threads, anvil, ort, fp32 in rows_in:
+    batch = x.split(",")[0]
+    case = f"batch {batch}, {threads} thread{'s' if threads > 1 else ''}: Anvil / ORT " \
+           f"{anvil / ort:.2f}"
+    if fp32 is not None:
+      case += f", int8 / fp32 {anvil / fp32:.2f}"
+    rows.append([f"`{model}`{QUANTIZED_ROW_MARK}", case, f"{anvil:.3g} ms", f"{ort:.3g} ms",
+                 machine])
+  kernels.rows = [row for row in kernels.rows if QUANTIZED_ROW_MARK not in row[0]] + rows
 
 
 # Op types that the two runtimes split differently after their fusions: compared as one row.
@@ -504,13 +548,16 @@ def main(argv):
   try:
     if args.from_bench:
       runs = [parse_bench(read(f), f) for f in args.from_bench]
-      (runtime_path, runtime), (lower_path, lower) = load(root, "runtime"), load(root, "lower")
-      import_bench(runs, runtime, lower)
-      imported = [(runtime_path, runtime), (lower_path, lower)]
-      if any(run["ops"] for run in runs):
+      imported = []
+      if any(run["rows"] for run in runs):
+        (runtime_path, runtime), (lower_path, lower) = load(root, "runtime"), load(root, "lower")
+        import_bench([run for run in runs if run["rows"]], runtime, lower)
+        imported = [(runtime_path, runtime), (lower_path, lower)]
+      if any(run["ops"] or run["quantized"] for run in runs):
         # Measured rows among hand-measured ones: their CPU goes in the rows, not the caption.
         kernels_path, kernels = load(root, "kernels")
         import_ops(runs, kernels, args.cpu)
+        import_quantized(runs, kernels, args.cpu)
         save(root, kernels_path, kernels)
     elif args.from_constprop:
       path, results = load(root, "constprop")

@@ -207,6 +207,36 @@ class TreeTest(unittest.TestCase):
         ["`MaxPool` in zoo/net", "op type, 1 thread: Anvil / ORT 3.00", "1.5 ms (16%)",
          "0.5 ms (5%)", "Zen 3"]])  # Relu and ReorderInput: under 5% on both sides
 
+  def test_a_quantized_section_replaces_the_int8_rows_alone(self):
+    head = "%-22s %-14s %7s %12s %12s %10s %12s %10s" % (
+        "quantized model", "x", "threads", "anvil ms", "ort ms", "anvil/ort", "fp32 ms",
+        "int8/fp32")
+    row = "%-22s %-14s %7d %12.4f %12.4f %10.2f %12s %10s  %s"
+    text = "\n".join([
+        "", head,
+        row % ("zoo/net_qdq", "1,3,8,8", 1, 3.0, 2.0, 1.5, "6.0000", "0.50", "outputs agree"),
+        row % ("zoo/enc_dynq", "8,4,8", 2, 1.0, 2.0, 0.5, "-", "-", "outputs agree"),
+        "", "memory bandwidth (1 thread): STREAM-style triad 12.0 GB/s", ""])
+    self.write("docs/figures/kernels.tsv",
+               "kernel\tcase\tAnvil\tONNX Runtime\tCPU\n"
+               "SGEMM\t1024^3\t250 GFLOP/s\t-\tZen 5\n"
+               "`zoo/old_qdq` (int8 model)\tstale\t1 ms\t1 ms\tZen 4\n")
+    self.write("kernels/README.md",
+               "<!-- figures:begin docs/figures/kernels.tsv -->\n<!-- figures:end -->\n")
+    self.write("run.txt", text)
+    status, _, err = self.run_main("--from-bench", os.path.join(self.root, "run.txt"), "--cpu",
+                                   "a Zen 2 guest", "--command", "tools/bench_vs_ort.sh")
+    self.assertEqual((status, err), (0, ""))
+    kernels = rt.parse_results(self.read("docs/figures/kernels.tsv"), "kernels")
+    self.assertEqual(kernels.rows, [
+        ["SGEMM", "1024^3", "250 GFLOP/s", "-", "Zen 5"],
+        ["`zoo/net_qdq` (int8 model)", "batch 1, 1 thread: Anvil / ORT 1.50, int8 / fp32 0.50",
+         "3 ms", "2 ms", "Zen 2"],
+        ["`zoo/enc_dynq` (int8 model)", "batch 8, 2 threads: Anvil / ORT 0.50", "1 ms", "2 ms",
+         "Zen 2"]])
+    with self.assertRaisesRegex(rt.FormatError, r"run.txt:3: zoo/net_qdq 1,3,8,8: OUTPUTS"):
+      rt.parse_bench(text.replace("outputs agree", "OUTPUTS DIFFER: x", 1), "run.txt")
+
   def test_bench_outputs_that_differ_are_not_imported(self):
     text = bench_output([("mlp", "1,256", 1, 0.1, 0.1, 0.2, 1.0)]).replace(
         "outputs agree", "compiled OUTPUTS DIFFER: max 1")
