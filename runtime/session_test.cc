@@ -1,8 +1,10 @@
 #include "runtime/session.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -124,6 +126,41 @@ TEST(SessionTest, SymbolicBatchReinfersAndReplansOnlyWhenShapesChange) {
   EXPECT_EQ(session->shape_inference_runs(), 3);
   EXPECT_EQ(session->memory_stats().plans, 3);
   EXPECT_EQ(session->memory_stats().arena_bytes, arena1);
+}
+
+// An int8 weight MatMulInteger packs is released only when every run takes the packed path:
+// with a per-row A zero point (a graph input of [M]) the general path reads B, so B stays; with
+// a DynamicQuantizeLinear's zero point (one element by its shape rule) it goes. Both compute
+// (A - a_zero) x B.
+TEST(SessionTest, PackedInt8WeightsAreReleasedOnlyWhenEveryRunIsPacked) {
+  constexpr char kModel[] = R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+net (uint8[2, 3] a, uint8[2] az, float[2, 3] f) => (int32[2, 2] y, int32[2, 2] z)
+<int8[3, 2] w = {1, -2, 3, 4, -5, 6}, int8[3, 2] v = {2, 0, -1, 1, 7, -3}>
+{
+  y = MatMulInteger (a, w, az)
+  q, s, qz = DynamicQuantizeLinear (f)
+  z = MatMulInteger (q, v, qz)
+})onnx";
+  std::unique_ptr<Session> session = LoadText(kModel);
+  ASSERT_NE(session, nullptr);
+  EXPECT_EQ(session->memory_stats().released_weight_bytes, 6);  // v, not w
+  Tensor a(ElementType::kUint8, {2, 3}), az(ElementType::kUint8, {2});
+  const uint8_t a_values[] = {10, 200, 3, 255, 0, 128};
+  std::copy(std::begin(a_values), std::end(a_values), a.As<uint8_t>());
+  az.As<uint8_t>()[0] = 10;
+  az.As<uint8_t>()[1] = 128;
+  absl::StatusOr<std::vector<Tensor>> out =
+      session->Run({{"a", a}, {"az", az}, {"f", Floats({2, 3}, {0, 1, -1, 0.5, 2, -2})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const int32_t w[3][2] = {{1, -2}, {3, 4}, {-5, 6}};
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 2; ++j) {
+      int32_t want = 0;
+      for (int64_t k = 0; k < 3; ++k) want += (a_values[i * 3 + k] - az.As<uint8_t>()[i]) * w[k][j];
+      EXPECT_EQ((*out)[0].As<int32_t>()[i * 2 + j], want) << i << "," << j;
+    }
+  }
+  EXPECT_EQ((*out)[1].NumElements(), 4);
 }
 
 // Weights that MatMul and Gemm pack at load are released (their bytes counted), unless another

@@ -374,8 +374,12 @@ class QuantizedMatMulKernel final : public OpKernel {
       : requantize_(requantize),
         b_index_(requantize ? 3 : 1),
         b_zp_index_(requantize ? 5 : 3),
-        packed_(PackConstantQuantizedWeight(node, b_index_, b_zp_index_)) {}
-  bool KeepsOwnCopyOf(int input) const override { return input == b_index_ && packed_ != nullptr; }
+        packed_(PackConstantQuantizedWeight(node, b_index_, b_zp_index_)),
+        always_packed_(packed_ != nullptr && ParametersFitThePackedPath(node)) {}
+  // B's bytes may go only when every run takes the packed path: a run whose A zero point is per
+  // row (or, for QLinearMatMul, whose scales are not all one value) takes the general path,
+  // which reads B.
+  bool KeepsOwnCopyOf(int input) const override { return input == b_index_ && always_packed_; }
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& a = ctx.input(0);
@@ -458,9 +462,31 @@ class QuantizedMatMulKernel final : public OpKernel {
   }
 
  private:
+  // Whether the parameters the packed path needs as one value hold one value in every run:
+  // constants of one value, values whose inferred dims are literals of one element (a
+  // DynamicQuantizeLinear's scale and zero point), or absent where they may be.
+  bool ParametersFitThePackedPath(const Node& node) const {
+    auto one = [&](int i, bool optional) {
+      if (i >= node.num_inputs() || node.input(i) == nullptr) return optional;
+      if (const Elements* e = ConstantInput(node, i); e != nullptr) return e->NumElements() == 1;
+      const Type& type = node.input(i)->type();
+      if (!type.has_shape()) return false;
+      for (const Dim& d : type.shape()) {
+        if (!d.is_literal() || *d.value != 1) return false;
+      }
+      return true;
+    };
+    if (!requantize_) return one(2, true);
+    const Elements* b_scale = ConstantInput(node, 4);
+    return one(1, false) && one(2, true) && one(6, false) && one(7, false) && b_scale != nullptr &&
+           (b_scale->NumElements() == 1 ||
+            (b_scale->dims().size() == 1 && b_scale->NumElements() == packed_->n));
+  }
+
   bool requantize_;
   int b_index_, b_zp_index_;
   std::unique_ptr<const simd::QColumns> packed_;  // B less its zero point, when constant
+  bool always_packed_;                            // every run takes the packed path
 };
 
 }  // namespace
