@@ -40,23 +40,6 @@ std::optional<int64_t> Channels(const Value* v) {
   return *t.shape()[1].value;
 }
 
-// A constant no run can override (an initializer that is not also a graph input).
-const Elements* Constant(const Value* v) {
-  if (v == nullptr || !v->IsInitializer() || v->IsGraphInput()) return nullptr;
-  return v->constant().get();
-}
-
-// A value of one element (rank 0, or every dim a literal 1): what broadcasts over any layout.
-bool OneElement(const Value* v) {
-  if (v == nullptr) return true;
-  const Type& t = v->type();
-  if (!t.is_tensor() || t.rank() < 0) return false;
-  for (const Dim& d : t.shape()) {
-    if (!d.is_literal() || *d.value != 1) return false;
-  }
-  return true;
-}
-
 bool AllEqual(const std::vector<int64_t>& v, int64_t want) {
   for (int64_t x : v) {
     if (x != want) return false;
@@ -75,7 +58,7 @@ std::optional<std::vector<int64_t>> ZeroPads(const Node* node) {
     const std::optional<double> value = match::Scalar(node->input(2));
     if (!value || *value != 0.0) return std::nullopt;
   }
-  const Elements* pads = Constant(node->input(1));
+  const Elements* pads = match::RunConstant(node->input(1));
   if (pads == nullptr || pads->element_type() != ElementType::kInt64 || pads->NumElements() != 8) {
     return std::nullopt;
   }
@@ -120,7 +103,9 @@ bool IsBlockableUnary(const Node* node) {
   const std::string& op = node->op_type();
   if (op == "Clip") {
     for (int i = 1; i < node->num_inputs(); ++i) {
-      if (!OneElement(node->input(i))) return false;
+      // An absent bound, or one element: what broadcasts over any layout.
+      const Value* bound = node->input(i);
+      if (bound != nullptr && !match::OneElement(bound)) return false;
     }
     return true;
   }
@@ -164,11 +149,11 @@ std::optional<ConvForm> BlockableConv(const Node* node, int64_t block) {
   if (!c || y == nullptr || !Channels(y)) return std::nullopt;
   // W and B of X's type (the kernel packs float16 ones as float32).
   const ElementType type = node->input(0)->type().element_type();
-  const Elements* w = Constant(node->input(1));
+  const Elements* w = match::RunConstant(node->input(1));
   if (w == nullptr || w->element_type() != type || w->dims().size() != 4) return std::nullopt;
   const int64_t m = w->dims()[0], cg = w->dims()[1], kh = w->dims()[2], kw = w->dims()[3];
   if (node->num_inputs() > 2 && node->input(2) != nullptr) {
-    const Elements* b = Constant(node->input(2));
+    const Elements* b = match::RunConstant(node->input(2));
     if (b == nullptr || b->element_type() != type || b->dims().size() != 1 || b->dims()[0] != m) {
       return std::nullopt;
     }
@@ -295,7 +280,7 @@ class Rewriter {
     auto it = widened_.find(v);
     if (it != widened_.end()) return it->second;
     Value* out = nullptr;
-    if (const Elements* c = Constant(v)) {
+    if (const Elements* c = match::RunConstant(v)) {
       std::vector<float> values(c->NumElements());
       for (int64_t i = 0; i < c->NumElements(); ++i)
         values[i] = static_cast<float>(c->GetDouble(i));

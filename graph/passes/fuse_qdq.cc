@@ -20,12 +20,6 @@ using match::OnlyFeeds;
 
 bool IsEightBit(ElementType t) { return t == ElementType::kUint8 || t == ElementType::kInt8; }
 
-// The constant behind `v` (an initializer no run replaces), or null.
-const Elements* Constant(const Value* v) {
-  if (v == nullptr || !v->IsInitializer() || v->IsGraphInput()) return nullptr;
-  return v->constant().get();
-}
-
 // The operands of a DequantizeLinear (or QuantizeLinear): data, scale, zero point (null when
 // absent) and the axis its 1-D parameters run along.
 struct Quantization {
@@ -52,10 +46,10 @@ std::optional<Quantization> QuantizationOf(Node* node, const char* op_type) {
   q.scale = node->input(1);
   q.zero = node->num_inputs() > 2 ? node->input(2) : nullptr;
   q.axis = node->GetInt("axis", 1);
-  const Elements* scale = Constant(q.scale);
+  const Elements* scale = match::RunConstant(q.scale);
   if (scale == nullptr || scale->element_type() != ElementType::kFloat) return std::nullopt;
   if (q.zero != nullptr) {
-    const Elements* zero = Constant(q.zero);
+    const Elements* zero = match::RunConstant(q.zero);
     if (zero == nullptr || zero->NumElements() != scale->NumElements()) return std::nullopt;
   }
   return q;
@@ -63,7 +57,7 @@ std::optional<Quantization> QuantizationOf(Node* node, const char* op_type) {
 
 // One value, for a per-tensor scale or zero point.
 bool OneValue(const Value* v) {
-  const Elements* e = Constant(v);
+  const Elements* e = match::RunConstant(v);
   return e != nullptr && e->NumElements() == 1;
 }
 
@@ -101,16 +95,17 @@ class Fuser {
     if (v == nullptr) return std::nullopt;
     std::optional<Quantization> dq = QuantizationOf(v->producer(), "DequantizeLinear");
     if (!dq) return std::nullopt;
-    const Elements* data = Constant(dq->data);
+    const Elements* data = match::RunConstant(dq->data);
     if (data == nullptr || !IsEightBit(data->element_type()) || data->dims().size() < 2) {
       return std::nullopt;
     }
     const int64_t rank = static_cast<int64_t>(data->dims().size());
     const int64_t a = axis < 0 ? axis + rank : axis;
-    const int64_t scales = Constant(dq->scale)->NumElements();
+    const int64_t scales = match::RunConstant(dq->scale)->NumElements();
     if (scales == 1) return dq;
     const int64_t dq_axis = dq->axis < 0 ? dq->axis + rank : dq->axis;
-    if (dq_axis != a || scales != data->dims()[a] || Constant(dq->scale)->dims().size() != 1) {
+    if (dq_axis != a || scales != data->dims()[a] ||
+        match::RunConstant(dq->scale)->dims().size() != 1) {
       return std::nullopt;
     }
     return dq;
@@ -128,7 +123,7 @@ class Fuser {
     std::optional<Quantization> q = QuantizationOf(node, "QuantizeLinear");
     if (!q || !OneValue(q->scale) || (q->zero != nullptr && !OneValue(q->zero))) return false;
     const ElementType y_type =
-        q->zero != nullptr ? Constant(q->zero)->element_type() : ElementType::kUint8;
+        q->zero != nullptr ? match::RunConstant(q->zero)->element_type() : ElementType::kUint8;
     if (!IsEightBit(y_type)) return false;
     Node* op = q->data->producer();
     if (op == nullptr || !OnlyFeeds(q->data, node) || op->num_outputs() != 1) return false;
@@ -142,7 +137,7 @@ class Fuser {
     std::optional<Quantization> x = ActivationDq(conv->input(0));
     std::optional<Quantization> w = WeightDq(conv->input(1), 0);
     if (!x || !w) return false;
-    const Elements* w_data = Constant(w->data);
+    const Elements* w_data = match::RunConstant(w->data);
     const int64_t M = w_data->dims()[0];
     Value* bias = nullptr;
     if (conv->num_inputs() > 2 && conv->input(2) != nullptr) {
@@ -169,15 +164,16 @@ class Fuser {
     if (matmul->num_inputs() != 2 || !match::AllIn(graph, {matmul, q.node})) return false;
     std::optional<Quantization> a = ActivationDq(matmul->input(0));
     std::optional<Quantization> b = WeightDq(matmul->input(1), 1);
-    if (!a || !b || Constant(b->data)->dims().size() != 2) return false;
-    const std::vector<Value*> inputs = {a->data,
-                                        a->scale,
-                                        ZeroPoint(graph, *a, a->data->type().element_type()),
-                                        b->data,
-                                        b->scale,
-                                        ZeroPoint(graph, *b, Constant(b->data)->element_type()),
-                                        q.scale,
-                                        ZeroPoint(graph, q, y_type)};
+    if (!a || !b || match::RunConstant(b->data)->dims().size() != 2) return false;
+    const std::vector<Value*> inputs = {
+        a->data,
+        a->scale,
+        ZeroPoint(graph, *a, a->data->type().element_type()),
+        b->data,
+        b->scale,
+        ZeroPoint(graph, *b, match::RunConstant(b->data)->element_type()),
+        q.scale,
+        ZeroPoint(graph, q, y_type)};
     match::ReplaceWith(graph, q.node, "QLinearMatMul", "", inputs, {}, {matmul}, &erased_);
     ++matmul_fused;
     return true;
@@ -188,22 +184,22 @@ class Fuser {
   static Value* QuantizedBias(Value* v, const Quantization& x, const Quantization& w, int64_t M) {
     std::optional<Quantization> dq = QuantizationOf(v->producer(), "DequantizeLinear");
     if (!dq) return nullptr;
-    const Elements* data = Constant(dq->data);
+    const Elements* data = match::RunConstant(dq->data);
     if (data == nullptr || data->element_type() != ElementType::kInt32 ||
         data->NumElements() != M || data->dims().size() != 1) {
       return nullptr;
     }
-    const Elements* scale = Constant(dq->scale);
+    const Elements* scale = match::RunConstant(dq->scale);
     const int64_t scales = scale->NumElements();
     if (scales != 1 && scales != M) return nullptr;
     if (dq->zero != nullptr) {
-      const Elements* zero = Constant(dq->zero);
+      const Elements* zero = match::RunConstant(dq->zero);
       for (int64_t i = 0; i < zero->NumElements(); ++i) {
         if (zero->GetDouble(i) != 0.0) return nullptr;
       }
     }
-    const float x_scale = static_cast<float>(Constant(x.scale)->GetDouble(0));
-    const Elements* w_scale = Constant(w.scale);
+    const float x_scale = static_cast<float>(match::RunConstant(x.scale)->GetDouble(0));
+    const Elements* w_scale = match::RunConstant(w.scale);
     for (int64_t m = 0; m < M; ++m) {
       const float ws = static_cast<float>(w_scale->GetDouble(w_scale->NumElements() == 1 ? 0 : m));
       const float bs = static_cast<float>(scale->GetDouble(scales == 1 ? 0 : m));

@@ -14,6 +14,21 @@ bool Is(const Node* node, std::string_view op_type) {
   return node != nullptr && node->op_type() == op_type && node->domain().empty();
 }
 
+const Elements* RunConstant(const Value* v) {
+  if (v == nullptr || !v->IsInitializer() || v->IsGraphInput()) return nullptr;
+  return v->constant().get();
+}
+
+bool OneElement(const Value* v) {
+  if (v == nullptr) return false;
+  const Type& t = v->type();
+  if (!t.is_tensor() || t.rank() < 0) return false;
+  for (const Dim& d : t.shape()) {
+    if (!d.is_literal() || *d.value != 1) return false;
+  }
+  return true;
+}
+
 bool FloatTensor(const Value* v) {
   const ElementType t = v->type().is_tensor() ? v->type().element_type() : ElementType::kUndefined;
   return t == ElementType::kFloat || t == ElementType::kDouble || t == ElementType::kFloat16;

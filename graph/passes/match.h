@@ -1,6 +1,6 @@
-// What the fusion passes (fuse-activations, fuse-layernorm, fuse-attention) match node patterns
-// with - what a node is, which values are constants, which values a rewrite may remove - and the
-// rewrite.
+// What the fusion passes (fuse-activations, fuse-layernorm, fuse-attention, fuse-qdq, and the
+// nchwc layout pass and the kernels' weight packing) match node patterns with - what a node is,
+// which values are constants, which values a rewrite may remove - and the rewrite.
 #ifndef ANVIL_GRAPH_PASSES_MATCH_H_
 #define ANVIL_GRAPH_PASSES_MATCH_H_
 
@@ -18,6 +18,13 @@ namespace anvil::match {
 
 // `node` is the ONNX-domain op `op_type` (false for nullptr).
 bool Is(const Node* node, std::string_view op_type);
+
+// The constant behind `v` when no run can override it (an initializer that is not also a graph
+// input): what passes may rewrite from and kernels may keep their own copies of; null otherwise.
+const Elements* RunConstant(const Value* v);
+
+// `v`'s inferred type has one element in every run: rank 0, or every dim a literal 1.
+bool OneElement(const Value* v);
 
 // `v` is a tensor whose element type is known to be float, double or float16.
 bool FloatTensor(const Value* v);

@@ -18,7 +18,7 @@
 #include "kernels/ops/compute_util.h"
 #include "kernels/ops/conv_int8.h"
 #include "kernels/ops/conv_internal.h"
-#include "kernels/simd/qgemm.h"
+#include "kernels/simd/quantize.h"
 
 namespace anvil::compute_ops {
 namespace {

@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "graph/passes/match.h"
 #include "kernels/ops/compute_util.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/qgemm.h"
+#include "kernels/simd/quantize.h"
 
 namespace anvil::compute_ops {
 namespace {
@@ -469,12 +471,7 @@ class QuantizedMatMulKernel final : public OpKernel {
     auto one = [&](int i, bool optional) {
       if (i >= node.num_inputs() || node.input(i) == nullptr) return optional;
       if (const Elements* e = ConstantInput(node, i); e != nullptr) return e->NumElements() == 1;
-      const Type& type = node.input(i)->type();
-      if (!type.has_shape()) return false;
-      for (const Dim& d : type.shape()) {
-        if (!d.is_literal() || *d.value != 1) return false;
-      }
-      return true;
+      return match::OneElement(node.input(i));
     };
     if (!requantize_) return one(2, true);
     const Elements* b_scale = ConstantInput(node, 4);

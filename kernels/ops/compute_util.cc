@@ -9,6 +9,7 @@
 #include "base/float16.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
+#include "graph/passes/match.h"
 
 namespace anvil::compute_ops {
 
@@ -58,10 +59,7 @@ void NarrowToHalves(const float* x, uint16_t* out, int64_t n) {
 }
 
 const Elements* ConstantInput(const Node& node, int input) {
-  if (input >= node.num_inputs()) return nullptr;
-  const Value* v = node.input(input);
-  if (v == nullptr || !v->IsInitializer() || v->IsGraphInput()) return nullptr;
-  return v->constant().get();
+  return input < node.num_inputs() ? match::RunConstant(node.input(input)) : nullptr;
 }
 
 std::optional<ConstantQuantizedWeight> ReadConstantQuantizedWeight(const Node& node, int input,

@@ -1,10 +1,9 @@
-// Runtime dispatch of simd/qgemm.h: the micro-kernel and the requantization compiled for every
+// Runtime dispatch of simd/qgemm.h: the micro-kernel and the panel packing compiled for every
 // Highway target; packing (once per weight, or per call for an activation) is plain C++ on the
 // layout of the target running.
 #include "kernels/simd/qgemm.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <utility>
 
@@ -187,51 +186,6 @@ void PackPanelsFromBytesImpl(const void* bytes, bool is_signed, int64_t ld, int3
   }
 }
 
-void RequantizeImpl(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier,
-                    const int32_t* zero, bool per_column, bool is_signed, void* y) {
-  const int32_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
-  // Products beyond +-2^16 saturate whatever the zero point; clamping first keeps the int32
-  // conversion and the zero point's addition in range.
-  constexpr float kLimit = 65536.0f;
-  int64_t j = 0;
-#if HWY_TARGET != HWY_SCALAR
-  const hn::ScalableTag<int32_t> di;
-  const hn::Rebind<float, decltype(di)> df;
-  const hn::Rebind<uint8_t, decltype(di)> du8;
-  const hn::Rebind<int8_t, decltype(di)> di8;
-  const size_t L = hn::Lanes(di);
-  const auto vlo = hn::Set(di, lo), vhi = hn::Set(di, hi);
-  const auto flimit = hn::Set(df, kLimit), fneg = hn::Set(df, -kLimit);
-  const auto vbias = hn::Set(di, bias);
-  for (; j + static_cast<int64_t>(L) <= n; j += static_cast<int64_t>(L)) {
-    const auto m = per_column ? hn::LoadU(df, multiplier + j) : hn::Set(df, multiplier[0]);
-    auto f = hn::Mul(hn::ConvertTo(df, hn::Add(hn::LoadU(di, acc + j), vbias)), m);
-    f = hn::Min(hn::Max(f, fneg), flimit);
-    auto q =
-        hn::Add(hn::NearestInt(f), per_column ? hn::LoadU(di, zero + j) : hn::Set(di, zero[0]));
-    q = hn::Min(hn::Max(q, vlo), vhi);
-    if (is_signed) {
-      hn::StoreU(hn::DemoteTo(di8, q), di8, static_cast<int8_t*>(y) + j);
-    } else {
-      hn::StoreU(hn::DemoteTo(du8, q), du8, static_cast<uint8_t*>(y) + j);
-    }
-  }
-#endif
-  for (; j < n; ++j) {
-    const int32_t sum =
-        static_cast<int32_t>(static_cast<uint32_t>(acc[j]) + static_cast<uint32_t>(bias));
-    float f = static_cast<float>(sum) * multiplier[per_column ? j : 0];
-    f = std::min(std::max(f, -kLimit), kLimit);
-    const int32_t q =
-        std::clamp(static_cast<int32_t>(std::nearbyint(f)) + zero[per_column ? j : 0], lo, hi);
-    if (is_signed) {
-      static_cast<int8_t*>(y)[j] = static_cast<int8_t>(q);
-    } else {
-      static_cast<uint8_t*>(y)[j] = static_cast<uint8_t>(q);
-    }
-  }
-}
-
 }  // namespace anvil::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -241,7 +195,6 @@ namespace {
 
 HWY_EXPORT(QPanelWidthImpl);
 HWY_EXPORT(QGemmPanelsImpl);
-HWY_EXPORT(RequantizeImpl);
 HWY_EXPORT(PackPanelsImpl);
 HWY_EXPORT(PackPanelsFromBytesImpl);
 
@@ -338,12 +291,6 @@ void QGemm(const QRows& a, const QColumns& b, int32_t* c, int64_t ldc) {
         const int64_t lo = begin * kRowUnit, hi = end == units ? M : end * kRowUnit;
         QGemmPanels(a, lo, hi, b.panels.data(), N, c + lo * ldc, ldc);
       });
-}
-
-void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier,
-                const int32_t* zero, bool per_column, bool is_signed, void* y) {
-  if (n <= 0) return;
-  HWY_DYNAMIC_DISPATCH(RequantizeImpl)(acc, n, bias, multiplier, zero, per_column, is_signed, y);
 }
 
 }  // namespace anvil::simd

@@ -73,13 +73,6 @@ void QGemmPanels(const QRows& a, int64_t row_begin, int64_t row_end, const int16
 // (base/parallel.h) by rows or by panels. c has a.m rows of ldc.
 void QGemm(const QRows& a, const QColumns& b, int32_t* c, int64_t ldc);
 
-// The requantization of ONNX's QLinear ops as ONNX Runtime computes it:
-//   y[j] = saturate(round_half_even(float(acc[j] + bias) * multiplier[j]) + zero[j])
-// into uint8 (or int8 when `is_signed`), with multiplier and zero either one value each
-// (per_column false) or n values. acc + bias wraps as int32; float() rounds as a static_cast.
-void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier,
-                const int32_t* zero, bool per_column, bool is_signed, void* y);
-
 }  // namespace anvil::simd
 
 #endif  // ANVIL_KERNELS_SIMD_QGEMM_H_

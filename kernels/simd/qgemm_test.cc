@@ -1,11 +1,9 @@
 // simd/qgemm.h against plain integer loops: 8-bit operands of both signs with zero points at
 // their edges (every pair at its largest magnitude), odd K, columns that end mid-panel, sums
-// that wrap around int32; on every SIMD target and thread count. Requantize against the scalar
-// formula, ties and saturation included.
+// that wrap around int32; on every SIMD target and thread count.
 #include "kernels/simd/qgemm.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -95,45 +93,6 @@ TEST(QGemmTest, SumsWrapAroundAsInt32) {
   const int64_t exact = int64_t{K} * 255 * -255;
   const int32_t wrapped = static_cast<int32_t>(static_cast<uint32_t>(exact));
   for (int32_t v : got) EXPECT_EQ(v, wrapped);
-}
-
-TEST(QGemmTest, RequantizeRoundsHalfToEvenAndSaturates) {
-  RestoreTargets restore;
-  const int64_t n = 37;
-  std::vector<int32_t> acc(n);
-  std::vector<float> multiplier(n);
-  std::vector<int32_t> zero(n);
-  std::mt19937 rng(3);
-  for (int64_t j = 0; j < n; ++j) {
-    // Ties (odd / 2), values near the int8 and uint8 edges, and far past any range.
-    acc[j] = j < 10   ? 2 * j - 9
-             : j < 20 ? static_cast<int32_t>(rng() % 600) - 300
-                      : static_cast<int32_t>(rng());
-    multiplier[j] = j < 10 ? 0.5f : j < 20 ? 0.75f : 1e-3f * static_cast<float>(j);
-    zero[j] = static_cast<int32_t>(j % 5) * 31;
-  }
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    SCOPED_TRACE(hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
-    for (bool is_signed : {false, true}) {
-      for (bool per_column : {false, true}) {
-        std::vector<uint8_t> got(n);
-        const int32_t bias = is_signed ? -37 : 1000;
-        Requantize(acc.data(), n, bias, multiplier.data(), zero.data(), per_column, is_signed,
-                   got.data());
-        for (int64_t j = 0; j < n; ++j) {
-          const int64_t c = per_column ? j : 0;
-          const int32_t sum =
-              static_cast<int32_t>(static_cast<uint32_t>(acc[j]) + static_cast<uint32_t>(bias));
-          const double scaled = std::nearbyint(double{static_cast<float>(sum) * multiplier[c]});
-          const int64_t want = std::clamp<int64_t>(static_cast<int64_t>(scaled) + zero[c],
-                                                   is_signed ? -128 : 0, is_signed ? 127 : 255);
-          const int64_t have = is_signed ? static_cast<int8_t>(got[j]) : got[j];
-          ASSERT_EQ(have, want) << "element " << j << " signed " << is_signed;
-        }
-      }
-    }
-  }
 }
 
 }  // namespace

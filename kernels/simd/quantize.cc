@@ -15,6 +15,29 @@ HWY_BEFORE_NAMESPACE();
 namespace anvil::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Stores int32 values already within the 8-bit type's range as uint8, or int8 when is_signed.
+HWY_INLINE void StoreEightBit(int32_t q, bool is_signed, void* y, int64_t i) {
+  if (is_signed) {
+    static_cast<int8_t*>(y)[i] = static_cast<int8_t>(q);
+  } else {
+    static_cast<uint8_t*>(y)[i] = static_cast<uint8_t>(q);
+  }
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// The vector form of StoreEightBit: a vector of int32 lanes (of tag D32) at y[i, i + lanes).
+template <class D32, class V>
+HWY_INLINE void StoreEightBit(D32 /*d32*/, V q, bool is_signed, void* y, int64_t i) {
+  if (is_signed) {
+    const hn::Rebind<int8_t, D32> d8;
+    hn::StoreU(hn::DemoteTo(d8, q), d8, static_cast<int8_t*>(y) + i);
+  } else {
+    const hn::Rebind<uint8_t, D32> d8;
+    hn::StoreU(hn::DemoteTo(d8, q), d8, static_cast<uint8_t*>(y) + i);
+  }
+}
+#endif
+
 void MinMaxImpl(const float* x, int64_t n, float* lo, float* hi) {
   float l = *lo, h = *hi;
   int64_t i = 0;
@@ -52,31 +75,19 @@ void QuantizeLinearImpl(const float* x, int64_t n, float scale, int32_t zero, bo
 #if HWY_TARGET != HWY_SCALAR
   const hn::ScalableTag<float> df;
   const hn::Rebind<int32_t, decltype(df)> di;
-  const hn::Rebind<uint8_t, decltype(df)> du8;
-  const hn::Rebind<int8_t, decltype(df)> di8;
   const int64_t L = static_cast<int64_t>(hn::Lanes(df));
   const auto vs = hn::Set(df, scale), vlo = hn::Set(df, flo), vhi = hn::Set(df, fhi);
   const auto vz = hn::Set(di, zero);
   for (; i + L <= n; i += L) {
     // Max(v, lo) takes lo for a NaN v (maxps returns its second operand then).
     const auto f = hn::Min(hn::Max(hn::Div(hn::LoadU(df, x + i), vs), vlo), vhi);
-    const auto q = hn::Add(hn::NearestInt(f), vz);
-    if (is_signed) {
-      hn::StoreU(hn::DemoteTo(di8, q), di8, static_cast<int8_t*>(y) + i);
-    } else {
-      hn::StoreU(hn::DemoteTo(du8, q), du8, static_cast<uint8_t*>(y) + i);
-    }
+    StoreEightBit(di, hn::Add(hn::NearestInt(f), vz), is_signed, y, i);
   }
 #endif
   for (; i < n; ++i) {
     const float v = x[i] / scale;
     const float f = std::min(fhi, (v > flo) ? v : flo);  // NaN: flo, as the vectors do
-    const int32_t q = static_cast<int32_t>(std::nearbyint(f)) + zero;
-    if (is_signed) {
-      static_cast<int8_t*>(y)[i] = static_cast<int8_t>(q);
-    } else {
-      static_cast<uint8_t*>(y)[i] = static_cast<uint8_t>(q);
-    }
+    StoreEightBit(static_cast<int32_t>(std::nearbyint(f)) + zero, is_signed, y, i);
   }
 }
 
@@ -105,6 +116,40 @@ void DequantizeLinearImpl(const void* x, bool is_signed, int64_t n, float scale,
   }
 }
 
+void RequantizeImpl(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier,
+                    const int32_t* zero, bool per_column, bool is_signed, void* y) {
+  const int32_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+  // Products beyond +-2^16 saturate whatever the zero point; clamping first keeps the int32
+  // conversion and the zero point's addition in range.
+  constexpr float kLimit = 65536.0f;
+  int64_t j = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<int32_t> di;
+  const hn::Rebind<float, decltype(di)> df;
+  const size_t L = hn::Lanes(di);
+  const auto vlo = hn::Set(di, lo), vhi = hn::Set(di, hi);
+  const auto flimit = hn::Set(df, kLimit), fneg = hn::Set(df, -kLimit);
+  const auto vbias = hn::Set(di, bias);
+  for (; j + static_cast<int64_t>(L) <= n; j += static_cast<int64_t>(L)) {
+    const auto m = per_column ? hn::LoadU(df, multiplier + j) : hn::Set(df, multiplier[0]);
+    auto f = hn::Mul(hn::ConvertTo(df, hn::Add(hn::LoadU(di, acc + j), vbias)), m);
+    f = hn::Min(hn::Max(f, fneg), flimit);
+    auto q =
+        hn::Add(hn::NearestInt(f), per_column ? hn::LoadU(di, zero + j) : hn::Set(di, zero[0]));
+    StoreEightBit(di, hn::Min(hn::Max(q, vlo), vhi), is_signed, y, j);
+  }
+#endif
+  for (; j < n; ++j) {
+    const int32_t sum =
+        static_cast<int32_t>(static_cast<uint32_t>(acc[j]) + static_cast<uint32_t>(bias));
+    float f = static_cast<float>(sum) * multiplier[per_column ? j : 0];
+    f = std::min(std::max(f, -kLimit), kLimit);
+    StoreEightBit(
+        std::clamp(static_cast<int32_t>(std::nearbyint(f)) + zero[per_column ? j : 0], lo, hi),
+        is_signed, y, j);
+  }
+}
+
 }  // namespace anvil::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -114,6 +159,7 @@ namespace anvil::simd {
 HWY_EXPORT(MinMaxImpl);
 HWY_EXPORT(QuantizeLinearImpl);
 HWY_EXPORT(DequantizeLinearImpl);
+HWY_EXPORT(RequantizeImpl);
 
 void MinMax(const float* x, int64_t n, float* lo, float* hi) {
   HWY_DYNAMIC_DISPATCH(MinMaxImpl)(x, n, lo, hi);
@@ -126,6 +172,12 @@ void QuantizeLinear(const float* x, int64_t n, float scale, int32_t zero, bool i
 void DequantizeLinear(const void* x, bool is_signed, int64_t n, float scale, int32_t zero,
                       float* y) {
   HWY_DYNAMIC_DISPATCH(DequantizeLinearImpl)(x, is_signed, n, scale, zero, y);
+}
+
+void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier,
+                const int32_t* zero, bool per_column, bool is_signed, void* y) {
+  if (n <= 0) return;
+  HWY_DYNAMIC_DISPATCH(RequantizeImpl)(acc, n, bias, multiplier, zero, per_column, is_signed, y);
 }
 
 }  // namespace anvil::simd

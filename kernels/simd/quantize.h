@@ -1,7 +1,8 @@
-// Per-tensor quantization of float32 data to 8 bits and back with Highway, dispatched at runtime
-// to the best SIMD target of the CPU: the hot loops of QuantizeLinear, DequantizeLinear and
-// DynamicQuantizeLinear, computed as ONNX Runtime's CPU kernels compute them (so that a dynamic
-// quantizer downstream derives the same scale from the same bits).
+// Per-tensor quantization of float32 data to 8 bits and back, and the requantization of int32
+// sums to 8 bits, with Highway, dispatched at runtime to the best SIMD target of the CPU: the hot
+// loops of QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and the QLinear ops' outputs,
+// computed as ONNX Runtime's CPU kernels compute them (so that a dynamic quantizer downstream
+// derives the same scale from the same bits).
 #ifndef ANVIL_KERNELS_SIMD_QUANTIZE_H_
 #define ANVIL_KERNELS_SIMD_QUANTIZE_H_
 
@@ -22,6 +23,13 @@ void QuantizeLinear(const float* x, int64_t n, float scale, int32_t zero, bool i
 // y[i] = float(x[i] - zero) * scale for uint8 x, or int8 when is_signed.
 void DequantizeLinear(const void* x, bool is_signed, int64_t n, float scale, int32_t zero,
                       float* y);
+
+// The requantization of ONNX's QLinear ops as ONNX Runtime computes it:
+//   y[j] = saturate(round_half_even(float(acc[j] + bias) * multiplier[j]) + zero[j])
+// into uint8 (or int8 when `is_signed`), with multiplier and zero either one value each
+// (per_column false) or n values. acc + bias wraps as int32; float() rounds as a static_cast.
+void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier,
+                const int32_t* zero, bool per_column, bool is_signed, void* y);
 
 }  // namespace anvil::simd
 
