@@ -303,6 +303,114 @@ def quantize_static_qdq(build, name):
     return helper.make_graph(nodes, name, list(graph.input), list(graph.output), initializers)
 
 
+# ---- quantize_static, QOperator format ----
+
+def qdq_to_qoperator(graph, name):
+    """The QDQ graph as quantize_static(quant_format=QOperator) writes the same model: each
+    DequantizeLinear -> op -> QuantizeLinear group becomes the op's QLinear form on the 8-bit
+    tensors (Conv: ONNX's QLinearConv; Add, GlobalAveragePool, Gemm: ONNX Runtime's com.microsoft
+    QLinearAdd, QLinearGlobalAveragePool, QGemm), MaxPool runs on the 8-bit tensor, and ops
+    without a QLinear form (Flatten) stay float between DequantizeLinear and QuantizeLinear."""
+    producer = {o: n for n in graph.node for o in n.output}
+    consumers = collections.defaultdict(list)
+    for n in graph.node:
+        for i in n.input:
+            consumers[i].append(n)
+    inits = {t.name for t in graph.initializer}
+
+    def dq_inputs(node):  # (x, scale, zero point) of each input, all DequantizeLinear outputs
+        out = []
+        for i in node.input:
+            d = producer.get(i)
+            if d is None or d.op_type != "DequantizeLinear":
+                return None
+            out.append(list(d.input) + [""] * (3 - len(d.input)))
+        return out
+
+    def q_output(node):  # the QuantizeLinear that is the op's only consumer
+        users = consumers[node.output[0]]
+        if len(users) == 1 and users[0].op_type == "QuantizeLinear":
+            return users[0]
+        return None
+
+    nodes, replaced = [], set()
+    for node in graph.node:
+        if node.op_type in ("QuantizeLinear", "DequantizeLinear"):
+            continue
+        ins, q = dq_inputs(node), q_output(node)
+        op = node.op_type
+        if ins is not None and q is not None and op in ("Conv", "Add", "GlobalAveragePool",
+                                                        "MaxPool", "Gemm"):
+            y = [q.output[0]]
+            if op == "Conv":
+                flat = ins[0] + ins[1] + list(q.input[1:]) + ([ins[2][0]] if len(ins) > 2 else [])
+                nodes.append(helper.make_node("QLinearConv", flat, y, (node.name or y[0]) + "_quant",
+                                              **attrs(node)))
+            elif op == "Add":
+                nodes.append(helper.make_node("QLinearAdd", ins[0] + ins[1] + list(q.input[1:]),
+                                              y, (node.name or y[0]) + "_quant", domain="com.microsoft"))
+            elif op == "GlobalAveragePool":
+                nodes.append(helper.make_node("QLinearGlobalAveragePool",
+                                              ins[0] + list(q.input[1:]), y, (node.name or y[0]) + "_quant",
+                                              domain="com.microsoft", channels_last=0))
+            elif op == "MaxPool":
+                nodes.append(helper.make_node("MaxPool", [ins[0][0]], y, node.name,
+                                              **attrs(node)))
+            else:  # Gemm: C is the int32 bias; beta is 1 (QGemm has none)
+                a = dict(attrs(node))
+                a.pop("beta", None)
+                flat = ins[0] + ins[1] + ([ins[2][0]] if len(ins) > 2 else [""]) + list(q.input[1:])
+                nodes.append(helper.make_node("QGemm", flat, y, (node.name or y[0]) + "_quant",
+                                              domain="com.microsoft", **a))
+            replaced.add(q.name)
+            continue
+        nodes.append(node)
+    # The QuantizeLinear / DequantizeLinear nodes still needed: activations' around float ops and
+    # graph edges, not weights' (whose DequantizeLinear the QLinear ops replaced).
+    needed = {i for n in nodes for i in n.input} | {o.name for o in graph.output}
+    kept_qdq = []
+    changed = True
+    pool = [n for n in graph.node if n.op_type in ("QuantizeLinear", "DequantizeLinear")
+            and n.name not in replaced]
+    while changed:  # a QuantizeLinear is needed when a kept DequantizeLinear reads it
+        changed = False
+        for n in pool:
+            if n not in kept_qdq and n.output[0] in needed:
+                kept_qdq.append(n)
+                needed |= set(n.input)
+                changed = True
+    order = {id(n): k for k, n in enumerate(graph.node)}
+    all_nodes = sorted(nodes + kept_qdq, key=lambda n: order.get(id(n), 0))
+    # Ops made above have no place in graph.node: topological order by dependencies.
+    ready = set(t.name for t in graph.input) | inits | {""}
+    ordered, pending = [], list(all_nodes)
+    while pending:
+        rest = []
+        for n in pending:
+            if all(i in ready for i in n.input):
+                ordered.append(n)
+                ready |= set(n.output)
+            else:
+                rest.append(n)
+        assert len(rest) < len(pending), "cycle"
+        pending = rest
+    used = {i for n in ordered for i in n.input}
+    initializers = [t for t in graph.initializer if t.name in used]
+    return helper.make_graph(ordered, name, list(graph.input), list(graph.output), initializers)
+
+
+def save_qoperator(graph, path):
+    """save() with ONNX Runtime's com.microsoft opset imported. onnx.checker checks every node
+    of the domains it knows (ai.onnx); ONNX has no schemas for com.microsoft's."""
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", generate_zoo.OPSET),
+                                                    helper.make_opsetid("com.microsoft", 1)],
+                              producer_name="anvil-testdata")
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=False)
+    onnx.save(model, path)
+    print(f"wrote {path} ({os.path.getsize(path)} bytes)")
+
+
 # ---- A BERT encoder and quantize_dynamic ----
 
 def bert_float(layers=4, seq=128, hidden=256, heads=4, ffn=1024):
@@ -392,6 +500,11 @@ def main():
          os.path.join(out, "resnet18_qdq.onnx"))
     save(quantize_static_qdq(generate_zoo.mobilenetv2, "mobilenetv2_qdq"),
          os.path.join(out, "mobilenetv2_qdq.onnx"))
+    save_qoperator(qdq_to_qoperator(quantize_static_qdq(generate_zoo.resnet18, "resnet18_qop"),
+                                    "resnet18_qop"), os.path.join(out, "resnet18_qop.onnx"))
+    save_qoperator(qdq_to_qoperator(quantize_static_qdq(generate_zoo.mobilenetv2,
+                                                        "mobilenetv2_qop"), "mobilenetv2_qop"),
+                   os.path.join(out, "mobilenetv2_qop.onnx"))
     save(quantize_dynamic(bert_float(), "bert_dynq"), os.path.join(out, "bert_dynq.onnx"))
 
 

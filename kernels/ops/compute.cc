@@ -1,7 +1,8 @@
 // The compute kernel family's table: matrix products (compute_matmul.cc), convolutions
 // (compute_conv*.cc over conv_*.cc), pools (compute_pool.cc), reductions, CumSum and
 // MeanVarianceNormalization (compute_reduce.cc), softmax and normalizations (compute_norm.cc),
-// Einsum and Det (compute_linalg.cc), com.microsoft MultiHeadAttention (compute_attention.cc).
+// Einsum and Det (compute_linalg.cc), com.microsoft MultiHeadAttention (compute_attention.cc),
+// ONNX Runtime's quantized com.microsoft ops (compute_quantized.cc).
 // Shared helpers are in compute_util.h; GEMM and row routines in simd/.
 #include "kernels/kernel_rules.h"
 #include "kernels/ops/compute_util.h"
@@ -22,6 +23,7 @@ const KernelRule kComputeKernels[] = {
     {"", "ConvTranspose", ops::CreateConvTranspose},
     {"", "CumSum", ops::CreateCumSum},
     {"", "Det", ops::CreateDet},
+    {"com.microsoft", "DynamicQuantizeMatMul", ops::CreateDynamicQuantizeMatMul},
     {"", "Einsum", ops::CreateEinsum},
     {"com.microsoft", "FusedConv", ops::CreateFusedConv},
     {"", "Gemm", ops::CreateGemm},
@@ -36,12 +38,21 @@ const KernelRule kComputeKernels[] = {
     {"", "LpPool", ops::CreatePool},
     {"", "MatMul", ops::CreateMatMul},
     {"", "MatMulInteger", ops::CreateMatMulInteger},
+    {"com.microsoft", "MatMulIntegerToFloat", ops::CreateMatMulIntegerToFloat},
     {"", "MaxPool", ops::CreatePool},
     {"", "MaxUnpool", ops::CreateMaxUnpool},
     {"", "MeanVarianceNormalization", ops::CreateMeanVarianceNormalization},
     {"com.microsoft", "MultiHeadAttention", ops::CreateMultiHeadAttention},
+    {"com.microsoft", "QGemm", ops::CreateQGemm},
+    {"com.microsoft", "QLinearAdd", ops::CreateQLinearAdd},
+    {"com.microsoft", "QLinearAveragePool", ops::CreateQLinearAveragePool},
+    {"com.microsoft", "QLinearConcat", ops::CreateQLinearConcat},
     {"", "QLinearConv", ops::CreateQLinearConv},
+    {"com.microsoft", "QLinearGlobalAveragePool", ops::CreateQLinearGlobalAveragePool},
+    {"com.microsoft", "QLinearLeakyRelu", ops::CreateQLinearLeakyRelu},
     {"", "QLinearMatMul", ops::CreateQLinearMatMul},
+    {"com.microsoft", "QLinearMul", ops::CreateQLinearMul},
+    {"com.microsoft", "QLinearSigmoid", ops::CreateQLinearSigmoid},
     {"", "ReduceL1", ops::CreateReduce},
     {"", "ReduceL2", ops::CreateReduce},
     {"", "ReduceLogSum", ops::CreateReduce},

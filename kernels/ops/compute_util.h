@@ -376,6 +376,17 @@ KernelOr CreatePool(const Node& node, int64_t opset);
 KernelOr CreateQLinearConv(const Node& node, int64_t opset);
 KernelOr CreateQLinearMatMul(const Node& node, int64_t opset);
 KernelOr CreateReduce(const Node& node, int64_t opset);
+// compute_quantized.cc: ONNX Runtime's com.microsoft quantized ops.
+KernelOr CreateDynamicQuantizeMatMul(const Node& node, int64_t opset);
+KernelOr CreateMatMulIntegerToFloat(const Node& node, int64_t opset);
+KernelOr CreateQGemm(const Node& node, int64_t opset);
+KernelOr CreateQLinearAdd(const Node& node, int64_t opset);
+KernelOr CreateQLinearAveragePool(const Node& node, int64_t opset);
+KernelOr CreateQLinearConcat(const Node& node, int64_t opset);
+KernelOr CreateQLinearGlobalAveragePool(const Node& node, int64_t opset);
+KernelOr CreateQLinearLeakyRelu(const Node& node, int64_t opset);
+KernelOr CreateQLinearMul(const Node& node, int64_t opset);
+KernelOr CreateQLinearSigmoid(const Node& node, int64_t opset);
 KernelOr CreateSoftmax(const Node& node, int64_t opset);
 
 }  // namespace anvil::compute_ops

@@ -79,8 +79,10 @@ const KernelRule kElementwiseKernels[] = {
     {"", "ThresholdedRelu", &elementwise::CreateThresholdedRelu},
     {"", "Where", &elementwise::CreateWhere},
     {"", "Xor", &elementwise::CreateXor},
-    // ONNX Runtime's contrib ops that fuse-activations makes.
+    // ONNX Runtime's contrib ops: what fuse-activations makes, and its quantizers' Q/DQ.
+    {"com.microsoft", "DequantizeLinear", &elementwise::CreateDequantizeLinear},
     {"com.microsoft", "Gelu", &elementwise::CreateGelu},
+    {"com.microsoft", "QuantizeLinear", &elementwise::CreateQuantizeLinear},
     {"com.microsoft", "QuickGelu", &elementwise::CreateQuickGelu},
     {nullptr, nullptr, nullptr},
 };

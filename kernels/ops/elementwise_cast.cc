@@ -113,10 +113,11 @@ absl::StatusOr<TensorView> QuantParam(const KernelContext& ctx, const TensorView
   view.dims = x.dims;
   view.strides.assign(x.rank(), 0);
   if (param.NumElements() == 1) return view;
-  if (ctx.opset() < 13 || param.rank() != 1) {
-    return ctx.Error(absl::StrCat(AsAbsl(what), " must be a scalar",
-                                  ctx.opset() >= 13 ? " or 1-D" : "", ", got ",
-                                  param.DebugString()));
+  // com.microsoft's versions (ONNX Runtime's contrib Q/DQ) quantize per axis as opset 13 does.
+  const bool per_axis = ctx.opset() >= 13 || ctx.node().domain() == "com.microsoft";
+  if (!per_axis || param.rank() != 1) {
+    return ctx.Error(absl::StrCat(AsAbsl(what), " must be a scalar", per_axis ? " or 1-D" : "",
+                                  ", got ", param.DebugString()));
   }
   const int64_t a = axis < 0 ? axis + x.rank() : axis;
   if (a < 0 || a >= x.rank() || param.dims[0] != x.dims[a]) {
@@ -244,12 +245,9 @@ class DequantizeKernel final : public OpKernel {
   int64_t axis_;
 };
 
-// DynamicQuantizeLinear: uint8 with the range of x extended to include 0, as ONNX Runtime
-// computes it:
-//   scale = (max(0, max x) - min(0, min x)) / 255, or 1 when that range is empty (all zeros)
-//   zero_point = round_half_even(clamp(0 - min / scale, 0, 255)),
-//   y = saturate(round_half_even(x / scale) + zero_point)
-// in float. (ONNX's formula divides by a zero scale for an all-zero x; its reference gives 1/255.)
+// DynamicQuantizeLinear: uint8 with the range of x extended to include 0, the parameters as
+// ONNX Runtime computes them (simd::DynamicQuantizationOf), then
+//   y = saturate(round_half_even(x / scale) + zero_point).
 absl::Status DynamicQuantizeLinearCompute(KernelContext& ctx) {
   const TensorView& x_in = ctx.input(0);
   if (x_in.type != ElementType::kFloat) return UnsupportedType("DynamicQuantizeLinear", x_in.type);
@@ -260,19 +258,16 @@ absl::Status DynamicQuantizeLinearCompute(KernelContext& ctx) {
     x = dense.As<float>();
   }
   const int64_t n = x_in.NumElements();
-  float lo = 0.0f, hi = 0.0f;
-  simd::MinMax(x, n, &lo, &hi);
-  const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
-  const float zero_point = std::nearbyint(std::clamp(0.0f - lo / scale, 0.0f, 255.0f));
+  const simd::DynamicQuantization q = simd::DynamicQuantizationOf(x, n);
   if (ctx.HasOutput(0)) {
     const TensorView& y = ctx.output(0);
     if (y.dims != x_in.dims || y.type != ElementType::kUint8) {
       return ctx.Error("y must be uint8 of x's shape");
     }
-    simd::QuantizeLinear(x, n, scale, static_cast<int32_t>(zero_point), false, y.As<uint8_t>());
+    simd::QuantizeLinear(x, n, q.scale, q.zero, false, y.As<uint8_t>());
   }
-  if (ctx.HasOutput(1)) *ctx.output(1).As<float>() = scale;
-  if (ctx.HasOutput(2)) *ctx.output(2).As<uint8_t>() = static_cast<uint8_t>(zero_point);
+  if (ctx.HasOutput(1)) *ctx.output(1).As<float>() = q.scale;
+  if (ctx.HasOutput(2)) *ctx.output(2).As<uint8_t>() = static_cast<uint8_t>(q.zero);
   return absl::OkStatus();
 }
 

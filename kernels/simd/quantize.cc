@@ -116,6 +116,107 @@ void DequantizeLinearImpl(const void* x, bool is_signed, int64_t n, float scale,
   }
 }
 
+// An 8-bit value as int32: uint8, or int8 when is_signed.
+HWY_INLINE int32_t EightBit(const void* x, bool is_signed, int64_t i) {
+  return is_signed ? static_cast<const int8_t*>(x)[i] : static_cast<const uint8_t*>(x)[i];
+}
+
+// fma(a, b, c) as hn::MulAdd computes it on this target: fused where the target has FMA, a
+// rounded product and sum where it has not (SSE4), so that the scalar tails match the vectors.
+HWY_INLINE float TargetMulAdd(float a, float b, float c) {
+#if HWY_NATIVE_FMA
+  return std::fma(a, b, c);
+#else
+  return a * b + c;  // -ffp-contract=off: two roundings
+#endif
+}
+
+// round_half_even(r) saturated to the 8-bit range, r clamped to +-2^16 first (beyond which
+// everything saturates) so that the conversion cannot overflow.
+HWY_INLINE int32_t SaturateRounded(float r, int32_t lo, int32_t hi) {
+  r = std::min(std::max(r, -65536.0f), 65536.0f);
+  return std::clamp(static_cast<int32_t>(std::nearbyint(r)), lo, hi);
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// The vector of int32 lanes (of tag D32) holding the 8-bit values at x[i, i + lanes).
+template <class D32>
+HWY_INLINE hn::Vec<D32> LoadEightBit(D32 di, const void* x, bool is_signed, int64_t i) {
+  if (is_signed) {
+    const hn::Rebind<int8_t, D32> d8;
+    return hn::PromoteTo(di, hn::LoadU(d8, static_cast<const int8_t*>(x) + i));
+  }
+  const hn::Rebind<uint8_t, D32> d8;
+  return hn::PromoteTo(di, hn::LoadU(d8, static_cast<const uint8_t*>(x) + i));
+}
+
+// The vector form of SaturateRounded.
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<int32_t, DF>> SaturateRounded(DF df, hn::Vec<DF> r, int32_t lo,
+                                                            int32_t hi) {
+  const hn::Rebind<int32_t, DF> di;
+  r = hn::Min(hn::Max(r, hn::Set(df, -65536.0f)), hn::Set(df, 65536.0f));
+  return hn::Min(hn::Max(hn::NearestInt(r), hn::Set(di, lo)), hn::Set(di, hi));
+}
+#endif
+
+void QLinearAddImpl(const void* v, const void* o, bool o_one, int64_t n, float rv, float ro,
+                    float fixed, bool is_signed, void* y) {
+  const int32_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+  // With one `o`, its part is added into the fixed part once (as ONNX Runtime does).
+  const float base =
+      o_one ? TargetMulAdd(static_cast<float>(EightBit(o, is_signed, 0)), ro, fixed) : fixed;
+  int64_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<int32_t, decltype(df)> di;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(df));
+  const auto vrv = hn::Set(df, rv), vro = hn::Set(df, ro), vbase = hn::Set(df, base);
+  for (; i + L <= n; i += L) {
+    auto part = vbase;
+    if (!o_one) part = hn::MulAdd(hn::ConvertTo(df, LoadEightBit(di, o, is_signed, i)), vro, vbase);
+    const auto r = hn::MulAdd(hn::ConvertTo(df, LoadEightBit(di, v, is_signed, i)), vrv, part);
+    StoreEightBit(di, SaturateRounded(df, r, lo, hi), is_signed, y, i);
+  }
+#endif
+  for (; i < n; ++i) {
+    const float part =
+        o_one ? base : TargetMulAdd(static_cast<float>(EightBit(o, is_signed, i)), ro, base);
+    const float r = TargetMulAdd(static_cast<float>(EightBit(v, is_signed, i)), rv, part);
+    StoreEightBit(SaturateRounded(r, lo, hi), is_signed, y, i);
+  }
+}
+
+void QLinearMulImpl(const void* a, bool a_one, int32_t a_zero, const void* b, bool b_one,
+                    int32_t b_zero, int64_t n, float ratio, int32_t y_zero, bool is_signed,
+                    void* y) {
+  const int32_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+  const float fzero = static_cast<float>(y_zero);
+  int64_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<int32_t, decltype(df)> di;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(df));
+  const auto vratio = hn::Set(df, ratio), vzero = hn::Set(df, fzero);
+  const auto va_zero = hn::Set(di, a_zero), vb_zero = hn::Set(di, b_zero);
+  const auto va_one = hn::Set(di, EightBit(a, is_signed, 0) - a_zero);
+  const auto vb_one = hn::Set(di, EightBit(b, is_signed, 0) - b_zero);
+  for (; i + L <= n; i += L) {
+    const auto da = a_one ? va_one : hn::Sub(LoadEightBit(di, a, is_signed, i), va_zero);
+    const auto db = b_one ? vb_one : hn::Sub(LoadEightBit(di, b, is_signed, i), vb_zero);
+    // A product of two 8-bit differences is at most 2^16: exact in int32 and in float.
+    const auto r = hn::Add(hn::Mul(hn::ConvertTo(df, hn::Mul(da, db)), vratio), vzero);
+    StoreEightBit(di, SaturateRounded(df, r, lo, hi), is_signed, y, i);
+  }
+#endif
+  for (; i < n; ++i) {
+    const int32_t da = EightBit(a, is_signed, a_one ? 0 : i) - a_zero;
+    const int32_t db = EightBit(b, is_signed, b_one ? 0 : i) - b_zero;
+    const float r = static_cast<float>(da * db) * ratio + fzero;
+    StoreEightBit(SaturateRounded(r, lo, hi), is_signed, y, i);
+  }
+}
+
 void RequantizeImpl(const int32_t* acc, int64_t n, int32_t bias, const float* multiplier,
                     const int32_t* zero, bool per_column, bool is_signed, void* y) {
   const int32_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
@@ -160,6 +261,21 @@ HWY_EXPORT(MinMaxImpl);
 HWY_EXPORT(QuantizeLinearImpl);
 HWY_EXPORT(DequantizeLinearImpl);
 HWY_EXPORT(RequantizeImpl);
+HWY_EXPORT(QLinearAddImpl);
+HWY_EXPORT(QLinearMulImpl);
+
+void QLinearAdd(const void* v, const void* o, bool o_one, int64_t n, float rv, float ro,
+                float fixed, bool is_signed, void* y) {
+  if (n <= 0) return;
+  HWY_DYNAMIC_DISPATCH(QLinearAddImpl)(v, o, o_one, n, rv, ro, fixed, is_signed, y);
+}
+
+void QLinearMul(const void* a, bool a_one, int32_t a_zero, const void* b, bool b_one,
+                int32_t b_zero, int64_t n, float ratio, int32_t y_zero, bool is_signed, void* y) {
+  if (n <= 0) return;
+  HWY_DYNAMIC_DISPATCH(QLinearMulImpl)
+  (a, a_one, a_zero, b, b_one, b_zero, n, ratio, y_zero, is_signed, y);
+}
 
 void MinMax(const float* x, int64_t n, float* lo, float* hi) {
   HWY_DYNAMIC_DISPATCH(MinMaxImpl)(x, n, lo, hi);
@@ -178,6 +294,15 @@ void Requantize(const int32_t* acc, int64_t n, int32_t bias, const float* multip
                 const int32_t* zero, bool per_column, bool is_signed, void* y) {
   if (n <= 0) return;
   HWY_DYNAMIC_DISPATCH(RequantizeImpl)(acc, n, bias, multiplier, zero, per_column, is_signed, y);
+}
+
+DynamicQuantization DynamicQuantizationOf(const float* x, int64_t n) {
+  float lo = 0.0f, hi = 0.0f;
+  MinMax(x, n, &lo, &hi);
+  DynamicQuantization q;
+  q.scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+  q.zero = static_cast<int32_t>(std::nearbyint(std::clamp(0.0f - lo / q.scale, 0.0f, 255.0f)));
+  return q;
 }
 
 }  // namespace anvil::simd

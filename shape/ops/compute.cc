@@ -112,13 +112,13 @@ absl::StatusOr<std::optional<DimsExpr>> MatMulDims(const ShapeContext& ctx, int 
   return std::optional<DimsExpr>(*std::move(out));
 }
 
+}  // namespace
+
 absl::Status MatMulLike(ShapeContext& ctx, int a_index, int b_index, ElementType out_type) {
   ANVIL_ASSIGN_OR_RETURN(std::optional<DimsExpr> dims, MatMulDims(ctx, a_index, b_index));
   ctx.SetOutput(0, out_type, std::move(dims));
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::Status InferMatMul(ShapeContext& ctx) {
   ElementType t = ctx.InputType(0);
@@ -206,9 +206,15 @@ absl::Status InferQLinearMatMul(ShapeContext& ctx) {
 // [M, N] from opset 7; before that it must be exactly [M, N] unless `broadcast` is set. C is
 // optional from opset 11.
 absl::Status InferGemm(ShapeContext& ctx) {
+  ElementType t = ctx.InputType(0);
+  if (t == ElementType::kUndefined) t = ctx.InputType(1);
+  return GemmLike(ctx, 0, 1, 2, t);
+}
+
+absl::Status GemmLike(ShapeContext& ctx, int a_index, int b_index, int c_index, ElementType type) {
   const Node& node = ctx.node();
-  const std::optional<DimsExpr>& a = ctx.InputDims(0);
-  const std::optional<DimsExpr>& b = ctx.InputDims(1);
+  const std::optional<DimsExpr>& a = ctx.InputDims(a_index);
+  const std::optional<DimsExpr>& b = ctx.InputDims(b_index);
   ANVIL_RETURN_IF_ERROR(CheckRank(ctx, a, 2, "A"));
   ANVIL_RETURN_IF_ERROR(CheckRank(ctx, b, 2, "B"));
   const bool trans_a = node.GetInt("transA", 0) != 0;
@@ -222,9 +228,10 @@ absl::Status InferGemm(ShapeContext& ctx) {
                                   DimsText(b), trans_b ? "^T" : ""));
   }
 
-  if (ctx.HasInput(2)) {
-    if (const std::optional<DimsExpr>& c = ctx.InputDims(2)) {
-      const bool exact = ctx.opset() < 7 && node.GetInt("broadcast", 0) == 0;
+  if (ctx.HasInput(c_index)) {
+    if (const std::optional<DimsExpr>& c = ctx.InputDims(c_index)) {
+      const bool exact =
+          node.op_type() == "Gemm" && ctx.opset() < 7 && node.GetInt("broadcast", 0) == 0;
       if (c->size() > 2 || (exact && c->size() != 2)) {
         return ctx.Error(absl::StrCat("C ", DimsToString(*c), " does not ",
                                       exact ? "match" : "broadcast to", " [", m.ToString(), ", ",
@@ -247,9 +254,7 @@ absl::Status InferGemm(ShapeContext& ctx) {
       }
     }
   }
-  ElementType t = ctx.InputType(0);
-  if (t == ElementType::kUndefined) t = ctx.InputType(1);
-  ctx.SetOutput(0, t, DimsExpr{m, n});
+  ctx.SetOutput(0, type, DimsExpr{m, n});
   return absl::OkStatus();
 }
 
@@ -298,6 +303,7 @@ const ShapeRule kComputeRules[] = {
     {"", "ConvTranspose", ops::InferConvTranspose},
     {"", "DFT", ops::InferDft},
     {"", "Det", ops::InferDet},
+    {"com.microsoft", "DynamicQuantizeMatMul", ops::InferDynamicQuantizeMatMul},
     {"", "Einsum", ops::InferEinsum},
     {"com.microsoft", "FusedConv", ops::InferConv},
     {"", "GRU", ops::InferRecurrent},
@@ -313,6 +319,7 @@ const ShapeRule kComputeRules[] = {
     {"", "LpPool", ops::InferPool},
     {"", "MatMul", ops::InferMatMul},
     {"", "MatMulInteger", ops::InferMatMulInteger},
+    {"com.microsoft", "MatMulIntegerToFloat", ops::InferMatMulIntegerToFloat},
     {"", "MaxPool", ops::InferPool},
     {"com.anvil.nchwc", "MaxPool", ops::InferPool},
     {"", "MaxRoiPool", ops::InferMaxRoiPool},
@@ -324,8 +331,16 @@ const ShapeRule kComputeRules[] = {
     {"", "NonMaxSuppression", ops::InferNonMaxSuppression},
     {"", "NonZero", ops::InferNonZero},
     {"com.anvil.nchwc", "Pad", ops::InferNchwcPad},
+    {"com.microsoft", "QGemm", ops::InferQGemm},
+    {"com.microsoft", "QLinearAdd", ops::InferQLinearBinary},
+    {"com.microsoft", "QLinearAveragePool", ops::InferQLinearAveragePool},
+    {"com.microsoft", "QLinearConcat", ops::InferQLinearConcat},
     {"", "QLinearConv", ops::InferQLinearConv},
+    {"com.microsoft", "QLinearGlobalAveragePool", ops::InferQLinearGlobalAveragePool},
+    {"com.microsoft", "QLinearLeakyRelu", ops::InferQLinearUnary},
     {"", "QLinearMatMul", ops::InferQLinearMatMul},
+    {"com.microsoft", "QLinearMul", ops::InferQLinearBinary},
+    {"com.microsoft", "QLinearSigmoid", ops::InferQLinearUnary},
     {"", "RNN", ops::InferRecurrent},
     {"", "ReduceL1", ops::InferReduce},
     {"", "ReduceL2", ops::InferReduce},

@@ -45,6 +45,11 @@ absl::Status CheckRank(const ShapeContext& ctx, const std::optional<DimsExpr>& d
 // DimsToString, or "[unknown rank]".
 std::string DimsText(const std::optional<DimsExpr>& dims);
 
+// numpy.matmul of inputs a_index and b_index; output 0 gets `out_type`.
+absl::Status MatMulLike(ShapeContext& ctx, int a_index, int b_index, ElementType out_type);
+// Gemm of A, B and the optional C at these input indices (transA, transB); output 0 gets `type`.
+absl::Status GemmLike(ShapeContext& ctx, int a_index, int b_index, int c_index, ElementType type);
+
 // ---- ShapeFns (compute.cc: matrix products) ----
 absl::Status InferEinsum(ShapeContext& ctx);
 absl::Status InferGemm(ShapeContext& ctx);
@@ -68,6 +73,16 @@ absl::Status InferNchwcConv(ShapeContext& ctx);     // com.anvil.nchwc Conv
 absl::Status InferNchwcReorder(ShapeContext& ctx);  // com.anvil.nchwc ReorderInput/Output
 absl::Status InferNchwcScale(ShapeContext& ctx);    // com.anvil.nchwc Mul
 absl::Status InferNchwcPad(ShapeContext& ctx);      // com.anvil.nchwc Pad
+
+// ---- compute_quantized.cc: ONNX Runtime's com.microsoft quantized ops (QOperator format) ----
+absl::Status InferQLinearBinary(ShapeContext& ctx);  // QLinearAdd, QLinearMul
+absl::Status InferQLinearUnary(ShapeContext& ctx);   // QLinearSigmoid, QLinearLeakyRelu
+absl::Status InferQLinearGlobalAveragePool(ShapeContext& ctx);
+absl::Status InferQLinearAveragePool(ShapeContext& ctx);
+absl::Status InferQLinearConcat(ShapeContext& ctx);
+absl::Status InferQGemm(ShapeContext& ctx);
+absl::Status InferDynamicQuantizeMatMul(ShapeContext& ctx);
+absl::Status InferMatMulIntegerToFloat(ShapeContext& ctx);
 
 // ---- compute_reduce.cc: reductions, index-producing ops, Det, losses ----
 absl::Status InferReduce(ShapeContext& ctx);  // the ten Reduce* ops

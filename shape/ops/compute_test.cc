@@ -45,6 +45,7 @@ using LossTest = shape_testing::ContextTest;
 using MatMulTest = shape_testing::ContextTest;
 using MultiHeadAttentionTest = shape_testing::ContextTest;
 using PoolTest = shape_testing::ContextTest;
+using QOperatorTest = shape_testing::ContextTest;
 using RecurrentTest = shape_testing::ContextTest;
 using ReduceTest = shape_testing::ContextTest;
 using SignalTest = shape_testing::ContextTest;
@@ -90,19 +91,17 @@ TEST(ComputeRulesTest, TableIsSortedTerminatedAndCoversEveryVersion) {
   int count = 0;
   for (; rule->op_type != nullptr; ++rule, ++count) {
     SCOPED_TRACE(rule->op_type);
-    // ONNX ops, ONNX Runtime's FusedConv (Conv's rule) and MultiHeadAttention, and Anvil's
-    // blocked-layout ops.
+    // ONNX ops, ONNX Runtime's contrib ops (FusedConv, MultiHeadAttention, the quantized ones),
+    // and Anvil's blocked-layout ops.
     EXPECT_TRUE(std::strcmp(rule->domain, "") == 0 ||
                 std::strcmp(rule->domain, "com.anvil.nchwc") == 0 ||
-                (std::strcmp(rule->domain, "com.microsoft") == 0 &&
-                 (std::strcmp(rule->op_type, "FusedConv") == 0 ||
-                  std::strcmp(rule->op_type, "MultiHeadAttention") == 0)));
+                std::strcmp(rule->domain, "com.microsoft") == 0);
     const std::pair<std::string, std::string> key(rule->op_type, rule->domain);
     EXPECT_LT(previous, key) << "not sorted after " << previous.first;
     EXPECT_NE(rule->fn, nullptr);
     previous = key;
   }
-  EXPECT_EQ(count, 56);
+  EXPECT_EQ(count, 66);
   EXPECT_EQ(rule->domain, nullptr);
   EXPECT_EQ(rule->fn, nullptr);
 
@@ -240,6 +239,75 @@ TEST_F(MatMulTest, IntegerAndQuantizedVariants) {
   q.In(T(kU8, {3, 4})).In(T(kF32, {})).In(T(kU8, {}));
   q.In(T(kF32, {})).In(T(kI8, {}));
   EXPECT_EQ(q.Text(), "int8[2, 4]");
+}
+
+// ---- ONNX Runtime's com.microsoft quantized ops (QOperator format) ----
+
+TEST_F(QOperatorTest, BinaryOpsBroadcastAndCheckTheirParameters) {
+  auto binary = [](const char* op, ElementType b_type, ElementType scale_type) {
+    shape_testing::OpTest q(op, 1, "com.microsoft");
+    q.In(T(kU8, {S("N"), 8, 4, 4})).In(T(kF32, {})).In(T(kU8, {}));
+    q.In(T(b_type, {1, 8, 1, 1})).In(T(scale_type, {})).NoInput();
+    q.In(T(kF32, {})).In(T(kU8, {}));
+    return q;
+  };
+  EXPECT_EQ(binary("QLinearAdd", kU8, kF32).Text(), "uint8[N, 8, 4, 4]");
+  EXPECT_EQ(binary("QLinearMul", kU8, kF32).Text(), "uint8[N, 8, 4, 4]");
+  EXPECT_THAT(binary("QLinearAdd", kI8, kF32).Error(), HasSubstr("A is uint8, B is int8"));
+  EXPECT_THAT(binary("QLinearAdd", kU8, kU8).Error(), HasSubstr("scale input 4 must be float"));
+  shape_testing::OpTest short_node("QLinearAdd", 1, "com.microsoft");
+  short_node.In(T(kU8, {2})).In(T(kF32, {})).In(T(kU8, {}));
+  EXPECT_THAT(short_node.Error(), HasSubstr("needs at least 7 inputs, got 3"));
+}
+
+TEST_F(QOperatorTest, PoolsConcatAndProducts) {
+  auto unary = [](const char* op, DimsExpr dims) {
+    shape_testing::OpTest q(op, 1, "com.microsoft");
+    q.In(T(kI8, std::move(dims))).In(T(kF32, {})).In(T(kI8, {})).In(T(kF32, {})).In(T(kI8, {}));
+    return q;
+  };
+  EXPECT_EQ(unary("QLinearSigmoid", {2, S("C"), 5}).Text(), "int8[2, C, 5]");
+  EXPECT_EQ(unary("QLinearGlobalAveragePool", {2, S("C"), 5, 6}).Text(), "int8[2, C, 1, 1]");
+  EXPECT_EQ(
+      unary("QLinearGlobalAveragePool", {2, 5, 6, S("C")}).Attr(Int("channels_last", 1)).Text(),
+      "int8[2, 1, 1, C]");
+  EXPECT_EQ(unary("QLinearAveragePool", {1, 3, 8, 8})
+                .Attr(Ints("kernel_shape", {3, 3}))
+                .Attr(Ints("strides", {2, 2}))
+                .Attr(Ints("pads", {1, 1, 1, 1}))
+                .Text(),
+            "int8[1, 3, 4, 4]");
+  shape_testing::OpTest channels_last = unary("QLinearAveragePool", {1, 8, 8, 3});
+  channels_last.Attr(Ints("kernel_shape", {3, 3})).Attr(Int("channels_last", 1));
+  EXPECT_EQ(channels_last.Run().code(), absl::StatusCode::kUnimplemented);
+
+  shape_testing::OpTest concat("QLinearConcat", 1, "com.microsoft");
+  concat.Attr(Int("axis", 1)).In(T(kF32, {})).In(T(kU8, {}));
+  concat.In(T(kU8, {S("N"), 3, 4})).In(T(kF32, {})).In(T(kU8, {}));
+  concat.In(T(kU8, {S("N"), 5, 4})).In(T(kF32, {})).In(T(kU8, {}));
+  EXPECT_EQ(concat.Text(), "uint8[N, 8, 4]");
+  shape_testing::OpTest broken("QLinearConcat", 1, "com.microsoft");
+  broken.Attr(Int("axis", 1)).In(T(kF32, {})).In(T(kU8, {}));
+  broken.In(T(kU8, {2, 3})).In(T(kF32, {})).In(T(kU8, {})).In(T(kU8, {2, 3}));
+  EXPECT_THAT(broken.Error(), HasSubstr("come in triples"));
+
+  auto qgemm = [](bool quantized) {
+    shape_testing::OpTest q("QGemm", 1, "com.microsoft");
+    q.Attr(Int("transB", 1));
+    q.In(T(kU8, {S("M"), 16})).In(T(kF32, {})).In(T(kU8, {}));
+    q.In(T(kI8, {10, 16})).In(T(kF32, {10})).In(T(kI8, {10})).In(T(kI32, {10}));
+    if (quantized) q.In(T(kF32, {})).In(T(kU8, {}));
+    return q;
+  };
+  EXPECT_EQ(qgemm(true).Text(), "uint8[M, 10]");
+  EXPECT_EQ(qgemm(false).Text(), "float[M, 10]");
+
+  shape_testing::OpTest dynamic("DynamicQuantizeMatMul", 1, "com.microsoft");
+  dynamic.In(T(kF32, {S("B"), S("S"), 16})).In(T(kI8, {16, 10})).In(T(kF32, {10}));
+  EXPECT_EQ(dynamic.Text(), "float[B, S, 10]");
+  shape_testing::OpTest to_float("MatMulIntegerToFloat", 1, "com.microsoft");
+  to_float.In(T(kU8, {S("B"), 16})).In(T(kI8, {16, 10})).In(T(kF32, {})).In(T(kF32, {10}));
+  EXPECT_EQ(to_float.Text(), "float[B, 10]");
 }
 
 // ---- Gemm ----

@@ -466,7 +466,8 @@ absl::Status EyeLikeShape(ShapeContext& ctx) {
 absl::Status QuantizeShape(ShapeContext& ctx, ElementType type) {
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
   const std::optional<DimsExpr>& scale = ctx.InputDims(1);
-  if (ctx.opset() >= 13 && x && scale && scale->size() == 1) {
+  if ((ctx.opset() >= 13 || ctx.node().domain() == "com.microsoft") && x && scale &&
+      scale->size() == 1) {
     ANVIL_ASSIGN_OR_RETURN(
         int64_t axis,
         ctx.NormalizeAxis(ctx.node().GetInt("axis", 1), static_cast<int64_t>(x->size()), "axis"));
@@ -687,7 +688,9 @@ const ShapeRule kElementwiseRules[] = {
     {"ai.onnx.preview.training", "Adagrad", &shape_ops::elementwise::OptimizerUpdateShape},
     {"ai.onnx.preview.training", "Adam", &shape_ops::elementwise::OptimizerUpdateShape},
     {"ai.onnx.preview.training", "Momentum", &shape_ops::elementwise::OptimizerUpdateShape},
+    {"com.microsoft", "DequantizeLinear", &DequantizeLinearShape},
     {"com.microsoft", "Gelu", &SameAsInput},
+    {"com.microsoft", "QuantizeLinear", &QuantizeLinearShape},
     {"com.microsoft", "QuickGelu", &SameAsInput},
     {nullptr, nullptr, nullptr},
 };

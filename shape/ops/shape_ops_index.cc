@@ -156,11 +156,16 @@ absl::Status InferCompress(ShapeContext& ctx) {
 absl::Status InferConcat(ShapeContext& ctx) {
   const Attribute* axis_attr = ctx.node().FindAttribute("axis");
   if (axis_attr == nullptr && ctx.opset() >= 4) return ctx.Error("missing attribute axis");
-  const int64_t axis_value = axis_attr != nullptr ? axis_attr->i : 1;
+  return ConcatLike(ctx, 0, 1, ElementType::kUndefined, axis_attr != nullptr ? axis_attr->i : 1);
+}
+
+absl::Status ConcatLike(ShapeContext& ctx, int first_input, int stride, ElementType type,
+                        int64_t axis_value) {
   TensorInfo& out = ctx.output(0);
+  out.type = type;
   // (input index, its info): errors name the input.
   absl::InlinedVector<std::pair<int, const TensorInfo*>, 4> inputs;
-  for (int i = 0; i < ctx.num_inputs(); ++i) {
+  for (int i = first_input; i < ctx.num_inputs(); i += stride) {
     if (!ctx.HasInput(i)) continue;
     inputs.push_back({i, &ctx.Input(i)});
     if (out.type == ElementType::kUndefined) out.type = inputs.back().second->type;

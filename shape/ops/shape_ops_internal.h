@@ -76,6 +76,11 @@ absl::Status InferUpsample(ShapeContext& ctx);
 // shape_ops_index.cc
 absl::Status InferCompress(ShapeContext& ctx);
 absl::Status InferConcat(ShapeContext& ctx);
+// Concat of inputs first_input, first_input + stride, ... (QLinearConcat's X_i are every third
+// input from 2) along `axis_value`; the output has `type`, or the first present input's type when
+// undefined.
+absl::Status ConcatLike(ShapeContext& ctx, int first_input, int stride, ElementType type,
+                        int64_t axis_value);
 absl::Status InferGather(ShapeContext& ctx);
 absl::Status InferGatherElements(ShapeContext& ctx);
 absl::Status InferGatherND(ShapeContext& ctx);
