@@ -1,8 +1,9 @@
-// fuse-qdq's property: on random QDQ convolutions and matrix products (uint8 and int8 data,
-// per-tensor and per-channel weights, zero points at the type edges, outputs that saturate,
-// strides, pads, groups, with and without bias), the fused integer ops give the QDQ graph's
-// quantized results within one step, run by the runtime with and without the pass, at 1 and 3
-// threads.
+// fuse-qdq's property: on random QDQ convolutions, matrix products and Gemms (uint8 and int8
+// data, per-tensor and per-channel weights, zero points at the type edges, outputs that
+// saturate, strides, pads, groups, with and without bias), and on the ops it rewrites into ONNX
+// Runtime's com.microsoft QLinear ops (Add and Mul with broadcasting, Sigmoid, LeakyRelu, the
+// average pools, Concat), the fused ops give the QDQ graph's quantized results within one step,
+// run by the runtime with and without the pass, at 1 and 3 threads.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -123,6 +124,166 @@ Case RandomMatMul(Rng& r) {
   return c;
 }
 
+// The header and the x input's DequantizeLinear of the element-wise cases: x [1, C, H, W] of
+// `type`, with scale xs and zero point xz in the initializer list `inits` (more appended).
+struct Activation {
+  std::string type;
+  bool is_signed = false;
+  std::vector<int64_t> dims;
+  std::string inits;
+};
+Activation RandomActivation(Rng& r) {
+  Activation a;
+  a.is_signed = r.Coin();
+  a.type = TypeName(a.is_signed);
+  a.dims = {r.Int(1, 2), r.Int(1, 5), r.Int(1, 6), r.Int(1, 6)};
+  a.inits = absl::StrCat("float xs = {", Floats({r.Scale()}), "}, ", a.type, " xz = {",
+                         r.Zero(a.is_signed), "}, float ys = {",
+                         Floats({r.Scale() * static_cast<float>(r.Int(1, 20))}), "}, ", a.type,
+                         " yz = {", r.Zero(a.is_signed), "}");
+  return a;
+}
+std::string DimsText(const std::vector<int64_t>& d) { return absl::StrCat("[", Ints(d), "]"); }
+std::vector<int64_t> RandomBytes(Rng& r, int64_t n, bool is_signed) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  for (int64_t& b : v) b = is_signed ? r.Int(-128, 127) : r.Int(0, 255);
+  return v;
+}
+Case ElementwiseCase(const Activation& a, const std::string& inits, const std::string& body) {
+  Case c;
+  c.x_signed = a.is_signed;
+  c.x_dims = a.dims;
+  c.text = absl::StrCat("<ir_version: 8, opset_import: [\"\" : 17]>\nmain (", a.type,
+                        DimsText(a.dims), " xq) => (", a.type, "[] y)\n<", a.inits, inits,
+                        ">\n{\n  x = DequantizeLinear(xq, xs, xz)\n", body,
+                        "  y = QuantizeLinear(f, ys, yz)\n}\n");
+  return c;
+}
+
+// Q(Add|Mul(DQ(x), DQ(b))) with b a constant of x's shape, one per channel, or one value.
+Case RandomBinary(Rng& r) {
+  const Activation a = RandomActivation(r);
+  std::vector<int64_t> b_dims = a.dims;
+  switch (r.Int(0, 2)) {
+    case 0:
+      b_dims = {1, a.dims[1], 1, 1};
+      break;
+    case 1:
+      b_dims = {1};
+      break;
+    default:
+      break;
+  }
+  int64_t n = 1;
+  for (int64_t d : b_dims) n *= d;
+  const std::string inits = absl::StrCat(
+      ", ", a.type, DimsText(b_dims), " b = {", Ints(RandomBytes(r, n, a.is_signed)),
+      "}, float bs = {", Floats({r.Scale()}), "}, ", a.type, " bz = {", r.Zero(a.is_signed), "}");
+  const bool swap = r.Coin();
+  return ElementwiseCase(a, inits,
+                         absl::StrCat("  bf = DequantizeLinear(b, bs, bz)\n  f = ",
+                                      r.Coin() ? "Add" : "Mul", swap ? "(bf, x)\n" : "(x, bf)\n"));
+}
+
+// Q(op(DQ(x))) for Sigmoid, LeakyRelu, GlobalAveragePool and AveragePool.
+Case RandomUnary(Rng& r) {
+  const Activation a = RandomActivation(r);
+  std::string op;
+  switch (r.Int(0, 3)) {
+    case 0:
+      op = "Sigmoid";
+      break;
+    case 1:
+      op = absl::StrCat("LeakyRelu<alpha = ", Floats({static_cast<float>(r.Int(1, 30)) / 100.0f}),
+                        ">");
+      break;
+    case 2:
+      op = "GlobalAveragePool";
+      break;
+    default: {
+      const int64_t k = r.Int(1, std::min<int64_t>(3, std::min(a.dims[2], a.dims[3])));
+      const int64_t p = r.Int(0, k - 1);
+      op = absl::StrCat("AveragePool<kernel_shape = [", k, ", ", k, "], strides = [", r.Int(1, 2),
+                        ", ", r.Int(1, 2), "], pads = [", p, ", ", p, ", ", p, ", ", p,
+                        "], count_include_pad = ", r.Int(0, 1), ">");
+    }
+  }
+  return ElementwiseCase(a, "", absl::StrCat("  f = ", op, "(x)\n"));
+}
+
+// Q(Concat(DQ(x), DQ(c))) along channels, c a constant whose parameters are y's half the time.
+Case RandomConcat(Rng& r) {
+  const Activation a = RandomActivation(r);
+  std::vector<int64_t> c_dims = a.dims;
+  c_dims[1] = r.Int(1, 3);
+  const int64_t n = c_dims[0] * c_dims[1] * c_dims[2] * c_dims[3];
+  const bool same = r.Coin();
+  const std::string inits = absl::StrCat(
+      ", ", a.type, DimsText(c_dims), " c = {", Ints(RandomBytes(r, n, a.is_signed)), "}",
+      same ? ""
+           : absl::StrCat(", float cs = {", Floats({r.Scale()}), "}, ", a.type, " cz = {",
+                          r.Zero(a.is_signed), "}"));
+  return ElementwiseCase(
+      a, inits,
+      absl::StrCat("  cf = DequantizeLinear(c, ", same ? "ys, yz" : "cs, cz", ")\n",
+                   "  f = Concat<axis = ", r.Coin() ? 1 : -3, ">(x, cf)\n"));
+}
+
+// Q(Gemm(DQ(a), DQ(b), DQ(c)?)) with b [K, N] or transposed, per tensor or per column.
+Case RandomGemm(Rng& r) {
+  Case c;
+  const int64_t M = r.Int(1, 6), K = r.Int(1, 40), N = r.Int(1, 20);
+  c.x_signed = r.Coin();
+  c.x_dims = {M, K};
+  const bool b_signed = r.Int(0, 3) != 0, per_column = r.Coin(), y_signed = r.Coin();
+  const bool trans_b = r.Coin(), bias = r.Coin();
+  const float xs = r.Scale();
+  std::vector<float> bs(per_column ? N : 1), cs(N);
+  std::vector<int64_t> bz(bs.size()), cv(N);
+  for (float& s : bs) s = r.Scale();
+  for (int64_t& z : bz) z = r.Zero(b_signed);
+  for (int64_t j = 0; j < N; ++j) {
+    cs[j] = xs * bs[per_column ? j : 0];
+    cv[j] = r.Int(-3000, 3000);
+  }
+  const std::string bdims = per_column ? absl::StrCat("[", N, "]") : "";
+  const std::string wdims =
+      trans_b ? absl::StrCat("[", N, ", ", K, "]") : absl::StrCat("[", K, ", ", N, "]");
+  c.text = absl::StrCat(
+      "<ir_version: 8, opset_import: [\"\" : 17]>\n", "main (", TypeName(c.x_signed), "[", M, ", ",
+      K, "] xq) => (", TypeName(y_signed), "[", M, ", ", N, "] y)\n", "<float xs = {", Floats({xs}),
+      "}, ", TypeName(c.x_signed), " xz = {", r.Zero(c.x_signed), "}, ", TypeName(b_signed), wdims,
+      " w = {", Ints(RandomBytes(r, K * N, b_signed)), "}, float", bdims, " ws = {", Floats(bs),
+      "}, ", TypeName(b_signed), bdims, " wz = {", Ints(bz), "}, int32[", N, "] b = {", Ints(cv),
+      "}, float[", N, "] bs = {", Floats(cs), "}, float ys = {",
+      Floats({r.Scale() * static_cast<float>(r.Int(1, 40))}), "}, ", TypeName(y_signed), " yz = {",
+      r.Zero(y_signed), "}>\n{\n  x = DequantizeLinear(xq, xs, xz)\n",
+      "  wf = DequantizeLinear<axis = ", trans_b ? 0 : 1,
+      ">(w, ws, wz)\n  bf = DequantizeLinear<axis = 0>(b, bs)\n",
+      "  m = Gemm<transB = ", trans_b ? 1 : 0, ">(x, wf", bias ? ", bf" : "", ")\n",
+      "  y = QuantizeLinear(m, ys, yz)\n}\n");
+  return c;
+}
+
+// One of the random cases, by seed.
+Case RandomCase(Rng& r, int seed) {
+  switch (seed % 7) {
+    case 0:
+    case 1:
+      return RandomConv(r);
+    case 2:
+      return RandomMatMul(r);
+    case 3:
+      return RandomGemm(r);
+    case 4:
+      return RandomBinary(r);
+    case 5:
+      return RandomUnary(r);
+    default:
+      return RandomConcat(r);
+  }
+}
+
 // y of `text` run with `pipeline`, as int64 values (the output is uint8 or int8).
 std::vector<int64_t> RunY(const std::string& text, const std::string& pipeline, const Tensor& x,
                           int threads) {
@@ -151,7 +312,7 @@ TEST(FuseQdqTest, FusedOpsGiveTheQdqGraphsResultsWithinOneStep) {
   Rng r{std::mt19937(20261130)};
   int64_t violations = 0, elements = 0, differing = 0;
   for (int seed = 0; seed < 3000; ++seed) {
-    const Case c = seed % 3 == 2 ? RandomMatMul(r) : RandomConv(r);
+    const Case c = RandomCase(r, seed);
     Tensor x(c.x_signed ? ElementType::kInt8 : ElementType::kUint8, c.x_dims);
     for (int64_t i = 0; i < x.NumElements(); ++i) {
       static_cast<uint8_t*>(x.data())[i] = static_cast<uint8_t>(r.Int(0, 255));
@@ -181,15 +342,19 @@ TEST(FuseQdqTest, FusedOpsGiveTheQdqGraphsResultsWithinOneStep) {
 // The pass rewrites what the property test runs (else the test compares a graph with itself).
 TEST(FuseQdqTest, TheRandomGraphsAreFused) {
   Rng r{std::mt19937(7)};
-  for (int i = 0; i < 20; ++i) {
-    const Case c = i % 2 ? RandomMatMul(r) : RandomConv(r);
+  for (int i = 0; i < 35; ++i) {
+    const Case c = RandomCase(r, i);
     absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(c.text);
     ASSERT_TRUE(model.ok()) << model.status();
     absl::Status status = PrepareModelForRun(**model, "fuse-qdq,dce");
     ASSERT_TRUE(status.ok()) << status;
     int fused = 0;
     for (const Node* node : (*model)->graph().NodesSnapshot()) {
-      fused += node->op_type() == "QLinearConv" || node->op_type() == "QLinearMatMul";
+      const std::string& op = node->op_type();
+      fused += op == "QLinearConv" || op == "QLinearMatMul" || op == "QGemm" ||
+               op == "QLinearAdd" || op == "QLinearMul" || op == "QLinearSigmoid" ||
+               op == "QLinearLeakyRelu" || op == "QLinearGlobalAveragePool" ||
+               op == "QLinearAveragePool" || op == "QLinearConcat";
     }
     EXPECT_EQ(fused, 1) << c.text;
   }

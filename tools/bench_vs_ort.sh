@@ -167,16 +167,17 @@ for c in "${CASES[@]}"; do
 done
 done
 
-# Quantized rows (testdata/generate_quantized_zoo.py) at batch 1 and 8: Anvil's interpreter (the
-# compiled backend does not lower int8 yet) against ONNX Runtime with its default optimizations
-# (which fuse QDQ), and against Anvil on the float32 model the quantized one was made from
-# (int8/fp32; BERT's float model is not in the zoo). Outputs agree within two steps of the output's
-# quantization for the QDQ CNNs (ONNX Runtime fuses Add, pooling and Gemm into its QLinear contrib
-# ops, which Anvil runs in float) and 0.15 for bert_dynq, where ONNX Runtime's AVX2 kernel
-# saturates u8 x s8 pairs (kernels/README.md) and Anvil's sums are exact.
+# Quantized rows (testdata/generate_quantized_zoo.py) at batch 1 and 8 (the QOperator-format
+# CNNs at batch 1): Anvil's interpreter (the compiled backend does not lower int8 yet) against
+# ONNX Runtime with its default optimizations (which fuse QDQ), and against Anvil on the float32
+# model the quantized one was made from (int8/fp32; BERT's float model is not in the zoo).
+# Anvil computes ONNX Runtime's arithmetic but for its AVX2 kernels' saturating u8 x s8 pairs
+# (kernels/README.md), where Anvil's sums are exact: the CNNs' outputs agree within two steps of
+# the output's quantization, bert_dynq's within 0.15.
 QCASES=(
   "zoo/resnet18_qdq 1,3,224,224" "zoo/resnet18_qdq 8,3,224,224"
   "zoo/mobilenetv2_qdq 1,3,224,224" "zoo/mobilenetv2_qdq 8,3,224,224"
+  "zoo/resnet18_qop 1,3,224,224" "zoo/mobilenetv2_qop 1,3,224,224"
   "zoo/bert_dynq 1,128,256" "zoo/bert_dynq 8,128,256"
 )
 qtolerance() {
@@ -190,6 +191,7 @@ for c in "${QCASES[@]}"; do
   read -r model shape <<<"$c"
   path=$(model_path "$model")
   float_model=${model%_qdq}
+  float_model=${float_model%_qop}
   [[ $float_model == "$model" ]] && float_model=""
   dir="$TMP/${model//\//_}-$shape-$threads"
   best_anvil="" best_ort="" best_fp32=""
