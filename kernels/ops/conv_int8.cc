@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "base/parallel.h"
@@ -44,40 +45,57 @@ constexpr int64_t kBlockColumns = 256;
 // one block): whole micro-tiles of every target.
 constexpr int64_t kRowUnit = 24;
 
-// rows[t * ld + (j - j0)] = window tap t of output position j, less `zero` (0 in the padding),
-// for positions [j0, j0 + count) of the Cg channel planes from `x` (image n's first channel of
-// the group).
+// The input planes less `zero` as int16, each inside the zeros of the window's padding
+// (the padding is the zero point, which is 0 less itself), hp x wp per plane: the rows and
+// columns every tap reads, so that the im2col fill copies runs with no bounds to test.
+struct Padded {
+  int64_t hp = 0, wp = 0;
+};
+
+Padded PaddedSize(const Window2d& v) {
+  return {(v.out_h - 1) * v.stride_h + (v.k_h - 1) * v.dil_h + 1,
+          (v.out_w - 1) * v.stride_w + (v.k_w - 1) * v.dil_w + 1};
+}
+
 template <typename T>
-void FillRows(const Window2d& v, const T* x, int64_t Cg, int32_t zero, int64_t j0, int64_t count,
-              int16_t* rows, int64_t ld) {
-  const int64_t plane_size = v.in_h * v.in_w;
+void PadPlanes(const Window2d& v, const Padded& p, const T* x, int64_t begin, int64_t end,
+               int32_t zero, int16_t* out) {
+  const int64_t rows = std::min(v.in_h, p.hp - v.pad_h);
+  const int64_t cols = std::min(v.in_w, p.wp - v.pad_w);
+  for (int64_t plane = begin; plane < end; ++plane) {
+    const T* src = x + plane * v.in_h * v.in_w;
+    int16_t* dst = out + plane * p.hp * p.wp;
+    std::fill(dst, dst + v.pad_h * p.wp, int16_t{0});
+    for (int64_t y = 0; y < rows; ++y) {
+      int16_t* row = dst + (v.pad_h + y) * p.wp;
+      const T* in = src + y * v.in_w;
+      std::fill(row, row + v.pad_w, int16_t{0});
+      for (int64_t i = 0; i < cols; ++i) row[v.pad_w + i] = static_cast<int16_t>(in[i] - zero);
+      std::fill(row + v.pad_w + cols, row + p.wp, int16_t{0});
+    }
+    std::fill(dst + (v.pad_h + rows) * p.wp, dst + p.hp * p.wp, int16_t{0});
+  }
+}
+
+// rows[t * ld + (j - j0)] = window tap t of output position j, for positions [j0, j0 + count)
+// of the Cg padded planes at `planes`: runs of a row copied as they are (stride 1) or gathered.
+void FillRows(const Window2d& v, const Padded& p, const int16_t* planes, int64_t Cg, int64_t j0,
+              int64_t count, int16_t* rows, int64_t ld) {
   int16_t* row = rows;
   for (int64_t c = 0; c < Cg; ++c) {
-    const T* plane = x + c * plane_size;
+    const int16_t* plane = planes + c * p.hp * p.wp;
     for (int64_t ky = 0; ky < v.k_h; ++ky) {
       for (int64_t kx = 0; kx < v.k_w; ++kx, row += ld) {
-        const int64_t off = kx * v.dil_w - v.pad_w;
-        const auto [inside_lo, inside_hi] = InsideRange(v.out_w, v.in_w, off, v.stride_w);
         int64_t oh = j0 / v.out_w, ow = j0 % v.out_w;
         int16_t* dst = row;
         for (int64_t left = count; left > 0; ++oh, ow = 0) {
           const int64_t seg = std::min(v.out_w - ow, left);
-          const int64_t iy = oh * v.stride_h - v.pad_h + ky * v.dil_h;
-          if (iy < 0 || iy >= v.in_h) {
-            std::fill(dst, dst + seg, int16_t{0});
+          const int16_t* src =
+              plane + (oh * v.stride_h + ky * v.dil_h) * p.wp + ow * v.stride_w + kx * v.dil_w;
+          if (v.stride_w == 1) {
+            std::memcpy(dst, src, static_cast<size_t>(seg) * sizeof(int16_t));
           } else {
-            const T* src = plane + iy * v.in_w + off;
-            const int64_t lo = std::clamp(inside_lo, ow, ow + seg);
-            const int64_t hi = std::clamp(inside_hi, lo, ow + seg);
-            std::fill(dst, dst + (lo - ow), int16_t{0});
-            if (v.stride_w == 1) {
-              for (int64_t o = lo; o < hi; ++o) dst[o - ow] = static_cast<int16_t>(src[o] - zero);
-            } else {
-              for (int64_t o = lo; o < hi; ++o) {
-                dst[o - ow] = static_cast<int16_t>(src[o * v.stride_w] - zero);
-              }
-            }
-            std::fill(dst + (hi - ow), dst + seg, int16_t{0});
+            for (int64_t o = 0; o < seg; ++o) dst[o] = src[o * v.stride_w];
           }
           dst += seg;
           left -= seg;
@@ -186,6 +204,23 @@ void QConvForward(const WindowGeometry& g, int64_t N, int64_t C, const void* x, 
   const int64_t rows_per_chunk = (Mg + row_chunks - 1) / row_chunks;
   const double task_flops =
       2.0 * static_cast<double>(rows_per_chunk) * static_cast<double>(K) * static_cast<double>(bw);
+  // Every input plane padded once, for all the blocks that read it.
+  const Padded padded = PaddedSize(v);
+  ScratchLease pad_lease;
+  int16_t* planes = nullptr;
+  if (!pointwise) {
+    planes = pad_lease.Get<int16_t>(0, static_cast<size_t>(N * C * padded.hp * padded.wp));
+    parallel::For(
+        N * C,
+        parallel::MinChunk(static_cast<double>(padded.hp * padded.wp), parallel::kMinChunkElements),
+        [&](int64_t begin, int64_t end) {
+          if (x_signed) {
+            PadPlanes(v, padded, static_cast<const int8_t*>(x), begin, end, x_zero, planes);
+          } else {
+            PadPlanes(v, padded, static_cast<const uint8_t*>(x), begin, end, x_zero, planes);
+          }
+        });
+  }
   parallel::For(
       N * group * blocks * row_chunks, parallel::MinChunk(task_flops, parallel::kMinChunkFlops),
       [&](int64_t begin, int64_t end) {
@@ -205,12 +240,9 @@ void QConvForward(const WindowGeometry& g, int64_t N, int64_t C, const void* x, 
               const int64_t at = first_plane + j0;  // bytes
               simd::PackPanelsFromBytes(static_cast<const uint8_t*>(x) + at, x_signed, g.in_size,
                                         x_zero, K, count, panels);
-            } else if (x_signed) {
-              FillRows(v, static_cast<const int8_t*>(x) + first_plane, Cg, x_zero, j0, count, rows,
-                       count);
             } else {
-              FillRows(v, static_cast<const uint8_t*>(x) + first_plane, Cg, x_zero, j0, count, rows,
-                       count);
+              FillRows(v, padded, planes + (n * C + gi * Cg) * padded.hp * padded.wp, Cg, j0, count,
+                       rows, count);
             }
             if (!pointwise) simd::PackPanels(rows, count, K, count, panels);
             filled = block_task;
