@@ -111,6 +111,21 @@ absl::StatusOr<std::vector<int32_t>> WeightZeros(const KernelContext& ctx, int z
   return std::vector<int32_t>(zps.begin(), zps.end());
 }
 
+// Whether the node's inferred output [N, M, spatial...] has literal spatial dims of few enough
+// positions that QConvForward multiplies them as rows (then the weights are packed as columns
+// too; other layers do not pay that memory).
+bool FewInferredPositions(const Node& node) {
+  const Value* y = node.num_outputs() > 0 ? node.output(0) : nullptr;
+  if (y == nullptr || !y->type().is_tensor() || y->type().rank() < 3) return false;
+  int64_t positions = 1;
+  const auto& shape = y->type().shape();
+  for (size_t d = 2; d < shape.size(); ++d) {
+    if (!shape[d].is_literal()) return false;
+    positions *= *shape[d].value;
+  }
+  return QConvTransposes(positions);
+}
+
 // The weight (input `w_index`) packed for the int8 path when it and its zero points (input
 // `zp_index`, absent or constant) are constants of a 1-D or 2-D convolution; null otherwise
 // (packed on each run).
@@ -129,7 +144,8 @@ std::unique_ptr<const QConvWeights> PackConstantWeights(const Node& node, int64_
   if (!w.has_value()) return nullptr;
   return std::make_unique<const QConvWeights>(
       PackQConvWeights(w->bytes.data(), w->type == ElementType::kInt8, M, Product(w->dims) / M,
-                       group, w->zeros.empty() ? nullptr : w->zeros.data(), w->zeros.size() > 1));
+                       group, w->zeros.empty() ? nullptr : w->zeros.data(), w->zeros.size() > 1,
+                       FewInferredPositions(node)));
 }
 
 // The kernels of the integer convolutions: their attributes and how they read their operands.
@@ -188,7 +204,8 @@ class IntegerConvKernel : public OpKernel {
         }
         per_run =
             PackQConvWeights(w_bytes, w_signed, M, M > 0 ? w.NumElements() / M : 0, attrs_.group,
-                             zeros.empty() ? nullptr : zeros.data(), zeros.size() > 1);
+                             zeros.empty() ? nullptr : zeros.data(), zeros.size() > 1,
+                             QConvTransposes(g.out_size) && !QDepthwiseSupports(g, C, group()));
         weights = &per_run;
       }
       Tensor dense_x;

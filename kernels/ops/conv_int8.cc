@@ -108,18 +108,29 @@ void FillRows(const Window2d& v, const Padded& p, const int16_t* planes, int64_t
 }  // namespace
 
 QConvWeights PackQConvWeights(const void* w, bool is_signed, int64_t M, int64_t K, int64_t group,
-                              const int32_t* w_zero, bool per_channel) {
+                              const int32_t* w_zero, bool per_channel, bool with_columns) {
   QConvWeights packed;
   packed.M = M;
   packed.K = K;
   const int64_t Mg = group > 0 ? M / group : 0;
+  std::vector<uint8_t> transposed;
   for (int64_t gi = 0; gi < group; ++gi) {
-    const void* rows = static_cast<const uint8_t*>(w) + gi * Mg * K;
+    const uint8_t* rows = static_cast<const uint8_t*>(w) + gi * Mg * K;
     const int32_t* zero = w_zero == nullptr ? nullptr : per_channel ? w_zero + gi * Mg : w_zero;
     packed.groups.push_back(simd::PackQRows(rows, is_signed, K, Mg, K, zero, per_channel));
+    if (with_columns) {
+      transposed.resize(static_cast<size_t>(K * Mg));
+      for (int64_t r = 0; r < Mg; ++r) {
+        for (int64_t t = 0; t < K; ++t) transposed[t * Mg + r] = rows[r * K + t];
+      }
+      packed.columns.push_back(
+          simd::PackQColumns(transposed.data(), is_signed, Mg, K, Mg, zero, per_channel));
+    }
   }
   return packed;
 }
+
+bool QConvTransposes(int64_t out_size) { return out_size <= 64; }
 
 bool QConvSupports(const WindowGeometry& g) { return g.spatial == 1 || g.spatial == 2; }
 
@@ -173,6 +184,53 @@ void QDepthwiseForward(const WindowGeometry& g, int64_t N, int64_t C, const void
                 });
 }
 
+namespace {
+
+// QConvForward with the output positions as the GEMM's rows, for layers of few positions:
+// per (image, group) the windows of every position (from the padded planes) as QRows, times
+// the weights' columns (threaded by simd::QGemm), transposed back for `store`.
+void TransposedForward(const Window2d& v, const Padded& p, const int16_t* planes, int64_t N,
+                       int64_t C, const QConvWeights& w, QConvStore store) {
+  const int64_t group = static_cast<int64_t>(w.groups.size());
+  const int64_t Cg = C / group, Mg = w.M / group, K = w.K, K2 = (K + 1) / 2;
+  const int64_t count = v.out_h * v.out_w;
+  ScratchLease lease;
+  int32_t* acc_t = lease.Get<int32_t>(0, static_cast<size_t>(count * Mg));
+  int32_t* acc = lease.Get<int32_t>(1, static_cast<size_t>(count * Mg));
+  simd::QRows rows;
+  rows.m = count;
+  rows.k = K;
+  rows.pairs.resize(static_cast<size_t>(count * K2));
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t gi = 0; gi < group; ++gi) {
+      const int16_t* first = planes + (n * C + gi * Cg) * p.hp * p.wp;
+      // Row j's pairs hold taps (2q, 2q + 1) as int16, the lower tap in the low half: as int16
+      // values, tap t of row j at [j * K2 * 2 + t] (little-endian), an odd K's last one 0.
+      int16_t* taps = reinterpret_cast<int16_t*>(rows.pairs.data());
+      for (int64_t j = 0; j < count; ++j) {
+        const int64_t oh = j / v.out_w, ow = j % v.out_w;
+        int16_t* dst = taps + j * K2 * 2;
+        int64_t t = 0;
+        for (int64_t c = 0; c < Cg; ++c) {
+          const int16_t* plane = first + c * p.hp * p.wp;
+          for (int64_t ky = 0; ky < v.k_h; ++ky) {
+            const int16_t* src = plane + (oh * v.stride_h + ky * v.dil_h) * p.wp + ow * v.stride_w;
+            for (int64_t kx = 0; kx < v.k_w; ++kx) dst[t++] = src[kx * v.dil_w];
+          }
+        }
+        if (K % 2 != 0) dst[K] = 0;
+      }
+      simd::QGemm(rows, w.columns[gi], acc_t, Mg);
+      for (int64_t r = 0; r < Mg; ++r) {
+        for (int64_t j = 0; j < count; ++j) acc[r * count + j] = acc_t[j * Mg + r];
+      }
+      store(n, gi, 0, Mg, 0, count, acc, count);
+    }
+  }
+}
+
+}  // namespace
+
 void QConvForward(const WindowGeometry& g, int64_t N, int64_t C, const void* x, bool x_signed,
                   int32_t x_zero, const QConvWeights& w, QConvStore store) {
   const int64_t group = static_cast<int64_t>(w.groups.size());
@@ -220,6 +278,10 @@ void QConvForward(const WindowGeometry& g, int64_t N, int64_t C, const void* x, 
             PadPlanes(v, padded, static_cast<const uint8_t*>(x), begin, end, x_zero, planes);
           }
         });
+    if (!w.columns.empty() && QConvTransposes(g.out_size)) {
+      TransposedForward(v, padded, planes, N, C, w, store);
+      return;
+    }
   }
   parallel::For(
       N * group * blocks * row_chunks, parallel::MinChunk(task_flops, parallel::kMinChunkFlops),

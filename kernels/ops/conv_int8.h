@@ -17,13 +17,21 @@
 namespace anvil::compute_ops {
 
 // W [M, C / group, k...] of 8-bit values less w_zero (one value, or one per output channel when
-// per_channel; null: zero), as each group's GEMM rows.
+// per_channel; null: zero), as each group's GEMM rows; with `with_columns` also as each group's
+// GEMM columns (W_g^T [Cg * k, Mg] in panels), for layers with few output positions, which
+// QConvForward multiplies the other way round (positions as rows: a 7 x 7 image is 49 rows of
+// 4-row tiles, where as columns it fills 64 of 16-column panels).
 struct QConvWeights {
   int64_t M = 0, K = 0;  // output channels; Cg x taps per row
   std::vector<simd::QRows> groups;
+  std::vector<simd::QColumns> columns;  // empty unless packed with_columns
 };
 QConvWeights PackQConvWeights(const void* w, bool is_signed, int64_t M, int64_t K, int64_t group,
-                              const int32_t* w_zero, bool per_channel);
+                              const int32_t* w_zero, bool per_channel, bool with_columns);
+
+// Whether QConvForward multiplies a layer of `out_size` output positions per image with the
+// positions as GEMM rows (when the weights have columns): at most 64 positions.
+bool QConvTransposes(int64_t out_size);
 
 // Whether QConvForward takes windows of `g`'s rank.
 bool QConvSupports(const WindowGeometry& g);
