@@ -74,12 +74,16 @@ grep -q "einsum-decompose: node #0 (Einsum, output 'y'): kept: MatMul does not a
   "$TMP/err" || fail "int8 einsum: no remark: $(cat "$TMP/err")"
 
 # --list-passes and --help
-"$OPT" --list-passes | grep -q "topo-sort" || fail "--list-passes lacks topo-sort"
-"$OPT" --list-passes | grep -q "^  fuse-activations  " || fail "--list-passes lacks fuse-activations"
+# (Into a file first: grep -q leaving early would break the pipe of a long listing, which
+# pipefail reports.)
+"$OPT" --list-passes >"$TMP/passes" || fail "--list-passes exited $?"
+grep -q "topo-sort" "$TMP/passes" || fail "--list-passes lacks topo-sort"
+grep -q "^  fuse-activations  " "$TMP/passes" || fail "--list-passes lacks fuse-activations"
 # One pass per line: a pass after another's options starts its own line.
-"$OPT" --list-passes | grep -q "^  cse  " || fail "--list-passes runs a pass into the options before"
-"$OPT" --help | grep -q "usage: anvil-opt" || fail "--help lacks usage"
-"$OPT" --help | tr -d '\n' | grep -q "shape-inference,einsum-decompose,constprop,cse,dce" ||
+grep -q "^  cse  " "$TMP/passes" || fail "--list-passes runs a pass into the options before"
+"$OPT" --help >"$TMP/help" || fail "--help exited $?"
+grep -q "usage: anvil-opt" "$TMP/help" || fail "--help lacks usage"
+tr -d '\n' <"$TMP/help" | grep -q "shape-inference,einsum-decompose,constprop,cse,dce" ||
   fail "--help does not name the default pipeline"
 
 # Bad input: one clear line, non-zero exit, never a crash.
