@@ -56,11 +56,12 @@ absl::Status PrepareModelForRun(Model& model, const std::string& pipeline,
 
 // The passes every engine runs on a model at load unless told otherwise (Session, lower/'s
 // TirSession and anvil-compile): Einsums become MatMuls, inference BatchNormalization folds into
-// the Conv before it, QDQ-quantized convolutions and matrix products become integer ops
-// (QLinearConv, QLinearMatMul), layer norms, attention blocks and activations written in
-// primitives become single ops, and chains of depthwise and pointwise convolutions run in the blocked NCHWc layout
-// of this CPU's vector width (kernels/nchwc_layout.h). The runtime does not link them: a program
-// that loads models with this pipeline links //passes:default.
+// the Conv before it, QDQ-quantized ops become integer ops (QLinearConv, QLinearMatMul, and
+// ONNX Runtime's QGemm and QLinear element-wise, pool and Concat ops), layer norms, attention
+// blocks and activations written in
+// primitives become single ops, and chains of depthwise and pointwise convolutions run in the
+// blocked NCHWc layout of this CPU's vector width (kernels/nchwc_layout.h). The runtime does not
+// link them: a program that loads models with this pipeline links //passes:default.
 inline constexpr char kLoadPipeline[] =
     "shape-inference,einsum-decompose,fold-batchnorm,fuse-qdq,fuse-layernorm,fuse-attention,"
     "fuse-activations,nchwc,dce";

@@ -2,7 +2,7 @@
 // against a scalar reference of ONNX Runtime's arithmetic written out here, over broadcast
 // shapes, uint8 and int8, and zero points at the edges; outputs ONNX Runtime 1.30 produced (a
 // QLinearAdd near a rounding tie, where only fused multiply-adds give its byte; QLinearSigmoid's
-// table); and the errors for parameters ONNX Runtime refuses.
+// table; QLinearSoftmax and QLinearWhere); and the errors for parameters ONNX Runtime refuses.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -252,6 +252,92 @@ TEST(QLinearTableTest, LeakyReluIsQuantizeOfLeakyReluOfDequantize) {
       ASSERT_EQ(got[i], Quantize(v >= 0 ? v : 0.2f * v, ys, yz, is_signed)) << type << " " << i;
     }
   }
+}
+
+std::vector<uint8_t> FromHex(const std::string& hex) {
+  std::vector<uint8_t> v(hex.size() / 2);
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = static_cast<uint8_t>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+  }
+  return v;
+}
+
+// QLinearSoftmax: rows along the last axis (opset 13), a flattened 2-D split (opset 12, int8 with
+// y_zero -128) and a middle axis; inputs byte i = (37 i + 11) mod 256, outputs ONNX Runtime 1.30
+// produced (hex).
+TEST(QLinearTableTest, SoftmaxIsOnnxRuntimes) {
+  struct Case {
+    bool is_signed;
+    std::vector<int64_t> dims;
+    std::string attrs;
+    float xs, ys;
+    int32_t xz, yz;
+    std::string want;
+  };
+  const Case cases[] = {
+      {false,
+       {2, 3, 20},
+       "opset = 13, axis = -1",
+       0.1f,
+       1.0f / 256,
+       100,
+       0,
+       "000000000003680000000000038d0000000000053c000000000002510000000000036e0000000000013c0000"
+       "00000002510000000000036d00000000013c000000000002510000000000036d0000000000013c0000000000"
+       "02510000000000036d0000000000013c000000000002510000000000036d0000"},
+      {true,
+       {2, 4, 5},
+       "opset = 12, axis = 1",
+       0.05f,
+       1.0f / 256,
+       0,
+       -128,
+       "80828edb808080808391ea80808080839380808080828abd80808080828bc780808080828dd38080"},
+      {false,
+       {2, 5, 3},
+       "opset = 13, axis = 1",
+       0.2f,
+       1.0f / 255,
+       0,
+       0,
+       "0000000000fefe000000000000fe0000000000fefe000000000000fe0000"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.attrs);
+    const char* type = c.is_signed ? "int8" : "uint8";
+    std::vector<uint8_t> x(static_cast<size_t>(Count(c.dims)));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
+    const std::string text = absl::StrCat(
+        kHeader, "g (", type, DimsText(c.dims), " x, float xs, ", type, " xz, float ys, ", type,
+        " yz) => (", type, DimsText(c.dims), " y) {\n  y = com.microsoft.QLinearSoftmax <", c.attrs,
+        "> (x, xs, xz, ys, yz)\n}\n");
+    absl::StatusOr<std::vector<Tensor>> y =
+        RunText(text, {Bytes(c.is_signed, c.dims, x), Scalar(c.xs), Byte(c.is_signed, c.xz),
+                       Scalar(c.ys), Byte(c.is_signed, c.yz)});
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_EQ(Values<uint8_t>((*y)[0]), FromHex(c.want));
+  }
+}
+
+// QLinearWhere over a broadcast condition [2, 1, 4], X [1, 3, 4] (requantized to Z's parameters)
+// and Y [4] (Z's parameters: copied): ONNX Runtime 1.30's output.
+TEST(QLinearWhereTest, SelectsAndRequantizesAsOnnxRuntime) {
+  std::vector<uint8_t> c(8), x(12);
+  for (size_t i = 0; i < c.size(); ++i) c[i] = (i * 5) % 3 == 0;
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
+  const std::string text = absl::StrCat(
+      kHeader,
+      "g (bool[2,1,4] c, uint8[1,3,4] x, float xs, uint8 xz, uint8[4] y, float ys, uint8 yz, "
+      "float zs, uint8 zz) => (uint8[2,3,4] z) {\n"
+      "  z = com.microsoft.QLinearWhere (c, x, xs, xz, y, ys, yz, zs, zz)\n}\n");
+  absl::StatusOr<std::vector<Tensor>> z = RunText(
+      text, {MakeTensor<uint8_t>(ElementType::kBool, {2, 1, 4}, c), Bytes(false, {1, 3, 4}, x),
+             Scalar(0.05f), Byte(false, 120), Bytes(false, {4}, {200, 3, 77, 128}), Scalar(0.03f),
+             Byte(false, 10), Scalar(0.03f), Byte(false, 10)});
+  ASSERT_TRUE(z.ok()) << z.status();
+  EXPECT_EQ(Values<uint8_t>((*z)[0]),
+            (std::vector<uint8_t>{0,   3, 77, 13,  75,  3, 77,  0,   0,   3, 77, 80,
+                                  200, 3, 0,  128, 200, 3, 198, 128, 200, 3, 18, 128}));
 }
 
 // The input whose parameters equal Y's is copied; the others requantized per byte.

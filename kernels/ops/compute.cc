@@ -53,6 +53,8 @@ const KernelRule kComputeKernels[] = {
     {"", "QLinearMatMul", ops::CreateQLinearMatMul},
     {"com.microsoft", "QLinearMul", ops::CreateQLinearMul},
     {"com.microsoft", "QLinearSigmoid", ops::CreateQLinearSigmoid},
+    {"com.microsoft", "QLinearSoftmax", ops::CreateQLinearSoftmax},
+    {"com.microsoft", "QLinearWhere", ops::CreateQLinearWhere},
     {"", "ReduceL1", ops::CreateReduce},
     {"", "ReduceL2", ops::CreateReduce},
     {"", "ReduceLogSum", ops::CreateReduce},

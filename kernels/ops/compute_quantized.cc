@@ -1,9 +1,9 @@
 // ONNX Runtime's com.microsoft quantized operators: the QOperator format its quantizer writes
-// (QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool,
-// QLinearAveragePool, QLinearConcat, QGemm) and its dynamically quantized products
-// (DynamicQuantizeMatMul, MatMulIntegerToFloat). Each computes what ONNX Runtime 1.30's x86-64
-// CPU kernel computes, in the same float operations and order, so that outputs are bit-identical
-// to it where its kernels are exact:
+// (QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QLinearWhere,
+// QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat, QGemm) and its dynamically quantized
+// products (DynamicQuantizeMatMul, MatMulIntegerToFloat). Each computes what ONNX Runtime 1.30's
+// x86-64 CPU kernel computes, in the same float operations and order, so that outputs are
+// bit-identical to it where its kernels are exact:
 //  - QLinearAdd: MLAS's AVX2 kernel (fused multiply-adds of scale ratios; simd::QLinearAdd);
 //    an operand that is one value over a run of the output (a per-channel [1, C, 1, 1] operand
 //    over each channel's plane, a scalar) has its part folded into the constant once, as ORT's
@@ -12,6 +12,9 @@
 //  - QLinearSigmoid, QLinearLeakyRelu, QLinearConcat: a 256-entry table per op (per input for
 //    Concat) of quantize(f(dequantize(byte))); Sigmoid's f is MLAS's rational approximation of the
 //    logistic function with fused multiply-adds, not 1 / (1 + exp(-x)).
+//  - QLinearWhere: the selected operand's byte through its requantization table.
+//  - QLinearSoftmax: ORT's table of exponentials of byte differences from the row's maximum and
+//    its integer-scaled division (with its quirks: x_zero_point ignored, int8 results wrapped).
 //  - QLinearGlobalAveragePool: an exact int32 sum, requantized once (simd::Requantize); so is
 //    QLinearAveragePool when its window is the whole image without pads (ORT takes the global
 //    path then); otherwise a float average of dequantized values in window order.
@@ -23,6 +26,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -289,6 +293,88 @@ class QLinearTableKernel final : public OpKernel {
 };
 
 // ---------------------------------------------------------------------------------------------
+// QLinearSoftmax
+// ---------------------------------------------------------------------------------------------
+
+// ONNX Runtime's quantized softmax over rows of d elements: a table of
+//   E[k] = float(exp((k - 255 + b) * x_scale)), b = max(0, log(float(FLT_MAX / d)) - 5) / x_scale
+// (in double, so that a row's sum of 256 entries cannot overflow), per row e_j = E[255 -
+// (max - x_j)] (x_zero_point cancels and is ignored), sum = the e_j added in order, then
+//   y_j = round_half_even(e_j * floor(1 / y_scale) / sum) + y_zero,
+// saturated above at 255 for uint8 and, as ONNX Runtime does, wrapped for int8 (a quirk: 128
+// becomes -128).
+class QLinearSoftmaxKernel final : public OpKernel {
+ public:
+  QLinearSoftmaxKernel(int64_t axis, int64_t opset) : axis_(axis), opset_(opset) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& x = ctx.input(0);
+    TensorView& y = ctx.output(0);
+    if (!IsEightBit(x.type)) return UnsupportedType("QLinearSoftmax", x.type);
+    if (y.type != x.type || y.dims != x.dims || !y.Contiguous()) {
+      return ctx.Error("Y must have X's type and shape");
+    }
+    ANVIL_ASSIGN_OR_RETURN(const float x_scale, OneScale(ctx, 1, "X_scale"));
+    ANVIL_ASSIGN_OR_RETURN(const float y_scale, OneScale(ctx, 3, "y_scale"));
+    ANVIL_ASSIGN_OR_RETURN(const int32_t y_zero, OneZero(ctx, 4, "y_zero_point", x.type));
+    const int64_t rank = x.rank();
+    const bool flatten = opset_ < 13;  // the 2-D split at axis, before opset 13
+    const int64_t a = axis_ < 0 ? axis_ + rank : axis_;
+    if (a < 0 || a > rank || (!flatten && a == rank)) {
+      return ctx.Error(absl::StrCat("axis ", axis_, " is out of range for rank ", rank));
+    }
+    // Rows of d elements at stride `inner`, `outer` x `inner` of them.
+    const int64_t d = flatten ? Product(x.dims, static_cast<size_t>(a)) : x.dims[a];
+    const int64_t inner = flatten ? 1 : Product(x.dims, static_cast<size_t>(a) + 1);
+    const int64_t outer = d * inner == 0 ? 0 : x.NumElements() / (d * inner);
+    if (d == 0 || outer == 0) return absl::OkStatus();
+    const bool is_signed = x.type == ElementType::kInt8;
+    std::array<float, 256> table;
+    double bias =
+        std::log(static_cast<double>(std::numeric_limits<float>::max() / static_cast<float>(d)));
+    bias = std::max(0.0, bias - 5.0) / static_cast<double>(x_scale);
+    for (int k = 0; k < 256; ++k) {
+      table[k] = static_cast<float>(
+          std::exp((static_cast<double>(k) - 255.0 + bias) * static_cast<double>(x_scale)));
+    }
+    const float y_range = std::floor(1.0f / y_scale);
+    const DenseBytes xd(x);
+    uint8_t* out = static_cast<uint8_t*>(y.data);
+    std::vector<float> e(static_cast<size_t>(d));
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t base = o * d * inner + i;
+        int32_t max = ByteValue(xd.data()[base], is_signed);
+        for (int64_t j = 1; j < d; ++j) {
+          max = std::max(max, ByteValue(xd.data()[base + j * inner], is_signed));
+        }
+        float sum = 0.0f;
+        for (int64_t j = 0; j < d; ++j) {
+          e[j] = table[255 - (max - ByteValue(xd.data()[base + j * inner], is_signed))];
+          sum += e[j];
+        }
+        for (int64_t j = 0; j < d; ++j) {
+          const float q = std::nearbyint(e[j] * y_range / sum);
+          uint8_t v;
+          if (is_signed) {
+            const int32_t r = static_cast<int32_t>(q) + y_zero;
+            v = static_cast<uint8_t>(r > 255 ? 255 : r);  // wraps as ORT's int8 cast does
+          } else {
+            const uint32_t r = static_cast<uint32_t>(q) + static_cast<uint32_t>(y_zero);
+            v = static_cast<uint8_t>(std::min<uint32_t>(r, 255));
+          }
+          out[base + j * inner] = v;
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t axis_, opset_;
+};
+
+// ---------------------------------------------------------------------------------------------
 // QLinearConcat
 // ---------------------------------------------------------------------------------------------
 
@@ -343,6 +429,60 @@ absl::Status QLinearConcatCompute(KernelContext& ctx) {
     at += chunk;
   }
   if (at != y_chunk) return ctx.Error("the inputs do not fill Y");
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------------------------
+// QLinearWhere
+// ---------------------------------------------------------------------------------------------
+
+// Z = condition ? X : Y, broadcast, each selected byte requantized to Z's parameters by its
+// input's table (copied when that input's scale and zero point equal Z's), as ORT does.
+absl::Status QLinearWhereCompute(KernelContext& ctx) {
+  const TensorView& c = ctx.input(0);
+  const TensorView& x = ctx.input(1);
+  const TensorView& y = ctx.input(4);
+  TensorView& z = ctx.output(0);
+  if (c.type != ElementType::kBool) return UnsupportedType("QLinearWhere condition", c.type);
+  if (!IsEightBit(x.type)) return UnsupportedType("QLinearWhere", x.type);
+  if (y.type != x.type || z.type != x.type || !z.Contiguous()) {
+    return ctx.Error("X, Y and Z must have one 8-bit type");
+  }
+  for (const TensorView* v : {&c, &x, &y}) {
+    if (!v->BroadcastsTo(z.dims)) {
+      return ctx.Error(
+          absl::StrCat(v->DebugString(), " does not broadcast to Z ", z.DebugString()));
+    }
+  }
+  ANVIL_ASSIGN_OR_RETURN(const float x_scale, OneScale(ctx, 2, "x_scale"));
+  ANVIL_ASSIGN_OR_RETURN(const int32_t x_zero, OneZero(ctx, 3, "x_zero_point", x.type));
+  ANVIL_ASSIGN_OR_RETURN(const float y_scale, OneScale(ctx, 5, "y_scale"));
+  ANVIL_ASSIGN_OR_RETURN(const int32_t y_zero, OneZero(ctx, 6, "y_zero_point", x.type));
+  ANVIL_ASSIGN_OR_RETURN(const float z_scale, OneScale(ctx, 7, "z_scale"));
+  ANVIL_ASSIGN_OR_RETURN(const int32_t z_zero, OneZero(ctx, 8, "z_zero_point", x.type));
+  const bool is_signed = x.type == ElementType::kInt8;
+  auto table_for = [&](float scale, int32_t zero) {
+    std::array<uint8_t, 256> table;
+    if (scale == z_scale && zero == z_zero) {
+      for (int b = 0; b < 256; ++b) table[b] = static_cast<uint8_t>(b);
+    } else {
+      table = BuildTable(is_signed, scale, zero, z_scale, z_zero, [](float v) { return v; });
+    }
+    return table;
+  };
+  const std::array<uint8_t, 256> tx = table_for(x_scale, x_zero), ty = table_for(y_scale, y_zero);
+  // The three operands broadcast to Z's dims, as bytes (the condition's bools are bytes too).
+  const int64_t n = z.NumElements();
+  std::vector<uint8_t> cb(static_cast<size_t>(n)), xb(cb.size()), yb(cb.size());
+  TensorView c_bytes = c;
+  c_bytes.type = ElementType::kUint8;
+  TensorView x_bytes = x, y_bytes = y;
+  x_bytes.type = y_bytes.type = ElementType::kUint8;
+  CopyConvertAny(c_bytes.BroadcastTo(z.dims), cb.data());
+  CopyConvertAny(x_bytes.BroadcastTo(z.dims), xb.data());
+  CopyConvertAny(y_bytes.BroadcastTo(z.dims), yb.data());
+  uint8_t* out = static_cast<uint8_t*>(z.data);
+  for (int64_t e = 0; e < n; ++e) out[e] = cb[e] != 0 ? tx[xb[e]] : ty[yb[e]];
   return absl::OkStatus();
 }
 
@@ -728,13 +868,13 @@ class IntegerToFloatKernel final : public OpKernel {
     if (a.rank() < 1 || a.dims.back() != K) {
       return ctx.Error(absl::StrCat("A ", a.DebugString(), " does not fit B ", b.DebugString()));
     }
-    const int64_t M = a.NumElements() / std::max<int64_t>(K, 1);
-    if (K == 0) {
-      std::fill(y.As<float>(), y.As<float>() + y.NumElements(), 0.0f);
-      return absl::OkStatus();
-    }
+    const int64_t M = K > 0 ? a.NumElements() / K : y.NumElements() / std::max<int64_t>(N, 1);
     ANVIL_ASSIGN_OR_RETURN(const std::vector<float> b_scale,
                            PerColumnFloats(ctx, b_scale_input, "b_scale", N));
+    if (K == 0) {  // empty sums: y is the bias (or 0)
+      const std::vector<int32_t> zeros(static_cast<size_t>(M * N), 0);
+      return ScaleToFloat(ctx, zeros.data(), M, N, 1.0f, b_scale, bias_input, y.As<float>());
+    }
     ANVIL_ASSIGN_OR_RETURN(const std::vector<int32_t> b_zero,
                            ColumnZeros(ctx, b_zero_input, "b_zero_point", b.type, N));
     float a_scale = 1.0f;
@@ -790,6 +930,15 @@ KernelOr CreateQLinearSigmoid(const Node&, int64_t) {
 }
 KernelOr CreateQLinearLeakyRelu(const Node& node, int64_t) {
   return std::unique_ptr<OpKernel>(new QLinearTableKernel(false, node.GetFloat("alpha", 0.01f)));
+}
+KernelOr CreateQLinearSoftmax(const Node& node, int64_t) {
+  const Attribute* opset = node.FindAttribute("opset");
+  if (opset == nullptr) return NodeError(node, "attribute 'opset' is required");
+  return std::unique_ptr<OpKernel>(
+      new QLinearSoftmaxKernel(node.GetInt("axis", opset->i < 13 ? 1 : -1), opset->i));
+}
+KernelOr CreateQLinearWhere(const Node& node, int64_t opset) {
+  return Stateless<&QLinearWhereCompute>(node, opset);
 }
 KernelOr CreateQLinearConcat(const Node& node, int64_t opset) {
   if (node.FindAttribute("axis") == nullptr) return NodeError(node, "attribute 'axis' is required");

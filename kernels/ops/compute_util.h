@@ -387,6 +387,8 @@ KernelOr CreateQLinearGlobalAveragePool(const Node& node, int64_t opset);
 KernelOr CreateQLinearLeakyRelu(const Node& node, int64_t opset);
 KernelOr CreateQLinearMul(const Node& node, int64_t opset);
 KernelOr CreateQLinearSigmoid(const Node& node, int64_t opset);
+KernelOr CreateQLinearSoftmax(const Node& node, int64_t opset);
+KernelOr CreateQLinearWhere(const Node& node, int64_t opset);
 KernelOr CreateSoftmax(const Node& node, int64_t opset);
 
 }  // namespace anvil::compute_ops

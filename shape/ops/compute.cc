@@ -341,6 +341,8 @@ const ShapeRule kComputeRules[] = {
     {"", "QLinearMatMul", ops::InferQLinearMatMul},
     {"com.microsoft", "QLinearMul", ops::InferQLinearBinary},
     {"com.microsoft", "QLinearSigmoid", ops::InferQLinearUnary},
+    {"com.microsoft", "QLinearSoftmax", ops::InferQLinearSoftmax},
+    {"com.microsoft", "QLinearWhere", ops::InferQLinearWhere},
     {"", "RNN", ops::InferRecurrent},
     {"", "ReduceL1", ops::InferReduce},
     {"", "ReduceL2", ops::InferReduce},

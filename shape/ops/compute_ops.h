@@ -77,6 +77,8 @@ absl::Status InferNchwcPad(ShapeContext& ctx);      // com.anvil.nchwc Pad
 // ---- compute_quantized.cc: ONNX Runtime's com.microsoft quantized ops (QOperator format) ----
 absl::Status InferQLinearBinary(ShapeContext& ctx);  // QLinearAdd, QLinearMul
 absl::Status InferQLinearUnary(ShapeContext& ctx);   // QLinearSigmoid, QLinearLeakyRelu
+absl::Status InferQLinearSoftmax(ShapeContext& ctx);
+absl::Status InferQLinearWhere(ShapeContext& ctx);
 absl::Status InferQLinearGlobalAveragePool(ShapeContext& ctx);
 absl::Status InferQLinearAveragePool(ShapeContext& ctx);
 absl::Status InferQLinearConcat(ShapeContext& ctx);

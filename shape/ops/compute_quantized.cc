@@ -91,6 +91,42 @@ absl::Status InferQLinearUnary(ShapeContext& ctx) {
   return absl::OkStatus();
 }
 
+// QLinearSoftmax: Y has X's type and dims; `opset` (the float Softmax's, required) decides the
+// axis's meaning and default as Softmax's opset does (before 13: the 2-D split at axis).
+absl::Status InferQLinearSoftmax(ShapeContext& ctx) {
+  ANVIL_RETURN_IF_ERROR(CheckUnaryOperands(ctx));
+  const Attribute* opset = ctx.node().FindAttribute("opset");
+  if (opset == nullptr) return ctx.Error("missing attribute opset");
+  const int64_t rank = ctx.InputRank(0);
+  if (rank >= 0) {
+    const int64_t axis = ctx.node().GetInt("axis", opset->i < 13 ? 1 : -1);
+    ANVIL_RETURN_IF_ERROR(
+        ctx.NormalizeAxis(axis, opset->i < 13 ? rank + 1 : rank, "axis").status());
+  }
+  ctx.SetOutput(0, ctx.InputType(0), ctx.InputDims(0));
+  return absl::OkStatus();
+}
+
+// QLinearWhere: condition, X, x_scale, x_zero_point, Y, y_scale, y_zero_point, z_scale,
+// z_zero_point (all required) -> Z of X's type, the three broadcast.
+absl::Status InferQLinearWhere(ShapeContext& ctx) {
+  ANVIL_RETURN_IF_ERROR(CheckOperands(ctx, 9, {0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  if (ctx.InputType(0) != ElementType::kUndefined && ctx.InputType(0) != ElementType::kBool) {
+    return ctx.Error(absl::StrCat("condition must be bool, got ", TypeName(ctx.InputType(0))));
+  }
+  const ElementType t = ctx.InputType(1);
+  ANVIL_RETURN_IF_ERROR(CheckQuantized(ctx, 1, 2, 3, t));
+  ANVIL_RETURN_IF_ERROR(CheckQuantized(ctx, 4, 5, 6, t));
+  ANVIL_RETURN_IF_ERROR(CheckQuantized(ctx, -1, 7, 8, t));
+  if (t != ElementType::kUndefined && ctx.InputType(4) != ElementType::kUndefined &&
+      ctx.InputType(4) != t) {
+    return ctx.Error(absl::StrCat("X is ", TypeName(t), ", Y is ", TypeName(ctx.InputType(4))));
+  }
+  ANVIL_ASSIGN_OR_RETURN(std::optional<DimsExpr> dims, BroadcastInputs(ctx, {0, 1, 4}));
+  ctx.SetOutput(0, t, std::move(dims));
+  return absl::OkStatus();
+}
+
 // QLinearGlobalAveragePool: [N, C, in...] -> [N, C, 1...]; channels_last: [N, in..., C] ->
 // [N, 1..., C].
 absl::Status InferQLinearGlobalAveragePool(ShapeContext& ctx) {

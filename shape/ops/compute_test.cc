@@ -101,7 +101,7 @@ TEST(ComputeRulesTest, TableIsSortedTerminatedAndCoversEveryVersion) {
     EXPECT_NE(rule->fn, nullptr);
     previous = key;
   }
-  EXPECT_EQ(count, 66);
+  EXPECT_EQ(count, 68);
   EXPECT_EQ(rule->domain, nullptr);
   EXPECT_EQ(rule->fn, nullptr);
 
@@ -267,6 +267,10 @@ TEST_F(QOperatorTest, PoolsConcatAndProducts) {
     return q;
   };
   EXPECT_EQ(unary("QLinearSigmoid", {2, S("C"), 5}).Text(), "int8[2, C, 5]");
+  EXPECT_EQ(unary("QLinearSoftmax", {2, S("C"), 5}).Attr(Int("opset", 13)).Text(), "int8[2, C, 5]");
+  EXPECT_THAT(unary("QLinearSoftmax", {2, 5}).Error(), HasSubstr("missing attribute opset"));
+  EXPECT_THAT(unary("QLinearSoftmax", {2, 5}).Attr(Int("opset", 13)).Attr(Int("axis", 2)).Error(),
+              HasSubstr("axis"));
   EXPECT_EQ(unary("QLinearGlobalAveragePool", {2, S("C"), 5, 6}).Text(), "int8[2, C, 1, 1]");
   EXPECT_EQ(
       unary("QLinearGlobalAveragePool", {2, 5, 6, S("C")}).Attr(Int("channels_last", 1)).Text(),
