@@ -256,6 +256,17 @@ std::array<uint8_t, 256> BuildTable(bool is_signed, float x_scale, int32_t x_zer
   return table;
 }
 
+// X (input 0) is 8-bit and Y (output 0) dense of its type and dims.
+absl::Status CheckUnaryIo(KernelContext& ctx, const char* op) {
+  const TensorView& x = ctx.input(0);
+  const TensorView& y = ctx.output(0);
+  if (!IsEightBit(x.type)) return UnsupportedType(op, x.type);
+  if (y.type != x.type || y.dims != x.dims || !y.Contiguous()) {
+    return ctx.Error("Y must have X's type and shape");
+  }
+  return absl::OkStatus();
+}
+
 void ApplyTable(const std::array<uint8_t, 256>& table, const uint8_t* x, int64_t n, uint8_t* y) {
   for (int64_t i = 0; i < n; ++i) y[i] = table[x[i]];
 }
@@ -267,11 +278,7 @@ class QLinearTableKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& x = ctx.input(0);
     TensorView& y = ctx.output(0);
-    const char* op = sigmoid_ ? "QLinearSigmoid" : "QLinearLeakyRelu";
-    if (!IsEightBit(x.type)) return UnsupportedType(op, x.type);
-    if (y.type != x.type || y.dims != x.dims || !y.Contiguous()) {
-      return ctx.Error("Y must have X's type and shape");
-    }
+    ANVIL_RETURN_IF_ERROR(CheckUnaryIo(ctx, sigmoid_ ? "QLinearSigmoid" : "QLinearLeakyRelu"));
     ANVIL_ASSIGN_OR_RETURN(const float x_scale, OneScale(ctx, 1, "X_scale"));
     ANVIL_ASSIGN_OR_RETURN(const int32_t x_zero, OneZero(ctx, 2, "X_zero_point", x.type));
     ANVIL_ASSIGN_OR_RETURN(const float y_scale, OneScale(ctx, 3, "Y_scale"));
@@ -310,10 +317,7 @@ class QLinearSoftmaxKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& x = ctx.input(0);
     TensorView& y = ctx.output(0);
-    if (!IsEightBit(x.type)) return UnsupportedType("QLinearSoftmax", x.type);
-    if (y.type != x.type || y.dims != x.dims || !y.Contiguous()) {
-      return ctx.Error("Y must have X's type and shape");
-    }
+    ANVIL_RETURN_IF_ERROR(CheckUnaryIo(ctx, "QLinearSoftmax"));
     ANVIL_ASSIGN_OR_RETURN(const float x_scale, OneScale(ctx, 1, "X_scale"));
     ANVIL_ASSIGN_OR_RETURN(const float y_scale, OneScale(ctx, 3, "y_scale"));
     ANVIL_ASSIGN_OR_RETURN(const int32_t y_zero, OneZero(ctx, 4, "y_zero_point", x.type));
