@@ -613,6 +613,8 @@ TEST(ConvInteger, RowsWhollyInThePaddingAreZero) {
       {{2, 1, 4, 3}, {3, 1}, {2, 1}, {1, 1}, {9, 0, 1, 2}},
       {{1, 1, 5, 2}, {2, 2}, {1, 1}, {3, 1}, {0, 0, 11, 1}},
       {{1, 1, 2, 2}, {1, 1}, {1, 1}, {1, 1}, {4, 0, 4, 0}},
+      // A start pad beyond every row the taps read (stride 3 over one row): nothing is copied.
+      {{1, 2, 1, 2}, {1, 1}, {3, 3}, {1, 1}, {2, 2, 0, 0}},
   };
   for (const Case& c : cases) {
     const ConvCase conv{c.x_dims, 3, 1, c.kernel, c.strides, c.dilations, c.pads};

@@ -60,20 +60,19 @@ Padded PaddedSize(const Window2d& v) {
 template <typename T>
 void PadPlanes(const Window2d& v, const Padded& p, const T* x, int64_t begin, int64_t end,
                int32_t zero, int16_t* out) {
-  const int64_t rows = std::min(v.in_h, p.hp - v.pad_h);
-  const int64_t cols = std::min(v.in_w, p.wp - v.pad_w);
+  // The input rows and columns the taps reach: none when the padding covers every read (a pad
+  // may exceed the extent the taps read when the stride does: rows = 1, pad = 2, stride 3).
+  const int64_t rows = std::clamp<int64_t>(p.hp - v.pad_h, 0, v.in_h);
+  const int64_t cols = std::clamp<int64_t>(p.wp - v.pad_w, 0, v.in_w);
   for (int64_t plane = begin; plane < end; ++plane) {
     const T* src = x + plane * v.in_h * v.in_w;
     int16_t* dst = out + plane * p.hp * p.wp;
-    std::fill(dst, dst + v.pad_h * p.wp, int16_t{0});
+    std::fill(dst, dst + p.hp * p.wp, int16_t{0});
     for (int64_t y = 0; y < rows; ++y) {
-      int16_t* row = dst + (v.pad_h + y) * p.wp;
+      int16_t* row = dst + (v.pad_h + y) * p.wp + v.pad_w;
       const T* in = src + y * v.in_w;
-      std::fill(row, row + v.pad_w, int16_t{0});
-      for (int64_t i = 0; i < cols; ++i) row[v.pad_w + i] = static_cast<int16_t>(in[i] - zero);
-      std::fill(row + v.pad_w + cols, row + p.wp, int16_t{0});
+      for (int64_t i = 0; i < cols; ++i) row[i] = static_cast<int16_t>(in[i] - zero);
     }
-    std::fill(dst + (v.pad_h + rows) * p.wp, dst + p.hp * p.wp, int16_t{0});
   }
 }
 
