@@ -511,6 +511,41 @@ TEST(QGemmTest, ExactProductsRequantizedPerColumn) {
   }
 }
 
+// transA = 1 reads A stored [K, M]: the same results as transA = 0 on A itself, int8 with
+// per-tensor B.
+TEST(QGemmTest, TransposedAGivesTheSameProducts) {
+  const int64_t M = 3, K = 9, N = 4;
+  const std::vector<uint8_t> a = RandomBytes(M * K, 41), b = RandomBytes(K * N, 42);
+  std::vector<uint8_t> a_t(a.size());
+  for (int64_t i = 0; i < M; ++i) {
+    for (int64_t t = 0; t < K; ++t) a_t[t * M + i] = a[i * K + t];
+  }
+  auto run = [&](bool trans_a) {
+    const std::string text = absl::StrCat(
+        kHeader, "g (int8", trans_a ? "[9,3]" : "[3,9]",
+        " a, float as, int8 az, int8[9,4] b, float bs, int8 bz) => (float[3,4] y) {\n",
+        "  y = com.microsoft.QGemm <transA = ", trans_a ? 1 : 0, "> (a, as, az, b, bs, bz)\n}\n");
+    absl::StatusOr<std::vector<Tensor>> y = RunText(
+        text, {Bytes(true, trans_a ? std::vector<int64_t>{K, M} : std::vector<int64_t>{M, K},
+                     trans_a ? a_t : a),
+               Scalar(0.5f), Byte(true, -7), Bytes(true, {K, N}, b), Scalar(0.25f), Byte(true, 3)});
+    EXPECT_TRUE(y.ok()) << y.status();
+    return y.ok() ? Values<float>((*y)[0]) : std::vector<float>();
+  };
+  const std::vector<float> plain = run(false);
+  ASSERT_EQ(plain.size(), static_cast<size_t>(M * N));
+  for (int64_t i = 0; i < M; ++i) {
+    for (int64_t j = 0; j < N; ++j) {
+      int32_t acc = 0;
+      for (int64_t t = 0; t < K; ++t) {
+        acc += (ByteValue(a[i * K + t], true) + 7) * (ByteValue(b[t * N + j], true) - 3);
+      }
+      ASSERT_EQ(plain[i * N + j], static_cast<float>(acc) * (0.5f * 0.25f)) << i << " " << j;
+    }
+  }
+  EXPECT_EQ(run(true), plain);
+}
+
 // y = float(acc) * (a_scale * b_scale[j]) + bias[j]; DynamicQuantizeMatMul quantizes A as
 // DynamicQuantizeLinear does first.
 TEST(IntegerToFloatTest, MatMulIntegerToFloatAndDynamicQuantizeMatMul) {

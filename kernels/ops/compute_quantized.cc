@@ -667,9 +667,7 @@ simd::QColumns PackColumns(const uint8_t* b, bool is_signed, int64_t K, int64_t 
   std::vector<uint8_t> transposed;
   if (trans_b) {
     transposed.resize(static_cast<size_t>(K * N));
-    for (int64_t j = 0; j < N; ++j) {
-      for (int64_t t = 0; t < K; ++t) transposed[t * N + j] = b[j * K + t];
-    }
+    Transpose(b, N, K, transposed.data());
     b = transposed.data();
   }
   return simd::PackQColumns(b, is_signed, N, K, N, b_zero.empty() ? nullptr : b_zero.data(),
@@ -769,9 +767,7 @@ class QGemmKernel final : public OpKernel {
     const uint8_t* ak = ad.data();
     if (trans_a_) {
       at.resize(static_cast<size_t>(M * K));
-      for (int64_t i = 0; i < M; ++i) {
-        for (int64_t t = 0; t < K; ++t) at[i * K + t] = ad.data()[t * M + i];
-      }
+      Transpose(ad.data(), K, M, at.data());
       ak = at.data();
     }
     std::vector<int32_t> acc(static_cast<size_t>(M * N));

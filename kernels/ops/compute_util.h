@@ -40,6 +40,14 @@ inline int64_t Product(absl::Span<const int64_t> dims, size_t begin = 0,
   return n;
 }
 
+// dst[c * rows + r] = src[r * cols + c]: the row-major rows x cols matrix at src, transposed.
+template <typename T>
+void Transpose(const T* src, int64_t rows, int64_t cols, T* dst) {
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) dst[c * rows + r] = src[r * cols + c];
+  }
+}
+
 // Calls fn(offset, count, stride) for each innermost row of `v` (offsets and strides in elements
 // from v.data), rows in row-major order. A rank-0 view is one row of one element.
 template <typename Fn>

@@ -119,9 +119,7 @@ QConvWeights PackQConvWeights(const void* w, bool is_signed, int64_t M, int64_t 
     packed.groups.push_back(simd::PackQRows(rows, is_signed, K, Mg, K, zero, per_channel));
     if (with_columns) {
       transposed.resize(static_cast<size_t>(K * Mg));
-      for (int64_t r = 0; r < Mg; ++r) {
-        for (int64_t t = 0; t < K; ++t) transposed[t * Mg + r] = rows[r * K + t];
-      }
+      Transpose(rows, Mg, K, transposed.data());
       packed.columns.push_back(
           simd::PackQColumns(transposed.data(), is_signed, Mg, K, Mg, zero, per_channel));
     }
@@ -220,9 +218,7 @@ void TransposedForward(const Window2d& v, const Padded& p, const int16_t* planes
         if (K % 2 != 0) dst[K] = 0;
       }
       simd::QGemm(rows, w.columns[gi], acc_t, Mg);
-      for (int64_t r = 0; r < Mg; ++r) {
-        for (int64_t j = 0; j < count; ++j) acc[r * count + j] = acc_t[j * Mg + r];
-      }
+      Transpose(acc_t, count, Mg, acc);
       store(n, gi, 0, Mg, 0, count, acc, count);
     }
   }
