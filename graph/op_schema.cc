@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "onnx/defs/schema.h"
 
@@ -35,12 +36,41 @@ OpSchemaInfo::Parameter ToParameter(const onnx::OpSchema::FormalParameter& forma
   return p;
 }
 
+// Schemas of ops in the ONNX domain that ONNX Runtime defines and libonnx does not: its contrib
+// SimplifiedLayerNormalization (the RMS norm that ONNX Runtime's model builder writes into every
+// decoder LLM), registered in the ONNX domain from opset 1.
+std::optional<OpSchemaInfo> OwnSchema(std::string_view domain, std::string_view op_type) {
+  if ((domain != "" && domain != "ai.onnx") || op_type != "SimplifiedLayerNormalization") {
+    return std::nullopt;
+  }
+  using Parameter = OpSchemaInfo::Parameter;
+  const std::vector<std::string> floats = {"tensor(bfloat16)", "tensor(double)", "tensor(float)",
+                                           "tensor(float16)"};
+  OpSchemaInfo info;
+  info.since_version = 1;
+  info.min_input = info.max_input = 2;
+  info.min_output = 1;
+  info.max_output = 2;
+  info.inputs = {Parameter{"X", "T", Parameter::Option::kSingle, true, floats},
+                 Parameter{"scale", "V", Parameter::Option::kSingle, true, floats}};
+  info.outputs = {Parameter{"Y", "V", Parameter::Option::kSingle, true, floats},
+                  Parameter{"inv_std_var",
+                            "U",
+                            Parameter::Option::kOptional,
+                            true,
+                            {"tensor(bfloat16)", "tensor(double)", "tensor(float)"}}};
+  info.attributes = {{"axis", {AttributeType::kInt, false}},
+                     {"epsilon", {AttributeType::kFloat, false}},
+                     {"stash_type", {AttributeType::kInt, false}}};
+  return info;
+}
+
 }  // namespace
 
 std::optional<OpSchemaInfo> FindOpSchema(std::string_view domain, std::string_view op_type,
                                          int64_t opset) {
   const onnx::OpSchema* schema = Lookup(domain, op_type, opset);
-  if (schema == nullptr) return std::nullopt;
+  if (schema == nullptr) return opset >= 1 ? OwnSchema(domain, op_type) : std::nullopt;
   OpSchemaInfo info;
   info.since_version = schema->since_version();
   info.min_input = schema->min_input();
@@ -64,7 +94,8 @@ std::optional<std::pair<int, int>> OnnxOpsetRange(std::string_view domain) {
 }
 
 bool OpSchemaExists(std::string_view domain, std::string_view op_type, int64_t opset) {
-  return Lookup(domain, op_type, opset) != nullptr;
+  return Lookup(domain, op_type, opset) != nullptr ||
+         (opset >= 1 && OwnSchema(domain, op_type).has_value());
 }
 
 bool OpAcceptsInputType(std::string_view domain, std::string_view op_type, int64_t opset,

@@ -50,7 +50,9 @@ struct OpSchemaInfo {
 };
 
 // ONNX's schema of (domain, op_type) at `opset` ("" and "ai.onnx" are the default domain), or
-// nullopt when ONNX defines no such op at that opset.
+// nullopt when ONNX defines no such op at that opset. ONNX-domain ops that ONNX Runtime defines
+// and libonnx does not (its contrib SimplifiedLayerNormalization) have schemas of Anvil's own,
+// written from ONNX Runtime's definitions.
 std::optional<OpSchemaInfo> FindOpSchema(std::string_view domain, std::string_view op_type,
                                          int64_t opset);
 
@@ -58,8 +60,8 @@ std::optional<OpSchemaInfo> FindOpSchema(std::string_view domain, std::string_vi
 // and last; nullopt for a domain libonnx does not know.
 std::optional<std::pair<int, int>> OnnxOpsetRange(std::string_view domain);
 
-// Whether ONNX has a schema of (domain, op_type) at `opset` ("" and "ai.onnx" are the default
-// domain).
+// Whether ONNX (or Anvil's own schemas, as FindOpSchema) has a schema of (domain, op_type) at
+// `opset` ("" and "ai.onnx" are the default domain).
 bool OpSchemaExists(std::string_view domain, std::string_view op_type, int64_t opset);
 
 // Whether ONNX's schema of (domain, op_type) at `opset` exists and lets input `input_index` be a

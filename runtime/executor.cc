@@ -1,10 +1,13 @@
 #include "runtime/executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/absl_compat.h"
+#include "base/checked_math.h"
 #include "base/excerpt.h"
 #include "base/status_macros.h"
 #include "exec/node_executor.h"
@@ -83,6 +86,24 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
       auto heap = [&](int i, ElementType type,
                       absl::Span<const int64_t> dims) -> absl::StatusOr<TensorView> {
         const int slot = step.outputs[i];
+        if (options.bound_outputs != nullptr && plan.slots()[slot].graph_output) {
+          if (auto bound = options.bound_outputs->find(slot);
+              bound != options.bound_outputs->end()) {
+            const Tensor& t = bound->second;
+            if (!t.is_tensor() || t.type() != type ||
+                !std::equal(t.dims().begin(), t.dims().end(), dims.begin(), dims.end())) {
+              return absl::InvalidArgumentError(
+                  absl::StrCat(node.Describe(), ": output ", i, " '", node.output(i)->name(),
+                               "' is bound to a tensor of ", AsAbsl(ElementTypeName(t.type())),
+                               DimsToString(t.dims()), "; the run makes ",
+                               AsAbsl(ElementTypeName(type)), DimsToString(dims)));
+            }
+            SlotValue& out = values[slot];
+            out.owner = t;
+            out.view = t.view();
+            return out.view;
+          }
+        }
         TensorRecycler* recycler = options.outputs != nullptr && plan.slots()[slot].graph_output
                                        ? options.outputs
                                        : options.frame_buffers;

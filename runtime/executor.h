@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -75,6 +76,9 @@ struct ExecutionOptions {
   absl::node_hash_map<const GraphPlan*, TensorRecycler>* body_buffers = nullptr;
   // The recycler of the frame being run (a body's), from body_buffers.
   TensorRecycler* frame_buffers = nullptr;
+  // Graph outputs the caller binds to tensors of its own (by slot; main graph only): the node
+  // producing one writes into that tensor, which must have the output's type and dims.
+  const absl::flat_hash_map<int, Tensor>* bound_outputs = nullptr;
 };
 
 // Runs every step of `frame.plan()`; inputs, constants and captures must be bound.

@@ -286,6 +286,25 @@ absl::Status Session::PrepareMemory() {
 
 absl::StatusOr<std::vector<Tensor>> Session::Run(
     const absl::flat_hash_map<std::string, Tensor>& inputs) {
+  return Run(inputs, {});
+}
+
+absl::StatusOr<std::vector<Tensor>> Session::Run(
+    const absl::flat_hash_map<std::string, Tensor>& inputs,
+    const absl::flat_hash_map<std::string, Tensor>& bound_outputs) {
+  absl::flat_hash_map<int, Tensor> bound_slots;
+  for (const auto& [name, tensor] : bound_outputs) {
+    bool found = false;
+    for (int slot : plan_->output_slots()) {
+      if (plan_->slots()[slot].value->name() != name) continue;
+      bound_slots[slot] = tensor;
+      found = true;
+    }
+    if (!found) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bound output '", name, "' is not an output of the model"));
+    }
+  }
   // Shape helpers of data-dependent ops make questionmarks; they go with the run, so a session
   // serving ever new shapes does not grow.
   ScopedIndexExprContext index_exprs;
@@ -317,6 +336,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
                                 options_.max_allocation_bytes,
                                 &output_recycler_,
                                 &body_buffers_};
+  if (!bound_slots.empty()) exec_options.bound_outputs = &bound_slots;
   ANVIL_RETURN_IF_ERROR(ExecuteFrame(frame, &layout, exec_options));
 
   std::vector<Tensor> outputs;

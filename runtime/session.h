@@ -141,6 +141,16 @@ class Session {
   const std::vector<std::string>& warnings() const { return warnings_; }
 
   absl::StatusOr<std::vector<Tensor>> Run(const absl::flat_hash_map<std::string, Tensor>& inputs);
+  // Run with graph outputs written into tensors of the caller's (ONNX Runtime's IO binding):
+  // `bound_outputs` maps output names to tensors of the type and dims the run gives them
+  // (InvalidArgument naming the node otherwise), which Run returns in those outputs' places. A
+  // bound output may be the buffer of an input only where its op reads that input in place:
+  // GroupQueryAttention's present_key and present_value bound to past_key and past_value (a
+  // cache of the maximum length, as ONNX Runtime's past_present_share_buffer), so that a decode
+  // step writes its new keys and copies no cache.
+  absl::StatusOr<std::vector<Tensor>> Run(
+      const absl::flat_hash_map<std::string, Tensor>& inputs,
+      const absl::flat_hash_map<std::string, Tensor>& bound_outputs);
 
   int64_t shape_inference_runs() const { return shape_engine_->shape_inference_runs(); }
   const ShapeInferenceEngine& shape_engine() const { return *shape_engine_; }

@@ -1060,3 +1060,73 @@ TEST(SessionTest, ModelsNestedDeeperThanTheLimitAreRefused) {
 
 }  // namespace
 }  // namespace anvil
+
+namespace anvil {
+namespace {
+
+Tensor Int32s(std::vector<int64_t> dims, const std::vector<int32_t>& values) {
+  Tensor t(ElementType::kInt32, dims);
+  std::copy(values.begin(), values.end(), t.As<int32_t>());
+  return t;
+}
+
+// A key/value cache bound as both past and present (ONNX Runtime's past_present_share_buffer):
+// GroupQueryAttention writes the new rows into the caller's buffer, which Run returns as the
+// present, and the outputs equal those of a run with the cache copied (unbound).
+TEST(SessionTest, BoundOutputsShareTheCacheWithItsPast) {
+  std::unique_ptr<Session> session = LoadText(R"onnx(
+<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+agraph (float[1, S, 64] q, float[1, 2, P, 8] pk, float[1, 2, P, 8] pv, int32[1] sl, int32[1] tl)
+    => (float[1, S, 32] y, float[1, 2, L, 8] k, float[1, 2, L, 8] v) {
+  y, k, v = com.microsoft.GroupQueryAttention <num_heads = 4, kv_num_heads = 2> (q, , , pk, pv, sl, tl)
+}
+)onnx");
+  ASSERT_NE(session, nullptr);
+  Tensor cache_k(ElementType::kFloat, {1, 2, 6, 8}), cache_v(ElementType::kFloat, {1, 2, 6, 8});
+  const absl::flat_hash_map<std::string, Tensor> bound = {{"k", cache_k}, {"v", cache_v}};
+  // The prompt (3 tokens), then a decode step (total 4), both into the bound cache.
+  absl::StatusOr<std::vector<Tensor>> prompt = session->Run({{"q", Wave({1, 3, 64})},
+                                                             {"pk", cache_k},
+                                                             {"pv", cache_v},
+                                                             {"sl", Int32s({1}, {2})},
+                                                             {"tl", Int32s({1}, {3})}},
+                                                            bound);
+  ASSERT_TRUE(prompt.ok()) << prompt.status();
+  EXPECT_EQ((*prompt)[1].data(), cache_k.data());
+  EXPECT_NE(cache_k.As<float>()[2 * 8], 0.0f);  // row 2 of kv head 0 written
+  const Tensor past_k = Tensor::CopyOf(cache_k.view()), past_v = Tensor::CopyOf(cache_v.view());
+  const absl::flat_hash_map<std::string, Tensor> step = {{"q", Wave({1, 1, 64})},
+                                                         {"pk", cache_k},
+                                                         {"pv", cache_v},
+                                                         {"sl", Int32s({1}, {3})},
+                                                         {"tl", Int32s({1}, {4})}};
+  absl::StatusOr<std::vector<Tensor>> shared = session->Run(step, bound);
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  absl::flat_hash_map<std::string, Tensor> copied = step;
+  copied["pk"] = past_k;
+  copied["pv"] = past_v;
+  absl::StatusOr<std::vector<Tensor>> unshared = session->Run(copied);
+  ASSERT_TRUE(unshared.ok()) << unshared.status();
+  EXPECT_NE((*unshared)[1].data(), past_k.data());
+  for (int i = 0; i < 3; ++i) {
+    const Tensor& a = (*shared)[i];
+    const Tensor& b = (*unshared)[i];
+    ASSERT_EQ(a.dims(), b.dims()) << "output " << i;
+    // Rows past the total (4) are zeros in the unshared present and untouched in the cache (zero
+    // too here): the whole tensors agree.
+    EXPECT_TRUE(std::equal(a.As<float>(), a.As<float>() + a.NumElements(), b.As<float>()))
+        << "output " << i;
+  }
+
+  // A bound tensor of other dims is an error naming the node; an unknown name is one too.
+  absl::StatusOr<std::vector<Tensor>> wrong =
+      session->Run(step, {{"k", Tensor(ElementType::kFloat, {1, 2, 5, 8})}});
+  EXPECT_EQ(wrong.status().code(), absl::StatusCode::kInvalidArgument) << wrong.status();
+  EXPECT_TRUE(absl::StrContains(wrong.status().message(), "GroupQueryAttention")) << wrong.status();
+  wrong = session->Run(step, {{"nope", cache_k}});
+  EXPECT_TRUE(absl::StrContains(wrong.status().message(), "'nope' is not an output"))
+      << wrong.status();
+}
+
+}  // namespace
+}  // namespace anvil

@@ -6,7 +6,8 @@
 //             [--pipeline=P] [--no-arena] [--keep-weights] [--profile[=nodes]]
 //             [--max-allocation-bytes N]
 //             [--backend=interpreter|tir-eval|compiled] [--lower=OPTIONS]
-//             [--compare=BACKEND[:OPTIONS]] [--help]
+//             [--compare=BACKEND[:OPTIONS]]
+//             [--generate N [--prompt-len P] [--rounds R] [--grow-cache]] [--help]
 //
 // Inputs are the graph inputs that are not initializers, in order: --input NAME=FILE, else
 // input_K.pb from --input-dir (every input then needs one), else seeded random tensors with the
@@ -22,7 +23,13 @@
 // 2 GB). Files are TensorProto, SequenceProto or OptionalProto as the value's declared type says
 // (the backend suite's convention). Relative paths are relative to where `bazel run` was started.
 //
+// --generate runs a decoder LLM's greedy generation instead (tools/generate_loop.h): one JSON line
+// with the tokens, time to first token, decode tokens/s and the peak RSS, as
+// tools/ort_generate.js prints them for ONNX Runtime.
+//
 // Any error prints one line `anvil-run: error: ...` and exits 1 (2 for command-line mistakes).
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -53,6 +60,7 @@
 #include "lower/evaluator/tir_session.h"
 #include "runtime/session.h"
 #include "tools/command_line.h"
+#include "tools/generate_loop.h"
 
 namespace anvil {
 namespace {
@@ -98,6 +106,12 @@ options:
   --max-allocation-bytes N
                          refuse any single allocation (a tensor, the arena) over N bytes with
                          an error naming the node (default: half the physical memory; 0: none)
+  --generate N           greedy generation with a decoder LLM as ONNX Runtime's model builder
+                         writes it: a prompt of --prompt-len tokens (default 16), then decode
+                         steps up to N tokens, the key/value cache bound as both past and present
+                         (no copy per token; --grow-cache: each present fed back as the next
+                         past); prints tokens, time to first token and decode tokens/s, the best
+                         of --rounds R generations (default 1), and the peak RSS
   --help                 show this text
 )";
 
@@ -122,6 +136,8 @@ struct Flags {
   std::string lower;  // --lower
   std::optional<std::string> compare_backend;
   std::string compare_lower;
+  GenerateOptions generate;
+  bool generating = false;
 };
 
 bool KnownBackend(std::string_view b) {
@@ -203,6 +219,16 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
         if (v != "nodes") return absl::InvalidArgumentError("--profile=V: V must be 'nodes'");
         flags.profile_nodes = true;
       }
+    } else if (key == "--generate") {
+      ANVIL_ASSIGN_OR_RETURN(flags.generate.generate, args.Count(1));
+      flags.generating = true;
+    } else if (key == "--prompt-len") {
+      ANVIL_ASSIGN_OR_RETURN(flags.generate.prompt_len, args.Count(1));
+    } else if (key == "--rounds") {
+      ANVIL_ASSIGN_OR_RETURN(flags.generate.rounds, args.Count(1));
+    } else if (key == "--grow-cache") {
+      ANVIL_RETURN_IF_ERROR(args.NoValue());
+      flags.generate.share_cache = false;
     } else if (key == "--max-allocation-bytes") {
       ANVIL_ASSIGN_OR_RETURN(flags.max_allocation_bytes, args.Count(0));
     } else if (args.IsOption()) {
@@ -218,6 +244,11 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     return usage("--profile, --no-arena and --keep-weights are options of the interpreter backend");
   }
   if (flags.compare_backend && flags.memory) return usage("--memory and --compare together");
+  if (flags.generating && (flags.backend != "interpreter" || flags.compare_backend ||
+                           !flags.out.empty() || flags.memory)) {
+    return usage(
+        "--generate runs the interpreter alone (no --backend, --compare, --out, --memory)");
+  }
   if (!flags.lower.empty() && flags.backend == "interpreter") {
     return usage("--lower is an option of the tir-eval and compiled backends");
   }
@@ -409,6 +440,30 @@ absl::Status CheckPaths(const Flags& flags) {
   return absl::OkStatus();
 }
 
+// --profile's tables on stderr: time per op type, and with --profile=nodes per node.
+void PrintProfile(const Flags& flags, const Engine& session) {
+  if (!flags.profile || !session.session) return;
+  int64_t total = 0;
+  for (const OpProfile& p : session.session->Profile()) total += p.total_nanos;
+  std::cerr << absl::StrFormat("anvil-run: profile over %d runs (ms per run):\n",
+                               session.session->runs());
+  for (const OpProfile& p : session.session->Profile()) {
+    std::cerr << absl::StrFormat(
+        "  %-24s %4d nodes %10.4f ms %6.1f%%\n", p.op_type, p.nodes,
+        p.total_nanos / 1e6 / std::max<int64_t>(1, session.session->runs()),
+        total > 0 ? 100.0 * p.total_nanos / total : 0.0);
+  }
+  if (flags.profile_nodes) {
+    std::cerr << "anvil-run: profile per node (ms per run):\n";
+    for (const NodeProfile& p : session.session->NodeProfiles()) {
+      std::cerr << absl::StrFormat(
+          "  %10.4f %5.1f%%  %-20s %-24s %s\n",
+          p.total_nanos / 1e6 / std::max<int64_t>(1, session.session->runs()),
+          total > 0 ? 100.0 * p.total_nanos / total : 0.0, p.op_type, p.name, p.dims);
+    }
+  }
+}
+
 absl::Status Run(const Flags& flags) {
   ANVIL_RETURN_IF_ERROR(CheckPaths(flags));
   SessionOptions options;
@@ -424,6 +479,19 @@ absl::Status Run(const Flags& flags) {
   ANVIL_ASSIGN_OR_RETURN(Engine session, MakeEngine(flags, options, flags.backend, flags.lower));
   PrintWarnings(std::cerr, "anvil-run",
                 session.session ? session.session->warnings() : session.tir->warnings());
+  if (flags.generating) {
+    GenerateOptions generate = flags.generate;
+    generate.seed = flags.seed;
+    ANVIL_ASSIGN_OR_RETURN(const GenerateResult result, Generate(*session.session, generate));
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    std::cout << "{\"engine\": \"anvil\", \"threads\": " << flags.threads << ", "
+              << GenerateJsonFields(generate, result)
+              << ", \"peak_rss_mb\": " << absl::StrFormat("%.1f", usage.ru_maxrss / 1024.0) << "}"
+              << std::endl;
+    PrintProfile(flags, session);
+    return absl::OkStatus();
+  }
   std::optional<Engine> other;
   if (flags.compare_backend) {
     ANVIL_ASSIGN_OR_RETURN(other,
@@ -590,27 +658,7 @@ absl::Status Run(const Flags& flags) {
         m.lower_bound_bytes > 0 ? static_cast<double>(m.arena_bytes) / m.lower_bound_bytes : 1.0,
         m.unshared_bytes, m.in_place_reuses, m.aliases, m.heap_tensors);
   }
-  if (flags.profile) {
-    int64_t total = 0;
-    for (const OpProfile& p : session.session->Profile()) total += p.total_nanos;
-    std::cerr << absl::StrFormat("anvil-run: profile over %d runs (ms per run):\n",
-                                 session.session->runs());
-    for (const OpProfile& p : session.session->Profile()) {
-      std::cerr << absl::StrFormat(
-          "  %-24s %4d nodes %10.4f ms %6.1f%%\n", p.op_type, p.nodes,
-          p.total_nanos / 1e6 / std::max<int64_t>(1, session.session->runs()),
-          total > 0 ? 100.0 * p.total_nanos / total : 0.0);
-    }
-    if (flags.profile_nodes) {
-      std::cerr << "anvil-run: profile per node (ms per run):\n";
-      for (const NodeProfile& p : session.session->NodeProfiles()) {
-        std::cerr << absl::StrFormat(
-            "  %10.4f %5.1f%%  %-20s %-24s %s\n",
-            p.total_nanos / 1e6 / std::max<int64_t>(1, session.session->runs()),
-            total > 0 ? 100.0 * p.total_nanos / total : 0.0, p.op_type, p.name, p.dims);
-      }
-    }
-  }
+  PrintProfile(flags, session);
   return absl::OkStatus();
 }
 

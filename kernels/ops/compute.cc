@@ -2,7 +2,9 @@
 // (compute_conv*.cc over conv_*.cc), pools (compute_pool.cc), reductions, CumSum and
 // MeanVarianceNormalization (compute_reduce.cc), softmax and normalizations (compute_norm.cc),
 // Einsum and Det (compute_linalg.cc), com.microsoft MultiHeadAttention (compute_attention.cc),
-// ONNX Runtime's quantized com.microsoft ops (compute_quantized.cc).
+// ONNX Runtime's quantized com.microsoft ops (compute_quantized.cc), and its decoder LLM ops:
+// MatMulNBits (compute_nbits.cc), GroupQueryAttention (compute_gqa.cc), RotaryEmbedding
+// (compute_rotary.cc) and the RMS and skip norms (compute_skip_norm.cc).
 // Shared helpers are in compute_util.h; GEMM and row routines in simd/.
 #include "kernels/kernel_rules.h"
 #include "kernels/ops/compute_util.h"
@@ -30,6 +32,7 @@ const KernelRule kComputeKernels[] = {
     {"", "GlobalAveragePool", ops::CreateGlobalPool},
     {"", "GlobalLpPool", ops::CreateGlobalPool},
     {"", "GlobalMaxPool", ops::CreateGlobalPool},
+    {"com.microsoft", "GroupQueryAttention", ops::CreateGroupQueryAttention},
     {"", "Hardmax", ops::CreateSoftmax},
     {"", "InstanceNormalization", ops::CreateInstanceNormalization},
     {"", "LRN", ops::CreateLrn},
@@ -39,6 +42,7 @@ const KernelRule kComputeKernels[] = {
     {"", "MatMul", ops::CreateMatMul},
     {"", "MatMulInteger", ops::CreateMatMulInteger},
     {"com.microsoft", "MatMulIntegerToFloat", ops::CreateMatMulIntegerToFloat},
+    {"com.microsoft", "MatMulNBits", ops::CreateMatMulNBits},
     {"", "MaxPool", ops::CreatePool},
     {"", "MaxUnpool", ops::CreateMaxUnpool},
     {"", "MeanVarianceNormalization", ops::CreateMeanVarianceNormalization},
@@ -65,6 +69,11 @@ const KernelRule kComputeKernels[] = {
     {"", "ReduceProd", ops::CreateReduce},
     {"", "ReduceSum", ops::CreateReduce},
     {"", "ReduceSumSquare", ops::CreateReduce},
+    {"com.microsoft", "RotaryEmbedding", ops::CreateRotaryEmbedding},
+    {"", "SimplifiedLayerNormalization", ops::CreateSimplifiedLayerNormalization},
+    {"com.microsoft", "SkipLayerNormalization", ops::CreateSkipLayerNormalization},
+    {"com.microsoft", "SkipSimplifiedLayerNormalization",
+     ops::CreateSkipSimplifiedLayerNormalization},
     {"", "Softmax", ops::CreateSoftmax},
     {nullptr, nullptr, nullptr},
 };

@@ -77,24 +77,6 @@ absl::StatusOr<int32_t> OneZero(const KernelContext& ctx, int i, const char* nam
   return static_cast<int32_t>(ReadDouble(v, 0));
 }
 
-// An 8-bit input's bytes, dense (copied when strided).
-class DenseBytes {
- public:
-  explicit DenseBytes(const TensorView& v) {
-    if (v.Contiguous()) {
-      data_ = static_cast<const uint8_t*>(v.data);
-    } else {
-      copy_ = Tensor::CopyOf(v);
-      data_ = static_cast<const uint8_t*>(copy_.view().data);
-    }
-  }
-  const uint8_t* data() const { return data_; }
-
- private:
-  Tensor copy_;
-  const uint8_t* data_ = nullptr;
-};
-
 // A byte's value as int32: uint8, or int8 when is_signed.
 int32_t ByteValue(uint8_t b, bool is_signed) {
   return is_signed ? static_cast<int32_t>(static_cast<int8_t>(b)) : b;

@@ -215,6 +215,24 @@ class DenseOutput {
   C* storage_ = nullptr;
 };
 
+// A byte tensor's bytes (8-bit data, packed 4-bit weights), dense: copied only when strided.
+class DenseBytes {
+ public:
+  explicit DenseBytes(const TensorView& v) {
+    if (v.Contiguous()) {
+      data_ = static_cast<const uint8_t*>(v.data);
+    } else {
+      copy_ = Tensor::CopyOf(v);
+      data_ = static_cast<const uint8_t*>(copy_.view().data);
+    }
+  }
+  const uint8_t* data() const { return data_; }
+
+ private:
+  Tensor copy_;
+  const uint8_t* data_ = nullptr;
+};
+
 // InvalidArgument unless output `i` holds `n` elements: guards kernels whose own reading of the
 // attributes decides how much they write against disagreeing with the ShapeHelper.
 absl::Status CheckOutputSize(KernelContext& ctx, int i, int64_t n);
@@ -360,6 +378,13 @@ absl::StatusOr<WindowGeometry> ResolveWindow(const Node& node, const WindowAttrs
 // may be x). Shared with MultiHeadAttention, which normalizes its score rows with it.
 void SoftmaxRowFloat(const float* x, float* y, int64_t n);
 
+// Rotates the first rotary_dim values of one head (of `head` values) by the angles whose cosines
+// and sines are cos[0, rotary_dim / 2) and sin[...]: pairs (x[i], x[i + rotary_dim / 2]), or
+// (x[2i], x[2i + 1]) when interleaved; copies the rest (y may be x). RotaryEmbedding's and
+// GroupQueryAttention's rotation (compute_rotary.cc).
+void RotateHead(const float* x, const float* cos, const float* sin, int64_t rotary_dim,
+                int64_t head, bool interleaved, float* y);
+
 // ---- Factories listed in compute.cc ----
 KernelOr CreateArgMinMax(const Node& node, int64_t opset);
 KernelOr CreateBatchNormalization(const Node& node, int64_t opset);
@@ -379,6 +404,12 @@ KernelOr CreateMatMul(const Node& node, int64_t opset);
 KernelOr CreateMatMulInteger(const Node& node, int64_t opset);
 KernelOr CreateMaxUnpool(const Node& node, int64_t opset);
 KernelOr CreateMeanVarianceNormalization(const Node& node, int64_t opset);
+KernelOr CreateMatMulNBits(const Node& node, int64_t opset);
+KernelOr CreateGroupQueryAttention(const Node& node, int64_t opset);
+KernelOr CreateRotaryEmbedding(const Node& node, int64_t opset);
+KernelOr CreateSimplifiedLayerNormalization(const Node& node, int64_t opset);
+KernelOr CreateSkipLayerNormalization(const Node& node, int64_t opset);
+KernelOr CreateSkipSimplifiedLayerNormalization(const Node& node, int64_t opset);
 KernelOr CreateMultiHeadAttention(const Node& node, int64_t opset);
 KernelOr CreatePool(const Node& node, int64_t opset);
 KernelOr CreateQLinearConv(const Node& node, int64_t opset);

@@ -86,6 +86,14 @@ absl::Status InferQGemm(ShapeContext& ctx);
 absl::Status InferDynamicQuantizeMatMul(ShapeContext& ctx);
 absl::Status InferMatMulIntegerToFloat(ShapeContext& ctx);
 
+// ---- compute_llm.cc: ONNX Runtime's decoder LLM ops ----
+absl::Status InferMatMulNBits(ShapeContext& ctx);
+absl::Status InferGroupQueryAttention(ShapeContext& ctx);
+absl::Status InferRotaryEmbedding(ShapeContext& ctx);
+absl::Status InferSimplifiedLayerNormalization(ShapeContext& ctx);
+absl::Status InferSkipLayerNormalization(
+    ShapeContext& ctx);  // and SkipSimplifiedLayerNormalization
+
 // ---- compute_reduce.cc: reductions, index-producing ops, Det, losses ----
 absl::Status InferReduce(ShapeContext& ctx);  // the ten Reduce* ops
 absl::Status InferArgMinMax(ShapeContext& ctx);

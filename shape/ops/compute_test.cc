@@ -44,6 +44,7 @@ using IndexOpsTest = shape_testing::ContextTest;
 using LossTest = shape_testing::ContextTest;
 using MatMulTest = shape_testing::ContextTest;
 using MultiHeadAttentionTest = shape_testing::ContextTest;
+using LlmOpsTest = shape_testing::ContextTest;
 using PoolTest = shape_testing::ContextTest;
 using QOperatorTest = shape_testing::ContextTest;
 using RecurrentTest = shape_testing::ContextTest;
@@ -91,8 +92,8 @@ TEST(ComputeRulesTest, TableIsSortedTerminatedAndCoversEveryVersion) {
   int count = 0;
   for (; rule->op_type != nullptr; ++rule, ++count) {
     SCOPED_TRACE(rule->op_type);
-    // ONNX ops, ONNX Runtime's contrib ops (FusedConv, MultiHeadAttention, the quantized ones),
-    // and Anvil's blocked-layout ops.
+    // ONNX ops, ONNX Runtime's contrib ops (FusedConv, MultiHeadAttention, the quantized ones,
+    // the decoder LLM ops), and Anvil's blocked-layout ops.
     EXPECT_TRUE(std::strcmp(rule->domain, "") == 0 ||
                 std::strcmp(rule->domain, "com.anvil.nchwc") == 0 ||
                 std::strcmp(rule->domain, "com.microsoft") == 0);
@@ -101,7 +102,7 @@ TEST(ComputeRulesTest, TableIsSortedTerminatedAndCoversEveryVersion) {
     EXPECT_NE(rule->fn, nullptr);
     previous = key;
   }
-  EXPECT_EQ(count, 68);
+  EXPECT_EQ(count, 74);
   EXPECT_EQ(rule->domain, nullptr);
   EXPECT_EQ(rule->fn, nullptr);
 
@@ -192,6 +193,72 @@ TEST_F(MatMulTest, InnerDimMismatchIsAnError) {
   EXPECT_THAT(OpTest("MatMul").In(T(kF32, {2, 2, 3})).In(T(kF32, {3, 3, 4})).Error(),
               HasSubstr("batch dims do not broadcast: [2, 2, 3] x [3, 3, 4]"));
   EXPECT_THAT(OpTest("MatMul").In(T(kF32, {})).In(T(kF32, {3})).Error(), HasSubstr("scalar"));
+}
+
+// The decoder LLM ops of ONNX Runtime's model builder (compute_llm.cc).
+TEST_F(LlmOpsTest, MatMulNBitsEndsInN) {
+  auto nbits = [](int64_t k) {
+    shape_testing::OpTest t("MatMulNBits", 1, "com.microsoft");
+    t.Attr(Int("K", k)).Attr(Int("N", 10)).Attr(Int("bits", 4)).Attr(Int("block_size", 32));
+    t.In(T(kF32, {S("B"), S("S"), 64})).In(T(kU8, {10, 2, 16})).In(T(kF32, {20}));
+    return t;
+  };
+  EXPECT_EQ(nbits(64).Text(), "float[B, S, 10]");
+  EXPECT_THAT(nbits(65).Error(), HasSubstr("A [B, S, 64] must end in K = 65"));
+  shape_testing::OpTest bad_block("MatMulNBits", 1, "com.microsoft");
+  bad_block.Attr(Int("K", 64)).Attr(Int("N", 10)).Attr(Int("block_size", 48));
+  bad_block.In(T(kF32, {1, 64})).In(T(kU8, {10, 2, 24})).In(T(kF32, {20}));
+  EXPECT_THAT(bad_block.Error(), HasSubstr("block_size 48 must be a power of 2"));
+}
+
+// present_key and present_value: [B, kv_num_heads, max(T, P), H] with T the value of
+// total_sequence_length (a symbol here, as Shape(attention_mask)[1] gives it), H from the packed
+// query's width.
+TEST_F(LlmOpsTest, GroupQueryAttentionPresentIsTheLongerOfTotalAndPast) {
+  auto gqa = [](bool past) {
+    shape_testing::OpTest t("GroupQueryAttention", 1, "com.microsoft");
+    t.Attr(Int("num_heads", 14)).Attr(Int("kv_num_heads", 2));
+    t.In(T(kF32, {S("B"), S("S"), 1152})).NoInput().NoInput();
+    if (past) {
+      t.In(T(kF32, {S("B"), 2, S("P"), 64})).In(T(kF32, {S("B"), 2, S("P"), 64}));
+    } else {
+      t.NoInput().NoInput();
+    }
+    t.In(T(kI32, {S("B")}));
+    t.In(TensorInfo{kI32, DimsExpr{}, IndexExprList{S("T")}});
+    t.Outputs(3);
+    return t;
+  };
+  shape_testing::OpTest with_past = gqa(true);
+  EXPECT_EQ(with_past.Text(0), "float[B, S, 896]");
+  EXPECT_EQ(with_past.Text(1), "float[B, 2, max(P, T), 64]");
+  EXPECT_EQ(gqa(false).Text(2), "float[B, 2, T, 64]");
+  shape_testing::OpTest odd("GroupQueryAttention", 1, "com.microsoft");
+  odd.Attr(Int("num_heads", 3)).Attr(Int("kv_num_heads", 2));
+  odd.In(T(kF32, {1, 1, 64})).NoInput().NoInput().NoInput().NoInput();
+  odd.In(T(kI32, {1})).In(T(kI32, {1}));
+  EXPECT_THAT(odd.Error(),
+              HasSubstr("num_heads (3) must be a positive multiple of kv_num_heads (2)"));
+}
+
+TEST_F(LlmOpsTest, NormsKeepTheInputShapeAndStatisticsEndIn1) {
+  shape_testing::OpTest skip("SkipSimplifiedLayerNormalization", 1, "com.microsoft");
+  skip.In(T(kF32, {S("B"), S("S"), 896})).In(T(kF32, {S("B"), S("S"), 896})).In(T(kF32, {896}));
+  skip.Outputs({"y", "", "r", "sum"});
+  EXPECT_EQ(skip.Text(0), "float[B, S, 896]");
+  EXPECT_EQ(skip.Text(2), "float[B, S, 1]");
+  EXPECT_EQ(skip.Text(3), "float[B, S, 896]");
+  shape_testing::OpTest rms("SimplifiedLayerNormalization");
+  rms.Attr(Int("axis", 1)).In(T(kF32, {S("B"), 4, 8})).In(T(kF32, {4, 8})).Outputs(2);
+  EXPECT_EQ(rms.Text(0), "float[B, 4, 8]");
+  EXPECT_EQ(rms.Text(1), "float[B, 1, 1]");
+  shape_testing::OpTest bad_skip("SkipLayerNormalization", 1, "com.microsoft");
+  bad_skip.In(T(kF32, {2, 3, 8})).In(T(kF32, {2, 8})).In(T(kF32, {8}));
+  EXPECT_THAT(bad_skip.Error(), HasSubstr("skip [2, 8] does not fit input [2, 3, 8]"));
+  shape_testing::OpTest rotary("RotaryEmbedding", 1, "com.microsoft");
+  rotary.In(T(kF32, {S("B"), S("S"), 896})).In(T(kI64, {S("B"), S("S")}));
+  rotary.In(T(kF32, {4096, 32})).In(T(kF32, {4096, 32}));
+  EXPECT_EQ(rotary.Text(), "float[B, S, 896]");
 }
 
 // com.microsoft MultiHeadAttention: [B, S, D], [B, L, D], [B, L, Dv] -> [B, S, Dv].
