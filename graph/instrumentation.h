@@ -8,6 +8,8 @@
 //    selected passes.
 //  - StatisticsInstrumentation: sums the passes' PassContext statistics into
 //    a table.
+//  - ProgressInstrumentation: a progress line (base/progress.h) for each pass
+//    run that took a second or more.
 // Timing, print-IR and statistics are the templates of pass_manager_base.h over
 // Model and Pass, which the Tensor IR's instrumentations instantiate too; their
 // reports and the choice of passes to print come from pass_reports.h. Each keeps
@@ -16,11 +18,13 @@
 #ifndef ANVIL_GRAPH_INSTRUMENTATION_H_
 #define ANVIL_GRAPH_INSTRUMENTATION_H_
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "base/progress.h"
 #include "graph/ir.h"
 #include "graph/pass.h"
 #include "graph/pass_manager.h"
@@ -68,6 +72,20 @@ class VerifierInstrumentation : public PassInstrumentation {
   bool verify_unchanged_;
   absl::flat_hash_set<std::string> seen_;
   std::vector<std::string> warnings_;
+};
+
+// Reports each pass run to `progress` ("TOOL: pass NAME: 1.20 s"), which prints those over its
+// threshold: long pipelines on big models say where they are.
+class ProgressInstrumentation : public PassInstrumentation {
+ public:
+  explicit ProgressInstrumentation(const Progress* progress) : progress_(progress) {}
+  absl::Status RunBeforePass(const Pass& pass, Model& model) override;
+  absl::Status RunAfterPass(const Pass& pass, Model& model, const PassContext& ctx,
+                            bool changed) override;
+
+ private:
+  const Progress* progress_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 }  // namespace anvil

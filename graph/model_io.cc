@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -64,6 +65,16 @@ absl::Status SaveModel(const Model& model, const std::string& path, const SaveOp
     export_options.external_threshold_bytes = static_cast<size_t>(options.external_data_threshold);
   }
   return ExportModelFile(model, path, export_options);
+}
+
+int64_t ModelFileBytes(const std::string& path) {
+  std::error_code error;
+  const auto bytes = std::filesystem::file_size(path, error);
+  if (error) return -1;
+  int64_t total = static_cast<int64_t>(bytes);
+  const auto data = std::filesystem::file_size(path + ".data", error);
+  if (!error) total += static_cast<int64_t>(data);
+  return total;
 }
 
 }  // namespace anvil

@@ -40,6 +40,11 @@ struct SaveOptions {
 absl::Status SaveModel(const Model& model, const std::string& path,
                        const SaveOptions& options = {});
 
+// The bytes of the model file at `path` plus those of `path`.data beside it (where SaveModel and
+// ONNX Runtime's model builder put external data), or -1 when `path` cannot be read: the size
+// progress lines report.
+int64_t ModelFileBytes(const std::string& path);
+
 }  // namespace anvil
 
 #endif  // ANVIL_GRAPH_MODEL_IO_H_

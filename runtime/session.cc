@@ -13,6 +13,7 @@
 #include "base/excerpt.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
+#include "graph/instrumentation.h"
 #include "graph/limits.h"
 #include "graph/model_io.h"
 #include "graph/pass_manager.h"
@@ -39,7 +40,7 @@ absl::Status SortTopologically(Model& model) {
 Session::~Session() = default;
 
 absl::Status PrepareModelForRun(Model& model, const std::string& pipeline,
-                                std::vector<std::string>* warnings) {
+                                std::vector<std::string>* warnings, const Progress* progress) {
   // Import refuses deeper nesting; a model built in memory is checked here, before the first
   // recursive walk (the sort).
   ANVIL_RETURN_IF_ERROR(CheckSubgraphDepth(model.graph()));
@@ -48,8 +49,11 @@ absl::Status PrepareModelForRun(Model& model, const std::string& pipeline,
   ANVIL_RETURN_IF_ERROR(SortTopologically(model));
   // Kernels trust the verifier: arity, attributes and types are checked against the op schemas
   // before any of them sees a node.
-  if (absl::Status valid = VerifyModel(model, warnings); !valid.ok()) {
-    return absl::Status(valid.code(), absl::StrCat("invalid model: ", valid.message()));
+  {
+    ScopedProgress verifying(progress, "verify");
+    if (absl::Status valid = VerifyModel(model, warnings); !valid.ok()) {
+      return absl::Status(valid.code(), absl::StrCat("invalid model: ", valid.message()));
+    }
   }
   if (!pipeline.empty()) {
     absl::StatusOr<PassManager> pm = PassManager::Parse(pipeline);
@@ -61,6 +65,9 @@ absl::Status PrepareModelForRun(Model& model, const std::string& pipeline,
                                        "the load pipeline's passes)"));
     }
     if (!pm.ok()) return pm.status();
+    if (progress != nullptr) {
+      pm->AddInstrumentation(std::make_unique<ProgressInstrumentation>(progress));
+    }
     ANVIL_RETURN_IF_ERROR(pm->Run(model));
     ANVIL_RETURN_IF_ERROR(SortTopologically(model));
   }
@@ -77,7 +84,11 @@ int64_t DefaultMaxAllocationBytes() {
 absl::StatusOr<std::unique_ptr<Session>> Session::Load(const std::string& path,
                                                        const SessionOptions& options) {
   std::vector<std::string> import_warnings;  // graphs the import sorted
-  ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(path, &import_warnings));
+  std::unique_ptr<Model> model;
+  {
+    ScopedProgress importing(options.progress, absl::StrCat("import ", path), ModelFileBytes(path));
+    ANVIL_ASSIGN_OR_RETURN(model, LoadModel(path, &import_warnings));
+  }
   absl::StatusOr<std::unique_ptr<Session>> session = Load(std::move(model), options);
   if (session.ok()) {
     (*session)->warnings_.insert((*session)->warnings_.begin(), import_warnings.begin(),
@@ -98,10 +109,14 @@ absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& o
   options_ = options;
   model_ = std::move(model);
   // The plan follows node order.
-  ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model_, options.pipeline, &warnings_));
+  ANVIL_RETURN_IF_ERROR(
+      PrepareModelForRun(*model_, options.pipeline, &warnings_, options.progress));
 
-  ANVIL_ASSIGN_OR_RETURN(
-      plan_, GraphPlan::Build(*model_, model_->graph(), options.release_packed_weights));
+  {
+    ScopedProgress planning(options.progress, "plan (kernels, packed weights)");
+    ANVIL_ASSIGN_OR_RETURN(
+        plan_, GraphPlan::Build(*model_, model_->graph(), options.release_packed_weights));
+  }
   released_weight_bytes_ = plan_->released_bytes();
   for (const Value* in : model_->graph().inputs()) {
     if (!in->IsInitializer()) inputs_.push_back(in);

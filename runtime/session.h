@@ -35,6 +35,7 @@
 #include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/progress.h"
 #include "base/scratch.h"
 #include "graph/ir.h"
 #include "kernels/tensor.h"
@@ -50,9 +51,11 @@ int64_t DefaultMaxAllocationBytes();
 // What Load does to a model before planning it: topological order, verification against the op
 // schemas (kernels trust it), the pipeline, topological order again. Shared with the other
 // engines that run models (lower/'s TirSession). Tolerated spec breaches (verifier.h) are
-// appended to `warnings` when given.
+// appended to `warnings` when given; with `progress`, the verification and each pass that take
+// a second or more are reported.
 absl::Status PrepareModelForRun(Model& model, const std::string& pipeline,
-                                std::vector<std::string>* warnings = nullptr);
+                                std::vector<std::string>* warnings = nullptr,
+                                const Progress* progress = nullptr);
 
 // The passes every engine runs on a model at load unless told otherwise (Session, lower/'s
 // TirSession and anvil-compile): Einsums become MatMuls, inference BatchNormalization folds into
@@ -85,6 +88,9 @@ struct SessionOptions {
   // intermediates. Larger is a ResourceExhausted error naming the node, op and dims, instead of
   // the OOM killer. kNoAllocationLimit: none. Default: half the machine's physical memory.
   int64_t max_allocation_bytes = DefaultMaxAllocationBytes();
+  // Where the load reports its long steps (import, verification, passes, planning and the
+  // kernels' packing: base/progress.h); null: nowhere. Must outlive Load.
+  const Progress* progress = nullptr;
   // Release the bytes of weights that every reader packed into its own copy at load (MatMul and
   // Gemm with a constant float B), so that packing does not double their memory. model() then
   // holds such an initializer as type and dims only: reading its values aborts. false keeps

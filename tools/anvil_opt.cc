@@ -2,7 +2,7 @@
 //
 //   anvil-opt [MODEL] [--passes=PIPELINE] [-o OUT] [--emit=onnx|tir|cc] [--timing] [--stats]
 //             [--print-ir-after-all] [--print-ir-after=NAME[,NAME...]] [--no-verify]
-//             [--external-data-threshold=BYTES] [--list-passes] [--help]
+//             [--external-data-threshold=BYTES] [--quiet] [--list-passes] [--help]
 //
 // MODEL and OUT are .onnx (binary) or .onnxtxt (ONNX text). --print-ir-after, --timing and
 // --stats reach into lower-to-tir: a Tensor IR pass named in --print-ir-after (tile-rows, ...)
@@ -35,6 +35,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/excerpt.h"
+#include "base/progress.h"
 #include "base/status_macros.h"
 #include "constprop/gc.h"
 #include "graph/instrumentation.h"
@@ -66,6 +67,8 @@ options:
   --passes=PIPELINE          passes to run, e.g. "cse,dce" or "constprop{max-expansion=4}"
   -o OUT, --output=OUT       write the result to OUT (.onnx or .onnxtxt)
   --timing                   print a per-pass timing table (stderr)
+  --quiet                    no progress lines (import, each pass and the export print one on
+                             stderr when they take a second or more)
   --stats                    print pass statistics (stderr)
   --emit=onnx|tir|cc         what to write: the model (default), its Tensor IR (the module
                              of a lower-to-tir pass ending the pipeline, else lowered with
@@ -91,6 +94,7 @@ struct Flags {
   bool emit_tir = false;
   bool emit_cc = false;  // with emit_tir: the module as C++
   bool timing = false;
+  bool quiet = false;  // no progress lines
   bool stats = false;
   bool print_ir_after_all = false;
   std::vector<std::string> print_ir_after;
@@ -133,6 +137,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     } else if (key == "--timing") {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.timing = true;
+    } else if (key == "--quiet") {
+      ANVIL_RETURN_IF_ERROR(args.NoValue());
+      flags.quiet = true;
     } else if (key == "--stats") {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.stats = true;
@@ -252,6 +259,7 @@ absl::Status EmitTir(const Model& model, const std::string& output, bool timing,
 }
 
 absl::Status Run(const Flags& flags) {
+  const Progress progress("anvil-opt", flags.quiet);
   std::unique_ptr<Model> model;
   std::string pipeline;
   bool timing = flags.timing;
@@ -270,7 +278,9 @@ absl::Status Run(const Flags& flags) {
     std::cerr << "anvil-opt: no model given; running '" << Excerpt(pipeline)
               << "' on the embedded default model (see --help)\n";
   } else {
-    ANVIL_ASSIGN_OR_RETURN(model, LoadModel(ResolveUserPath(flags.model), &warnings));
+    const std::string path = ResolveUserPath(flags.model);
+    ScopedProgress importing(&progress, absl::StrCat("import ", path), ModelFileBytes(path));
+    ANVIL_ASSIGN_OR_RETURN(model, LoadModel(path, &warnings));
     pipeline = flags.passes.value_or("");
   }
   if (absl::Status valid = VerifyModel(*model, &warnings); !valid.ok()) {
@@ -331,6 +341,7 @@ absl::Status Run(const Flags& flags) {
   if (flags.stats) {
     stats = manager.AddInstrumentation(std::make_unique<StatisticsInstrumentation>());
   }
+  manager.AddInstrumentation(std::make_unique<ProgressInstrumentation>(&progress));
   if (timing) timer = manager.AddInstrumentation(std::make_unique<TimingInstrumentation>());
 
   absl::Status status = manager.Run(*model);
@@ -380,15 +391,14 @@ absl::Status Run(const Flags& flags) {
   const std::string output_path = ResolveUserPath(flags.output);
   absl::Status saved = SaveModel(*model, output_path, save);
   if (saved.ok() && timing) {
-    std::error_code ignored;
-    uint64_t bytes = std::filesystem::file_size(output_path, ignored);
-    if (std::filesystem::exists(output_path + ".data")) {
-      bytes += std::filesystem::file_size(output_path + ".data", ignored);
-    }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - save_start).count();
     std::cerr << absl::StrFormat("anvil-opt: wrote %s (%.1f MiB) in %.2f s\n", output_path,
-                                 static_cast<double>(bytes) / (1 << 20), seconds);
+                                 static_cast<double>(ModelFileBytes(output_path)) / (1 << 20),
+                                 seconds);
+  } else if (saved.ok()) {
+    progress.Report(absl::StrCat("export ", output_path),
+                    std::chrono::steady_clock::now() - save_start, ModelFileBytes(output_path));
   }
   // Binary output keeps everything; say what the text syntax could not.
   for (const std::string& loss : losses) {

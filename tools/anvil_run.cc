@@ -7,7 +7,7 @@
 //             [--max-allocation-bytes N]
 //             [--backend=interpreter|tir-eval|compiled] [--lower=OPTIONS]
 //             [--compare=BACKEND[:OPTIONS]]
-//             [--generate N [--prompt-len P] [--rounds R] [--grow-cache]] [--help]
+//             [--generate N [--prompt-len P] [--rounds R] [--grow-cache]] [--quiet] [--help]
 //
 // Inputs are the graph inputs that are not initializers, in order: --input NAME=FILE, else
 // input_K.pb from --input-dir (every input then needs one), else seeded random tensors with the
@@ -53,6 +53,7 @@
 #include "base/absl_compat.h"
 #include "base/excerpt.h"
 #include "base/parallel.h"
+#include "base/progress.h"
 #include "base/status_macros.h"
 #include "graph/model_io.h"
 #include "kernels/tensor.h"
@@ -112,6 +113,8 @@ options:
                          (no copy per token; --grow-cache: each present fed back as the next
                          past); prints tokens, time to first token and decode tokens/s, the best
                          of --rounds R generations (default 1), and the peak RSS
+  --quiet                no progress lines (loading steps that take a second or more:
+                         import, verification, each pass, planning and weight packing)
   --help                 show this text
 )";
 
@@ -138,6 +141,7 @@ struct Flags {
   std::string compare_lower;
   GenerateOptions generate;
   bool generating = false;
+  bool quiet = false;  // no progress lines
 };
 
 bool KnownBackend(std::string_view b) {
@@ -209,6 +213,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     } else if (key == "--no-arena") {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.arena = false;
+    } else if (key == "--quiet") {
+      ANVIL_RETURN_IF_ERROR(args.NoValue());
+      flags.quiet = true;
     } else if (key == "--keep-weights") {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.keep_weights = true;
@@ -472,6 +479,8 @@ absl::Status Run(const Flags& flags) {
   options.release_packed_weights = !flags.keep_weights;
   options.profile = flags.profile;
   options.threads = static_cast<int>(flags.threads);
+  const Progress progress("anvil-run", flags.quiet);
+  options.progress = &progress;
   if (flags.max_allocation_bytes) {
     options.max_allocation_bytes =
         *flags.max_allocation_bytes == 0 ? kNoAllocationLimit : *flags.max_allocation_bytes;

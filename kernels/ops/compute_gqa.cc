@@ -294,9 +294,13 @@ class GroupQueryAttentionKernel final : public OpKernel {
     int64_t longest = 0;
     for (int64_t t : totals) longest = std::max(longest, t);
     const int64_t rows_all = seq * groups;
+    DenseOutput<float> out(ctx.output(0));
+    if (rows_all == 0 || batch == 0 || h == 0) {  // no query rows: nothing to attend with
+      out.Commit();
+      return absl::OkStatus();
+    }
     const int64_t block = std::min(RowsPerBlock(groups, longest), rows_all);
     const int64_t blocks = (rows_all + block - 1) / block;
-    DenseOutput<float> out(ctx.output(0));
     const double flops_per_unit = 4.0 * static_cast<double>(block * longest * h);
     parallel::For(
         batch * nkv * blocks, parallel::MinChunk(flops_per_unit, parallel::kMinChunkFlops),
