@@ -27,6 +27,32 @@ constexpr int64_t kColumns = 4;
 // How far ahead of its reads the byte path prefetches each weight row.
 constexpr int64_t kPrefetchBytes = 1024;
 
+// The int8 arithmetic's quantization of a, per block: q[i] = round_half_even(a[i] * 127 / max|a|)
+// (zeros past K, up to whole blocks), scales[b] = max|a| / 127 and, when `sums` is given, sums[b]
+// = the block's sum of q. T: the type the caller's products read q as.
+template <typename T>
+void QuantizeBlocks(const float* a, const Int4Weights& w, T* q, float* scales, int32_t* sums) {
+  const int64_t blocks = w.blocks(), block = w.block;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t begin = b * block, end = std::min(begin + block, w.k);
+    float amax = 0.0f;
+    for (int64_t i = begin; i < end; ++i) amax = std::max(amax, std::fabs(a[i]));
+    // (max|a| = 0, or so small that 127 / max|a| overflows: the block is zeros to int8)
+    const float inverse = std::isfinite(127.0f / amax) ? 127.0f / amax : 0.0f;
+    int32_t sum = 0;
+    for (int64_t i = begin; i < begin + block; ++i) {
+      const int32_t v =
+          i < end
+              ? static_cast<int32_t>(std::nearbyint(std::clamp(a[i] * inverse, -127.0f, 127.0f)))
+              : 0;
+      q[i] = static_cast<T>(v);
+      sum += v;
+    }
+    scales[b] = amax / 127.0f;
+    if (sums != nullptr) sums[b] = sum;
+  }
+}
+
 // The rows a pass computes: n to n + 3, the last repeated where fewer than 4 remain (results of
 // the repeats are not stored), and their weights in ONNX Runtime's layout.
 struct ColumnGroup {
@@ -72,19 +98,7 @@ void MatVecInt8(D16 d16, const float* a, const Int4Weights& w, int64_t n0, int64
   int16_t* aq = static_cast<int16_t*>(scratch);
   float* a_scales = reinterpret_cast<float*>(aq + padded);
   int16_t* natural = reinterpret_cast<int16_t*>(a_scales + 2 * blocks);
-  // Symmetric per-block quantization of a: q = round_half_even(a / (max|a| / 127)).
-  for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t begin = b * block, end = std::min(begin + block, w.k);
-    float amax = 0.0f;
-    for (int64_t i = begin; i < end; ++i) amax = std::max(amax, std::fabs(a[i]));
-    const float scale = amax / 127.0f;
-    const float inverse = scale != 0.0f ? 127.0f / amax : 0.0f;
-    for (int64_t i = begin; i < begin + block; ++i) {
-      natural[i] = static_cast<int16_t>(
-          i < end ? std::nearbyint(std::clamp(a[i] * inverse, -127.0f, 127.0f)) : 0.0f);
-    }
-    a_scales[b] = scale;
-  }
+  QuantizeBlocks(a, w, natural, a_scales, nullptr);
   PermuteToGroups(natural, padded, padded, L, aq);
 
   const hn::Repartition<int32_t, D16> d32;
@@ -200,23 +214,7 @@ void MatVecInt8Bytes(const float* a, const Int4Weights& w, int64_t n0, int64_t n
   const int64_t lane_vectors = two_blocks ? steps : blocks;
   float* lane_scales = reinterpret_cast<float*>(natural + padded);
   int32_t* lane_zeros = reinterpret_cast<int32_t*>(lane_scales + 8 * lane_vectors);
-  for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t begin = b * block, end = std::min(begin + block, w.k);
-    float amax = 0.0f;
-    for (int64_t i = begin; i < end; ++i) amax = std::max(amax, std::fabs(a[i]));
-    const float inverse = amax != 0.0f ? 127.0f / amax : 0.0f;
-    int32_t sum = 0;
-    for (int64_t i = begin; i < begin + block; ++i) {
-      const int32_t q =
-          i < end
-              ? static_cast<int32_t>(std::nearbyint(std::clamp(a[i] * inverse, -127.0f, 127.0f)))
-              : 0;
-      natural[i] = static_cast<int8_t>(q);
-      sum += q;
-    }
-    a_scales[b] = amax / 127.0f;
-    a_sums[b] = sum;
-  }
+  QuantizeBlocks(a, w, natural, a_scales, a_sums);
   PermuteToGroups(natural, padded, padded, 32, aq);
   for (int64_t v = 0; v < lane_vectors; ++v) {
     for (int64_t lane = 0; lane < 8; ++lane) {
@@ -377,17 +375,11 @@ void MatVecScalar(const float* a, const Int4Weights& w, bool int8, int64_t n0, i
   const int64_t row_bytes = blocks * block / 2;
   float* values = static_cast<float*>(scratch);
   std::vector<float> a_scales(blocks, 1.0f);
-  for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t begin = b * block, end = std::min(begin + block, w.k);
-    float amax = 0.0f;
-    for (int64_t i = begin; i < end; ++i) amax = std::max(amax, std::fabs(a[i]));
-    const float inverse = amax != 0.0f ? 127.0f / amax : 0.0f;
-    if (int8) a_scales[b] = amax / 127.0f;
-    for (int64_t i = begin; i < begin + block; ++i) {
-      float v = i < end ? a[i] : 0.0f;
-      if (int8) v = std::nearbyint(std::clamp(v * inverse, -127.0f, 127.0f));
-      values[i] = v;
-    }
+  if (int8) {
+    QuantizeBlocks(a, w, values, a_scales.data(), nullptr);
+  } else {
+    std::copy(a, a + w.k, values);
+    std::fill(values + w.k, values + padded, 0.0f);
   }
   for (int64_t n = n0; n < n1; ++n) {
     const uint8_t* row = w.q + n * row_bytes;
