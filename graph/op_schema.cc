@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/later_opsets.h"
 #include "onnx/defs/schema.h"
 
 namespace anvil {
@@ -65,47 +66,58 @@ std::optional<OpSchemaInfo> OwnSchema(std::string_view domain, std::string_view 
   return info;
 }
 
-}  // namespace
-
-std::optional<OpSchemaInfo> FindOpSchema(std::string_view domain, std::string_view op_type,
-                                         int64_t opset) {
-  const onnx::OpSchema* schema = Lookup(domain, op_type, opset);
-  if (schema == nullptr) return opset >= 1 ? OwnSchema(domain, op_type) : std::nullopt;
+OpSchemaInfo FromLibonnx(const onnx::OpSchema& schema) {
   OpSchemaInfo info;
-  info.since_version = schema->since_version();
-  info.min_input = schema->min_input();
-  info.max_input = schema->max_input();
-  info.min_output = schema->min_output();
-  info.max_output = schema->max_output();
-  for (const auto& formal : schema->inputs()) info.inputs.push_back(ToParameter(formal));
-  for (const auto& formal : schema->outputs()) info.outputs.push_back(ToParameter(formal));
-  for (const auto& [name, attr] : schema->attributes()) {
+  info.since_version = schema.since_version();
+  info.min_input = schema.min_input();
+  info.max_input = schema.max_input();
+  info.min_output = schema.min_output();
+  info.max_output = schema.max_output();
+  for (const auto& formal : schema.inputs()) info.inputs.push_back(ToParameter(formal));
+  for (const auto& formal : schema.outputs()) info.outputs.push_back(ToParameter(formal));
+  for (const auto& [name, attr] : schema.attributes()) {
     // AttributeType has AttributeProto's codes.
     info.attributes[name] = {static_cast<AttributeType>(attr.type), attr.required};
   }
   return info;
 }
 
+}  // namespace
+
+std::optional<OpSchemaInfo> FindOpSchema(std::string_view domain, std::string_view op_type,
+                                         int64_t opset) {
+  const bool onnx_domain = domain.empty() || domain == "ai.onnx";
+  if (onnx_domain && opset > kLastOnnxOpset) return std::nullopt;
+  // libonnx answers with the op's last definition up to opset 17; opsets 18 to 23 revise it.
+  const onnx::OpSchema* schema = Lookup(domain, op_type, opset);
+  OpSchemaInfo info;
+  if (schema != nullptr) info = FromLibonnx(*schema);
+  if (onnx_domain && opset > kLastLibonnxOpset && ReviseToLaterOpset(op_type, opset, info)) {
+    return info;
+  }
+  if (schema == nullptr) return opset >= 1 ? OwnSchema(domain, op_type) : std::nullopt;
+  return info;
+}
+
 std::optional<std::pair<int, int>> OnnxOpsetRange(std::string_view domain) {
+  if (domain.empty() || domain == "ai.onnx") return std::make_pair(1, kLastOnnxOpset);
   const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  auto range = ranges.find(domain == "ai.onnx" ? "" : std::string(domain));
+  auto range = ranges.find(std::string(domain));
   if (range == ranges.end()) return std::nullopt;
   return range->second;
 }
 
 bool OpSchemaExists(std::string_view domain, std::string_view op_type, int64_t opset) {
-  return Lookup(domain, op_type, opset) != nullptr ||
-         (opset >= 1 && OwnSchema(domain, op_type).has_value());
+  return FindOpSchema(domain, op_type, opset).has_value();
 }
 
 bool OpAcceptsInputType(std::string_view domain, std::string_view op_type, int64_t opset,
                         int input_index, ElementType type) {
-  const onnx::OpSchema* schema = Lookup(domain, op_type, opset);
-  if (schema == nullptr || input_index < 0 ||
-      input_index >= static_cast<int>(schema->inputs().size())) {
+  const std::optional<OpSchemaInfo> schema = FindOpSchema(domain, op_type, opset);
+  if (!schema || input_index < 0 || input_index >= static_cast<int>(schema->inputs.size())) {
     return false;
   }
-  const std::vector<std::string> allowed = ToParameter(schema->inputs()[input_index]).allowed_types;
+  const std::vector<std::string>& allowed = schema->inputs[input_index].allowed_types;
   const std::string wanted = "tensor(" + std::string(ElementTypeName(type)) + ")";
   return std::binary_search(allowed.begin(), allowed.end(), wanted);
 }

@@ -50,14 +50,15 @@ struct OpSchemaInfo {
 };
 
 // ONNX's schema of (domain, op_type) at `opset` ("" and "ai.onnx" are the default domain), or
-// nullopt when ONNX defines no such op at that opset. ONNX-domain ops that ONNX Runtime defines
-// and libonnx does not (its contrib SimplifiedLayerNormalization) have schemas of Anvil's own,
-// written from ONNX Runtime's definitions.
+// nullopt when ONNX defines no such op at that opset. Default-domain opsets 18 to 23, which
+// libonnx 1.12 predates, come from graph/later_opsets.h. ONNX-domain ops that ONNX Runtime
+// defines and libonnx does not (its contrib SimplifiedLayerNormalization) have schemas of Anvil's
+// own, written from ONNX Runtime's definitions.
 std::optional<OpSchemaInfo> FindOpSchema(std::string_view domain, std::string_view op_type,
                                          int64_t opset);
 
 // The opset versions ONNX defines for `domain` ("" and "ai.onnx" are the default domain), first
-// and last; nullopt for a domain libonnx does not know.
+// and last (1 to 23 for the default domain); nullopt for a domain libonnx does not know.
 std::optional<std::pair<int, int>> OnnxOpsetRange(std::string_view domain);
 
 // Whether ONNX (or Anvil's own schemas, as FindOpSchema) has a schema of (domain, op_type) at

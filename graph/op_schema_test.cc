@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "graph/later_opsets.h"
 #include "gtest/gtest.h"
 
 namespace anvil {
@@ -60,10 +61,49 @@ TEST(OpSchemaTest, KnowsTheOpsetRangeOfOnnxDomains) {
   const std::optional<std::pair<int, int>> onnx = OnnxOpsetRange("");
   ASSERT_TRUE(onnx.has_value());
   EXPECT_EQ(onnx->first, 1);
-  EXPECT_GE(onnx->second, 17);
+  EXPECT_EQ(onnx->second, kLastOnnxOpset);
   EXPECT_EQ(OnnxOpsetRange("ai.onnx"), onnx);
   EXPECT_TRUE(OnnxOpsetRange("ai.onnx.ml").has_value());
   EXPECT_FALSE(OnnxOpsetRange("com.example").has_value());
+}
+
+// Opsets 18 to 23 revise libonnx's definitions (graph/later_opsets.h).
+TEST(OpSchemaTest, LaterOpsetsReviseTheLastLibonnxDefinition) {
+  // Reduce*-18: axes moves from an attribute to optional input 1.
+  const std::optional<OpSchemaInfo> mean17 = FindOpSchema("", "ReduceMean", 17);
+  const std::optional<OpSchemaInfo> mean21 = FindOpSchema("", "ReduceMean", 21);
+  ASSERT_TRUE(mean17 && mean21);
+  EXPECT_EQ(mean17->max_input, 1);
+  EXPECT_TRUE(mean17->attributes.count("axes"));
+  EXPECT_EQ(mean21->since_version, 18);
+  EXPECT_EQ(mean21->min_input, 1);
+  EXPECT_EQ(mean21->max_input, 2);
+  EXPECT_EQ(mean21->inputs[1].name, "axes");
+  EXPECT_FALSE(mean21->attributes.count("axes"));
+  EXPECT_TRUE(mean21->attributes.count("noop_with_empty_axes"));
+  // ReduceSum moved at 13 and stays; an op no later opset revised keeps its libonnx definition.
+  EXPECT_EQ(FindOpSchema("", "ReduceSum", 23)->since_version, 13);
+  EXPECT_EQ(FindOpSchema("", "MatMul", 23)->since_version, 13);
+  // A types-only revision changes the version.
+  EXPECT_EQ(FindOpSchema("", "Reshape", 22)->since_version, 21);
+  EXPECT_EQ(FindOpSchema("", "Split", 18)->attributes.count("num_outputs"), 1u);
+  // Opset 22 adds bfloat16 where float16 was.
+  EXPECT_FALSE(OpAcceptsInputType("", "Conv", 21, 0, ElementType::kBfloat16));
+  EXPECT_TRUE(OpAcceptsInputType("", "Conv", 22, 0, ElementType::kBfloat16));
+  // New ops exist from their opset.
+  EXPECT_FALSE(FindOpSchema("", "Attention", 22).has_value());
+  const std::optional<OpSchemaInfo> attention = FindOpSchema("", "Attention", 23);
+  ASSERT_TRUE(attention.has_value());
+  EXPECT_EQ(attention->min_input, 3);
+  EXPECT_EQ(attention->max_input, 6);
+  EXPECT_EQ(attention->min_output, 1);
+  EXPECT_TRUE(OpSchemaExists("", "RotaryEmbedding", 23));
+  EXPECT_TRUE(OpSchemaExists("", "Gelu", 20));
+  EXPECT_FALSE(OpSchemaExists("", "Gelu", 19));
+  // Nothing past the last opset Anvil reads.
+  EXPECT_FALSE(FindOpSchema("", "Relu", kLastOnnxOpset + 1).has_value());
+  EXPECT_EQ(UndefinedLaterOp("Col2Im"), 18);
+  EXPECT_EQ(UndefinedLaterOp("Relu"), 0);
 }
 
 }  // namespace

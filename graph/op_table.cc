@@ -75,6 +75,10 @@ int RowToBind(const char* domain, const char* op_type) {
   return i;
 }
 
+int ReduceAxesInput(std::string_view op_type, int64_t opset) {
+  return opset >= (op_type == "ReduceSum" ? 13 : 18) ? 1 : -1;
+}
+
 bool HasTrait(const Node& node, OpTrait trait) {
   const OpInfo* op = FindOpAnyVersion(node.domain(), node.op_type());
   return op != nullptr && op->Has(trait);

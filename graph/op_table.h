@@ -66,6 +66,10 @@ const OpInfo* FindOp(std::string_view domain, std::string_view op_type, int64_t 
 // The op at any opset (traits do not depend on it), or nullptr.
 const OpInfo* FindOpAnyVersion(std::string_view domain, std::string_view op_type);
 
+// Where a Reduce* op (default domain) at `opset` reads its axes: input 1 (ReduceSum from opset
+// 13, the other nine from 18, each with noop_with_empty_axes), or -1 for the `axes` attribute.
+int ReduceAxesInput(std::string_view op_type, int64_t opset);
+
 // The first row of (domain, op_type) for a registry binding functions to the table; aborts naming
 // the op when the table does not know it (a programming error the tests catch at startup).
 int RowToBind(const char* domain, const char* op_type);

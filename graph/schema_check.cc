@@ -14,6 +14,7 @@
 #include "base/checked_math.h"
 #include "base/excerpt.h"
 #include "base/status_macros.h"
+#include "graph/later_opsets.h"
 #include "graph/op_schema.h"
 #include "onnx/onnx_pb.h"
 
@@ -195,7 +196,7 @@ absl::Status CheckModelVersions(const Model& model) {
     if (opset.version < range->first || opset.version > range->second) {
       return Fail(absl::StrCat("model: opset ", opset.version, " of domain '",
                                opset.domain.empty() ? "ai.onnx" : opset.domain,
-                               "' is not supported (ONNX defines versions ", range->first, " to ",
+                               "' is not supported (Anvil reads versions ", range->first, " to ",
                                range->second, ")"));
     }
   }
@@ -236,8 +237,13 @@ absl::Status SchemaChecker::CheckNode(const Node& node, std::vector<std::string>
   if (inserted) it->second = FindOpSchema(domain, node.op_type(), opset);
   const std::string& op = node.op_type();
   if (!it->second) {
-    const std::optional<OpSchemaInfo> later =
-        FindOpSchema(domain, op, std::numeric_limits<int>::max());
+    if (domain[0] == '\0') {
+      if (const int since = UndefinedLaterOp(op); since != 0 && opset >= since) {
+        return absl::UnimplementedError(absl::StrCat(
+            op, " (ONNX opset ", since, ") is an ONNX op that Anvil does not implement"));
+      }
+    }
+    const std::optional<OpSchemaInfo> later = FindOpSchema(domain, op, kLastOnnxOpset);
     if (later) {
       return Fail(absl::StrCat(op, " is not defined at opset ", opset, " (it exists from opset ",
                                later->since_version, ")"));

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "graph/text_format.h"
 #include "graph/verifier.h"
@@ -167,6 +168,31 @@ TEST(SchemaCheckTest, RejectsUnsupportedVersions) {
       "<ir_version: 8, opset_import: [\"\" : 999]>\nmain (float[2] x) => (float[2] y) {\n"
       "  y = Relu(x)\n}\n");
   EXPECT_THAT(m, HasSubstr("999"));
+}
+
+TEST(SchemaCheckTest, ChecksOpsetsAfterLibonnxs) {
+  auto at = [](int opset, const std::string& signature, const std::string& body) {
+    return absl::StrCat("<ir_version: 10, opset_import: [\"\" : ", opset, "]>\nmain ", signature,
+                        " {\n", body, "\n}\n");
+  };
+  EXPECT_EQ(
+      Verify(at(21, "(float[2, 3] x, int64[1] a) => (float[2, 1] y)", "y = ReduceMean(x, a)")), "");
+  EXPECT_THAT(Verify(at(18, "(float[2, 3] x) => (float[2, 1] y)", "y = ReduceMean<axes = [1]>(x)")),
+              HasSubstr("ReduceMean-18 has no attribute 'axes'"));
+  EXPECT_EQ(Verify(at(23, "(float[1, 2, 3, 4] q) => (float[1, 2, 3, 4] y)",
+                      "y = Attention<is_causal = 1>(q, q, q)")),
+            "");
+  // ONNX ops of these opsets that Anvil has no definition of are Unimplemented, not unknown.
+  absl::StatusOr<std::unique_ptr<Model>> model =
+      ParseModelText(at(18, "(float[1, 4, 4] x, int64[2] i, int64[2] b) => (float[1, 1, 5, 5] y)",
+                        "y = Col2Im(x, i, b)"));
+  ASSERT_TRUE(model.ok()) << model.status();
+  const absl::Status col2im = VerifyModel(**model);
+  EXPECT_EQ(col2im.code(), absl::StatusCode::kUnimplemented) << col2im;
+  EXPECT_THAT(std::string(col2im.message()), HasSubstr("Col2Im (ONNX opset 18)"));
+  EXPECT_THAT(Verify(at(24, "(float[2] x) => (float[2] y)", "y = Relu(x)")),
+              HasSubstr("opset 24 of domain 'ai.onnx' is not supported (Anvil reads versions 1 "
+                        "to 23)"));
 }
 
 TEST(SchemaCheckTest, RejectsBadDeclaredDims) {

@@ -25,8 +25,8 @@ The graph is the builder's (builders/base.py, -p int4 -e cpu), names included:
   second copy, as the builder does without shared_embeddings).
 Weights are ONNX Runtime's MatMulNBitsQuantizer's default: 4 bits, blocks of 32, symmetric
 (scale = -v / 8 for the block's value v of largest magnitude, q = clamp(roundf(w / scale + 8), 0,
-15), no zero points), accuracy_level 4. Deterministic: seeded normal weights. Opsets "" 17 and
-com.microsoft 1 (the builder writes 21; no op here changed from 17 to 21).
+15), no zero points), accuracy_level 4. Deterministic: seeded normal weights. Opsets "" 21 and
+com.microsoft 1, IR 10, as the builder writes them.
 """
 import os
 import sys
@@ -206,10 +206,11 @@ def build(layers, vocab, positions):
            block_size=BLOCK, accuracy_level=4)
 
     graph = helper.make_graph(g.nodes, "main_graph", inputs, outputs, g.inits)
+    # Opset 21 and IR 10, as ONNX Runtime's model builder writes them.
     model = helper.make_model(graph, producer_name="anvil generate_decoder.py",
-                              opset_imports=[helper.make_opsetid("", 17),
+                              opset_imports=[helper.make_opsetid("", 21),
                                              helper.make_opsetid("com.microsoft", 1)])
-    model.ir_version = 8
+    model.ir_version = 10
     return model
 
 

@@ -21,18 +21,14 @@ import argparse
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ORT_RUN = os.path.join(ROOT, "..", "shared", "bench", "ort_run.js")
-ANVIL_RUN = os.environ.get("ANVIL_RUN", os.path.join(ROOT, "bazel-out", "k8-opt", "bin", "tools",
-                                                     "anvil-run"))
+from ort_cases import compare, run, vi, write_case
+
 F32 = TensorProto.FLOAT
 
 
@@ -42,11 +38,6 @@ def model(node, inputs, outputs):
                                                 helper.make_opsetid("com.microsoft", 1)])
     m.ir_version = 8
     return m
-
-
-def vi(name, array):
-    elem = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[array.dtype]
-    return helper.make_tensor_value_info(name, elem, list(array.shape))
 
 
 def out(name, elem=F32):
@@ -179,13 +170,6 @@ def norms(rng):
             arrays, [out("y"), out("sum")], 1e-5, 1e-4)
 
 
-def load(path):
-    t = TensorProto()
-    with open(path, "rb") as f:
-        t.ParseFromString(f.read())
-    return numpy_helper.to_array(t)
-
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--cases", type=int, default=60)
@@ -199,39 +183,14 @@ def main():
     for i in range(args.cases):
         what, node, arrays, outputs, atol, rtol = rng.choice(makers)(rng)
         case = os.path.join(work, f"case_{i}")
-        os.makedirs(case, exist_ok=True)
         inputs = [vi(name, a) for name, a in arrays]
-        onnx.save(model(node, inputs, outputs), os.path.join(case, "model.onnx"))
-        for k, (name, a) in enumerate(arrays):
-            with open(os.path.join(case, f"input_{k}.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(a, name).SerializeToString())
-        ok = True
-        detail = ""
-        for tool, cmd in (("ort", ["node", ORT_RUN]), ("anvil", [ANVIL_RUN])):
-            run = subprocess.run(cmd + [os.path.join(case, "model.onnx"), "--input-dir", case,
-                                        "--out", os.path.join(case, tool), "--iters", "1",
-                                        "--warmup", "0"], capture_output=True, text=True)
-            if run.returncode != 0:
-                ok = False
-                detail = f"{tool} failed: {run.stderr.strip()[-300:]}"
-                break
+        write_case(case, model(node, inputs, outputs), arrays)
+        detail = run("ort", case) or run("anvil", case)
+        ok = detail is None
         if ok:
-            worst = 0.0
-            for k in range(len(outputs)):
-                want = load(os.path.join(case, "ort", f"output_{k}.pb"))
-                got = load(os.path.join(case, "anvil", f"output_{k}.pb"))
-                if want.shape != got.shape:
-                    ok = False
-                    detail = f"output {k}: shape {got.shape}, ONNX Runtime's {want.shape}"
-                    break
-                excess = np.abs(got - want) - (atol + rtol * np.abs(want))
-                worst = max(worst, float(np.max(np.abs(got - want))) if got.size else 0.0)
-                if got.size and np.max(excess) > 0:
-                    ok = False
-                    detail = f"output {k}: {int(np.sum(excess > 0))} of {got.size} outside tolerance"
-                    break
-            if ok:
-                detail = f"max abs diff {worst:.2e}"
+            mismatch, worst = compare(case, len(outputs), atol, rtol)
+            ok = mismatch is None
+            detail = f"max abs diff {worst:.2e}" if ok else mismatch
         passed += ok
         print(f"{'ok  ' if ok else 'FAIL'} {what}: {detail}", flush=True)
     print(f"{passed} of {args.cases} cases within tolerance")

@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -1658,10 +1659,11 @@ const std::set<std::string>& FamilyOps() {
 // The table is sorted and binds ops of the op table (which KernelRegistryTest checks for
 // completeness).
 TEST(ComputeKernels, TableSorted) {
-  std::string previous;
+  std::pair<std::string, std::string> previous;
   for (const KernelRule* r = kernel_rules::kComputeKernels; r->op_type != nullptr; ++r) {
-    EXPECT_LT(previous, r->op_type);
-    previous = r->op_type;
+    const std::pair<std::string, std::string> key(r->op_type, r->domain);
+    EXPECT_LT(previous, key);
+    previous = key;
     EXPECT_NE(FindOpAnyVersion(r->domain, r->op_type), nullptr) << r->op_type;
   }
 }

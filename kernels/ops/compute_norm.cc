@@ -1,6 +1,6 @@
 // Normalizations: Softmax, LogSoftmax, Hardmax, BatchNormalization (inference and training),
-// InstanceNormalization, LayerNormalization, LRN. (MeanVarianceNormalization shares the
-// reduction engine in compute_reduce.cc.)
+// InstanceNormalization, GroupNormalization, LayerNormalization, LRN. (MeanVarianceNormalization
+// shares the reduction engine in compute_reduce.cc.)
 //
 // float runs through simd/reduce.h row routines: a softmax row is max, exp-and-sum, scale; a
 // normalized row is mean, sum of squared deviations (two passes: numerically stable), then one
@@ -343,6 +343,62 @@ class InstanceNormKernel final : public OpKernel {
   float epsilon_;
 };
 
+// GroupNormalization: channels in `groups` runs of C / groups; per (n, group) block,
+// y = (x - mean) / sqrt(var + eps) * scale + bias, with scale and bias per channel (opset 21) or
+// per group (opset 18, deprecated). Statistics in float for float16 (stash_type 1, the default).
+class GroupNormKernel final : public OpKernel {
+ public:
+  GroupNormKernel(int64_t groups, float epsilon, bool per_channel)
+      : groups_(groups), epsilon_(epsilon), per_channel_(per_channel) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& x = ctx.input(0);
+    if (x.rank() < 2) return ctx.Error("X must be [N, C, spatial...]");
+    const int64_t N = x.dims[0], channels = x.dims[1], inner = Product(x.dims, 2);
+    if (channels % groups_ != 0) {
+      return ctx.Error(absl::StrCat(channels, " channels of X ", x.DebugString(),
+                                    " do not split into ", groups_, " groups"));
+    }
+    const int64_t per_group = channels / groups_;
+    const int64_t params = per_channel_ ? channels : groups_;
+    if (ctx.input(1).NumElements() != params || ctx.input(2).NumElements() != params) {
+      return ctx.Error(absl::StrCat("scale ", ctx.input(1).DebugString(), " and bias ",
+                                    ctx.input(2).DebugString(), " must have ", params, " values (",
+                                    per_channel_ ? "one per channel" : "one per group", ")"));
+    }
+    return DispatchFloat(x.type, "GroupNormalization", [&](auto tag) -> absl::Status {
+      using C = ComputeType<decltype(tag)>;
+      DenseInput<C> xd(x), scale(ctx.input(1)), bias(ctx.input(2));
+      DenseOutput<C> yd(ctx.output(0));
+      parallel::For(
+          N * groups_,
+          parallel::MinChunk(static_cast<double>(per_group * inner), parallel::kMinChunkElements),
+          [&](int64_t begin, int64_t end) {
+            for (int64_t ng = begin; ng < end; ++ng) {
+              const int64_t g = ng % groups_;
+              const int64_t offset = ng * per_group * inner;
+              C mean, var;
+              MeanVar<C>(xd.data() + offset, per_group * inner, &mean, &var);
+              const C inv = C(1) / std::sqrt(var + static_cast<C>(epsilon_));
+              for (int64_t k = 0; k < per_group; ++k) {
+                const int64_t p = per_channel_ ? g * per_group + k : g;
+                const C a = scale.data()[p] * inv;
+                ScaleShiftRow<C>(xd.data() + offset + k * inner, a, bias.data()[p] - mean * a,
+                                 yd.data() + offset + k * inner, inner);
+              }
+            }
+          });
+      yd.Commit();
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  int64_t groups_;
+  float epsilon_;
+  bool per_channel_;
+};
+
 // LayerNormalization-17: normalizes over dims [axis, rank); Scale and B broadcast to those
 // dims; the optional Mean and InvStdDev outputs (stash_type) keep the reduced dims as 1s.
 class LayerNormKernel final : public OpKernel {
@@ -496,6 +552,18 @@ KernelOr CreateBatchNormalization(const Node& node, int64_t opset) {
 
 KernelOr CreateInstanceNormalization(const Node& node, int64_t) {
   return std::unique_ptr<OpKernel>(new InstanceNormKernel(node.GetFloat("epsilon", 1e-5f)));
+}
+
+KernelOr CreateGroupNormalization(const Node& node, int64_t opset) {
+  const int64_t groups = node.GetInt("num_groups", 0);
+  if (groups < 1) return NodeError(node, absl::StrCat("num_groups ", groups, " must be >= 1"));
+  if (opset >= 21 && node.GetInt("stash_type", 1) != 1) {
+    return absl::UnimplementedError(absl::StrCat(node.Describe(), ": stash_type ",
+                                                 node.GetInt("stash_type", 1),
+                                                 " is not supported (1, float statistics, is)"));
+  }
+  return std::unique_ptr<OpKernel>(
+      new GroupNormKernel(groups, node.GetFloat("epsilon", 1e-5f), opset >= 21));
 }
 
 KernelOr CreateLayerNormalization(const Node& node, int64_t) {

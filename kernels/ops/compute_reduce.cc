@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "graph/op_table.h"
 #include "kernels/ops/compute_util.h"
 #include "kernels/simd/reduce.h"
 
@@ -252,6 +253,18 @@ class ReduceKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& x = ctx.input(0);
     TensorView& y = ctx.output(0);
+    if (x.type == ElementType::kBool && y.type == ElementType::kBool &&
+        (op_ == ReduceOp::kMax || op_ == ReduceOp::kMin)) {
+      // ReduceMax-20 and ReduceMin-20 on bool: any and all, uint8's max and min of 0 and 1.
+      TensorView x8 = x, y8 = y;
+      x8.type = y8.type = ElementType::kUint8;
+      return Run(ctx, x8, y8);
+    }
+    return Run(ctx, x, y);
+  }
+
+ private:
+  absl::Status Run(KernelContext& ctx, const TensorView& x, TensorView& y) {
     std::vector<int64_t> axes = axes_;
     if (axes_from_input_ && ctx.HasInput(1)) {
       ANVIL_ASSIGN_OR_RETURN(axes, ReadInt64s(ctx, 1));
@@ -288,7 +301,6 @@ class ReduceKernel final : public OpKernel {
     });
   }
 
- private:
   // The per-op epilogue (and LogSumExp's second pass, with acc holding the maxima).
   template <typename A>
   void Finish(const MergedDims& m, const A* x, bool nonempty, int64_t count, A* acc,
@@ -548,8 +560,7 @@ KernelOr CreateReduce(const Node& node, int64_t opset) {
   } else {
     return NodeError(node, "not a Reduce op");
   }
-  // ReduceSum takes its axes as input 1 from opset 13 (the others from opset 18).
-  const bool axes_from_input = kind == ReduceOp::kSum && opset >= 13;
+  const bool axes_from_input = ReduceAxesInput(op, opset) == 1;
   return std::unique_ptr<OpKernel>(new ReduceKernel(
       kind, axes_from_input, axes_from_input && node.GetInt("noop_with_empty_axes", 0) != 0,
       node.GetInts("axes")));

@@ -1,5 +1,7 @@
 // Rotary position embeddings: the rotation of one head (RotateHead, shared with
-// GroupQueryAttention's do_rotary) and com.microsoft RotaryEmbedding (ONNX Runtime's contrib op):
+// GroupQueryAttention's do_rotary), com.microsoft RotaryEmbedding (ONNX Runtime's contrib op) and
+// ONNX's RotaryEmbedding-23 (inputs X, cos_cache, sin_cache, position_ids?; without ids the
+// caches are [B, S, rotary_dim / 2], a row per token):
 //
 //   input [B, S, hidden] or [B, N, S, H], position_ids (int64: one offset, pos = offset + s, or
 //   [B, S]), cos_cache and sin_cache [max_position, rotary_dim / 2] -> output of input's shape
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/parallel.h"
@@ -44,14 +47,18 @@ namespace {
 
 class RotaryEmbeddingKernel final : public OpKernel {
  public:
-  RotaryEmbeddingKernel(bool interleaved, int64_t rotary_dim, int64_t heads)
-      : interleaved_(interleaved), rotary_dim_(rotary_dim), heads_(heads) {}
+  RotaryEmbeddingKernel(bool onnx, bool interleaved, int64_t rotary_dim, int64_t heads)
+      : onnx_(onnx), interleaved_(interleaved), rotary_dim_(rotary_dim), heads_(heads) {}
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& x = ctx.input(0);
-    const TensorView& pos = ctx.input(1);
-    const TensorView& cos = ctx.input(2);
-    const TensorView& sin = ctx.input(3);
+    // ONNX's form: X, cos_cache, sin_cache, position_ids?; without ids the caches are
+    // [B, S, rotary_dim / 2], a row per token.
+    const bool has_pos = !onnx_ || ctx.HasInput(3);
+    TensorView no_positions;
+    const TensorView& pos = !onnx_ ? ctx.input(1) : has_pos ? ctx.input(3) : no_positions;
+    const TensorView& cos = ctx.input(onnx_ ? 1 : 2);
+    const TensorView& sin = ctx.input(onnx_ ? 2 : 3);
     if (x.type != ElementType::kFloat && x.type != ElementType::kFloat16) {
       return ctx.Error(absl::StrCat("input ", x.DebugString(), ": float or float16 only"));
     }
@@ -60,15 +67,17 @@ class RotaryEmbeddingKernel final : public OpKernel {
                                     " must be [batch, sequence, hidden] or [batch, heads, "
                                     "sequence, head_size]"));
     }
-    if (cos.rank() != 2 || sin.dims != cos.dims || cos.type != x.type || sin.type != x.type) {
-      return ctx.Error(absl::StrCat("cos_cache ", cos.DebugString(), " and sin_cache ",
-                                    sin.DebugString(),
-                                    " must be 2-D [max_position, rotary_dim / 2] of input's type"));
-    }
     const bool bnsh = x.rank() == 4;
     const int64_t batch = x.dims[0], seq = bnsh ? x.dims[2] : x.dims[1];
     const int64_t hidden = bnsh ? x.dims[1] * x.dims[3] : x.dims[2];
-    const int64_t max_pos = cos.dims[0], half = cos.dims[1];
+    if (cos.rank() != (has_pos ? 2 : 3) || sin.dims != cos.dims || cos.type != x.type ||
+        sin.type != x.type || (!has_pos && (cos.dims[0] != batch || cos.dims[1] != seq))) {
+      return ctx.Error(absl::StrCat(
+          "cos_cache ", cos.DebugString(), " and sin_cache ", sin.DebugString(), " must be ",
+          has_pos ? "[max_position, rotary_dim / 2]" : "[batch, sequence, rotary_dim / 2]",
+          " of input's type"));
+    }
+    const int64_t max_pos = has_pos ? cos.dims[0] : batch * seq, half = cos.dims.back();
     int64_t head = 0;
     if (bnsh) {
       head = x.dims[3];
@@ -87,17 +96,27 @@ class RotaryEmbeddingKernel final : public OpKernel {
       return ctx.Error(absl::StrCat("rotary dim ", rotary, " must be even, at most the head size ",
                                     head, " and at most twice the cache width ", half));
     }
-    if (pos.type != ElementType::kInt64) {
+    // Without ids, token (b, s) reads cache row b * seq + s: position ids 0, 1, ... over [B, S].
+    std::vector<int64_t> own_positions;
+    if (!has_pos) {
+      own_positions.resize(batch * seq);
+      for (int64_t i = 0; i < batch * seq; ++i) own_positions[i] = i;
+    } else if (pos.type != ElementType::kInt64) {
       return ctx.Error(absl::StrCat("position_ids ", pos.DebugString(), " must be int64"));
     }
-    const bool offset_form = pos.NumElements() == 1;
-    if (!offset_form && (pos.rank() != 2 || pos.dims[0] != batch || pos.dims[1] != seq)) {
-      return ctx.Error(absl::StrCat("position_ids ", pos.DebugString(),
-                                    " must hold one offset or be [", batch, ", ", seq, "]"));
+    // The offset form is ONNX Runtime's; ONNX's ids are always [B, S].
+    const bool offset_form = has_pos && !onnx_ && pos.NumElements() == 1;
+    if (has_pos && !offset_form &&
+        (pos.rank() != 2 || pos.dims[0] != batch || pos.dims[1] != seq)) {
+      return ctx.Error(absl::StrCat("position_ids ", pos.DebugString(), " must ",
+                                    onnx_ ? "" : "hold one offset or ", "be [", batch, ", ", seq,
+                                    "]"));
     }
-    DenseInput<int64_t> positions(pos);
+    DenseInput<int64_t> given_positions;
+    if (has_pos) given_positions.Reset(pos);
+    const int64_t* position_data = has_pos ? given_positions.data() : own_positions.data();
     for (int64_t i = 0; i < (offset_form ? 1 : batch * seq); ++i) {
-      const int64_t p = positions.data()[i];
+      const int64_t p = position_data[i];
       const int64_t last = offset_form ? p + seq - 1 : p;
       if (p < 0 || last >= max_pos) {
         return ctx.Error(absl::StrCat("position ", last, " (position_ids[", i,
@@ -107,24 +126,25 @@ class RotaryEmbeddingKernel final : public OpKernel {
     DenseInput<float> xd(x), cd(cos), sd(sin);
     DenseOutput<float> y(ctx.output(0));
     const int64_t seq_stride = bnsh ? head : hidden, head_stride = bnsh ? seq * head : head;
-    parallel::For(
-        batch * seq, parallel::MinChunk(static_cast<double>(hidden), parallel::kMinChunkElements),
-        [&](int64_t begin, int64_t end) {
-          for (int64_t bs = begin; bs < end; ++bs) {
-            const int64_t b = bs / seq, s = bs % seq;
-            const int64_t p = offset_form ? positions.data()[0] + s : positions.data()[bs];
-            for (int64_t n = 0; n < heads; ++n) {
-              const int64_t at = b * seq * hidden + s * seq_stride + n * head_stride;
-              RotateHead(xd.data() + at, cd.data() + p * half, sd.data() + p * half, rotary, head,
-                         interleaved_, y.data() + at);
-            }
-          }
-        });
+    parallel::For(batch * seq,
+                  parallel::MinChunk(static_cast<double>(hidden), parallel::kMinChunkElements),
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t bs = begin; bs < end; ++bs) {
+                      const int64_t b = bs / seq, s = bs % seq;
+                      const int64_t p = offset_form ? position_data[0] + s : position_data[bs];
+                      for (int64_t n = 0; n < heads; ++n) {
+                        const int64_t at = b * seq * hidden + s * seq_stride + n * head_stride;
+                        RotateHead(xd.data() + at, cd.data() + p * half, sd.data() + p * half,
+                                   rotary, head, interleaved_, y.data() + at);
+                      }
+                    }
+                  });
     y.Commit();
     return absl::OkStatus();
   }
 
  private:
+  bool onnx_;
   bool interleaved_;
   int64_t rotary_dim_, heads_;
 };
@@ -137,11 +157,12 @@ KernelOr CreateRotaryEmbedding(const Node& node, int64_t) {
   if (rotary_dim < 0 || heads < 0) {
     return NodeError(node, "rotary_embedding_dim and num_heads must be >= 0");
   }
-  if (rotary_dim > 0 && heads == 0) {
+  const bool onnx = node.domain().empty();  // RotaryEmbedding-23
+  if (!onnx && rotary_dim > 0 && heads == 0) {
     return NodeError(node, "rotary_embedding_dim > 0 needs num_heads");
   }
   return std::unique_ptr<OpKernel>(
-      new RotaryEmbeddingKernel(node.GetInt("interleaved", 0) != 0, rotary_dim, heads));
+      new RotaryEmbeddingKernel(onnx, node.GetInt("interleaved", 0) != 0, rotary_dim, heads));
 }
 
 }  // namespace anvil::compute_ops

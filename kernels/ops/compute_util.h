@@ -397,6 +397,8 @@ KernelOr CreateDet(const Node& node, int64_t opset);
 KernelOr CreateEinsum(const Node& node, int64_t opset);
 KernelOr CreateGemm(const Node& node, int64_t opset);
 KernelOr CreateGlobalPool(const Node& node, int64_t opset);
+KernelOr CreateGroupNormalization(const Node& node, int64_t opset);
+KernelOr CreateOnnxAttention(const Node& node, int64_t opset);
 KernelOr CreateInstanceNormalization(const Node& node, int64_t opset);
 KernelOr CreateLayerNormalization(const Node& node, int64_t opset);
 KernelOr CreateLrn(const Node& node, int64_t opset);

@@ -165,11 +165,10 @@ absl::StatusOr<Reduction> ParseReduction(const Node& node, int64_t opset) {
   if (name == "none") return Reduction::kNone;
   if (name == "add") return Reduction::kAdd;
   if (name == "mul") return Reduction::kMul;
-  // max and min arrive in opset 18 with the same meaning; accepting them costs nothing.
-  if (name == "max") return Reduction::kMax;
+  if (name == "max") return Reduction::kMax;  // max and min: opset 18
   if (name == "min") return Reduction::kMin;
   return absl::InvalidArgumentError(
-      absl::StrCat(node.Describe(), ": unknown reduction '", name, "' (none, add, mul)"));
+      absl::StrCat(node.Describe(), ": unknown reduction '", name, "' (none, add, mul, max, min)"));
 }
 
 template <typename T>

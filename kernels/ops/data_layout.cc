@@ -113,6 +113,7 @@ class SplitKernel final : public OpKernel {
     if (opset < 13) {
       if (const Attribute* a = node.FindAttribute("split")) split_attr_ = a->ints;
     }
+    if (opset >= 18) num_outputs_ = node.GetInt("num_outputs", 0);
   }
 
   absl::Status Compute(KernelContext& ctx) override {
@@ -126,6 +127,19 @@ class SplitKernel final : public OpKernel {
     std::vector<int64_t> split = split_attr_;
     if (split.empty() && (opset_ < 2 || opset_ >= 13) && ctx.HasInput(1)) {
       ANVIL_ASSIGN_OR_RETURN(split, ReadInt64s(ctx, 1));
+    }
+    if (split.empty() && num_outputs_ > 0) {
+      // Opset 18: pieces of ceil(dim / n), the last one what remains.
+      if (num_outputs_ != outputs) {
+        return ctx.Error(absl::StrCat("num_outputs ", num_outputs_, " for ", outputs, " outputs"));
+      }
+      const int64_t piece = (dim + outputs - 1) / outputs;
+      split.assign(outputs, piece);
+      split.back() = dim - piece * (outputs - 1);
+      if (split.back() < 0) {
+        return ctx.Error(
+            absl::StrCat("dim ", dim, " is too short for ", outputs, " pieces of ", piece));
+      }
     }
     if (split.empty()) {
       if (outputs == 0 || dim % outputs != 0) {
@@ -160,6 +174,7 @@ class SplitKernel final : public OpKernel {
  private:
   int64_t axis_;
   int64_t opset_;
+  int64_t num_outputs_ = 0;
   std::vector<int64_t> split_attr_;
 };
 
@@ -364,7 +379,7 @@ class BlockKernel final : public OpKernel {
 
 // ---- Pad ----
 
-enum class PadMode { kConstant, kReflect, kEdge };
+enum class PadMode { kConstant, kReflect, kEdge, kWrap };
 
 class PadKernel final : public OpKernel {
  public:
@@ -383,6 +398,21 @@ class PadKernel final : public OpKernel {
     alignas(16) char value[16] = {};
     if (opset_ >= 11) {
       ANVIL_ASSIGN_OR_RETURN(pads, ReadInt64s(ctx, 1));
+      if (opset_ >= 18 && ctx.HasInput(3)) {
+        // The pads of the dims `axes` names (begins, then ends); the rest get none.
+        ANVIL_ASSIGN_OR_RETURN(const std::vector<int64_t> axes, ReadInt64s(ctx, 3));
+        const int64_t n = static_cast<int64_t>(axes.size());
+        if (static_cast<int64_t>(pads.size()) != 2 * n) {
+          return ctx.Error(absl::StrCat(pads.size(), " pads for ", n, " axes"));
+        }
+        std::vector<int64_t> full(2 * rank, 0);
+        for (int64_t j = 0; j < n; ++j) {
+          ANVIL_ASSIGN_OR_RETURN(const int64_t a, NormalizeAxis(ctx, axes[j], rank));
+          full[a] = pads[j];
+          full[a + rank] = pads[j + n];
+        }
+        pads = std::move(full);
+      }
       if (ctx.HasInput(2) && ctx.input(2).NumElements() > 0) {
         if (ctx.input(2).type != in.type) {
           return ctx.Error("constant_value must have the data's element type");
@@ -480,6 +510,10 @@ class PadKernel final : public OpKernel {
         int64_t m = i % period;
         if (m < 0) m += period;
         return m < n ? m : period - m;
+      }
+      case PadMode::kWrap: {  // periodic with period n (opset 19)
+        const int64_t m = i % n;
+        return m < 0 ? m + n : m;
       }
     }
     return -1;
@@ -612,9 +646,12 @@ absl::StatusOr<std::unique_ptr<OpKernel>> MakePad(const Node& node, int64_t opse
     mode = PadMode::kReflect;
   } else if (mode_name == "edge") {
     mode = PadMode::kEdge;
+  } else if (mode_name == "wrap" && opset >= 19) {
+    mode = PadMode::kWrap;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": unknown mode '", mode_name,
-                                                   "' (constant, reflect or edge)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(node.Describe(), ": unknown mode '", mode_name, "' (constant, reflect, edge",
+                     opset >= 19 ? " or wrap)" : " or, from opset 19, wrap)"));
   }
   std::vector<int64_t> pads;
   if (opset < 11) {

@@ -41,6 +41,7 @@ enum class Coord {
   kPytorchHalfPixel,
   kTfHalfPixelForNn,
   kTfCropAndResize,
+  kHalfPixelSymmetric,  // opset 19
 };
 // kSimple is Upsample's and Resize-10's rounding (as ONNX Runtime): floor when upsampling,
 // ceil when downsampling.
@@ -70,12 +71,17 @@ struct DimTaps {
 
 // The input coordinate output coordinate `x` maps to.
 double SourceCoordinate(const ResizeParams& p, double x, double scale, int64_t in_length,
-                        double roi_start, double roi_end) {
+                        int64_t out_length, double roi_start, double roi_end) {
   const double in = static_cast<double>(in_length);
   const double resized = scale * in;  // as the reference: not rounded to the output length
   switch (p.coord) {
     case Coord::kHalfPixel:
       return (x + 0.5) / scale - 0.5;
+    case Coord::kHalfPixelSymmetric: {
+      // half_pixel, shifted so that the rounding of the output length is shared by both ends.
+      const double adjustment = static_cast<double>(out_length) / resized;
+      return in / 2 * (1 - adjustment) + (x + 0.5) / scale - 0.5;
+    }
     case Coord::kAsymmetric:
       return x / scale;
     case Coord::kAlignCorners:
@@ -120,8 +126,8 @@ DimTaps ComputeTaps(const ResizeParams& p, int64_t in_length, int64_t out_length
   d.outside.resize(out_length);
   const int64_t last = in_length - 1;
   for (int64_t x = 0; x < out_length; ++x) {
-    const double src =
-        SourceCoordinate(p, static_cast<double>(x), scale, in_length, roi_start, roi_end);
+    const double src = SourceCoordinate(p, static_cast<double>(x), scale, in_length, out_length,
+                                        roi_start, roi_end);
     if (p.coord == Coord::kTfCropAndResize && (src < 0 || src > static_cast<double>(last))) {
       d.outside[x] = 1;
       continue;
@@ -485,6 +491,7 @@ float OrtSourceCoordinate(Coord coord, float x, float scale, float in_len, float
                           float roi_start, float roi_end) {
   switch (coord) {
     case Coord::kHalfPixel:
+    case Coord::kHalfPixelSymmetric:  // not taken: OrtBilinear leaves it to the general path
       return ((x + 0.5f) / scale) - 0.5f;
     case Coord::kPytorchHalfPixel:
       return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
@@ -539,8 +546,8 @@ bool OrtBilinear(const ResizeParams& p, const TensorView& in, const TensorView& 
                  const std::vector<double>& scales, const std::vector<double>& roi,
                  bool from_sizes) {
   const int64_t rank = in.rank();
-  if (p.mode != Mode::kLinear || !(rank == 2 || rank == 4) || !in.Contiguous() ||
-      !out.Contiguous()) {
+  if (p.mode != Mode::kLinear || p.coord == Coord::kHalfPixelSymmetric ||
+      !(rank == 2 || rank == 4) || !in.Contiguous() || !out.Contiguous()) {
     return false;
   }
   for (int64_t k = 0; k + 2 < rank; ++k) {
@@ -606,8 +613,12 @@ enum class ScaleSource {
 
 class ResizeKernel final : public OpKernel {
  public:
-  ResizeKernel(ResizeParams params, ScaleSource source, std::vector<double> attr_scales)
-      : params_(params), source_(source), attr_scales_(std::move(attr_scales)) {}
+  ResizeKernel(ResizeParams params, ScaleSource source, std::vector<double> attr_scales,
+               std::vector<int64_t> axes = {})
+      : params_(params),
+        source_(source),
+        attr_scales_(std::move(attr_scales)),
+        axes_(std::move(axes)) {}
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
@@ -712,14 +723,40 @@ class ResizeKernel final : public OpKernel {
       case ScaleSource::kResize11:
         break;
     }
+    // Resize-18's axes: roi and scales of those dims only; the rest are whole and unscaled.
+    std::vector<int64_t> axes;
+    for (int64_t a : axes_) {
+      if (a < -rank || a >= rank) {
+        return ctx.Error(absl::StrCat("axes value ", a, " is out of range for ", in.DebugString()));
+      }
+      axes.push_back(a < 0 ? a + rank : a);
+    }
+    const int64_t given = axes.empty() ? rank : static_cast<int64_t>(axes.size());
     if (params_.coord == Coord::kTfCropAndResize) {
       ANVIL_RETURN_IF_ERROR(read(1, roi));
-      if (!roi->empty() && static_cast<int64_t>(roi->size()) != 2 * rank) {
+      if (!roi->empty() && static_cast<int64_t>(roi->size()) != 2 * given) {
         return ctx.Error(
             absl::StrCat("roi of ", roi->size(), " values for input ", in.DebugString()));
       }
+      if (!roi->empty() && !axes.empty()) {
+        std::vector<double> full(2 * rank, 0.0);
+        std::fill(full.begin() + rank, full.end(), 1.0);
+        for (int64_t j = 0; j < given; ++j) {
+          full[axes[j]] = (*roi)[j];
+          full[axes[j] + rank] = (*roi)[j + given];
+        }
+        *roi = std::move(full);
+      }
     }
     ANVIL_RETURN_IF_ERROR(read(2, scales));
+    if (!scales->empty() && !axes.empty()) {
+      if (static_cast<int64_t>(scales->size()) != given) {
+        return ctx.Error(absl::StrCat(scales->size(), " scales for ", given, " axes"));
+      }
+      std::vector<double> full(rank, 1.0);
+      for (int64_t j = 0; j < given; ++j) full[axes[j]] = (*scales)[j];
+      *scales = std::move(full);
+    }
     if (!scales->empty()) return absl::OkStatus();
     // From `sizes`: the ShapeHelper made them the output dims; the scale is their ratio.
     if (!ctx.HasInput(3) || ctx.input(3).NumElements() == 0) {
@@ -737,10 +774,25 @@ class ResizeKernel final : public OpKernel {
   ResizeParams params_;
   ScaleSource source_;
   std::vector<double> attr_scales_;
+  std::vector<int64_t> axes_;
 };
 
 absl::Status InvalidAttr(const Node& node, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": ", what));
+}
+
+// Resize-18's attributes that change the result, at the values that keep Resize-13's meaning:
+// antialias 0 and keep_aspect_ratio_policy stretch.
+absl::Status CheckResize18Attributes(const Node& node) {
+  if (node.GetInt("antialias", 0) != 0) {
+    return absl::UnimplementedError(absl::StrCat(node.Describe(), ": antialias is not supported"));
+  }
+  const std::string policy = node.GetString("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch") {
+    return absl::UnimplementedError(absl::StrCat(node.Describe(), ": keep_aspect_ratio_policy '",
+                                                 policy, "' is not supported (stretch is)"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -776,6 +828,8 @@ absl::StatusOr<std::unique_ptr<OpKernel>> MakeResize(const Node& node, int64_t o
     p.coord = Coord::kTfHalfPixelForNn;
   } else if (coord == "tf_crop_and_resize") {
     p.coord = Coord::kTfCropAndResize;
+  } else if (coord == "half_pixel_symmetric" && opset >= 19) {
+    p.coord = Coord::kHalfPixelSymmetric;
   } else {
     return InvalidAttr(node, absl::StrCat("unknown coordinate_transformation_mode '", coord, "'"));
   }
@@ -794,7 +848,13 @@ absl::StatusOr<std::unique_ptr<OpKernel>> MakeResize(const Node& node, int64_t o
   p.cubic_a = node.GetFloat("cubic_coeff_a", -0.75f);
   p.exclude_outside = node.GetInt("exclude_outside", 0) != 0;
   p.extrapolation = node.GetFloat("extrapolation_value", 0.0f);
-  return std::unique_ptr<OpKernel>(new ResizeKernel(p, ScaleSource::kResize11, {}));
+  std::vector<int64_t> axes;
+  if (opset >= 18) {
+    ANVIL_RETURN_IF_ERROR(CheckResize18Attributes(node));
+    axes = node.GetInts("axes");
+  }
+  return std::unique_ptr<OpKernel>(
+      new ResizeKernel(p, ScaleSource::kResize11, {}, std::move(axes)));
 }
 
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeUpsample(const Node& node, int64_t opset) {

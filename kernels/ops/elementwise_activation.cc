@@ -235,6 +235,20 @@ absl::Status GeluCompute(KernelContext& ctx) {
       simd::UnaryOp::kGelu);
 }
 
+// Gelu-20: the erf form (com.microsoft Gelu's), or with approximate = "tanh"
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+absl::Status GeluTanhCompute(KernelContext& ctx) {
+  return ApplyUnary<kFloatTypes>(ctx, [](auto v) {
+    using C = decltype(v);
+    return C(0.5) * v * (C(1) + std::tanh(C(0.7978845608028654) * (v + C(0.044715) * v * v * v)));
+  });
+}
+
+// Mish-18: x tanh(softplus(x)).
+absl::Status MishCompute(KernelContext& ctx) {
+  return ApplyUnary<kFloatTypes>(ctx, [](auto v) { return v * std::tanh(SoftplusValue(v)); });
+}
+
 absl::Status SoftplusCompute(KernelContext& ctx) {
   return ApplyUnary<kFloatTypes>(
       ctx, [](auto v) { return SoftplusValue(v); }, simd::UnaryOp::kSoftplus);
@@ -281,7 +295,17 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateHardSwish(const Node& node, int6
   return Stateless<&HardSwishCompute>(node, opset);
 }
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateGelu(const Node& node, int64_t opset) {
+  const std::string approximate =
+      node.domain().empty() ? node.GetString("approximate", "none") : "none";
+  if (approximate == "tanh") return Stateless<&GeluTanhCompute>(node, opset);
+  if (approximate != "none") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(node.Describe(), ": approximate '", approximate, "' is not none or tanh"));
+  }
   return Stateless<&GeluCompute>(node, opset);
+}
+absl::StatusOr<std::unique_ptr<OpKernel>> CreateMish(const Node& node, int64_t opset) {
+  return Stateless<&MishCompute>(node, opset);
 }
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateSoftplus(const Node& node, int64_t opset) {
   return Stateless<&SoftplusCompute>(node, opset);

@@ -271,6 +271,37 @@ class BitShiftKernel final : public OpKernel {
   bool left_;
 };
 
+// BitwiseAnd, BitwiseOr, BitwiseXor (opset 18): integers of one type, numpy broadcasting.
+enum class Bitwise { kAnd, kOr, kXor };
+
+template <Bitwise kOp>
+absl::Status BitwiseCompute(KernelContext& ctx) {
+  ANVIL_RETURN_IF_ERROR(CheckSameTypes(ctx, {0, 1}));
+  TensorView a, b;
+  ANVIL_RETURN_IF_ERROR(BinaryOperands(ctx, LegacyBroadcast(), &a, &b));
+  const TensorView& y = ctx.output(0);
+  return DispatchTypes<kIntTypes>(y.type, ctx.node().op_type(), [&](auto tag) {
+    using T = decltype(tag);
+    MapBinary<T, T, T>(a, b, y, [](T x, T z) {
+      if constexpr (kOp == Bitwise::kAnd) return static_cast<T>(x & z);
+      if constexpr (kOp == Bitwise::kOr) return static_cast<T>(x | z);
+      return static_cast<T>(x ^ z);
+    });
+    return absl::OkStatus();
+  });
+}
+
+absl::Status BitwiseNotCompute(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  const TensorView& y = ctx.output(0);
+  if (x.type != y.type || x.dims != y.dims) return ctx.Error("X and Y differ in type or shape");
+  return DispatchTypes<kIntTypes>(y.type, "BitwiseNot", [&](auto tag) {
+    using T = decltype(tag);
+    MapUnary<T, T>(x, y, [](T v) { return static_cast<T>(~v); });
+    return absl::OkStatus();
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // PRelu
 // ---------------------------------------------------------------------------------------------
@@ -354,6 +385,19 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateBitShift(const Node& node, int64
         node.Describe(), ": direction must be \"LEFT\" or \"RIGHT\", got \"", direction, "\""));
   }
   return std::unique_ptr<OpKernel>(new BitShiftKernel(direction == "LEFT"));
+}
+
+absl::StatusOr<std::unique_ptr<OpKernel>> CreateBitwiseAnd(const Node& node, int64_t opset) {
+  return Stateless<&BitwiseCompute<Bitwise::kAnd>>(node, opset);
+}
+absl::StatusOr<std::unique_ptr<OpKernel>> CreateBitwiseOr(const Node& node, int64_t opset) {
+  return Stateless<&BitwiseCompute<Bitwise::kOr>>(node, opset);
+}
+absl::StatusOr<std::unique_ptr<OpKernel>> CreateBitwiseXor(const Node& node, int64_t opset) {
+  return Stateless<&BitwiseCompute<Bitwise::kXor>>(node, opset);
+}
+absl::StatusOr<std::unique_ptr<OpKernel>> CreateBitwiseNot(const Node& node, int64_t opset) {
+  return Stateless<&BitwiseNotCompute>(node, opset);
 }
 
 absl::StatusOr<std::unique_ptr<OpKernel>> CreatePRelu(const Node& node, int64_t opset) {

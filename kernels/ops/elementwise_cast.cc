@@ -282,10 +282,33 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateCastLike(const Node& node, int64
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateIdentity(const Node& node, int64_t opset) {
   return Stateless<&IdentityCompute>(node, opset);
 }
-absl::StatusOr<std::unique_ptr<OpKernel>> CreateQuantizeLinear(const Node& node, int64_t) {
+namespace {
+
+// Opset 21's blocked scales and opset 23's precision other than float are not implemented.
+absl::Status CheckQuantizeAttributes(const Node& node, int64_t opset) {
+  if (!node.domain().empty()) return absl::OkStatus();
+  if (opset >= 21 && node.GetInt("block_size", 0) != 0) {
+    return absl::UnimplementedError(
+        absl::StrCat(node.Describe(), ": blocked quantization (block_size ",
+                     node.GetInt("block_size", 0), ") is not supported"));
+  }
+  if (opset >= 23 && node.GetInt("precision", 0) != 0 &&
+      node.GetInt("precision", 0) != static_cast<int64_t>(ElementType::kFloat)) {
+    return absl::UnimplementedError(absl::StrCat(node.Describe(), ": precision ",
+                                                 node.GetInt("precision", 0),
+                                                 " is not supported (float is)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<OpKernel>> CreateQuantizeLinear(const Node& node, int64_t opset) {
+  ANVIL_RETURN_IF_ERROR(CheckQuantizeAttributes(node, opset));
   return std::unique_ptr<OpKernel>(new QuantizeKernel(node));
 }
-absl::StatusOr<std::unique_ptr<OpKernel>> CreateDequantizeLinear(const Node& node, int64_t) {
+absl::StatusOr<std::unique_ptr<OpKernel>> CreateDequantizeLinear(const Node& node, int64_t opset) {
+  ANVIL_RETURN_IF_ERROR(CheckQuantizeAttributes(node, opset));
   return std::unique_ptr<OpKernel>(new DequantizeKernel(node));
 }
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateDynamicQuantizeLinear(const Node& node,

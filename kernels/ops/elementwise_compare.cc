@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -67,6 +68,13 @@ class CompareKernel final : public OpKernel {
                                     " and ", AsAbsl(ElementTypeName(b.type))));
     }
     const TensorView& y = ctx.output(0);
+    if constexpr (kOp == Cmp::kEqual) {
+      if (a.type == ElementType::kString) {  // Equal-19
+        MapBinary<std::string, std::string, bool>(
+            a, b, y, [](const std::string& x, const std::string& z) { return x == z; });
+        return absl::OkStatus();
+      }
+    }
     // Equal also takes bool (ONNX allows it for Equal only).
     constexpr uint32_t kTypes = kOp == Cmp::kEqual ? kAllNumericTypes : kNumericTypes;
     return DispatchTypes<kTypes>(a.type, CmpName(kOp), [&](auto tag) {

@@ -438,7 +438,7 @@ using Factory = absl::StatusOr<std::unique_ptr<OpKernel>>(const Node& node, int6
 
 // elementwise_binary.cc
 Factory CreateAdd, CreateSub, CreateMul, CreateDiv, CreateMod, CreatePow, CreateBitShift,
-    CreatePRelu;
+    CreateBitwiseAnd, CreateBitwiseNot, CreateBitwiseOr, CreateBitwiseXor, CreatePRelu;
 // elementwise_compare.cc
 Factory CreateEqual, CreateGreater, CreateGreaterOrEqual, CreateLess, CreateLessOrEqual, CreateAnd,
     CreateOr, CreateXor, CreateNot, CreateWhere, CreateMax, CreateMin, CreateSum, CreateMean;
@@ -449,8 +449,8 @@ Factory CreateAbs, CreateAcos, CreateAcosh, CreateAsin, CreateAsinh, CreateAtan,
     CreateSqrt, CreateTan;
 // elementwise_activation.cc
 Factory CreateCelu, CreateClip, CreateElu, CreateGelu, CreateHardSigmoid, CreateHardSwish,
-    CreateLeakyRelu, CreateQuickGelu, CreateRelu, CreateSelu, CreateShrink, CreateSigmoid,
-    CreateSoftplus, CreateSoftsign, CreateTanh, CreateThresholdedRelu;
+    CreateLeakyRelu, CreateMish, CreateQuickGelu, CreateRelu, CreateSelu, CreateShrink,
+    CreateSigmoid, CreateSoftplus, CreateSoftsign, CreateTanh, CreateThresholdedRelu;
 // elementwise_cast.cc
 Factory CreateCast, CreateCastLike, CreateIdentity, CreateQuantizeLinear, CreateDequantizeLinear,
     CreateDynamicQuantizeLinear;

@@ -434,6 +434,12 @@ template <typename T>
 absl::Status GridSampleRun(KernelContext& ctx, const GridSampleAttrs& attrs) {
   const TensorView& xv = ctx.input(0);
   const TensorView& gv = ctx.input(1);
+  if (xv.rank() != 4 && xv.rank() == gv.rank() && xv.rank() >= 3) {
+    // GridSample-20 samples N-D images; Anvil has the 2-D sampler.
+    return absl::UnimplementedError(absl::StrCat(ctx.node().Describe(), ": X ", xv.DebugString(),
+                                                 " has ", xv.rank() - 2,
+                                                 " spatial dims; only 2 are supported"));
+  }
   if (xv.rank() != 4 || gv.rank() != 4 || gv.dims[3] != 2 || gv.dims[0] != xv.dims[0]) {
     return ctx.Error(absl::StrCat("X ", xv.DebugString(), " and grid ", gv.DebugString(),
                                   " must be [N, C, H, W] and [N, H_out, W_out, 2]"));
@@ -585,17 +591,21 @@ Factory CreateMaxRoiPool(const Node& node, int64_t) {
                         &MaxRoiPoolCompute);
 }
 
-Factory CreateGridSample(const Node& node, int64_t) {
+Factory CreateGridSample(const Node& node, int64_t opset) {
   GridSampleAttrs attrs;
-  const std::string mode = node.GetString("mode", "bilinear");
-  if (mode == "bilinear") {
+  // GridSample-20 renames bilinear and bicubic to linear (the default) and cubic.
+  const bool renamed = opset >= 20;
+  const std::string mode = node.GetString("mode", renamed ? "linear" : "bilinear");
+  if (mode == (renamed ? "linear" : "bilinear")) {
     attrs.mode = GridMode::kBilinear;
   } else if (mode == "nearest") {
     attrs.mode = GridMode::kNearest;
-  } else if (mode == "bicubic") {
+  } else if (mode == (renamed ? "cubic" : "bicubic")) {
     attrs.mode = GridMode::kBicubic;
   } else {
-    return NodeError(node, absl::StrCat("mode '", mode, "' is not bilinear, nearest or bicubic"));
+    return NodeError(
+        node, absl::StrCat("mode '", mode, "' is not ",
+                           renamed ? "linear, nearest or cubic" : "bilinear, nearest or bicubic"));
   }
   const std::string padding = node.GetString("padding_mode", "zeros");
   if (padding == "zeros") {

@@ -154,11 +154,18 @@ absl::Status DftCompute(KernelContext& ctx) {
   const TensorView& xv = ctx.input(0);
   const int64_t rank = xv.rank();
   ANVIL_ASSIGN_OR_RETURN(int64_t comps, Components(ctx, xv));
-  int64_t axis = node.GetInt("axis", 1);
-  if (axis < 0) axis += rank;
+  // DFT-20 moves the axis to input 2, default -2 (the last signal dim).
+  int64_t axis_value = node.GetInt("axis", 1);
+  if (ctx.opset() >= 20) {
+    axis_value = -2;
+    if (ctx.HasInput(2)) {
+      ANVIL_ASSIGN_OR_RETURN(axis_value, ScalarInt(ctx, 2, "axis"));
+    }
+  }
+  int64_t axis = axis_value < 0 ? axis_value + rank : axis_value;
   if (axis < 0 || axis >= rank - 1) {
-    return ctx.Error(absl::StrCat("axis ", node.GetInt("axis", 1), " is not a signal dim of ",
-                                  xv.DebugString()));
+    return ctx.Error(
+        absl::StrCat("axis ", axis_value, " is not a signal dim of ", xv.DebugString()));
   }
   const bool inverse = node.GetInt("inverse", 0) != 0;
   const int64_t n_in = xv.dims[axis];

@@ -119,6 +119,7 @@ absl::Status Pad(NodeLowering& n) {
   if (f.starts.size() != rank) return n.Unimplemented("unknown pads");
   if (!Movable(y.type())) return n.Unimplemented("non-numeric elements");
   const std::string mode = n.node().GetString("mode", "constant");
+  if (mode == "wrap") return n.Unimplemented("wrap mode");  // the kernel has it
   if (mode != "constant" && mode != "reflect" && mode != "edge") {
     return n.Error(absl::StrCat("unknown mode '", mode, "' (constant, reflect or edge)"));
   }

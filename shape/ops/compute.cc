@@ -295,6 +295,7 @@ namespace ops = ::anvil::shape_ops::compute;
 const ShapeRule kComputeRules[] = {
     {"", "ArgMax", ops::InferArgMinMax},
     {"", "ArgMin", ops::InferArgMinMax},
+    {"", "Attention", ops::InferOnnxAttention},
     {"", "AveragePool", ops::InferPool},
     {"", "BlackmanWindow", ops::InferWindow},
     {"", "Conv", ops::InferConv},
@@ -345,6 +346,7 @@ const ShapeRule kComputeRules[] = {
     {"com.microsoft", "QLinearSigmoid", ops::InferQLinearUnary},
     {"com.microsoft", "QLinearSoftmax", ops::InferQLinearSoftmax},
     {"com.microsoft", "QLinearWhere", ops::InferQLinearWhere},
+    {"", "RMSNormalization", ops::InferSimplifiedLayerNormalization},
     {"", "RNN", ops::InferRecurrent},
     {"", "ReduceL1", ops::InferReduce},
     {"", "ReduceL2", ops::InferReduce},
@@ -359,6 +361,7 @@ const ShapeRule kComputeRules[] = {
     {"com.anvil.nchwc", "ReorderInput", ops::InferNchwcReorder},
     {"com.anvil.nchwc", "ReorderOutput", ops::InferNchwcReorder},
     {"", "RoiAlign", ops::InferRoiAlign},
+    {"", "RotaryEmbedding", ops::InferRotaryEmbedding},
     {"com.microsoft", "RotaryEmbedding", ops::InferRotaryEmbedding},
     {"", "STFT", ops::InferStft},
     {"", "SimplifiedLayerNormalization", ops::InferSimplifiedLayerNormalization},

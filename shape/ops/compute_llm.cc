@@ -1,8 +1,9 @@
 // Compute ops, part 7: the ops of decoder LLMs as ONNX Runtime's model builder writes them:
 // com.microsoft MatMulNBits, GroupQueryAttention, RotaryEmbedding, SkipLayerNormalization and
 // SkipSimplifiedLayerNormalization, and SimplifiedLayerNormalization (ONNX Runtime's RMS norm in
-// the ONNX domain). ONNX's schema checker knows none of them but the last (from Anvil's own
-// schema), so these rules check what ONNX Runtime's schemas require.
+// the ONNX domain); and their opset-23 standard forms Attention, RotaryEmbedding and
+// RMSNormalization. ONNX's schema checker knows none of the contrib ones but the last (from
+// Anvil's own schema), so these rules check what ONNX Runtime's schemas require.
 #include <optional>
 #include <string>
 
@@ -85,15 +86,25 @@ absl::Status InferMatMulNBits(ShapeContext& ctx) {
 // RotaryEmbedding: input [B, S, hidden] or [B, N, S, H], position_ids int64, cos_cache,
 // sin_cache -> output of input's shape and type.
 absl::Status InferRotaryEmbedding(ShapeContext& ctx) {
-  if (ctx.num_inputs() < 4) return ctx.Error("needs input, position_ids, cos_cache and sin_cache");
+  // ONNX's RotaryEmbedding-23 orders its inputs X, cos_cache, sin_cache, position_ids?; without
+  // position ids its caches are per token, [B, S, rotary_dim / 2].
+  const bool onnx = ctx.node().domain().empty();
+  const int pos = onnx ? 3 : 1, cos = onnx ? 1 : 2, sin = onnx ? 2 : 3;
+  if (onnx ? ctx.num_inputs() < 3 : ctx.num_inputs() < 4) {
+    return ctx.Error(onnx ? "needs X, cos_cache and sin_cache"
+                          : "needs input, position_ids, cos_cache and sin_cache");
+  }
   ANVIL_RETURN_IF_ERROR(CheckFloating(ctx, 0, "input"));
-  ANVIL_RETURN_IF_ERROR(CheckType(ctx, 1, ElementType::kInt64, "position_ids"));
-  for (int i : {2, 3}) ANVIL_RETURN_IF_ERROR(CheckType(ctx, i, ctx.InputType(0), "the caches"));
+  const bool has_pos = ctx.HasInput(pos);
+  if (has_pos) ANVIL_RETURN_IF_ERROR(CheckType(ctx, pos, ElementType::kInt64, "position_ids"));
+  for (int i : {cos, sin}) {
+    ANVIL_RETURN_IF_ERROR(CheckType(ctx, i, ctx.InputType(0), "the caches"));
+  }
   const int64_t rank = ctx.InputRank(0);
   if (rank >= 0 && rank != 3 && rank != 4) {
     return ctx.Error(absl::StrCat("input must be 3-D or 4-D, got rank ", rank));
   }
-  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, ctx.InputDims(2), 2, "cos_cache"));
+  ANVIL_RETURN_IF_ERROR(CheckRank(ctx, ctx.InputDims(cos), has_pos ? 2 : 3, "cos_cache"));
   ctx.SetOutput(0, ctx.InputType(0), ctx.InputDims(0));
   return absl::OkStatus();
 }
@@ -229,6 +240,63 @@ absl::Status InferGroupQueryAttention(ShapeContext& ctx) {
     return absl::UnimplementedError(
         absl::StrCat(ctx.node().Describe(), ": GroupQueryAttention's output_qk is not supported"));
   }
+  return absl::OkStatus();
+}
+
+// ONNX's Attention-23: Q [B, Hq, S, D], K [B, Hkv, L, D], V [B, Hkv, L, Dv] (or 3-D [B, S, H*d]
+// with q_num_heads and kv_num_heads), attn_mask?, past_key? [B, Hkv, P, D], past_value? ->
+// Y [B, Hq, S, Dv] (3-D: [B, S, Hq*Dv]), present_key [B, Hkv, P+L, D], present_value
+// [B, Hkv, P+L, Dv], qk_matmul_output [B, Hq, S, P+L].
+absl::Status InferOnnxAttention(ShapeContext& ctx) {
+  const Node& node = ctx.node();
+  for (int i = 0; i < 3; ++i) {
+    if (!ctx.HasInput(i)) return ctx.Error("needs Q, K and V");
+    ANVIL_RETURN_IF_ERROR(CheckFloating(ctx, i, i == 0 ? "Q" : i == 1 ? "K" : "V"));
+  }
+  if (ctx.HasInput(4) != ctx.HasInput(5)) {
+    return ctx.Error("past_key and past_value come together");
+  }
+  const ElementType t = ctx.InputType(0), tv = ctx.InputType(2);
+  const int64_t rank = ctx.InputRank(0);
+  for (int i = 1; i < 3; ++i) {
+    if (rank >= 0 && ctx.InputRank(i) >= 0 && ctx.InputRank(i) != rank) {
+      return ctx.Error("Q, K and V must have the same rank");
+    }
+  }
+  if (rank >= 0 && rank != 3 && rank != 4) {
+    return ctx.Error(absl::StrCat("Q must be 3-D or 4-D, got rank ", rank));
+  }
+  const int64_t hq = node.GetInt("q_num_heads", 0), hkv = node.GetInt("kv_num_heads", 0);
+  if (rank == 3 && (hq < 1 || hkv < 1)) {
+    return ctx.Error("3-D Q, K and V need q_num_heads and kv_num_heads");
+  }
+  const std::optional<DimsExpr>& q = ctx.InputDims(0);
+  const std::optional<DimsExpr>& k = ctx.InputDims(1);
+  const std::optional<DimsExpr>& v = ctx.InputDims(2);
+  const std::optional<DimsExpr>& past = ctx.HasInput(4) ? ctx.InputDims(4) : std::nullopt;
+  std::optional<DimsExpr> y, present_k, present_v, qk;
+  if (q && k && v && (past || !ctx.HasInput(4))) {
+    const bool three = rank == 3;
+    const IndexExpr b = (*q)[0];
+    const IndexExpr heads_q = three ? IndexExpr(hq) : (*q)[1];
+    const IndexExpr heads_kv = three ? IndexExpr(hkv) : (*k)[1];
+    const IndexExpr s = three ? (*q)[1] : (*q)[2];
+    const IndexExpr d = three ? FloorDiv((*q)[2], hq) : (*q)[3];
+    const IndexExpr dv = three ? FloorDiv((*v)[2], hkv) : (*v)[3];
+    const IndexExpr l = three ? (*k)[1] : (*k)[2];
+    if (past && past->size() != 4) {
+      return ctx.Error(absl::StrCat("past_key must be 4-D, got ", DimsToString(*past)));
+    }
+    const IndexExpr total = past ? (*past)[2] + l : l;
+    y = three ? DimsExpr{b, s, heads_q * dv} : DimsExpr{b, heads_q, s, dv};
+    present_k = DimsExpr{b, heads_kv, total, d};
+    present_v = DimsExpr{b, heads_kv, total, dv};
+    qk = DimsExpr{b, heads_q, s, total};
+  }
+  ctx.SetOutput(0, t, std::move(y));
+  if (ctx.num_outputs() > 1) ctx.SetOutput(1, t, std::move(present_k));
+  if (ctx.num_outputs() > 2) ctx.SetOutput(2, tv, std::move(present_v));
+  if (ctx.num_outputs() > 3) ctx.SetOutput(3, t, std::move(qk));
   return absl::OkStatus();
 }
 

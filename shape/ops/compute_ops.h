@@ -89,6 +89,7 @@ absl::Status InferMatMulIntegerToFloat(ShapeContext& ctx);
 // ---- compute_llm.cc: ONNX Runtime's decoder LLM ops ----
 absl::Status InferMatMulNBits(ShapeContext& ctx);
 absl::Status InferGroupQueryAttention(ShapeContext& ctx);
+absl::Status InferOnnxAttention(ShapeContext& ctx);
 absl::Status InferRotaryEmbedding(ShapeContext& ctx);
 absl::Status InferSimplifiedLayerNormalization(ShapeContext& ctx);
 absl::Status InferSkipLayerNormalization(

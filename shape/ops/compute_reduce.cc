@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
 #include "base/status_macros.h"
+#include "graph/op_table.h"
 #include "shape/ops/compute_ops.h"
 #include "shape/ops/op_util.h"
 
@@ -50,15 +51,15 @@ std::string ElementKey(const Elements& e, int64_t i) {
 
 }  // namespace
 
-// The ten Reduce* ops. `axes` is an attribute, except for ReduceSum from opset 13 where it is
-// input 1 and `noop_with_empty_axes` says whether no axes means "reduce nothing" rather than
+// The ten Reduce* ops. `axes` is an attribute, or input 1 (ReduceSum from opset 13, the others
+// from 18) with `noop_with_empty_axes` saying whether no axes means "reduce nothing" rather than
 // "reduce everything".
 absl::Status InferReduce(ShapeContext& ctx) {
   const Node& node = ctx.node();
   const ElementType type = ctx.InputType(0);
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
   const bool keepdims = node.GetInt("keepdims", 1) != 0;
-  const int axes_input = node.op_type() == "ReduceSum" && ctx.opset() >= 13 ? 1 : -1;
+  const int axes_input = ReduceAxesInput(node.op_type(), ctx.opset());
   const bool noop_when_empty = axes_input >= 0 && node.GetInt("noop_with_empty_axes", 0) != 0;
   IntList axes = ReadIntList(ctx, "axes", axes_input);
   if (axes.present && !axes.known) {

@@ -53,8 +53,8 @@ absl::StatusOr<ElementType> OutputDatatype(const ShapeContext& ctx) {
 }  // namespace
 
 // DFT-17: input [batch, signal..., 1|2]; the `axis` dim (counted over the whole input, default
-// 1 = the first signal dim) becomes dft_length (input 1, default: the dim itself), then
-// floor(n / 2) + 1 when onesided; the last dim becomes 2.
+// 1 = the first signal dim; DFT-20: input 2, default -2) becomes dft_length (input 1, default: the
+// dim itself), then floor(n / 2) + 1 when onesided; the last dim becomes 2.
 absl::Status InferDft(ShapeContext& ctx) {
   const Node& node = ctx.node();
   const bool onesided = node.GetInt("onesided", 0) != 0;
@@ -62,9 +62,23 @@ absl::Status InferDft(ShapeContext& ctx) {
     return ctx.Error("onesided and inverse cannot both be set");
   }
   std::optional<DimsExpr> out = ctx.InputDims(0);
+  // DFT-20 moves the axis to input 2, default -2 (the last signal dim).
+  int64_t axis_value = node.GetInt("axis", 1);
+  if (ctx.opset() >= 20) {
+    axis_value = -2;
+    if (ctx.HasInput(2)) {
+      ANVIL_ASSIGN_OR_RETURN(const IndexExpr a, ScalarInputValue(ctx, 2, "axis"));
+      if (!a.IsLiteral()) {
+        if (out) out = UnknownDims(static_cast<int64_t>(out->size()));
+        ctx.SetOutput(0, ctx.InputType(0), std::move(out));
+        return absl::OkStatus();
+      }
+      axis_value = a.literal();
+    }
+  }
   if (out) {
     const int64_t rank = static_cast<int64_t>(out->size());
-    ANVIL_ASSIGN_OR_RETURN(int64_t axis, ctx.NormalizeAxis(node.GetInt("axis", 1), rank, "axis"));
+    ANVIL_ASSIGN_OR_RETURN(int64_t axis, ctx.NormalizeAxis(axis_value, rank, "axis"));
     if (axis == rank - 1) {
       return ctx.Error(absl::StrCat("axis ", axis, " of ", DimsToString(*out),
                                     " is the real/imaginary component dim"));

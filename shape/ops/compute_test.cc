@@ -102,7 +102,7 @@ TEST(ComputeRulesTest, TableIsSortedTerminatedAndCoversEveryVersion) {
     EXPECT_NE(rule->fn, nullptr);
     previous = key;
   }
-  EXPECT_EQ(count, 74);
+  EXPECT_EQ(count, 77);
   EXPECT_EQ(rule->domain, nullptr);
   EXPECT_EQ(rule->fn, nullptr);
 

@@ -482,12 +482,31 @@ absl::Status QuantizeShape(ShapeContext& ctx, ElementType type) {
   return absl::OkStatus();
 }
 
+// Without a zero point, y is uint8, or (opset 21) of type `output_dtype`.
 absl::Status QuantizeLinearShape(ShapeContext& ctx) {
-  return QuantizeShape(ctx, ctx.HasInput(2) ? ctx.InputType(2) : ElementType::kUint8);
+  if (ctx.HasInput(2)) return QuantizeShape(ctx, ctx.InputType(2));
+  const int64_t dtype =
+      ctx.node().domain().empty() && ctx.opset() >= 21 ? ctx.node().GetInt("output_dtype", 0) : 0;
+  if (dtype == 0) return QuantizeShape(ctx, ElementType::kUint8);
+  if (dtype < 0 || dtype > std::numeric_limits<int32_t>::max() ||
+      !IsValidElementType(static_cast<int32_t>(dtype))) {
+    return ctx.Error(absl::StrCat("output_dtype ", dtype, " is not a tensor element type"));
+  }
+  return QuantizeShape(ctx, static_cast<ElementType>(dtype));
 }
 
+// y is float; from opset 19 of x_scale's type, from 23 of `output_dtype` when given.
 absl::Status DequantizeLinearShape(ShapeContext& ctx) {
-  return QuantizeShape(ctx, ElementType::kFloat);
+  if (!ctx.node().domain().empty() || ctx.opset() < 19) {
+    return QuantizeShape(ctx, ElementType::kFloat);
+  }
+  const int64_t dtype = ctx.opset() >= 23 ? ctx.node().GetInt("output_dtype", 0) : 0;
+  if (dtype == 0) return QuantizeShape(ctx, ctx.InputType(1));
+  if (dtype < 0 || dtype > std::numeric_limits<int32_t>::max() ||
+      !IsValidElementType(static_cast<int32_t>(dtype))) {
+    return ctx.Error(absl::StrCat("output_dtype ", dtype, " is not a tensor element type"));
+  }
+  return QuantizeShape(ctx, static_cast<ElementType>(dtype));
 }
 
 // DynamicQuantizeLinear: y (uint8, x's shape), y_scale (float scalar), y_zero_point (uint8
@@ -616,6 +635,10 @@ const ShapeRule kElementwiseRules[] = {
     {"", "BatchNormalization", &shape_ops::elementwise::BatchNormalizationShape},
     {"", "Bernoulli", &DtypeOrInputType},
     {"", "BitShift", &Arithmetic<nullptr>},
+    {"", "BitwiseAnd", &Arithmetic<nullptr>},
+    {"", "BitwiseNot", &SameAsInput},
+    {"", "BitwiseOr", &Arithmetic<nullptr>},
+    {"", "BitwiseXor", &Arithmetic<nullptr>},
     {"", "Cast", &CastShape},
     {"", "CastLike", &CastLikeShape},
     {"", "Ceil", &SameAsInput},
@@ -634,8 +657,10 @@ const ShapeRule kElementwiseRules[] = {
     {"", "Exp", &SameAsInput},
     {"", "EyeLike", &EyeLikeShape},
     {"", "Floor", &SameAsInput},
+    {"", "Gelu", &SameAsInput},
     {"", "Greater", &Predicate<&GreaterValues>},
     {"", "GreaterOrEqual", &Predicate<&GreaterOrEqualValues>},
+    {"", "GroupNormalization", &SameAsInput},
     {"", "HardSigmoid", &SameAsInput},
     {"", "HardSwish", &SameAsInput},
     {"", "Hardmax", &AxisSoftmax},
@@ -654,6 +679,7 @@ const ShapeRule kElementwiseRules[] = {
     {"", "Mean", &Variadic<nullptr>},
     {"", "MeanVarianceNormalization", &SameAsInput},
     {"", "Min", &Variadic<&MinValues>},
+    {"", "Mish", &SameAsInput},
     {"", "Mod", &Arithmetic<&ModValues>},
     {"", "Mul", &Arithmetic<&MulValues>},
     {"", "Neg", &SameAsInputWithValues<&NegValues>},

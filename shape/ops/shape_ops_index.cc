@@ -433,7 +433,8 @@ absl::Status InferSlice(ShapeContext& ctx) {
 }
 
 // Split: along `axis` into the `split` lengths (attribute before opset 13, also input 1 in
-// opset 1, input 1 from 13), or into equal parts, one per output.
+// opset 1, input 1 from 13), into `num_outputs` pieces (opset 18), or into equal parts, one per
+// output.
 absl::Status InferSplit(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
   const int outputs = ctx.num_outputs();
@@ -465,6 +466,21 @@ absl::Status InferSplit(ShapeContext& ctx) {
                                     ", but dim ", axis, " of ", DimsToString(*in.dims), " is ",
                                     dim.literal()));
     }
+  } else if (const Attribute* n =
+                 ctx.opset() >= 18 ? ctx.node().FindAttribute("num_outputs") : nullptr;
+             n != nullptr) {
+    // Opset 18: pieces of ceil(dim / n), the last one what remains.
+    if (n->i < 1 || n->i != outputs) {
+      return ctx.Error(absl::StrCat("num_outputs ", n->i, " for ", outputs, " outputs"));
+    }
+    const IndexExpr piece = CeilDiv(dim, n->i);
+    const IndexExpr last = dim - piece * (n->i - 1);
+    if (last.IsLiteral() && last.literal() < 0) {
+      return ctx.Error(absl::StrCat("dim ", axis, " of ", DimsToString(*in.dims),
+                                    " is too short for ", n->i, " pieces of ", piece.literal()));
+    }
+    for (int i = 0; i + 1 < outputs; ++i) parts.push_back(piece);
+    parts.push_back(last);
   } else {
     if (outputs == 0) return ctx.Error("no outputs");
     if (dim.IsLiteral() && dim.literal() % outputs != 0) {

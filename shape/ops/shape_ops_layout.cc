@@ -246,7 +246,7 @@ absl::Status InferFlatten(ShapeContext& ctx) {
 }
 
 // Pad: dim + pad_begin + pad_end; pads as attribute `paddings` (opset 1), `pads` (2-10), then
-// input 1 (whose values may be symbolic).
+// input 1 (whose values may be symbolic), for the dims of input 3 `axes` when given (opset 18).
 absl::Status InferPad(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
   TensorInfo& out = LayoutOutput(ctx, /*same_order=*/false);
@@ -265,11 +265,37 @@ absl::Status InferPad(ShapeContext& ctx) {
   }
   if (pads) length = static_cast<int64_t>(pads->size());
   if (length && *length % 2 != 0) return ctx.Error(absl::StrCat("odd number of pads: ", *length));
+  const bool has_axes = ctx.opset() >= 18 && ctx.HasInput(3);
   if (!in.dims) {
-    if (length) out.dims = UnknownDims(*length / 2);
+    if (length && !has_axes) out.dims = UnknownDims(*length / 2);
     return absl::OkStatus();
   }
   const int64_t rank = in.rank();
+  if (has_axes) {
+    // Opset 18: the pads apply to the dims `axes` names (begins, then ends); the rest get none.
+    const std::optional<IndexExprList> axes = IntValues(ctx, 3);
+    if (!axes || !pads) {
+      out.dims = UnknownDims(rank);
+      return absl::OkStatus();
+    }
+    const int64_t n = static_cast<int64_t>(axes->size());
+    if (static_cast<int64_t>(pads->size()) != 2 * n) {
+      return ctx.Error(absl::StrCat(pads->size(), " pads for ", n, " axes"));
+    }
+    IndexExprList full(2 * rank, IndexExpr(0));
+    for (int64_t j = 0; j < n; ++j) {
+      if (!(*axes)[j].IsLiteral()) {
+        out.dims = UnknownDims(rank);
+        return absl::OkStatus();
+      }
+      ANVIL_ASSIGN_OR_RETURN(int64_t a,
+                             ctx.NormalizeAxis((*axes)[j].literal(), rank, "axes value"));
+      full[a] = (*pads)[j];
+      full[a + rank] = (*pads)[j + n];
+    }
+    pads = std::move(full);
+    length = 2 * rank;
+  }
   if (length && *length != 2 * rank) {
     return ctx.Error(absl::StrCat(*length, " pads for input ", DimsToString(*in.dims), " (need ",
                                   2 * rank, ")"));
@@ -416,12 +442,38 @@ absl::Status InferReshape(ShapeContext& ctx) {
 absl::Status InferResize(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
   TensorInfo& out = LayoutOutput(ctx, /*same_order=*/false);
+  // Resize-18: `axes` names the dims that scales and sizes (and roi) give; the rest keep theirs.
+  std::optional<std::vector<int64_t>> axes;
+  if (ctx.opset() >= 18) {
+    const std::string policy = ctx.node().GetString("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch") {
+      return absl::UnimplementedError(absl::StrCat(ctx.node().Describe(),
+                                                   ": keep_aspect_ratio_policy '", policy,
+                                                   "' is not supported (stretch is)"));
+    }
+    if (const Attribute* a = ctx.node().FindAttribute("axes")) {
+      if (!in.dims) return absl::OkStatus();  // nothing to place the given dims in
+      axes.emplace();
+      for (int64_t v : a->ints) {
+        ANVIL_ASSIGN_OR_RETURN(int64_t axis, ctx.NormalizeAxis(v, in.rank(), "axes value"));
+        axes->push_back(axis);
+      }
+    }
+  }
   const int scales_index = ctx.opset() < 11 ? 1 : 2;
   std::optional<std::vector<double>> scales = DoubleValues(ctx, scales_index);
   if (scales && !scales->empty()) {
     if (!in.dims) {
       out.dims = UnknownDims(static_cast<int64_t>(scales->size()));
       return absl::OkStatus();
+    }
+    if (axes) {
+      if (scales->size() != axes->size()) {
+        return ctx.Error(absl::StrCat(scales->size(), " scales for ", axes->size(), " axes"));
+      }
+      std::vector<double> full(in.rank(), 1.0);
+      for (size_t j = 0; j < axes->size(); ++j) full[(*axes)[j]] = (*scales)[j];
+      scales = std::move(full);
     }
     ANVIL_ASSIGN_OR_RETURN(out.dims, ScaleDims(ctx, *in.dims, *scales));
     return absl::OkStatus();
@@ -430,14 +482,23 @@ absl::Status InferResize(ShapeContext& ctx) {
   std::optional<int64_t> sizes_length = ctx.opset() >= 11 ? InputLength(ctx, 3) : std::nullopt;
   if (ctx.opset() >= 11 && ctx.HasInput(3) && sizes_length != 0) {
     if (std::optional<IndexExprList> sizes = IntValues(ctx, 3)) {
-      if (in.dims && sizes->size() != in.dims->size()) {
-        return ctx.Error(
-            absl::StrCat("sizes ", DimsToString(*sizes), " for input ", DimsToString(*in.dims)));
+      const size_t wanted = axes ? axes->size() : in.dims ? in.dims->size() : sizes->size();
+      if (sizes->size() != wanted) {
+        return ctx.Error(absl::StrCat("sizes ", DimsToString(*sizes), " for ",
+                                      axes ? absl::StrCat(axes->size(), " axes of input ")
+                                           : std::string("input "),
+                                      in.dims ? DimsToString(*in.dims) : "?"));
       }
-      out.dims = *sizes;
+      if (axes) {
+        DimsExpr full = *in.dims;
+        for (size_t j = 0; j < axes->size(); ++j) full[(*axes)[j]] = (*sizes)[j];
+        out.dims = std::move(full);
+      } else {
+        out.dims = *sizes;
+      }
       return absl::OkStatus();
     }
-    if (sizes_length) {
+    if (sizes_length && !axes) {
       out.dims = UnknownDims(*sizes_length);
       return absl::OkStatus();
     }
