@@ -179,6 +179,14 @@ void QuantizePrecision(OpSchemaInfo& s) {
   }
 }
 
+// Attention-24: optional input 6, the non-padded length of each batch's keys.
+void AttentionNonpadLengths(OpSchemaInfo& s) {
+  AddInput(s, Param("nonpad_kv_seqlen", "tensor(int64)", {"tensor(int64)"}, Option::kOptional));
+}
+
+// Cast-24 and CastLike-24: how a cast to float8e8m0 rounds.
+void CastRoundMode(OpSchemaInfo& s) { AddAttribute(s, "round_mode", AttributeType::kString); }
+
 // Opset 22 adds bfloat16 wherever float16 is allowed.
 void AddBfloat16(OpSchemaInfo& s) {
   for (auto* params : {&s.inputs, &s.outputs}) {
@@ -222,6 +230,20 @@ void GroupNormalization(OpSchemaInfo& s) {
 
 void GroupNormalizationStash(OpSchemaInfo& s) {
   AddAttribute(s, "stash_type", AttributeType::kInt);
+}
+
+void Swish(OpSchemaInfo& s) {
+  Define(s, {Param("X", "T", Floats())}, {Param("Y", "T", Floats())},
+         {{"alpha", AttributeType::kFloat}});
+}
+
+// TensorScatter-24: writes `update` into a cache along `axis` at each batch's write index.
+void TensorScatter(OpSchemaInfo& s) {
+  Define(s,
+         {Param("past_cache", "T", {}), Param("update", "T", {}),
+          Param("write_indices", "tensor(int64)", {"tensor(int64)"}, Option::kOptional)},
+         {Param("present_cache", "T", {})},
+         {{"axis", AttributeType::kInt}, {"mode", AttributeType::kString}});
 }
 
 void RmsNormalization(OpSchemaInfo& s) {
@@ -279,6 +301,7 @@ constexpr Revision kRevisions[] = {
     {"Atan", 22, &AddBfloat16},
     {"Atanh", 22, &AddBfloat16},
     {"Attention", 23, &Attention},
+    {"Attention", 24, &AttentionNonpadLengths},
     {"AveragePool", 19, &AveragePoolDilations},
     {"AveragePool", 22, &AddBfloat16},
     {"Bernoulli", 22, &AddBfloat16},
@@ -289,15 +312,23 @@ constexpr Revision kRevisions[] = {
     {"Cast", 19, &CastSaturate},
     {"Cast", 21, nullptr},
     {"Cast", 23, nullptr},
+    {"Cast", 24, &CastRoundMode},
+    {"Cast", 25, nullptr},
     {"CastLike", 19, &CastSaturate},
     {"CastLike", 21, nullptr},
     {"CastLike", 23, nullptr},
+    {"CastLike", 24, &CastRoundMode},
+    {"CastLike", 25, nullptr},
     {"Constant", 19, nullptr},
     {"Constant", 21, nullptr},
     {"Constant", 23, nullptr},
+    {"Constant", 24, nullptr},
+    {"Constant", 25, nullptr},
     {"ConstantOfShape", 20, nullptr},
     {"ConstantOfShape", 21, nullptr},
     {"ConstantOfShape", 23, nullptr},
+    {"ConstantOfShape", 24, nullptr},
+    {"ConstantOfShape", 25, nullptr},
     {"Conv", 22, &AddBfloat16},
     {"ConvTranspose", 22, &AddBfloat16},
     {"Cos", 22, &AddBfloat16},
@@ -306,6 +337,8 @@ constexpr Revision kRevisions[] = {
     {"DequantizeLinear", 19, &DequantizeScaleTypes},
     {"DequantizeLinear", 21, &DequantizeBlocks},
     {"DequantizeLinear", 23, &DequantizeOutputType},
+    {"DequantizeLinear", 24, nullptr},
+    {"DequantizeLinear", 25, nullptr},
     {"Det", 22, &AddBfloat16},
     {"Dropout", 22, &AddBfloat16},
     {"Elu", 22, &AddBfloat16},
@@ -313,6 +346,8 @@ constexpr Revision kRevisions[] = {
     {"EyeLike", 22, &AddBfloat16},
     {"Flatten", 21, nullptr},
     {"Flatten", 23, nullptr},
+    {"Flatten", 24, nullptr},
+    {"Flatten", 25, nullptr},
     {"GRU", 22, &AddBfloat16},
     {"Gelu", 20, &Gelu},
     {"GlobalAveragePool", 22, &AddBfloat16},
@@ -327,9 +362,13 @@ constexpr Revision kRevisions[] = {
     {"Identity", 19, nullptr},
     {"Identity", 21, nullptr},
     {"Identity", 23, nullptr},
+    {"Identity", 24, nullptr},
+    {"Identity", 25, nullptr},
     {"If", 19, nullptr},
     {"If", 21, nullptr},
     {"If", 23, nullptr},
+    {"If", 24, nullptr},
+    {"If", 25, nullptr},
     {"InstanceNormalization", 22, &AddBfloat16},
     {"IsInf", 20, &IsInfHalfs},
     {"IsNaN", 20, nullptr},
@@ -337,6 +376,8 @@ constexpr Revision kRevisions[] = {
     {"Loop", 19, nullptr},
     {"Loop", 21, nullptr},
     {"Loop", 23, nullptr},
+    {"Loop", 24, nullptr},
+    {"Loop", 25, nullptr},
     {"LpPool", 18, &LpPoolCeilDilations},
     {"LpPool", 22, &AddBfloat16},
     {"MaxPool", 22, &AddBfloat16},
@@ -352,10 +393,14 @@ constexpr Revision kRevisions[] = {
     {"Pad", 19, nullptr},
     {"Pad", 21, nullptr},
     {"Pad", 23, nullptr},
+    {"Pad", 24, nullptr},
+    {"Pad", 25, nullptr},
     {"QLinearMatMul", 21, nullptr},
     {"QuantizeLinear", 19, &QuantizeScaleTypes},
     {"QuantizeLinear", 21, &QuantizeBlocks},
     {"QuantizeLinear", 23, &QuantizePrecision},
+    {"QuantizeLinear", 24, nullptr},
+    {"QuantizeLinear", 25, nullptr},
     {"RMSNormalization", 23, &RmsNormalization},
     {"RNN", 22, &AddBfloat16},
     {"RandomNormal", 22, &AddBfloat16},
@@ -376,6 +421,8 @@ constexpr Revision kRevisions[] = {
     {"Reshape", 19, nullptr},
     {"Reshape", 21, nullptr},
     {"Reshape", 23, nullptr},
+    {"Reshape", 24, nullptr},
+    {"Reshape", 25, nullptr},
     {"Resize", 18, &ResizeAntialiasAxes},
     {"Resize", 19, nullptr},  // coordinate_transformation_mode half_pixel_symmetric
     {"RoiAlign", 22, &AddBfloat16},
@@ -384,28 +431,44 @@ constexpr Revision kRevisions[] = {
     {"Scan", 19, nullptr},
     {"Scan", 21, nullptr},
     {"Scan", 23, nullptr},
+    {"Scan", 24, nullptr},
+    {"Scan", 25, nullptr},
     {"ScatterElements", 18, nullptr},  // reduction max and min
     {"ScatterND", 18, nullptr},        // reduction max and min
     {"Selu", 22, &AddBfloat16},
     {"Shape", 19, nullptr},
     {"Shape", 21, nullptr},
     {"Shape", 23, nullptr},
+    {"Shape", 24, nullptr},
+    {"Shape", 25, nullptr},
     {"Sin", 22, &AddBfloat16},
     {"Sinh", 22, &AddBfloat16},
     {"Size", 19, nullptr},
     {"Size", 21, nullptr},
     {"Size", 23, nullptr},
+    {"Size", 24, nullptr},
+    {"Size", 25, nullptr},
     {"Softplus", 22, &AddBfloat16},
     {"Softsign", 22, &AddBfloat16},
     {"Split", 18, &SplitNumOutputs},
+    {"SplitToSequence", 24, &AddBfloat16},
     {"Squeeze", 21, nullptr},
     {"Squeeze", 23, nullptr},
+    {"Squeeze", 24, nullptr},
+    {"Squeeze", 25, nullptr},
+    {"Swish", 24, &Swish},
     {"Tan", 22, &AddBfloat16},
+    {"TensorScatter", 24, &TensorScatter},
     {"ThresholdedRelu", 22, &AddBfloat16},
+    {"TopK", 24, &AddBfloat16},
     {"Transpose", 21, nullptr},
     {"Transpose", 23, nullptr},
+    {"Transpose", 24, nullptr},
+    {"Transpose", 25, nullptr},
     {"Unsqueeze", 21, nullptr},
     {"Unsqueeze", 23, nullptr},
+    {"Unsqueeze", 24, nullptr},
+    {"Unsqueeze", 25, nullptr},
 };
 
 struct Undefined {
@@ -413,11 +476,11 @@ struct Undefined {
   int version;
 };
 
-// ONNX ops of opsets 18 to 23 that Anvil has no definition of (sorted by op).
+// ONNX ops of opsets 18 to 26 that Anvil has no definition of (sorted by op).
 constexpr Undefined kUndefined[] = {
-    {"AffineGrid", 20},     {"CenterCropPad", 18}, {"Col2Im", 18},
-    {"DeformConv", 19},     {"ImageDecoder", 20},  {"LpNormalization", 22},
-    {"RegexFullMatch", 20}, {"StringConcat", 20},  {"StringSplit", 20},
+    {"AffineGrid", 20},     {"BitCast", 26},      {"CenterCropPad", 18}, {"Col2Im", 18},
+    {"CumProd", 26},        {"DeformConv", 19},   {"ImageDecoder", 20},  {"LpNormalization", 22},
+    {"RegexFullMatch", 20}, {"StringConcat", 20}, {"StringSplit", 20},
 };
 
 }  // namespace

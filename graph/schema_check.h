@@ -32,7 +32,7 @@ namespace anvil {
 inline constexpr int64_t kMinIrVersion = 1;
 // IR versions after libonnx's own (8) add element types and fields Anvil reads or refuses
 // one by one; the opset, not the IR version, decides what an op means.
-inline constexpr int64_t kMaxIrVersion = 11;
+inline constexpr int64_t kMaxIrVersion = 13;
 
 // ir_version and opset imports. FailedPrecondition, e.g. "model: ir_version 999 is not
 // supported (Anvil reads ONNX IR versions 1 to 11)".

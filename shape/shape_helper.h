@@ -17,7 +17,7 @@
 //    elements into 3x4, axis out of range) is `ctx.Error(...)`: InvalidArgument naming the node,
 //    the op and the dims, e.g. "node 'mm' (MatMul): inner dims differ: [N, 3] x [4, 5]".
 //    A literal vs. symbolic mismatch that cannot be decided is not an error.
-//  - Every version of the op (opsets 1-23) is handled by the one ShapeFn: check ctx.opset()
+//  - Every version of the op (opsets 1-26) is handled by the one ShapeFn: check ctx.opset()
 //    where versions differ (axes as attribute before 13 and input after, Slice-1 attributes vs
 //    Slice-10 inputs, Reshape allowzero from 14, ...).
 //  - Output element types follow the op's type constraints (Cast's `to`, ArgMax's int64, ...).

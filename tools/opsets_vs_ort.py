@@ -1,16 +1,17 @@
 #!/usr/bin/python3
-"""ONNX ops as opsets 18 to 23 define them (ONNX 1.13 to 1.18) in Anvil and in ONNX Runtime 1.30.
+"""ONNX ops as opsets 18 to 26 define them (ONNX 1.13 to 1.21) in Anvil and in ONNX Runtime 1.30.
 
     tools/opsets_vs_ort.py [--only SUBSTRING] [--seed S] [--keep DIR] [--ort-only]
 
 Runs a fixed list of single-node models written at the opset each case names (ir_version 8 at
-opset 18, 9 at 19-20, 10 at 21-22, 11 at 23, as ONNX Runtime checks them): the reductions with
-axes as an input (an initializer, a graph input, absent, empty with noop_with_empty_axes) and
-ReduceMax on bool, Split's num_outputs and split input, Pad's axes input and wrap mode,
-ScatterElements and ScatterND with reduction max and min, Resize's half_pixel_symmetric and axes,
-DFT with axis as an input, GridSample-20 (linear, cubic, nearest; align_corners 0 and 1), Gelu,
-Mish, the Bitwise ops, GroupNormalization, RMSNormalization, RotaryEmbedding and Attention of
-opset 23, and the ops whose newer versions only add types (Reshape-21 ... QuantizeLinear-21).
+opset 18, 9 at 19-20, 10 at 21-22, 11 at 23, 12 at 24, 13 at 25-26, as ONNX Runtime checks
+them): the reductions with axes as an input (an initializer, a graph input, absent, empty with
+noop_with_empty_axes) and ReduceMax on bool, Split's num_outputs and split input, Pad's axes
+input and wrap mode, ScatterElements and ScatterND with reduction max and min, Resize's
+half_pixel_symmetric and axes, DFT with axis as an input, GridSample-20 (linear, cubic, nearest;
+align_corners 0 and 1), Gelu, Mish, the Bitwise ops, GroupNormalization, RMSNormalization,
+RotaryEmbedding and Attention of opsets 23 and 24, Swish and TensorScatter of opset 24, and ops
+whose newer versions only add types (Reshape-21 ... QuantizeLinear-21, TopK-24, Relu-26).
 Inputs are seeded numpy arrays (--seed, default 1; every case is built, --only then picks the
 ones whose name contains SUBSTRING, so a case sees the same inputs either way); each case runs
 with the same inputs in ONNX Runtime (../shared/bench/ort_run.js) and in anvil-run, and every
@@ -39,7 +40,7 @@ from ort_cases import ANVIL_RUN, compare, run, vi, write_case
 F32 = TensorProto.FLOAT
 I64 = TensorProto.INT64
 BOOL = TensorProto.BOOL
-IR_VERSION = {18: 8, 19: 9, 20: 9, 21: 10, 22: 10, 23: 11}
+IR_VERSION = {18: 8, 19: 9, 20: 9, 21: 10, 22: 10, 23: 11, 24: 12, 25: 13, 26: 13}
 # anvil-run prints only a status's message: these are the messages of its Unimplemented errors
 # (kernels/op_kernel_registry.cc, shape/shape_rule_registry.cc) and the word itself.
 UNIMPLEMENTED = re.compile(r"no kernel for|no shape rule for|unimplemented|not implemented",
@@ -312,6 +313,36 @@ def attention(r):
              [out("y"), out("present_key"), out("present_value")], **tol),
         Case("Attention-23 4-D softcap=30", 23, node(["q", "k", "v"], softcap=30.0),
              qkv((1, 4, 6, 8), (1, 4, 6, 8)), [out("y")], **tol),
+        Case("Attention-23 4-D softcap=1 float attn_mask is_causal=1", 23,
+             node(["q", "k", "v", "mask"], softcap=1.0, is_causal=1),
+             qkv((1, 4, 6, 8), (1, 4, 6, 8)) + [("mask", mask)], [out("y")], **tol),
+        Case("Attention-24 nonpad_kv_seqlen [3, 5]", 24,
+             node(["q", "k", "v", "", "", "", "nonpad"]),
+             qkv((2, 2, 3, 8), (2, 2, 5, 8)) + [("nonpad", np.array([3, 5], np.int64))],
+             [out("y")], **tol),
+        # (A mask narrower than the keys, which Attention-24 allows, ONNX Runtime 1.30 refuses.)
+    ]
+
+
+def opsets24_26(r):
+    x = r.uniform(-4, 4, (3, 17)).astype(np.float32)
+    cache = r.uniform(-1, 1, (2, 2, 6, 4)).astype(np.float32)
+    update = r.uniform(-1, 1, (2, 2, 2, 4)).astype(np.float32)
+    scatter = lambda **attrs: helper.make_node("TensorScatter", ["cache", "update", "w"], ["y"],
+                                               **attrs)
+    return [
+        Case("Swish-24", 24, helper.make_node("Swish", ["x"], ["y"]), [("x", x)], [out("y")]),
+        Case("Swish-24 alpha=0.5", 24, helper.make_node("Swish", ["x"], ["y"], alpha=0.5),
+             [("x", x)], [out("y")]),
+        Case("TensorScatter-24 linear write_indices [1, 4]", 24, scatter(),
+             [("cache", cache), ("update", update), ("w", i64(1, 4))], [out("y")]),
+        Case("TensorScatter-24 circular write_indices [5, 2]", 24, scatter(mode="circular"),
+             [("cache", cache), ("update", update), ("w", i64(5, 2))], [out("y")]),
+        Case("Relu-26", 26, helper.make_node("Relu", ["x"], ["y"]), [("x", x)], [out("y")]),
+        Case("Cast-25 float to int64", 25, helper.make_node("Cast", ["x"], ["y"], to=I64),
+             [("x", x)], [out("y", I64)]),
+        Case("TopK-24 k=3", 24, helper.make_node("TopK", ["x", "k"], ["v", "i"]),
+             [("x", x), ("k", i64(3))], [out("v"), out("i", I64)]),
     ]
 
 
@@ -364,7 +395,7 @@ def all_cases(seed):
     r = np.random.default_rng(seed)
     cases = []
     for make in (reductions, split, pad, scatter, resize, dft, grid_sample, activations, bitwise,
-                 norms, rotary, attention, type_bumps):
+                 norms, rotary, attention, type_bumps, opsets24_26):
         cases += make(r)
     return cases
 

@@ -1,9 +1,9 @@
-// Tests of the ONNX ops and revisions of opsets 18 to 23 (graph/later_opsets.h) through the node
+// Tests of the ONNX ops and revisions of opsets 18 to 26 (graph/later_opsets.h) through the node
 // executor, shape rules included: the moved and new operands (Reduce* axes, Split num_outputs,
 // Pad axes and wrap, Resize axes, DFT's axis input), the new ops (Attention, RMSNormalization,
-// RotaryEmbedding, GroupNormalization, Gelu, Mish, Bitwise*), against references computed here or
-// against the same computation at an older opset. tools/opsets_vs_ort.py runs these ops in ONNX
-// Runtime 1.30 itself.
+// RotaryEmbedding, GroupNormalization, Gelu, Mish, Bitwise*, Swish, TensorScatter), against
+// references computed here or against the same computation at an older opset.
+// tools/opsets_vs_ort.py runs these ops in ONNX Runtime 1.30 itself.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -357,6 +357,53 @@ TEST(LaterOpsetsTest, AttentionRowWithEveryKeyMaskedIsZero) {
   EXPECT_EQ(yv[0], 0.0f);
   EXPECT_EQ(yv[1], 0.0f);
   EXPECT_GT(yv[2], 1.0f);  // the second row attends both keys
+}
+
+TEST(LaterOpsetsTest, AttentionNonpadLengthsAndNarrowMasksFrom24) {
+  // One query over 3 keys; nonpad_kv_seqlen 1 leaves only key 0, so Y is value 0.
+  const Tensor q = Floats({1, 1, 1, 2}, {0.3f, -0.2f});
+  const Tensor k = Floats({1, 1, 3, 2}, {1, 2, 3, 4, 5, 6});
+  const Tensor v = Floats({1, 1, 3, 2}, {10, 20, 30, 40, 50, 60});
+  const std::string sig =
+      "agraph (float[1, 1, 1, 2] q, float[1, 1, 3, 2] k, float[1, 1, 3, 2] v, float[1, 2] m, "
+      "int64[1] n) => (float[1, 1, 1, 2] y)";
+  const Tensor first = RunOne(ModelText(24, sig, "y = Attention (q, k, v, , , , n)"),
+                              {q, k, v, Tensor(), Tensor(), Tensor(), Int64s({1}, {1})});
+  EXPECT_EQ(CompareTensors(first, Floats({1, 1, 1, 2}, {10, 20}), 0, 1e-5), "");
+  // A mask of 2 columns for 3 keys: the third is masked; a zero mask leaves keys 0 and 1 equal
+  // in weight to what no mask gives them.
+  const Tensor narrow =
+      RunOne(ModelText(24, sig, "y = Attention (q, k, v, m)"), {q, k, v, Floats({1, 2}, {0, 0})});
+  const Tensor two = RunOne(ModelText(24, sig, "y = Attention (q, k, v, , , , n)"),
+                            {q, k, v, Tensor(), Tensor(), Tensor(), Int64s({1}, {2})});
+  EXPECT_EQ(CompareTensors(narrow, two, 1e-6, 1e-6), "");
+  // At opset 23 the mask must cover every key.
+  EXPECT_FALSE(
+      RunText(ModelText(23, sig, "y = Attention (q, k, v, m)"), {q, k, v, Floats({1, 2}, {0, 0})})
+          .ok());
+}
+
+TEST(LaterOpsetsTest, SwishAndTensorScatterFrom24) {
+  const Tensor x = Floats({3}, {-2, 0.5f, 3});
+  const Tensor swish = RunOne(
+      ModelText(24, "agraph (float[3] x) => (float[3] y)", "y = Swish <alpha = 0.5> (x)"), {x});
+  std::vector<float> want;
+  for (float v : {-2.0f, 0.5f, 3.0f}) want.push_back(v / (1 + std::exp(-0.5f * v)));
+  EXPECT_EQ(CompareTensors(swish, Floats({3}, want), 1e-6), "");
+
+  // Cache [B=2, S=4, D=1]; batch 0 writes 2 rows at 1, batch 1 at 3 (circular: 3, then 0).
+  const Tensor cache = Floats({2, 4, 1}, {0, 1, 2, 3, 10, 11, 12, 13});
+  const Tensor update = Floats({2, 2, 1}, {-1, -2, -3, -4});
+  const std::string sig =
+      "agraph (float[2, 4, 1] c, float[2, 2, 1] u, int64[2] w) => (float[2, 4, 1] y)";
+  const Tensor circular =
+      RunOne(ModelText(24, sig, "y = TensorScatter <axis = 1, mode = \"circular\"> (c, u, w)"),
+             {cache, update, Int64s({2}, {1, 3})});
+  EXPECT_EQ(CompareTensors(circular, Floats({2, 4, 1}, {0, -1, -2, 3, -4, 11, 12, -3}), 0, 0), "");
+  // Linear: the rows must fit.
+  EXPECT_FALSE(RunText(ModelText(24, sig, "y = TensorScatter <axis = 1> (c, u, w)"),
+                       {cache, update, Int64s({2}, {1, 3})})
+                   .ok());
 }
 
 TEST(LaterOpsetsTest, EqualComparesStringsFromOpset19) {

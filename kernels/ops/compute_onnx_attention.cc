@@ -13,7 +13,9 @@
 //        opset 23; ONNX Runtime 1.30 agrees)
 //   Y  = P V
 // qk_matmul_output_mode 0..3 captures S0, S1, S2 or P. softmax_precision is not used: scores are
-// float (float16 inputs compute in float, as ONNX Runtime's CPU kernel does).
+// float (float16 inputs compute in float, as ONNX Runtime's CPU kernel does). Attention-24 adds
+// input 6, nonpad_kv_seqlen (keys from each batch's length on are masked), and masks narrower than
+// T (the keys past the mask are masked).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -47,6 +49,8 @@ struct MaskView {
   const float* add = nullptr;     // float mask
   const uint8_t* keep = nullptr;  // bool mask
   int64_t strides[4] = {0, 0, 0, 0};
+  int64_t width = 0;                 // keys the mask covers; those past it are masked
+  const int64_t* lengths = nullptr;  // nonpad_kv_seqlen: each batch's keys
 };
 
 class OnnxAttentionKernel final : public OpKernel {
@@ -145,9 +149,18 @@ class OnnxAttentionKernel final : public OpKernel {
     }
 
     ANVIL_ASSIGN_OR_RETURN(const MaskView mask, ReadMask(ctx, batch, hq, seq, total));
+    std::vector<int64_t> lengths;
+    if (ctx.opset() >= 24 && ctx.HasInput(6)) {
+      ANVIL_ASSIGN_OR_RETURN(lengths, ReadInt64s(ctx, 6));
+      if (static_cast<int64_t>(lengths.size()) != batch) {
+        return ctx.Error(absl::StrCat("nonpad_kv_seqlen ", ctx.input(6).DebugString(),
+                                      " must hold ", batch, " lengths"));
+      }
+    }
     DenseInput<uint8_t> mask_keep;
     DenseInput<float> mask_add;
     MaskView m = mask;
+    if (!lengths.empty()) m.lengths = lengths.data();
     if (ctx.HasInput(3)) {
       if (ctx.input(3).type == ElementType::kBool) {
         mask_keep.Reset(ctx.input(3));
@@ -203,6 +216,7 @@ class OnnxAttentionKernel final : public OpKernel {
   absl::StatusOr<MaskView> ReadMask(const KernelContext& ctx, int64_t batch, int64_t hq,
                                     int64_t seq, int64_t total) const {
     MaskView m;
+    m.width = total;
     if (!ctx.HasInput(3)) return m;
     const TensorView& mask = ctx.input(3);
     const int64_t full[4] = {batch, hq, seq, total};
@@ -214,20 +228,23 @@ class OnnxAttentionKernel final : public OpKernel {
       return absl::UnimplementedError(absl::StrCat(ctx.node().Describe(), ": attn_mask ",
                                                    mask.DebugString(), ": bool or float only"));
     }
+    // From opset 24 the mask may cover fewer keys than T.
+    const bool narrow = ctx.opset() >= 24 && mask.dims.back() < total;
     int64_t stride = 1;
     for (int64_t k = 3, i = mask.rank() - 1; k >= 0; --k, --i) {
       const int64_t dim = i >= 0 ? mask.dims[i] : 1;
-      if (dim != 1 && dim != full[k]) {
+      if (dim != 1 && dim != full[k] && !(k == 3 && narrow)) {
         return ctx.Error(absl::StrCat("attn_mask ", mask.DebugString(), " does not broadcast to [",
                                       batch, ", ", hq, ", ", seq, ", ", total, "]"));
       }
       m.strides[k] = dim == 1 ? 0 : stride;
       stride *= dim;
     }
-    if (mask.dims.back() != total) {
+    if (mask.dims.back() != total && !narrow) {
       return ctx.Error(absl::StrCat("attn_mask ", mask.DebugString(), " must end in ", total,
                                     " (past and new keys)"));
     }
+    m.width = mask.dims.back() == 1 ? total : mask.dims.back();
     return m;
   }
 
@@ -241,10 +258,13 @@ class OnnxAttentionKernel final : public OpKernel {
     }
     if (qk != nullptr && a_.qk_mode == 1) std::copy(row, row + total, qk);
     constexpr float kMasked = -std::numeric_limits<float>::infinity();
-    bool any = m.keep == nullptr && m.add == nullptr && !a_.causal;
+    bool any = m.keep == nullptr && m.add == nullptr && !a_.causal && m.lengths == nullptr &&
+               m.width == total;
     if (!any) {
       const int64_t base = b * m.strides[0] + h * m.strides[1] + s * m.strides[2];
-      const int64_t visible = a_.causal ? std::min(total, s + past + 1) : total;
+      int64_t visible = a_.causal ? std::min(total, s + past + 1) : total;
+      visible = std::min(visible, m.width);
+      if (m.lengths != nullptr) visible = std::min(visible, m.lengths[b]);
       for (int64_t t = 0; t < total; ++t) {
         const bool masked =
             t >= visible || (m.keep != nullptr && m.keep[base + t * m.strides[3]] == 0);

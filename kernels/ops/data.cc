@@ -52,6 +52,7 @@ const KernelRule kDataKernels[] = {
     {"", "SpaceToDepth", &d::MakeSpaceToDepth},
     {"", "Split", &d::MakeSplit},
     {"", "Squeeze", &d::MakeCopy},
+    {"", "TensorScatter", &d::MakeTensorScatter},
     {"", "Tile", &d::MakeTile},
     {"", "Transpose", &d::MakeTranspose},
     {"", "Trilu", &d::MakeTrilu},

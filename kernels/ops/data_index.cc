@@ -516,6 +516,65 @@ absl::Status NonZeroCompute(KernelContext& ctx) {
   });
 }
 
+// ---- TensorScatter ----
+
+// TensorScatter (opset 24), a key/value cache's write: present = past_cache with update's rows
+// written along `axis` (not the batch dim 0) at positions w + s of batch b, w = write_indices[b]
+// (0 without them); with mode "circular" at (w + s) mod the cache's length, else w + s must stay
+// within it.
+class TensorScatterKernel final : public OpKernel {
+ public:
+  TensorScatterKernel(int64_t axis, bool circular) : axis_(axis), circular_(circular) {}
+
+  absl::Status Compute(KernelContext& ctx) override {
+    const TensorView& past = ctx.input(0);
+    const TensorView& update = ctx.input(1);
+    ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, past.type));
+    const int64_t rank = past.rank();
+    ANVIL_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(ctx, axis_, rank));
+    bool fits = axis > 0 && update.rank() == rank && update.type == past.type;
+    for (int64_t k = 0; fits && k < rank; ++k) fits = k == axis || update.dims[k] == past.dims[k];
+    if (!fits) {
+      return ctx.Error(absl::StrCat("update ", update.DebugString(), " does not fit past_cache ",
+                                    past.DebugString(), " along axis ", axis_,
+                                    " (which may not be the batch dim 0)"));
+    }
+    const int64_t batch = past.dims[0], length = past.dims[axis], seq = update.dims[axis];
+    std::vector<int64_t> writes(static_cast<size_t>(batch), 0);
+    if (ctx.HasInput(2)) {
+      ANVIL_ASSIGN_OR_RETURN(writes, ReadInt64s(ctx, 2));
+      if (static_cast<int64_t>(writes.size()) != batch) {
+        return ctx.Error(absl::StrCat("write_indices ", ctx.input(2).DebugString(), " must hold ",
+                                      batch, " values, one per batch"));
+      }
+    }
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t w = writes[b];
+      if (w < 0 || (circular_ ? (seq > 0 && length == 0) : w + seq > length)) {
+        return ctx.Error(absl::StrCat("write index ", w, " of batch ", b, " with ", seq,
+                                      " new rows does not fit the cache's ", length));
+      }
+    }
+    ANVIL_ASSIGN_OR_RETURN(TensorView* const out, PreallocatedOutput(ctx, 0));
+    if (out->data != past.data) CopyView(*out, past);
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t s = 0; s < seq; ++s) {
+        const int64_t at = circular_ ? (writes[b] + s) % length : writes[b] + s;
+        TensorView dst = Offset(*out, b * out->strides[0] + at * out->strides[axis]);
+        TensorView src = Offset(update, b * update.strides[0] + s * update.strides[axis]);
+        dst.dims[0] = src.dims[0] = 1;
+        dst.dims[axis] = src.dims[axis] = 1;
+        CopyView(dst, src);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t axis_;
+  bool circular_;
+};
+
 }  // namespace
 
 // ---- Factories ----
@@ -545,6 +604,16 @@ absl::StatusOr<std::unique_ptr<OpKernel>> MakeScatterElements(const Node& node, 
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeScatterND(const Node& node, int64_t opset) {
   ANVIL_ASSIGN_OR_RETURN(const Reduction r, ParseReduction(node, opset));
   return std::unique_ptr<OpKernel>(new ScatterNDKernel(r));
+}
+
+absl::StatusOr<std::unique_ptr<OpKernel>> MakeTensorScatter(const Node& node, int64_t) {
+  const std::string mode = node.GetString("mode", "linear");
+  if (mode != "linear" && mode != "circular") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(node.Describe(), ": mode '", mode, "' is not linear or circular"));
+  }
+  return std::unique_ptr<OpKernel>(
+      new TensorScatterKernel(node.GetInt("axis", -2), mode == "circular"));
 }
 
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeCompress(const Node& node, int64_t) {

@@ -96,6 +96,7 @@ absl::StatusOr<std::unique_ptr<OpKernel>> MakeGatherElements(const Node& node, i
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeGatherND(const Node& node, int64_t opset);
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeScatterElements(const Node& node, int64_t opset);
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeScatterND(const Node& node, int64_t opset);
+absl::StatusOr<std::unique_ptr<OpKernel>> MakeTensorScatter(const Node& node, int64_t opset);
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeCompress(const Node& node, int64_t opset);
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeOneHot(const Node& node, int64_t opset);
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeNonZero(const Node& node, int64_t opset);

@@ -80,6 +80,7 @@ const KernelRule kElementwiseKernels[] = {
     {"", "Sqrt", &elementwise::CreateSqrt},
     {"", "Sub", &elementwise::CreateSub},
     {"", "Sum", &elementwise::CreateSum},
+    {"", "Swish", &elementwise::CreateSwish},
     {"", "Tan", &elementwise::CreateTan},
     {"", "Tanh", &elementwise::CreateTanh},
     {"", "ThresholdedRelu", &elementwise::CreateThresholdedRelu},

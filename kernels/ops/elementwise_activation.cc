@@ -317,6 +317,10 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateSoftsign(const Node& node, int64
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateQuickGelu(const Node& node, int64_t) {
   return MakeAttrKernel(&QuickGeluCompute, {.alpha = node.GetFloat("alpha", 1.702f)});
 }
+// Swish-24 is QuickGelu with alpha 1 by default: x * Sigmoid(alpha * x).
+absl::StatusOr<std::unique_ptr<OpKernel>> CreateSwish(const Node& node, int64_t) {
+  return MakeAttrKernel(&QuickGeluCompute, {.alpha = node.GetFloat("alpha", 1.0f)});
+}
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateLeakyRelu(const Node& node, int64_t) {
   return MakeAttrKernel(&LeakyReluCompute, {.alpha = node.GetFloat("alpha", 0.01f)});
 }

@@ -450,7 +450,7 @@ Factory CreateAbs, CreateAcos, CreateAcosh, CreateAsin, CreateAsinh, CreateAtan,
 // elementwise_activation.cc
 Factory CreateCelu, CreateClip, CreateElu, CreateGelu, CreateHardSigmoid, CreateHardSwish,
     CreateLeakyRelu, CreateMish, CreateQuickGelu, CreateRelu, CreateSelu, CreateShrink,
-    CreateSigmoid, CreateSoftplus, CreateSoftsign, CreateTanh, CreateThresholdedRelu;
+    CreateSigmoid, CreateSoftplus, CreateSoftsign, CreateSwish, CreateTanh, CreateThresholdedRelu;
 // elementwise_cast.cc
 Factory CreateCast, CreateCastLike, CreateIdentity, CreateQuantizeLinear, CreateDequantizeLinear,
     CreateDynamicQuantizeLinear;
