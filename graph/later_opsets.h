@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "graph/op_schema.h"
+#include "graph/op_schema_info.h"
 
 namespace anvil {
 

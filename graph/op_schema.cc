@@ -88,7 +88,7 @@ std::optional<OpSchemaInfo> FindOpSchema(std::string_view domain, std::string_vi
                                          int64_t opset) {
   const bool onnx_domain = domain.empty() || domain == "ai.onnx";
   if (onnx_domain && opset > kLastOnnxOpset) return std::nullopt;
-  // libonnx answers with the op's last definition up to opset 17; opsets 18 to 23 revise it.
+  // libonnx answers with the op's last definition up to opset 17; opsets 18 to 26 revise it.
   const onnx::OpSchema* schema = Lookup(domain, op_type, opset);
   OpSchemaInfo info;
   if (schema != nullptr) info = FromLibonnx(*schema);

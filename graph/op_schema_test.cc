@@ -67,7 +67,7 @@ TEST(OpSchemaTest, KnowsTheOpsetRangeOfOnnxDomains) {
   EXPECT_FALSE(OnnxOpsetRange("com.example").has_value());
 }
 
-// Opsets 18 to 23 revise libonnx's definitions (graph/later_opsets.h).
+// Opsets 18 to 26 revise libonnx's definitions (graph/later_opsets.h).
 TEST(OpSchemaTest, LaterOpsetsReviseTheLastLibonnxDefinition) {
   // Reduce*-18: axes moves from an attribute to optional input 1.
   const std::optional<OpSchemaInfo> mean17 = FindOpSchema("", "ReduceMean", 17);

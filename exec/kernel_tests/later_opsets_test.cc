@@ -338,7 +338,9 @@ TEST(LaterOpsetsTest, AttentionMatchesOnnxsDefinition) {
     // present_key: the past rows, then the new ones.
     const std::vector<float> present = Values<float>((*out)[1]);
     ASSERT_EQ(Dims((*out)[1]), (std::vector<int64_t>{c.batch, c.hkv, total, c.d}));
-    if (c.past > 0) EXPECT_EQ(present[0], pk[0]) << what;
+    if (c.past > 0) {
+      EXPECT_EQ(present[0], pk[0]) << what;
+    }
     EXPECT_EQ(present[c.past * c.d], k[0]) << what;
   }
 }
