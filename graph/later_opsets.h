@@ -18,6 +18,9 @@ namespace anvil {
 // The last default-domain opset libonnx defines, and the last one Anvil reads.
 inline constexpr int kLastLibonnxOpset = 17;
 inline constexpr int kLastOnnxOpset = 26;
+// ai.onnx.ml: libonnx knows versions 1 to 3; ONNX 1.15 and 1.16 added 4 and 5 (LabelEncoder-4,
+// TreeEnsemble-5). Anvil runs no ml op, but reads models that import them beside opsets 20-26.
+inline constexpr int kLastOnnxMlOpset = 5;
 
 // Revises `schema`, the definition of default-domain `op_type` at opset 17 (empty when the op did
 // not exist then), to its definition at `opset` (18 to 26). Returns false, leaving the schema

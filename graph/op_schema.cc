@@ -101,6 +101,7 @@ std::optional<OpSchemaInfo> FindOpSchema(std::string_view domain, std::string_vi
 
 std::optional<std::pair<int, int>> OnnxOpsetRange(std::string_view domain) {
   if (domain.empty() || domain == "ai.onnx") return std::make_pair(1, kLastOnnxOpset);
+  if (domain == "ai.onnx.ml") return std::make_pair(1, kLastOnnxMlOpset);
   const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
   auto range = ranges.find(std::string(domain));
   if (range == ranges.end()) return std::nullopt;

@@ -191,6 +191,10 @@ TEST(SchemaCheckTest, ChecksOpsetsAfterLibonnxs) {
   EXPECT_EQ(col2im.code(), absl::StatusCode::kUnimplemented) << col2im;
   EXPECT_THAT(std::string(col2im.message()), HasSubstr("Col2Im (ONNX opset 18)"));
   EXPECT_EQ(Verify(at(26, "(float[2] x) => (float[2] y)", "y = Relu(x)")), "");
+  // Converters import ai.onnx.ml 5 beside opset 21 even where no ml op is used.
+  EXPECT_EQ(Verify("<ir_version: 10, opset_import: [\"\" : 21, \"ai.onnx.ml\" : 5]>\n"
+                   "main (float[2] x) => (float[2] y) {\n  y = Relu(x)\n}\n"),
+            "");
   EXPECT_THAT(Verify(at(27, "(float[2] x) => (float[2] y)", "y = Relu(x)")),
               HasSubstr("opset 27 of domain 'ai.onnx' is not supported (Anvil reads versions 1 "
                         "to 26)"));
