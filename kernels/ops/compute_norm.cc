@@ -308,44 +308,10 @@ class BatchNormKernel final : public OpKernel {
   bool spatial_;
 };
 
-// InstanceNormalization: per (n, c) plane, y = (x - mean) / sqrt(var + eps) * scale[c] + B[c].
-class InstanceNormKernel final : public OpKernel {
- public:
-  explicit InstanceNormKernel(float epsilon) : epsilon_(epsilon) {}
-
-  absl::Status Compute(KernelContext& ctx) override {
-    const TensorView& x = ctx.input(0);
-    if (x.rank() < 2) return ctx.Error("input must be [N, C, spatial...]");
-    const int64_t N = x.dims[0], channels = x.dims[1], inner = Product(x.dims, 2);
-    if (ctx.input(1).NumElements() != channels || ctx.input(2).NumElements() != channels) {
-      return ctx.Error(absl::StrCat("scale and B must have ", channels, " values"));
-    }
-    return DispatchFloat(x.type, "InstanceNormalization", [&](auto tag) -> absl::Status {
-      using C = ComputeType<decltype(tag)>;
-      DenseInput<C> xd(x), scale(ctx.input(1)), bias(ctx.input(2));
-      DenseOutput<C> yd(ctx.output(0));
-      for (int64_t n = 0; n < N; ++n) {
-        for (int64_t c = 0; c < channels; ++c) {
-          const int64_t offset = (n * channels + c) * inner;
-          C mean, var;
-          MeanVar<C>(xd.data() + offset, inner, &mean, &var);
-          const C a = scale.data()[c] / std::sqrt(var + static_cast<C>(epsilon_));
-          ScaleShiftRow<C>(xd.data() + offset, a, bias.data()[c] - mean * a, yd.data() + offset,
-                           inner);
-        }
-      }
-      yd.Commit();
-      return absl::OkStatus();
-    });
-  }
-
- private:
-  float epsilon_;
-};
-
 // GroupNormalization: channels in `groups` runs of C / groups; per (n, group) block,
 // y = (x - mean) / sqrt(var + eps) * scale + bias, with scale and bias per channel (opset 21) or
 // per group (opset 18, deprecated). Statistics in float for float16 (stash_type 1, the default).
+// InstanceNormalization is the case of one group per channel (groups 0 here).
 class GroupNormKernel final : public OpKernel {
  public:
   GroupNormKernel(int64_t groups, float epsilon, bool per_channel)
@@ -355,34 +321,36 @@ class GroupNormKernel final : public OpKernel {
     const TensorView& x = ctx.input(0);
     if (x.rank() < 2) return ctx.Error("X must be [N, C, spatial...]");
     const int64_t N = x.dims[0], channels = x.dims[1], inner = Product(x.dims, 2);
-    if (channels % groups_ != 0) {
-      return ctx.Error(absl::StrCat(channels, " channels of X ", x.DebugString(),
-                                    " do not split into ", groups_, " groups"));
-    }
-    const int64_t per_group = channels / groups_;
-    const int64_t params = per_channel_ ? channels : groups_;
+    const int64_t groups = groups_ > 0 ? groups_ : channels;
+    const int64_t params = per_channel_ ? channels : groups;
     if (ctx.input(1).NumElements() != params || ctx.input(2).NumElements() != params) {
       return ctx.Error(absl::StrCat("scale ", ctx.input(1).DebugString(), " and bias ",
                                     ctx.input(2).DebugString(), " must have ", params, " values (",
                                     per_channel_ ? "one per channel" : "one per group", ")"));
     }
-    return DispatchFloat(x.type, "GroupNormalization", [&](auto tag) -> absl::Status {
+    if (groups == 0) return absl::OkStatus();  // no channels: nothing to normalize
+    if (channels % groups != 0) {
+      return ctx.Error(absl::StrCat(channels, " channels of X ", x.DebugString(),
+                                    " do not split into ", groups, " groups"));
+    }
+    const int64_t per_group = channels / groups;
+    return DispatchFloat(x.type, ctx.node().op_type(), [&](auto tag) -> absl::Status {
       using C = ComputeType<decltype(tag)>;
       DenseInput<C> xd(x), scale(ctx.input(1)), bias(ctx.input(2));
       DenseOutput<C> yd(ctx.output(0));
       parallel::For(
-          N * groups_,
+          N * groups,
           parallel::MinChunk(static_cast<double>(per_group * inner), parallel::kMinChunkElements),
           [&](int64_t begin, int64_t end) {
             for (int64_t ng = begin; ng < end; ++ng) {
-              const int64_t g = ng % groups_;
+              const int64_t g = ng % groups;
               const int64_t offset = ng * per_group * inner;
               C mean, var;
               MeanVar<C>(xd.data() + offset, per_group * inner, &mean, &var);
-              const C inv = C(1) / std::sqrt(var + static_cast<C>(epsilon_));
+              const C sd = std::sqrt(var + static_cast<C>(epsilon_));
               for (int64_t k = 0; k < per_group; ++k) {
                 const int64_t p = per_channel_ ? g * per_group + k : g;
-                const C a = scale.data()[p] * inv;
+                const C a = scale.data()[p] / sd;
                 ScaleShiftRow<C>(xd.data() + offset + k * inner, a, bias.data()[p] - mean * a,
                                  yd.data() + offset + k * inner, inner);
               }
@@ -551,7 +519,8 @@ KernelOr CreateBatchNormalization(const Node& node, int64_t opset) {
 }
 
 KernelOr CreateInstanceNormalization(const Node& node, int64_t) {
-  return std::unique_ptr<OpKernel>(new InstanceNormKernel(node.GetFloat("epsilon", 1e-5f)));
+  return std::unique_ptr<OpKernel>(
+      new GroupNormKernel(/*groups=*/0, node.GetFloat("epsilon", 1e-5f), /*per_channel=*/true));
 }
 
 KernelOr CreateGroupNormalization(const Node& node, int64_t opset) {

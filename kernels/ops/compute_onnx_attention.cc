@@ -126,9 +126,10 @@ class OnnxAttentionKernel final : public OpKernel {
     for (int64_t bj = 0; bj < batch * hkv; ++bj) {
       const int64_t b = bj / hkv, j = bj % hkv;
       auto fill = [&](float* dst, const float* past_rows, const float* x, int64_t width) {
-        if (past > 0)
+        if (past > 0) {
           std::copy(past_rows + bj * past * width, past_rows + (bj + 1) * past * width,
                     dst + bj * total * width);
+        }
         for (int64_t t = 0; t < len; ++t) {
           const float* src =
               three ? x + (b * len + t) * hkv * width + j * width : x + (bj * len + t) * width;
@@ -148,7 +149,7 @@ class OnnxAttentionKernel final : public OpKernel {
       }
     }
 
-    ANVIL_ASSIGN_OR_RETURN(const MaskView mask, ReadMask(ctx, batch, hq, seq, total));
+    ANVIL_ASSIGN_OR_RETURN(MaskView m, ReadMask(ctx, batch, hq, seq, total));
     std::vector<int64_t> lengths;
     if (ctx.opset() >= 24 && ctx.HasInput(6)) {
       ANVIL_ASSIGN_OR_RETURN(lengths, ReadInt64s(ctx, 6));
@@ -159,7 +160,6 @@ class OnnxAttentionKernel final : public OpKernel {
     }
     DenseInput<uint8_t> mask_keep;
     DenseInput<float> mask_add;
-    MaskView m = mask;
     if (!lengths.empty()) m.lengths = lengths.data();
     if (ctx.HasInput(3)) {
       if (ctx.input(3).type == ElementType::kBool) {

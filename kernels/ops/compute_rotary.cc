@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/parallel.h"
@@ -96,12 +95,7 @@ class RotaryEmbeddingKernel final : public OpKernel {
       return ctx.Error(absl::StrCat("rotary dim ", rotary, " must be even, at most the head size ",
                                     head, " and at most twice the cache width ", half));
     }
-    // Without ids, token (b, s) reads cache row b * seq + s: position ids 0, 1, ... over [B, S].
-    std::vector<int64_t> own_positions;
-    if (!has_pos) {
-      own_positions.resize(batch * seq);
-      for (int64_t i = 0; i < batch * seq; ++i) own_positions[i] = i;
-    } else if (pos.type != ElementType::kInt64) {
+    if (has_pos && pos.type != ElementType::kInt64) {
       return ctx.Error(absl::StrCat("position_ids ", pos.DebugString(), " must be int64"));
     }
     // The offset form is ONNX Runtime's; ONNX's ids are always [B, S].
@@ -114,8 +108,8 @@ class RotaryEmbeddingKernel final : public OpKernel {
     }
     DenseInput<int64_t> given_positions;
     if (has_pos) given_positions.Reset(pos);
-    const int64_t* position_data = has_pos ? given_positions.data() : own_positions.data();
-    for (int64_t i = 0; i < (offset_form ? 1 : batch * seq); ++i) {
+    const int64_t* position_data = given_positions.data();
+    for (int64_t i = 0; has_pos && i < (offset_form ? 1 : batch * seq); ++i) {
       const int64_t p = position_data[i];
       const int64_t last = offset_form ? p + seq - 1 : p;
       if (p < 0 || last >= max_pos) {
@@ -131,7 +125,10 @@ class RotaryEmbeddingKernel final : public OpKernel {
                   [&](int64_t begin, int64_t end) {
                     for (int64_t bs = begin; bs < end; ++bs) {
                       const int64_t b = bs / seq, s = bs % seq;
-                      const int64_t p = offset_form ? position_data[0] + s : position_data[bs];
+                      // Without ids, token (b, s) reads its own cache row b * seq + s.
+                      const int64_t p = !has_pos      ? bs
+                                        : offset_form ? position_data[0] + s
+                                                      : position_data[bs];
                       for (int64_t n = 0; n < heads; ++n) {
                         const int64_t at = b * seq * hidden + s * seq_stride + n * head_stride;
                         RotateHead(xd.data() + at, cd.data() + p * half, sd.data() + p * half,
