@@ -3,7 +3,8 @@
 //   absl::StatusOr<std::unique_ptr<Session>> s = Session::Load("model.onnx");
 //   absl::StatusOr<std::vector<Tensor>> out = (*s)->Run({{"x", x}});
 //
-// Load runs a pipeline (default kLoadPipeline below: Einsums run as MatMuls, inference
+// Load runs a pipeline (default kLoadPipeline below: Einsums run as MatMuls, a MatMul by a
+// transposed constant weight reads the weight in place (FusedMatMul), inference
 // BatchNormalization folds into the Conv before it, layer norms become LayerNormalization,
 // HardSwish/HardSigmoid/GELU/SiLU chains become single ops and a Conv's activation joins it in a
 // com.microsoft FusedConv),
@@ -66,8 +67,8 @@ absl::Status PrepareModelForRun(Model& model, const std::string& pipeline,
 // blocked NCHWc layout of this CPU's vector width (kernels/nchwc_layout.h). The runtime does not
 // link them: a program that loads models with this pipeline links //passes:default.
 inline constexpr char kLoadPipeline[] =
-    "shape-inference,einsum-decompose,fold-batchnorm,fuse-qdq,fuse-layernorm,fuse-attention,"
-    "fuse-activations,nchwc,dce";
+    "shape-inference,einsum-decompose,fuse-matmul-transpose,fold-batchnorm,fuse-qdq,"
+    "fuse-layernorm,fuse-attention,fuse-activations,nchwc,dce";
 
 struct SessionOptions {
   // Passes run on the model at load (pass_manager.h syntax); "" runs none.

@@ -205,6 +205,58 @@ net (float[N, 3] x) => (float[N, 2] y, float[N, 2] z, float[N, 2] q, float[3, 2]
   }
 }
 
+// A tied embedding (Gather reads it for the tokens, the LM head's MatMul through a Transpose):
+// the load pipeline's fuse-matmul-transpose makes the head a FusedMatMul reading the embedding
+// in place, and its kernel packs no copy of a weight another node reads, so the embedding stays
+// the one resident copy. A weight read through a Transpose by its MatMul alone is packed and
+// released as before. Both give the products of the untransposed arithmetic, for one row (the
+// decode path) and several.
+TEST(SessionTest, TiedWeightStaysTheOneCopy) {
+  constexpr char kTied[] = R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+net (int64[N] ids, float[N, 3] h) => (float[N, 3] x, float[N, 4] logits, float[N, 2] y)
+<float[4, 3] e = {1, -2, 0.5, 3, -1, 2, 0.25, 4, -3, 1.5, 2.5, -0.5},
+ float[2, 3] w = {2, 1, -1, 0.25, 4, -3}>
+{
+  x = Gather (e, ids)
+  t = Transpose <perm = [1, 0]> (e)
+  logits = MatMul (h, t)
+  u = Transpose (w)
+  y = MatMul (h, u)
+})onnx";
+  std::unique_ptr<Session> session = LoadText(kTied);
+  ASSERT_NE(session, nullptr);
+  const Graph& graph = session->model().graph();
+  for (const Node* node : graph.nodes()) EXPECT_NE(node->op_type(), "Transpose");
+  EXPECT_EQ(session->memory_stats().released_weight_bytes, 6 * 4);  // w's
+  const Value* e = graph.FindValue("e");
+  ASSERT_NE(e, nullptr);
+  ASSERT_NE(e->constant()->ContiguousData(), nullptr);
+  const float* ev = reinterpret_cast<const float*>(e->constant()->ContiguousData());
+  const float wv[] = {2, 1, -1, 0.25, 4, -3};
+  for (int64_t n : {1, 7}) {
+    const Tensor h = Wave({n, 3});
+    Tensor ids(ElementType::kInt64, {n});
+    for (int64_t i = 0; i < n; ++i) ids.As<int64_t>()[i] = (i * 3) % 4;
+    absl::StatusOr<std::vector<Tensor>> out = session->Run({{"ids", ids}, {"h", h}});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t k = 0; k < 3; ++k) {
+        EXPECT_EQ((*out)[0].As<float>()[i * 3 + k], ev[ids.As<int64_t>()[i] * 3 + k]);
+      }
+      for (int64_t v = 0; v < 4; ++v) {
+        double want = 0;
+        for (int64_t k = 0; k < 3; ++k) want += double{h.As<float>()[i * 3 + k]} * ev[v * 3 + k];
+        EXPECT_NEAR((*out)[1].As<float>()[i * 4 + v], want, 1e-5) << "n " << n;
+      }
+      for (int64_t j = 0; j < 2; ++j) {
+        double want = 0;
+        for (int64_t k = 0; k < 3; ++k) want += double{h.As<float>()[i * 3 + k]} * wv[j * 3 + k];
+        EXPECT_NEAR((*out)[2].As<float>()[i * 2 + j], want, 1e-5) << "n " << n;
+      }
+    }
+  }
+}
+
 TEST(SessionTest, MatchesTheReferenceInterpreterWithoutReuseOrArena) {
   for (bool plan_memory : {false, true}) {
     SessionOptions options;

@@ -9,6 +9,10 @@ NAME (default: all):
                   (37 MB, inline weights)
   qwen2_0_5b      the layout of Qwen2-0.5B: 24 layers, vocabulary 151936, 32768 positions
                   (~0.8 GB as external data, model.onnx.data's way): the benchmark's model
+  decoder_2layer_fp32, qwen2_0_5b_fp32
+                  the same in float32 (-p fp32): plain MatMuls by [K, N] weights, and the
+                  lm_head MatMul(h, Transpose(embedding)) of a tied embedding, as torch
+                  exports it (qwen2_0_5b_fp32: ~2 GB of external data)
 
 The graph is the builder's (builders/base.py, -p int4 -e cpu), names included:
   input_ids [batch_size, sequence_length] int64, attention_mask [batch_size,
@@ -38,6 +42,10 @@ from onnx import TensorProto, helper, numpy_helper
 CONFIGS = {
     "decoder_2layer": dict(layers=2, vocab=4096, positions=4096, external=False),
     "qwen2_0_5b": dict(layers=24, vocab=151936, positions=32768, external=True),
+    "decoder_2layer_fp32": dict(layers=2, vocab=4096, positions=4096, external=False,
+                                float32=True),
+    "qwen2_0_5b_fp32": dict(layers=24, vocab=151936, positions=32768, external=True,
+                            float32=True),
 }
 HIDDEN, HEADS, KV_HEADS, HEAD, MLP = 896, 14, 2, 64, 4864
 BLOCK = 32
@@ -65,9 +73,10 @@ def quantize_int4(w):
 
 
 class Builder:
-    def __init__(self, seed):
+    def __init__(self, seed, float32):
         self.rng = np.random.default_rng(seed)
         self.nodes, self.inits = [], []
+        self.float32 = float32
 
     def weight(self, name, array):
         self.inits.append(numpy_helper.from_array(array, name))
@@ -89,7 +98,11 @@ class Builder:
         return out
 
     def matmul_nbits(self, name, x, weight_name, w):
-        """The builder's MatMul <name> by w [K, N], as MatMulNBitsQuantizer rewrites it."""
+        """The builder's MatMul <name> by w [K, N], as MatMulNBitsQuantizer rewrites it (a plain
+        MatMul in float32 models)."""
+        if self.float32:
+            return self.node("MatMul", [x, self.weight(weight_name, w)], [f"{name}/output_0"],
+                             name)
         packed, scales = quantize_int4(w)
         k, n = w.shape
         b = self.weight(f"{weight_name}_Q4", packed)
@@ -99,8 +112,8 @@ class Builder:
                          accuracy_level=4)
 
 
-def build(layers, vocab, positions):
-    g = Builder(seed=20261130 + layers)
+def build(layers, vocab, positions, float32=False):
+    g = Builder(seed=20261130 + layers, float32=float32)
     kv_dim = ["batch_size", KV_HEADS, "past_sequence_length", HEAD]
     present_dim = ["batch_size", KV_HEADS, "total_sequence_length", HEAD]
     inputs = [
@@ -197,13 +210,13 @@ def build(layers, vocab, positions):
                               g.normal((MLP, HIDDEN), 0.02))
     x = norm(f"/model/layers.{layers}/final_norm_layernorm",
              f"model.layers.{layers}.final_norm_layernorm.weight", last=True)
-    # lm_head: the tied embedding, transposed to the builder's [hidden, vocab] MatMul weight.
-    packed, scales = quantize_int4(embedding.T)
-    g.weight("lm_head.MatMul.weight_Q4", packed)
-    g.weight("lm_head.MatMul.weight_scales", scales)
-    g.node("MatMulNBits", [x, "lm_head.MatMul.weight_Q4", "lm_head.MatMul.weight_scales"],
-           ["logits"], "/lm_head/MatMul_Q4", domain="com.microsoft", K=HIDDEN, N=vocab, bits=4,
-           block_size=BLOCK, accuracy_level=4)
+    if float32:
+        # lm_head: the tied embedding read through a Transpose, as torch exports a tied Linear.
+        t = g.node("Transpose", ["model.embed_tokens.weight"], ["/lm_head/Transpose/output_0"],
+                   "/lm_head/Transpose", perm=[1, 0])
+        g.node("MatMul", [x, t], ["logits"], "/lm_head/MatMul")
+    else:
+        add_quantized_lm_head(g, x, embedding, vocab)
 
     graph = helper.make_graph(g.nodes, "main_graph", inputs, outputs, g.inits)
     # Opset 21 and IR 10, as ONNX Runtime's model builder writes them.
@@ -212,6 +225,16 @@ def build(layers, vocab, positions):
                                              helper.make_opsetid("com.microsoft", 1)])
     model.ir_version = 10
     return model
+
+
+def add_quantized_lm_head(g, x, embedding, vocab):
+    # lm_head: the tied embedding, transposed to the builder's [hidden, vocab] MatMul weight.
+    packed, scales = quantize_int4(embedding.T)
+    g.weight("lm_head.MatMul.weight_Q4", packed)
+    g.weight("lm_head.MatMul.weight_scales", scales)
+    g.node("MatMulNBits", [x, "lm_head.MatMul.weight_Q4", "lm_head.MatMul.weight_scales"],
+           ["logits"], "/lm_head/MatMul_Q4", domain="com.microsoft", K=HIDDEN, N=vocab, bits=4,
+           block_size=BLOCK, accuracy_level=4)
 
 
 def main():

@@ -83,7 +83,7 @@ grep -q "^  fuse-activations  " "$TMP/passes" || fail "--list-passes lacks fuse-
 grep -q "^  cse  " "$TMP/passes" || fail "--list-passes runs a pass into the options before"
 "$OPT" --help >"$TMP/help" || fail "--help exited $?"
 grep -q "usage: anvil-opt" "$TMP/help" || fail "--help lacks usage"
-tr -d '\n' <"$TMP/help" | grep -q "shape-inference,einsum-decompose,constprop,cse,dce" ||
+tr -d '\n' <"$TMP/help" | grep -q "shape-inference,einsum-decompose,fuse-matmul-transpose{shared-only=true},constprop,cse,dce" ||
   fail "--help does not name the default pipeline"
 
 # Bad input: one clear line, non-zero exit, never a crash.

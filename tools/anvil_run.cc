@@ -86,8 +86,8 @@ options:
                          bytes past 1 GiB per file go to <file>.data as external data)
   --memory               add the memory plan (arena, lower bound, reuse) to the JSON line
   --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,
-                         fold-batchnorm,fuse-qdq,fuse-layernorm,fuse-attention,
-                         fuse-activations,nchwc,dce")
+                         fuse-matmul-transpose,fold-batchnorm,fuse-qdq,fuse-layernorm,
+                         fuse-attention,fuse-activations,nchwc,dce")
   --no-arena             every tensor on the heap (no memory plan)
   --keep-weights         keep the bytes of weights that kernels pack into their own copies
                          (by default they are released at load: --memory reports the bytes)

@@ -1,9 +1,9 @@
 // Tests of ONNX Runtime's decoder LLM ops (kernels/ops/compute_nbits.cc, compute_gqa.cc,
-// compute_rotary.cc, compute_skip_norm.cc) through the node executor, shape rules included,
-// against double-precision references of ONNX Runtime 1.30's definitions, within the tolerances
-// its own tests use (MatMulNBits: abs 1e-5 + rel 1e-4 in float, abs 0.1 + rel 0.02 with int8
-// activations; GroupQueryAttention: 1e-3). tools/llm_ops_vs_ort.sh runs the same ops in ONNX
-// Runtime itself.
+// compute_rotary.cc, compute_skip_norm.cc; FusedMatMul, a tied LM head's product, in
+// compute_matmul.cc) through the node executor, shape rules included, against double-precision
+// references of ONNX Runtime 1.30's definitions, within the tolerances its own tests use
+// (MatMulNBits: abs 1e-5 + rel 1e-4 in float, abs 0.1 + rel 0.02 with int8 activations;
+// GroupQueryAttention: 1e-3). tools/llm_ops_vs_ort.sh runs the same ops in ONNX Runtime itself.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/float16.h"
 #include "base/parallel.h"
 #include "exec/node_executor.h"
 #include "exec/testing/kernel_test_util.h"
@@ -322,6 +323,110 @@ TEST(MatMulNBitsTest, RefusesWhatOnnxRuntimeRefuses) {
   y = RunText(with_g, {o.a, o.b, o.scales, Tensor(),
                        MakeTensor<int32_t>(ElementType::kInt32, {64}, order)});
   EXPECT_EQ(y.status().code(), absl::StatusCode::kUnimplemented) << y.status();
+}
+
+// ---------------------------------------------------------------------------------------------
+// FusedMatMul (ONNX Runtime's MatMul + Transpose fusion, written by fuse-matmul-transpose)
+// ---------------------------------------------------------------------------------------------
+
+// Y = alpha * op(A) op(B) for every transA / transB, batched A over a 2-D or a batched B, one
+// row and several, against a double reference. B as a run input is read strided in place; as a
+// constant with no other reader it is packed once from its stored layout; a constant another
+// node also reads (a tied embedding) is not packed, and gives the same products.
+TEST(FusedMatMulTest, TransposedOperandsReadInPlaceOrPacked) {
+  uint32_t seed = 900;
+  constexpr int64_t kBatch = 2, kK = 7, kN = 6;
+  for (int ta : {0, 1}) {
+    for (int tb : {0, 1}) {
+      for (bool batched_b : {false, true}) {
+        for (int64_t m : {1, 5}) {
+          const std::string what =
+              absl::StrCat("transA=", ta, " transB=", tb, " batched B=", batched_b, " M=", m);
+          std::vector<int64_t> a_dims =
+              ta ? std::vector<int64_t>{kBatch, kK, m} : std::vector<int64_t>{kBatch, m, kK};
+          std::vector<int64_t> b_dims =
+              tb ? std::vector<int64_t>{kN, kK} : std::vector<int64_t>{kK, kN};
+          if (batched_b) b_dims.insert(b_dims.begin(), kBatch);
+          const Tensor a = Floats(a_dims, Uniform(kBatch * m * kK, -1, 1, seed++));
+          const Tensor b =
+              Floats(b_dims, Uniform((batched_b ? kBatch : 1) * kK * kN, -1, 1, seed++));
+          std::vector<double> want(kBatch * m * kN);
+          for (int64_t p = 0; p < kBatch; ++p) {
+            const float* ap = a.As<float>() + p * m * kK;
+            const float* bp = b.As<float>() + (batched_b ? p * kK * kN : 0);
+            for (int64_t i = 0; i < m; ++i) {
+              for (int64_t j = 0; j < kN; ++j) {
+                double sum = 0;
+                for (int64_t k = 0; k < kK; ++k) {
+                  sum += double{ta ? ap[k * m + i] : ap[i * kK + k]} *
+                         (tb ? bp[j * kK + k] : bp[k * kN + j]);
+                }
+                want[(p * m + i) * kN + j] = 0.5 * sum;
+              }
+            }
+          }
+          const std::string text = absl::StrCat(
+              kHeader, "agraph (float[", absl::StrJoin(a_dims, ", "), "] a, float[",
+              absl::StrJoin(b_dims, ", "), "] b) => (float[", kBatch, ", ", m, ", ", kN,
+              "] y) {\n  y = com.microsoft.FusedMatMul <alpha = 0.5, transA = ", ta,
+              ", transB = ", tb, "> (a, b)\n}\n");
+          absl::StatusOr<std::vector<Tensor>> plain = RunText(text, {a, b});
+          ASSERT_TRUE(plain.ok()) << what << ": " << plain.status();
+          EXPECT_EQ(Dims((*plain)[0]), (std::vector<int64_t>{kBatch, m, kN})) << what;
+          ExpectClose(Values<float>((*plain)[0]), want, 1e-5, 1e-5, what);
+          if (batched_b) continue;
+          for (bool second_reader : {false, true}) {
+            absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(text);
+            ASSERT_TRUE(model.ok()) << model.status();
+            Graph& graph = (*model)->graph();
+            Node& node = **graph.nodes().begin();
+            Value* constant = graph.AddInitializer("b_constant", b.ToElements());
+            node.SetInput(1, constant);
+            if (second_reader) {
+              Node* other = graph.AddNode("Identity");
+              other->AddInput(constant);
+              other->AddOutput("b_copy");
+            }
+            absl::StatusOr<std::unique_ptr<OpKernel>> kernel = CreateKernel(node, 1);
+            ASSERT_TRUE(kernel.ok()) << kernel.status();
+            EXPECT_EQ((*kernel)->KeepsOwnCopyOf(1), !second_reader) << what;
+            absl::StatusOr<std::vector<Tensor>> constant_b = RunNode(node, 1, {a, b});
+            ASSERT_TRUE(constant_b.ok()) << what << ": " << constant_b.status();
+            ExpectClose(Values<float>((*constant_b)[0]), want, 1e-5, 1e-5,
+                        absl::StrCat(what, " constant B, second reader ", second_reader));
+          }
+        }
+      }
+    }
+  }
+}
+
+// float16 operands are computed in float32 and rounded once, alpha included; transBatch is
+// Unimplemented, as the shape rule says.
+TEST(FusedMatMulTest, Float16AndWhatItDoesNotImplement) {
+  const std::vector<float> av = {1, 2, 3, 4, 5, 6}, bv = {0.5, -1, 2, 0.25, 1, -0.5};
+  std::vector<uint16_t> ah, bh;
+  for (float v : av) ah.push_back(fp16::FloatToHalf(v));
+  for (float v : bv) bh.push_back(fp16::FloatToHalf(v));
+  const std::string text =
+      absl::StrCat(kHeader,
+                   "agraph (float16[2, 3] a, float16[2, 3] b) => (float16[2, 2] y) {\n"
+                   "  y = com.microsoft.FusedMatMul <alpha = 2.0, transB = 1> (a, b)\n}\n");
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunText(text, {MakeTensor(ElementType::kFloat16, {2, 3}, ah),
+                     MakeTensor(ElementType::kFloat16, {2, 3}, bh)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  // a b^T = [[1*0.5 - 2 + 6, 0.25 + 2 - 1.5], [2 - 5 + 12, 1 + 5 - 3]] = [[4.5, 0.75], [9, 3]].
+  const std::vector<double> want = {9, 1.5, 18, 6};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(kernel_testing::ElementAsDouble((*out)[0], i), want[i]);
+  absl::StatusOr<std::vector<Tensor>> batch =
+      RunText(absl::StrCat(kHeader,
+                           "agraph (float[2, 2, 3] a, float[3, 2] b) => (float[2, 2, 2] y) {\n"
+                           "  y = com.microsoft.FusedMatMul <transBatchA = 1> (a, b)\n}\n"),
+              {Floats({2, 2, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}), Floats({3, 2}, bv)});
+  ASSERT_FALSE(batch.ok());
+  EXPECT_EQ(batch.status().code(), absl::StatusCode::kUnimplemented) << batch.status();
+  EXPECT_NE(batch.status().message().find("transBatchA"), std::string::npos) << batch.status();
 }
 
 // ---------------------------------------------------------------------------------------------

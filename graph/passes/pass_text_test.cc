@@ -40,18 +40,18 @@ TEST(PassTextTest, FindsTheTestFiles) {
 TEST(RegisteredPassesTest, PipelineOfAllPasses) {
   absl::StatusOr<PassManager> pm = PassManager::Parse(
       " dce , cse{max-initializer-bytes=64},topo-sort,fold-batchnorm,"
-      "fuse-activations,fuse-layernorm,fuse-attention,fuse-qdq");
+      "fuse-activations,fuse-layernorm,fuse-attention,fuse-qdq,fuse-matmul-transpose");
   ASSERT_TRUE(pm.ok()) << pm.status();
   EXPECT_EQ(pm->ToString(),
             "dce,cse{max-initializer-bytes=64},topo-sort,fold-batchnorm,fuse-activations,"
-            "fuse-layernorm,fuse-attention,fuse-qdq");
+            "fuse-layernorm,fuse-attention,fuse-qdq,fuse-matmul-transpose");
   absl::StatusOr<PassManager> unknown = PassManager::Parse("dce,foo");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().message(),
             "unknown pass 'foo'; available passes: cse, dce, fold-batchnorm, fuse-activations, "
-            "fuse-attention, fuse-layernorm, fuse-qdq, topo-sort");
+            "fuse-attention, fuse-layernorm, fuse-matmul-transpose, fuse-qdq, topo-sort");
   std::vector<RegisteredPass> passes = ListPasses();
-  ASSERT_EQ(passes.size(), 8u);
+  ASSERT_EQ(passes.size(), 9u);
   EXPECT_EQ(passes[0].name, "cse");
   EXPECT_FALSE(passes[0].description.empty());
 }

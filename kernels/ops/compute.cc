@@ -29,6 +29,7 @@ const KernelRule kComputeKernels[] = {
     {"com.microsoft", "DynamicQuantizeMatMul", ops::CreateDynamicQuantizeMatMul},
     {"", "Einsum", ops::CreateEinsum},
     {"com.microsoft", "FusedConv", ops::CreateFusedConv},
+    {"com.microsoft", "FusedMatMul", ops::CreateFusedMatMul},
     {"", "Gemm", ops::CreateGemm},
     {"", "GlobalAveragePool", ops::CreateGlobalPool},
     {"", "GlobalLpPool", ops::CreateGlobalPool},

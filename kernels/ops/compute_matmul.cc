@@ -8,11 +8,13 @@
 #include <limits>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "graph/passes/match.h"
 #include "kernels/ops/compute_util.h"
+#include "kernels/simd/elementwise.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/qgemm.h"
 #include "kernels/simd/quantize.h"
@@ -46,10 +48,18 @@ void MatMulViews(TensorView a, TensorView b, const Shape& out_dims, T* out) {
   BatchedMatMul<T>(a, b, out);
 }
 
-absl::Status MatMulCompute(KernelContext& ctx) {
-  const TensorView& a = ctx.input(0);
-  const TensorView& b = ctx.input(1);
-  TensorView& y = ctx.output(0);
+// y[i] *= alpha (FusedMatMul's alpha, on products the GEMM could not scale).
+template <typename T>
+void ScaleInPlace(T alpha, T* y, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    simd::BinaryVectorScalar(simd::BinaryOp::kMul, y, alpha, y, static_cast<size_t>(n));
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] *= alpha;
+  }
+}
+
+// Y = op(A) op(B) on views that are already op(A) and op(B), times alpha.
+absl::Status MatMulCompute(const TensorView& a, const TensorView& b, float alpha, TensorView& y) {
   return DispatchArithmetic(a.type, "MatMul", [&](auto tag) -> absl::Status {
     using T = decltype(tag);
     if constexpr (kIsHalfLike<T>) {
@@ -59,9 +69,11 @@ absl::Status MatMulCompute(KernelContext& ctx) {
           TensorView::Dense(ElementType::kFloat, const_cast<float*>(fa.data()), a.dims),
           TensorView::Dense(ElementType::kFloat, const_cast<float*>(fb.data()), b.dims), y.dims,
           fy.data());
+      if (alpha != 1.0f) ScaleInPlace(alpha, fy.data(), y.NumElements());
       fy.Commit();
     } else {
       MatMulViews<T>(a, b, y.dims, y.As<T>());
+      if (alpha != 1.0f) ScaleInPlace(static_cast<T>(alpha), y.As<T>(), y.NumElements());
     }
     return absl::OkStatus();
   });
@@ -71,7 +83,16 @@ absl::Status MatMulCompute(KernelContext& ctx) {
 // a run cannot override (not also a graph input) and 2-D; null otherwise. op(B) = B, or B^T
 // with trans_b. A float16 or bfloat16 weight is packed widened: its products run in float32, as
 // every product of those types does (the kernels widen them), without widening it per run.
+// A float32 weight that another node also reads (a tied embedding: Gather and the LM head's
+// MatMul) is not packed: the GEMM reads it in place, strided or not, so that it stays the one
+// resident copy (a packed copy could not be shared, and the plan keeps the initializer for the
+// other reader).
 std::unique_ptr<const simd::PackedB> PackConstantWeight(const Node& node, int input, bool trans_b) {
+  const Elements* constant = ConstantInput(node, input);
+  if (constant != nullptr && constant->element_type() == ElementType::kFloat &&
+      node.input(input)->uses().size() != 1) {
+    return nullptr;
+  }
   const std::optional<ConstantFloats> w = ReadConstantFloats(node, input);
   if (!w.has_value() || w->dims.size() != 2) return nullptr;
   const int64_t rows = w->dims[0], cols = w->dims[1];
@@ -87,21 +108,41 @@ void CountPackedProduct(KernelContext& ctx) {
   if (ctx.stats() != nullptr) ++ctx.stats()->packed_weight_products;
 }
 
-// MatMul whose B is a constant 2-D float weight: packed once at kernel creation, so each run
-// skips packing it. A [..., M, K] dense is one product of (batch * M) rows; anything else takes
-// the general path.
+// `v` with its last two dims (and strides) swapped: a transposed operand, read in place.
+TensorView TransposedLastTwo(TensorView v) {
+  const size_t r = v.dims.size();
+  std::swap(v.dims[r - 2], v.dims[r - 1]);
+  std::swap(v.strides[r - 2], v.strides[r - 1]);
+  return v;
+}
+
+// MatMul, and com.microsoft FusedMatMul: Y = alpha * op(A) op(B), op transposing the last two
+// dims (transA, transB) as a strided view, never a copy. A constant 2-D float weight B is packed
+// once at kernel creation (PackConstantWeight), so each run skips packing it: then A [..., M, K]
+// is one product of (batch * M) rows. Anything else takes the general path.
 class MatMulKernel final : public OpKernel {
  public:
-  explicit MatMulKernel(const Node& node) : packed_(PackConstantWeight(node, 1, false)) {}
+  MatMulKernel(const Node& node, bool trans_a, bool trans_b, float alpha)
+      : trans_a_(trans_a),
+        trans_b_(trans_b),
+        alpha_(alpha),
+        packed_(PackConstantWeight(node, 1, trans_b)) {}
   bool KeepsOwnCopyOf(int input) const override { return input == 1 && packed_ != nullptr; }
 
   absl::Status Compute(KernelContext& ctx) override {
-    const TensorView& a = ctx.input(0);
-    const TensorView& b = ctx.input(1);
+    TensorView a = ctx.input(0);
+    TensorView b = ctx.input(1);
     TensorView& y = ctx.output(0);
-    if (packed_ != nullptr && a.type == ElementType::kFloat && y.type == ElementType::kFloat &&
-        b.rank() == 2 && b.dims[0] == packed_->k && b.dims[1] == packed_->n && a.rank() >= 1 &&
-        a.dims.back() == packed_->k && y.Contiguous()) {
+    if ((trans_a_ && a.rank() < 2) || (trans_b_ && b.rank() < 2)) {
+      return ctx.Error(absl::StrCat("a transposed operand needs rank >= 2: A ", a.DebugString(),
+                                    ", B ", b.DebugString()));
+    }
+    if (trans_a_) a = TransposedLastTwo(a);
+    if (trans_b_) b = TransposedLastTwo(b);
+    const bool packed_b = packed_ != nullptr && b.rank() == 2 && b.dims[0] == packed_->k &&
+                          b.dims[1] == packed_->n && a.rank() >= 1 && a.dims.back() == packed_->k;
+    if (packed_b && a.type == ElementType::kFloat && y.type == ElementType::kFloat &&
+        y.Contiguous()) {
       // A strided A is made dense: the weight's own bytes may have been released.
       Tensor a_dense;
       const float* ad = a.As<float>();
@@ -111,31 +152,31 @@ class MatMulKernel final : public OpKernel {
       }
       const int64_t rows = packed_->k > 0 ? a.NumElements() / packed_->k : 0;
       CountPackedProduct(ctx);
-      simd::SgemmPackedB(false, rows, 1.0f, ad, packed_->k, *packed_, 0.0f, y.As<float>(),
+      simd::SgemmPackedB(false, rows, alpha_, ad, packed_->k, *packed_, 0.0f, y.As<float>(),
                          packed_->n);
       return absl::OkStatus();
     }
-    if (packed_ != nullptr &&
-        (a.type == ElementType::kFloat16 || a.type == ElementType::kBfloat16) && y.type == a.type &&
-        b.rank() == 2 && b.dims[0] == packed_->k && b.dims[1] == packed_->n && a.rank() >= 1 &&
-        a.dims.back() == packed_->k) {
+    if (packed_b && (a.type == ElementType::kFloat16 || a.type == ElementType::kBfloat16) &&
+        y.type == a.type) {
       // A 16-bit float product on the widened, packed weight: A widened, the float32 product
       // rounded into Y (the general path's float computation without widening B per run).
       DenseInput<float> fa(a);
       DenseOutput<float> fy(y);
       const int64_t rows = packed_->k > 0 ? a.NumElements() / packed_->k : 0;
       CountPackedProduct(ctx);
-      simd::SgemmPackedB(false, rows, 1.0f, fa.data(), packed_->k, *packed_, 0.0f, fy.data(),
+      simd::SgemmPackedB(false, rows, alpha_, fa.data(), packed_->k, *packed_, 0.0f, fy.data(),
                          packed_->n);
       fy.Commit();
       return absl::OkStatus();
     }
     if (b.data == nullptr)
       return ctx.Error("B's bytes were released for a packed copy it cannot use");
-    return MatMulCompute(ctx);
+    return MatMulCompute(a, b, alpha_, y);
   }
 
  private:
+  bool trans_a_, trans_b_;
+  float alpha_;
   std::unique_ptr<const simd::PackedB> packed_;
 };
 
@@ -489,7 +530,19 @@ class QuantizedMatMulKernel final : public OpKernel {
 }  // namespace
 
 KernelOr CreateMatMul(const Node& node, int64_t) {
-  return std::unique_ptr<OpKernel>(new MatMulKernel(node));
+  return std::unique_ptr<OpKernel>(new MatMulKernel(node, false, false, 1.0f));
+}
+
+KernelOr CreateFusedMatMul(const Node& node, int64_t) {
+  for (const char* attr : {"transBatchA", "transBatchB"}) {
+    if (node.GetInt(attr, 0) != 0) {
+      return absl::UnimplementedError(
+          absl::StrCat(node.Describe(), ": FusedMatMul with ", attr, " = 1 is not implemented"));
+    }
+  }
+  return std::unique_ptr<OpKernel>(new MatMulKernel(node, node.GetInt("transA", 0) != 0,
+                                                    node.GetInt("transB", 0) != 0,
+                                                    node.GetFloat("alpha", 1.0f)));
 }
 
 KernelOr CreateGemm(const Node& node, int64_t opset) {

@@ -390,6 +390,7 @@ KernelOr CreateArgMinMax(const Node& node, int64_t opset);
 KernelOr CreateBatchNormalization(const Node& node, int64_t opset);
 KernelOr CreateConv(const Node& node, int64_t opset);
 KernelOr CreateFusedConv(const Node& node, int64_t opset);
+KernelOr CreateFusedMatMul(const Node& node, int64_t opset);  // com.microsoft
 KernelOr CreateConvInteger(const Node& node, int64_t opset);
 KernelOr CreateConvTranspose(const Node& node, int64_t opset);
 KernelOr CreateCumSum(const Node& node, int64_t opset);

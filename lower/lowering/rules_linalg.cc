@@ -148,6 +148,7 @@ const LowerRule kLinalgLowerRules[] = {
     {"com.anvil.nchwc", "Conv", &KernelIntrinsic},
     {"", "ConvTranspose", &KernelIntrinsic},
     {"com.microsoft", "FusedConv", &KernelIntrinsic},
+    {"com.microsoft", "FusedMatMul", &KernelIntrinsic},
     {"", "Gemm", &Gemm},
     {"", "GlobalAveragePool", &KernelIntrinsic},
     {"com.anvil.nchwc", "GlobalAveragePool", &KernelIntrinsic},

@@ -209,8 +209,8 @@ def simplify(model, *, passes: Union[str, Sequence, None] = None,
       passes: the pipeline, as text (``"shape-inference,constprop{max-expansion=4},dce"``) or a
         list of pass names, pipeline texts and Python functions (ModelProto -> ModelProto).
         Default: :data:`DEFAULT_PIPELINE`, anvil-opt's
-        ``shape-inference,einsum-decompose,constprop,cse,dce``. Passes registered with
-        :func:`register_pass` may be named too.
+        ``shape-inference,einsum-decompose,fuse-matmul-transpose{shared-only=true},constprop,``
+        ``cse,dce``. Passes registered with :func:`register_pass` may be named too.
       input_shapes: ``{"x": [1, 3, 224, 224]}`` fixes the declared shapes of graph inputs first
         (onnxsim's ``overwrite_input_shapes``); a dim may be an int, a name (``"N"``) or None.
       skip: names of pipeline passes to leave out (onnxsim's ``skip_*`` options), e.g.

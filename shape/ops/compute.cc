@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -84,10 +85,9 @@ namespace {
 
 // numpy.matmul: a 1-D operand is promoted to a matrix ([K] -> [1, K] on the left, [K, 1] on the
 // right) and the promoted dim dropped from the result; leading dims broadcast.
-absl::StatusOr<std::optional<DimsExpr>> MatMulDims(const ShapeContext& ctx, int a_index,
-                                                   int b_index) {
-  const std::optional<DimsExpr>& a = ctx.InputDims(a_index);
-  const std::optional<DimsExpr>& b = ctx.InputDims(b_index);
+absl::StatusOr<std::optional<DimsExpr>> MatMulDims(const ShapeContext& ctx,
+                                                   const std::optional<DimsExpr>& a,
+                                                   const std::optional<DimsExpr>& b) {
   if (a && a->empty()) return ctx.Error("the first operand is a scalar; MatMul needs rank >= 1");
   if (b && b->empty()) return ctx.Error("the second operand is a scalar; MatMul needs rank >= 1");
   // With either rank unknown, so is the result's: broadcasting may add batch dims.
@@ -115,8 +115,38 @@ absl::StatusOr<std::optional<DimsExpr>> MatMulDims(const ShapeContext& ctx, int 
 }  // namespace
 
 absl::Status MatMulLike(ShapeContext& ctx, int a_index, int b_index, ElementType out_type) {
-  ANVIL_ASSIGN_OR_RETURN(std::optional<DimsExpr> dims, MatMulDims(ctx, a_index, b_index));
+  ANVIL_ASSIGN_OR_RETURN(std::optional<DimsExpr> dims,
+                         MatMulDims(ctx, ctx.InputDims(a_index), ctx.InputDims(b_index)));
   ctx.SetOutput(0, out_type, std::move(dims));
+  return absl::OkStatus();
+}
+
+// com.microsoft FusedMatMul (ONNX Runtime's MatMul + Transpose fusion): Y = alpha * op(A) op(B),
+// op transposing the last two dims with transA / transB; otherwise MatMul's rule. transBatchA /
+// transBatchB (batch dims moved to the end) are Unimplemented.
+absl::Status InferFusedMatMul(ShapeContext& ctx) {
+  for (const char* attr : {"transBatchA", "transBatchB"}) {
+    if (ctx.node().GetInt(attr, 0) != 0) {
+      return absl::UnimplementedError(absl::StrCat(ctx.node().Describe(), ": FusedMatMul with ",
+                                                   attr, " = 1 is not implemented"));
+    }
+  }
+  auto operand = [&](int i, const char* trans) -> absl::StatusOr<std::optional<DimsExpr>> {
+    std::optional<DimsExpr> dims = ctx.InputDims(i);
+    if (!dims || ctx.node().GetInt(trans, 0) == 0) return dims;
+    if (dims->size() < 2) {
+      return ctx.Error(
+          absl::StrCat(trans, " = 1 needs an operand of rank >= 2, not ", DimsToString(*dims)));
+    }
+    std::swap((*dims)[dims->size() - 2], (*dims)[dims->size() - 1]);
+    return dims;
+  };
+  ANVIL_ASSIGN_OR_RETURN(std::optional<DimsExpr> a, operand(0, "transA"));
+  ANVIL_ASSIGN_OR_RETURN(std::optional<DimsExpr> b, operand(1, "transB"));
+  ANVIL_ASSIGN_OR_RETURN(std::optional<DimsExpr> dims, MatMulDims(ctx, a, b));
+  ElementType t = ctx.InputType(0);
+  if (t == ElementType::kUndefined) t = ctx.InputType(1);
+  ctx.SetOutput(0, t, std::move(dims));
   return absl::OkStatus();
 }
 
@@ -307,6 +337,7 @@ const ShapeRule kComputeRules[] = {
     {"com.microsoft", "DynamicQuantizeMatMul", ops::InferDynamicQuantizeMatMul},
     {"", "Einsum", ops::InferEinsum},
     {"com.microsoft", "FusedConv", ops::InferConv},
+    {"com.microsoft", "FusedMatMul", ops::InferFusedMatMul},
     {"", "GRU", ops::InferRecurrent},
     {"", "Gemm", ops::InferGemm},
     {"", "GlobalAveragePool", ops::InferGlobalPool},

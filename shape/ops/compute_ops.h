@@ -53,6 +53,7 @@ absl::Status GemmLike(ShapeContext& ctx, int a_index, int b_index, int c_index, 
 // ---- ShapeFns (compute.cc: matrix products) ----
 absl::Status InferEinsum(ShapeContext& ctx);
 absl::Status InferGemm(ShapeContext& ctx);
+absl::Status InferFusedMatMul(ShapeContext& ctx);  // com.microsoft
 absl::Status InferMatMul(ShapeContext& ctx);
 absl::Status InferMatMulInteger(ShapeContext& ctx);
 absl::Status InferMultiHeadAttention(ShapeContext& ctx);  // com.microsoft

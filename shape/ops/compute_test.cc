@@ -102,7 +102,7 @@ TEST(ComputeRulesTest, TableIsSortedTerminatedAndCoversEveryVersion) {
     EXPECT_NE(rule->fn, nullptr);
     previous = key;
   }
-  EXPECT_EQ(count, 77);
+  EXPECT_EQ(count, 78);
   EXPECT_EQ(rule->domain, nullptr);
   EXPECT_EQ(rule->fn, nullptr);
 
@@ -193,6 +193,30 @@ TEST_F(MatMulTest, InnerDimMismatchIsAnError) {
   EXPECT_THAT(OpTest("MatMul").In(T(kF32, {2, 2, 3})).In(T(kF32, {3, 3, 4})).Error(),
               HasSubstr("batch dims do not broadcast: [2, 2, 3] x [3, 3, 4]"));
   EXPECT_THAT(OpTest("MatMul").In(T(kF32, {})).In(T(kF32, {3})).Error(), HasSubstr("scalar"));
+}
+
+// com.microsoft FusedMatMul: MatMul's rule on the operands with their last two dims swapped as
+// transA / transB say; transBatch is Unimplemented.
+TEST_F(MatMulTest, FusedMatMulTransposesTheLastTwoDims) {
+  auto fused = [](int64_t trans_a, int64_t trans_b) {
+    shape_testing::OpTest t("FusedMatMul", 1, "com.microsoft");
+    t.Attr(Int("transA", trans_a)).Attr(Int("transB", trans_b));
+    return t;
+  };
+  EXPECT_EQ(fused(0, 1).In(T(kF32, {S("B"), S("S"), 896})).In(T(kF32, {151936, 896})).Text(),
+            "float[B, S, 151936]");
+  EXPECT_EQ(fused(1, 0).In(T(kF32, {2, 3, S("M")})).In(T(kF32, {3, 4})).Text(), "float[2, M, 4]");
+  EXPECT_EQ(fused(1, 1).In(T(kF32, {5, 2, 3, 4})).In(T(kF32, {2, 6, 3})).Text(),
+            "float[5, 2, 4, 6]");
+  EXPECT_THAT(fused(0, 1).In(T(kF32, {2, 3})).In(T(kF32, {3, 4})).Error(),
+              HasSubstr("inner dims differ"));
+  EXPECT_THAT(fused(0, 1).In(T(kF32, {2, 3})).In(T(kF32, {3})).Error(),
+              HasSubstr("transB = 1 needs an operand of rank >= 2"));
+  shape_testing::OpTest batch("FusedMatMul", 1, "com.microsoft");
+  batch.Attr(Int("transBatchB", 1)).In(T(kF32, {2, 3})).In(T(kF32, {3, 4}));
+  const absl::Status unimplemented = batch.Run();
+  EXPECT_EQ(unimplemented.code(), absl::StatusCode::kUnimplemented) << unimplemented;
+  EXPECT_THAT(unimplemented.message(), HasSubstr("transBatchB = 1 is not implemented"));
 }
 
 // The decoder LLM ops of ONNX Runtime's model builder (compute_llm.cc).

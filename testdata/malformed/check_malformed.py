@@ -23,7 +23,8 @@ import tempfile
 
 
 # anvil-opt's default pipeline (tools/default_model.h), the one users run on their models.
-DEFAULT_PIPELINE = "shape-inference,einsum-decompose,constprop,cse,dce"
+DEFAULT_PIPELINE = (
+    "shape-inference,einsum-decompose,fuse-matmul-transpose{shared-only=true},constprop,cse,dce")
 
 
 def read_manifest(path):
