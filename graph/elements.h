@@ -31,6 +31,8 @@ class Buffer {
   // Lets the OS drop the resident pages of a file mapping (they are read from the file again on
   // the next access); nothing for memory that is not file-backed.
   virtual void DropResidentPages() const {}
+  // Whether the bytes are a file mapping (pages the OS can drop and read again), not memory.
+  virtual bool FileBacked() const { return false; }
 };
 
 // A heap-owned buffer.
@@ -76,6 +78,10 @@ class Elements {
   // read (export, a fold) of data that may not be read again.
   virtual void DropResidentPages() const {}
 
+  // Whether the values are read from a file mapping (external data mapped at load) rather than
+  // held in memory: what memory accounting counts as mapped weights.
+  virtual bool FileBacked() const { return false; }
+
   // The values of a string tensor; empty for other types.
   virtual absl::Span<const std::string> strings() const { return {}; }
 
@@ -118,6 +124,7 @@ class DenseElements final : public Elements {
   void CopyTo(uint8_t* dst) const override;
   void ReadElement(int64_t i, uint8_t* dst) const override;
   void DropResidentPages() const override;
+  bool FileBacked() const override { return buffer_ != nullptr && buffer_->FileBacked(); }
   absl::Span<const std::string> strings() const override { return strings_; }
 
  private:

@@ -23,6 +23,7 @@ class MappedBuffer final : public Buffer {
     // A private mapping never written to: dropping only forgets the copies of file pages.
     if (base_ != nullptr) madvise(base_, mapped_, MADV_DONTNEED);
   }
+  bool FileBacked() const override { return true; }
 
  private:
   void* base_;

@@ -152,6 +152,9 @@ class OpKernel {
   // for its GEMM) and reads only that input's type and dims from then on: a runtime may release
   // the constant's bytes when no other reader needs them.
   virtual bool KeepsOwnCopyOf(int input) const { return false; }
+  // Bytes of the kernel's own copies of constant inputs (packed or widened weights, made at
+  // creation or on a first run): what a runtime's memory accounting attributes to the kernel.
+  virtual int64_t OwnedBytes() const { return 0; }
 };
 
 // A kernel with no per-node state: Compute calls `fn`.

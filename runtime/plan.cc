@@ -91,6 +91,32 @@ class ReleasedElements final : public Elements {
 
 }  // namespace
 
+GraphPlan::ConstantBytes GraphPlan::constant_bytes() const {
+  ConstantBytes bytes;
+  for (const Slot& s : slots_) {
+    if (s.kind != SlotKind::kConstant && s.kind != SlotKind::kInput) continue;
+    if (s.constant_view.data == nullptr) continue;  // released, or an input with no default
+    const int64_t size =
+        s.constant_view.NumElements() * static_cast<int64_t>(ElementSize(s.constant_view.type));
+    const Elements* e = s.value->IsInitializer() ? s.value->constant().get() : nullptr;
+    if (s.constant.data() == nullptr && e != nullptr && e->FileBacked()) {
+      bytes.mapped += size;
+    } else {
+      bytes.in_memory += size;
+    }
+  }
+  for (const Step& step : steps_) {
+    if (step.kernel != nullptr) bytes.kernel_copies += step.kernel->OwnedBytes();
+  }
+  for (const auto& [graph, plan] : subplans_) {
+    const ConstantBytes sub = plan->constant_bytes();
+    bytes.mapped += sub.mapped;
+    bytes.in_memory += sub.in_memory;
+    bytes.kernel_copies += sub.kernel_copies;
+  }
+  return bytes;
+}
+
 void GraphPlan::ReleaseConstant(int slot) {
   Slot& s = slots_[slot];
   Value* v = const_cast<Value*>(s.value);  // the caller's model, which Build may change

@@ -100,6 +100,16 @@ class GraphPlan {
   // Initializer bytes released by a Build with release_copied_constants.
   int64_t released_bytes() const { return released_bytes_; }
 
+  // Where the constants of this plan and its subplans are, in bytes: initializers read from a
+  // file mapping (external data), initializers and Constant values in memory, and the kernels'
+  // own copies (OpKernel::OwnedBytes). Released initializers count nowhere.
+  struct ConstantBytes {
+    int64_t mapped = 0;
+    int64_t in_memory = 0;
+    int64_t kernel_copies = 0;
+  };
+  ConstantBytes constant_bytes() const;
+
  private:
   GraphPlan() = default;
   absl::Status Init(const Model& model, const Graph& graph);

@@ -378,6 +378,11 @@ MemoryStats Session::memory_stats() const {
   for (bool alias : alias_step_) stats.aliases += alias ? 1 : 0;
   stats.heap_tensors = heap_tensors_;
   stats.released_weight_bytes = released_weight_bytes_;
+  const GraphPlan::ConstantBytes constants = plan_->constant_bytes();
+  stats.mapped_weight_bytes = constants.mapped;
+  stats.in_memory_weight_bytes = constants.in_memory;
+  stats.kernel_copy_bytes = constants.kernel_copies;
+  stats.scratch_bytes = scratch_.bytes();
   return stats;
 }
 

@@ -127,6 +127,13 @@ struct MemoryStats {
   // Initializer bytes released at load because their kernels keep packed copies
   // (SessionOptions::release_packed_weights).
   int64_t released_weight_bytes = 0;
+  // Where the constants are now (GraphPlan::ConstantBytes): initializers read from a file
+  // mapping (external data: resident only as far as they are read, and droppable by the OS),
+  // initializers and Constant values in memory, and the kernels' own copies (packed weights).
+  int64_t mapped_weight_bytes = 0;
+  int64_t in_memory_weight_bytes = 0;
+  int64_t kernel_copy_bytes = 0;
+  int64_t scratch_bytes = 0;  // the kernels' scratch buffers, kept for the next run
 };
 
 class Session {

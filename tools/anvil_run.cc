@@ -17,7 +17,7 @@
 // one JSON line: median/min/max latency in ms over --iters runs after --warmup, the outputs' dims
 // and types (a sequence's element dims), with --compare a second engine's latency over runs
 // alternating with the first and the median ratio of adjacent pairs (robust to a machine whose
-// speed drifts), and with --memory the arena and lower-bound bytes of the memory plan. --out
+// speed drifts), and with --memory where the memory goes (MemoryBreakdown below). --out
 // (created before the run) writes the inputs used and the outputs as input_K.pb / output_K.pb
 // (tensor bytes past 1 GiB in a file go to <file>.data as ONNX external data: protobuf files hold
 // 2 GB). Files are TensorProto, SequenceProto or OptionalProto as the value's declared type says
@@ -25,7 +25,7 @@
 //
 // --generate runs a decoder LLM's greedy generation instead (tools/generate_loop.h): one JSON line
 // with the tokens, time to first token, decode tokens/s and the peak RSS, as
-// tools/ort_generate.js prints them for ONNX Runtime.
+// tools/ort_generate.js prints them for ONNX Runtime (with --memory, the breakdown too).
 //
 // Any error prints one line `anvil-run: error: ...` and exits 1 (2 for command-line mistakes).
 #include <sys/resource.h>
@@ -33,13 +33,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -84,7 +87,11 @@ options:
                          (0: every CPU; default 1); results do not depend on it
   --out DIR              write input_K.pb and output_K.pb there (created first; tensor
                          bytes past 1 GiB per file go to <file>.data as external data)
-  --memory               add the memory plan (arena, lower bound, reuse) to the JSON line
+  --memory               add where the memory goes to the JSON line and print it (stderr):
+                         weights mapped from external data, weights in memory, the kernels'
+                         packed copies, the activation arena, scratch, and the process's
+                         resident bytes (anonymous, file-backed) with what none of these
+                         accounts for
   --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,
                          fuse-matmul-transpose,fold-batchnorm,fuse-qdq,fuse-layernorm,
                          fuse-attention,fuse-activations,nchwc,dce")
@@ -251,10 +258,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     return usage("--profile, --no-arena and --keep-weights are options of the interpreter backend");
   }
   if (flags.compare_backend && flags.memory) return usage("--memory and --compare together");
-  if (flags.generating && (flags.backend != "interpreter" || flags.compare_backend ||
-                           !flags.out.empty() || flags.memory)) {
-    return usage(
-        "--generate runs the interpreter alone (no --backend, --compare, --out, --memory)");
+  if (flags.generating &&
+      (flags.backend != "interpreter" || flags.compare_backend || !flags.out.empty())) {
+    return usage("--generate runs the interpreter alone (no --backend, --compare, --out)");
   }
   if (!flags.lower.empty() && flags.backend == "interpreter") {
     return usage("--lower is an option of the tir-eval and compiled backends");
@@ -447,6 +453,65 @@ absl::Status CheckPaths(const Flags& flags) {
   return absl::OkStatus();
 }
 
+// The process's resident memory from /proc/self/status (bytes; 0 where the kernel has no line).
+struct ResidentBytes {
+  int64_t peak = 0;  // VmHWM
+  int64_t anon = 0;  // RssAnon: heap, arena, packed copies, scratch, stacks
+  int64_t file = 0;  // RssFile: mapped weights read so far, the binary and its libraries
+};
+
+ResidentBytes ReadResidentBytes() {
+  ResidentBytes r;
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    char key[32];
+    long long kb = 0;  // NOLINT(runtime/int): sscanf's %lld
+    if (std::sscanf(line.c_str(), "%31s %lld kB", key, &kb) != 2) continue;
+    const std::string name = key;
+    if (name == "VmHWM:") r.peak = kb * 1024;
+    if (name == "RssAnon:") r.anon = kb * 1024;
+    if (name == "RssFile:") r.file = kb * 1024;
+  }
+  return r;
+}
+
+// --memory's figures: the session's accounting (MemoryStats) and the process's resident bytes,
+// as (JSON key, bytes) pairs, and one readable stderr line. "unaccounted_anon_bytes" is RssAnon
+// less what the session accounts for in memory (weights in memory, kernels' copies, arena,
+// scratch): the allocator's slack, heap tensors, the model's protobuf, libraries' own memory.
+std::vector<std::pair<std::string, int64_t>> MemoryBreakdown(const MemoryStats& m) {
+  const ResidentBytes rss = ReadResidentBytes();
+  const int64_t accounted =
+      m.in_memory_weight_bytes + m.kernel_copy_bytes + m.arena_bytes + m.scratch_bytes;
+  std::vector<std::pair<std::string, int64_t>> fields = {
+      {"arena_bytes", m.arena_bytes},
+      {"lower_bound_bytes", m.lower_bound_bytes},
+      {"unshared_bytes", m.unshared_bytes},
+      {"in_place_reuses", m.in_place_reuses},
+      {"aliases", m.aliases},
+      {"heap_tensors", m.heap_tensors},
+      {"released_weight_bytes", m.released_weight_bytes},
+      {"mapped_weight_bytes", m.mapped_weight_bytes},
+      {"in_memory_weight_bytes", m.in_memory_weight_bytes},
+      {"kernel_copy_bytes", m.kernel_copy_bytes},
+      {"scratch_bytes", m.scratch_bytes},
+      {"rss_peak_bytes", rss.peak},
+      {"rss_anon_bytes", rss.anon},
+      {"rss_file_bytes", rss.file},
+      {"unaccounted_anon_bytes", rss.anon - accounted},
+  };
+  const auto mb = [](int64_t b) { return b / 1048576.0; };
+  std::cerr << absl::StrFormat(
+      "anvil-run: memory (MB): weights mapped %.1f, in memory %.1f, kernels' copies %.1f "
+      "(released %.1f); arena %.1f (lower bound %.1f); scratch %.1f; resident %.1f anon + %.1f "
+      "file, peak %.1f; anon not accounted for %.1f\n",
+      mb(m.mapped_weight_bytes), mb(m.in_memory_weight_bytes), mb(m.kernel_copy_bytes),
+      mb(m.released_weight_bytes), mb(m.arena_bytes), mb(m.lower_bound_bytes), mb(m.scratch_bytes),
+      mb(rss.anon), mb(rss.file), mb(rss.peak), mb(rss.anon - accounted));
+  return fields;
+}
+
 // --profile's tables on stderr: time per op type, and with --profile=nodes per node.
 void PrintProfile(const Flags& flags, const Engine& session) {
   if (!flags.profile || !session.session) return;
@@ -494,10 +559,16 @@ absl::Status Run(const Flags& flags) {
     ANVIL_ASSIGN_OR_RETURN(const GenerateResult result, Generate(*session.session, generate));
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
+    std::string memory;
+    if (flags.memory) {
+      for (const auto& [key, bytes] : MemoryBreakdown(session.session->memory_stats())) {
+        absl::StrAppend(&memory, ", \"", key, "\": ", bytes);
+      }
+    }
     std::cout << "{\"engine\": \"anvil\", \"threads\": " << flags.threads << ", "
               << GenerateJsonFields(generate, result)
-              << ", \"peak_rss_mb\": " << absl::StrFormat("%.1f", usage.ru_maxrss / 1024.0) << "}"
-              << std::endl;
+              << ", \"peak_rss_mb\": " << absl::StrFormat("%.1f", usage.ru_maxrss / 1024.0)
+              << memory << "}" << std::endl;
     PrintProfile(flags, session);
     return absl::OkStatus();
   }
@@ -648,13 +719,9 @@ absl::Status Run(const Flags& flags) {
     absl::StrAppendFormat(&line, ",\"workspace_bytes\":%d",
                           session.tir->evaluator_stats().workspace_bytes);
   } else if (flags.memory) {
-    const MemoryStats m = session.session->memory_stats();
-    absl::StrAppendFormat(&line,
-                          ",\"arena_bytes\":%d,\"lower_bound_bytes\":%d,\"unshared_bytes\":%d,"
-                          "\"in_place_reuses\":%d,\"aliases\":%d,\"heap_tensors\":%d,"
-                          "\"released_weight_bytes\":%d",
-                          m.arena_bytes, m.lower_bound_bytes, m.unshared_bytes, m.in_place_reuses,
-                          m.aliases, m.heap_tensors, m.released_weight_bytes);
+    for (const auto& [key, bytes] : MemoryBreakdown(session.session->memory_stats())) {
+      absl::StrAppend(&line, ",\"", key, "\":", bytes);
+    }
   }
   absl::StrAppend(&line, ",\"outputs\":[", absl::StrJoin(out_json, ","), "]}");
   std::cout << line << std::endl;

@@ -36,10 +36,72 @@ grep -q "anvil-run: memory: arena" "$TMP/err" || fail "--memory printed no summa
 "$RUN" "$DATA/weights.onnxtxt" --shape x=5,4 --iters 2 --memory --out "$TMP/w1" >"$TMP/out" \
   2>"$TMP/err" || fail "weights run exited $?: $(cat "$TMP/err")"
 grep -q '"released_weight_bytes":48' "$TMP/out" || fail "the packed weight was not released: $(cat "$TMP/out")"
+# Where the bytes are: the packed copy counted as the kernel's, nothing mapped (inline weights),
+# the process's resident bytes and what the accounting leaves out.
+for field in kernel_copy_bytes in_memory_weight_bytes scratch_bytes rss_anon_bytes rss_file_bytes \
+    unaccounted_anon_bytes; do
+  grep -q "\"$field\":-\?[0-9]" "$TMP/out" || fail "--memory has no $field: $(cat "$TMP/out")"
+done
+grep -q '"mapped_weight_bytes":0,' "$TMP/out" || fail "inline weights counted as mapped: $(cat "$TMP/out")"
+grep -q '"kernel_copy_bytes":[1-9]' "$TMP/out" || fail "no kernel copy counted: $(cat "$TMP/out")"
+grep -q "anvil-run: memory (MB): weights mapped 0.0" "$TMP/err" ||
+  fail "--memory printed no breakdown: $(cat "$TMP/err")"
 "$RUN" "$DATA/weights.onnxtxt" --input-dir "$TMP/w1" --iters 2 --memory --keep-weights \
   --out "$TMP/w2" >"$TMP/out" 2>"$TMP/err" || fail "--keep-weights run exited $?: $(cat "$TMP/err")"
 grep -q '"released_weight_bytes":0' "$TMP/out" || fail "--keep-weights released: $(cat "$TMP/out")"
 cmp -s "$TMP/w1/output_0.pb" "$TMP/w2/output_0.pb" || fail "released and kept weights differ"
+
+# A tied embedding in external data (1.25 MiB: mapped at load), read by Gather and, through a
+# Transpose, by the LM head's MatMul: it stays mapped, the one copy (no packed or transposed
+# copy), and the logits are the products with its rows.
+/usr/bin/python3 - "$TMP/tied" <<'PY' || fail "writing the tied model failed"
+import os, sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+e = (np.arange(512 * 640, dtype=np.float32).reshape(512, 640) % 7 - 3) / 4
+nodes = [helper.make_node("Gather", ["e", "ids"], ["x"]),
+         helper.make_node("Transpose", ["e"], ["t"], perm=[1, 0]),
+         helper.make_node("MatMul", ["h", "t"], ["logits"])]
+graph = helper.make_graph(
+    nodes, "tied",
+    [helper.make_tensor_value_info("ids", TensorProto.INT64, ["N"]),
+     helper.make_tensor_value_info("h", TensorProto.FLOAT, ["N", 640])],
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 640]),
+     helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["N", 512])],
+    [numpy_helper.from_array(e, "e")])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+model.ir_version = 8
+onnx.save_model(model, os.path.join(out, "tied.onnx"), save_as_external_data=True,
+                location="tied.onnx.data", size_threshold=0)
+ids = np.array([3, 511, 0], np.int64)
+h = np.linspace(-1, 1, 3 * 640, dtype=np.float32).reshape(3, 640)
+for name, v in (("input_0", ids), ("input_1", h)):
+    with open(os.path.join(out, name + ".pb"), "wb") as f:
+        f.write(numpy_helper.from_array(v).SerializeToString())
+logits = (h.astype(np.float64) @ e.T.astype(np.float64)).astype(np.float32)
+with open(os.path.join(out, "want.txt"), "w") as f:
+    f.write(" ".join(repr(float(v)) for v in logits.ravel()))
+PY
+"$RUN" "$TMP/tied/tied.onnx" --input-dir "$TMP/tied" --iters 1 --warmup 0 --memory \
+  --out "$TMP/tied_out" >"$TMP/out" 2>"$TMP/err" || fail "tied run exited $?: $(cat "$TMP/err")"
+grep -q '"mapped_weight_bytes":1310720,' "$TMP/out" ||
+  fail "the tied embedding is not the one mapped copy: $(cat "$TMP/out")"
+grep -q '"kernel_copy_bytes":0,' "$TMP/out" || fail "a copy of the tied embedding: $(cat "$TMP/out")"
+grep -q '"released_weight_bytes":0,' "$TMP/out" || fail "the embedding was released: $(cat "$TMP/out")"
+/usr/bin/python3 - "$TMP/tied" "$TMP/tied_out/output_1.pb" <<'PY' || fail "tied logits differ"
+import sys
+import numpy as np
+import onnx
+from onnx import numpy_helper
+t = onnx.TensorProto()
+t.ParseFromString(open(sys.argv[2], "rb").read())
+got = numpy_helper.to_array(t).ravel()
+want = np.array([float(v) for v in open(sys.argv[1] + "/want.txt").read().split()], np.float32)
+sys.exit(0 if np.allclose(got, want, rtol=1e-5, atol=1e-4) else 1)
+PY
 
 # The same inputs read back give the same outputs, byte for byte.
 "$RUN" "$DATA/small.onnxtxt" --input-dir "$TMP/a" --iters 1 --warmup 0 --out "$TMP/b" \

@@ -26,6 +26,14 @@ for args in "" "--grow-cache" "--threads 2" "--rounds 2"; do
 done
 grep -q '"mode": "shared"' "$TMP/out" || fail "the cache is not shared by default: $(cat "$TMP/out")"
 
+# --memory with --generate: where the bytes are after generating (the MatMulNBits weights are the
+# kernels' packed copies; the embedding, read by Gather, stays an initializer).
+"$RUN" "$MODEL" --generate 4 --prompt-len 8 --memory >"$TMP/out" 2>"$TMP/err" ||
+  fail "--generate --memory exited $?: $(cat "$TMP/err")"
+grep -q '"kernel_copy_bytes": [1-9]' "$TMP/out" || fail "--memory: no kernel copies: $(cat "$TMP/out")"
+grep -q '"in_memory_weight_bytes": [1-9]' "$TMP/out" || fail "--memory: no weights: $(cat "$TMP/out")"
+grep -q "anvil-run: memory (MB):" "$TMP/err" || fail "--memory printed no breakdown: $(cat "$TMP/err")"
+
 # A model that is not a decoder is refused, naming what is missing.
 "$RUN" "$TEST_SRCDIR/anvil/tools/testdata/small.onnxtxt" --generate 4 >"$TMP/out" 2>"$TMP/err"
 rc=$?

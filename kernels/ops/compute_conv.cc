@@ -101,6 +101,15 @@ class ConvKernel final : public OpKernel {
     return (input == 1 && (widened_weight_.has_value() || WinogradHoldsCopy())) ||
            (input == 2 && widened_bias_.has_value());
   }
+  // The widened weight and bias; a Winograd weight's own copy and its transforms.
+  int64_t OwnedBytes() const override {
+    int64_t bytes = 0;
+    for (const auto* c : {&widened_weight_, &widened_bias_}) {
+      if (c->has_value()) bytes += static_cast<int64_t>((*c)->widened.size() * sizeof(float));
+    }
+    if (winograd_ != nullptr) bytes += winograd_->OwnedBytes();
+    return bytes;
+  }
 
   absl::Status Compute(KernelContext& ctx) override {
     bool applied = false;
@@ -232,6 +241,7 @@ class FusedConvKernel final : public OpKernel {
 
   // The Conv's widened weight and bias (float16 / bfloat16 constants) replace the node's.
   bool KeepsOwnCopyOf(int input) const override { return conv_->KeepsOwnCopyOf(input); }
+  int64_t OwnedBytes() const override { return conv_->OwnedBytes(); }
 
   absl::Status Compute(KernelContext& ctx) override {
     if (ctx.HasInput(3))

@@ -103,6 +103,11 @@ std::unique_ptr<const simd::PackedB> PackConstantWeight(const Node& node, int in
                  : simd::PackB(false, rows, cols, data, cols);
 }
 
+// Bytes of a packed weight (0 for none).
+int64_t PackedBytes(const simd::PackedB* packed) {
+  return packed == nullptr ? 0 : static_cast<int64_t>(packed->data.size() * sizeof(float));
+}
+
 // Reports a product on the kernel's packed weight to the caller that asked (KernelStats).
 void CountPackedProduct(KernelContext& ctx) {
   if (ctx.stats() != nullptr) ++ctx.stats()->packed_weight_products;
@@ -128,6 +133,7 @@ class MatMulKernel final : public OpKernel {
         alpha_(alpha),
         packed_(PackConstantWeight(node, 1, trans_b)) {}
   bool KeepsOwnCopyOf(int input) const override { return input == 1 && packed_ != nullptr; }
+  int64_t OwnedBytes() const override { return PackedBytes(packed_.get()); }
 
   absl::Status Compute(KernelContext& ctx) override {
     TensorView a = ctx.input(0);
@@ -205,6 +211,7 @@ class GemmKernel final : public OpKernel {
         trans_b_(node.GetInt("transB", 0) != 0),
         packed_(PackConstantWeight(node, 1, trans_b_)) {}
   bool KeepsOwnCopyOf(int input) const override { return input == 1 && packed_ != nullptr; }
+  int64_t OwnedBytes() const override { return PackedBytes(packed_.get()); }
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& a = ctx.input(0);
@@ -423,6 +430,9 @@ class QuantizedMatMulKernel final : public OpKernel {
   // row (or, for QLinearMatMul, whose scales are not all one value) takes the general path,
   // which reads B.
   bool KeepsOwnCopyOf(int input) const override { return input == b_index_ && always_packed_; }
+  int64_t OwnedBytes() const override {
+    return packed_ == nullptr ? 0 : static_cast<int64_t>(packed_->panels.size() * sizeof(int16_t));
+  }
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& a = ctx.input(0);

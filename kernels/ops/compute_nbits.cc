@@ -50,6 +50,11 @@ class MatMulNBitsKernel final : public OpKernel {
   bool KeepsOwnCopyOf(int input) const override {
     return packed_.has_value() && (input == 1 || input == 2);
   }
+  int64_t OwnedBytes() const override {
+    return packed_.has_value()
+               ? static_cast<int64_t>(packed_->q.size() + packed_->scales.size() * sizeof(float))
+               : 0;
+  }
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& a = ctx.input(0);

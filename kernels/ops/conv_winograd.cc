@@ -109,6 +109,7 @@ const std::vector<float>& WinogradWeights::U() const {
   absl::call_once(u_once_, [this] {
     u_.resize(kWinogradPoints * out_channels * in_channels);
     simd::WinogradTransformWeights(source.data, out_channels, in_channels, u_.data());
+    transform_bytes_ += static_cast<int64_t>(u_.size() * sizeof(float));
   });
   return u_;
 }
@@ -121,6 +122,7 @@ const std::vector<std::unique_ptr<const simd::PackedB>>& WinogradWeights::Transp
     for (int64_t xi = 0; xi < kWinogradPoints; ++xi) {
       // U[xi] is stored K x C: as op(B) = U[xi]^T it is B stored "N x K", transposed.
       packed_.push_back(simd::PackB(/*trans_b=*/true, C, K, u.data() + xi * K * C, C));
+      transform_bytes_ += static_cast<int64_t>(packed_.back()->data.size() * sizeof(float));
     }
   });
   return packed_;

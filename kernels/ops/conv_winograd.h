@@ -9,6 +9,7 @@
 #ifndef ANVIL_KERNELS_OPS_CONV_WINOGRAD_H_
 #define ANVIL_KERNELS_OPS_CONV_WINOGRAD_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -36,7 +37,13 @@ struct WinogradWeights {
   // for the second copy. Safe to call concurrently.
   const std::vector<std::unique_ptr<const simd::PackedB>>& TransposedPacked() const;
 
+  // Bytes held of its own: a widened source, and the transforms made so far.
+  int64_t OwnedBytes() const {
+    return static_cast<int64_t>(source.widened.size() * sizeof(float)) + transform_bytes_.load();
+  }
+
  private:
+  mutable std::atomic<int64_t> transform_bytes_{0};
   mutable absl::once_flag u_once_, packed_once_;
   mutable std::vector<float> u_;
   mutable std::vector<std::unique_ptr<const simd::PackedB>> packed_;

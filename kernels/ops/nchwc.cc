@@ -285,6 +285,9 @@ class NchwcConvKernel final : public OpKernel {
   }
 
   bool KeepsOwnCopyOf(int input) const override { return input == 1 || input == 2; }
+  int64_t OwnedBytes() const override {
+    return static_cast<int64_t>((weights_.size() + bias_.size()) * sizeof(float));
+  }
 
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& x = ctx.input(0);
