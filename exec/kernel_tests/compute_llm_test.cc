@@ -180,14 +180,15 @@ absl::StatusOr<std::vector<Tensor>> RunNBits(const NBitsCase& c, const NBitsOper
 }
 
 // Every block size, K a multiple of the block or not, N not a multiple of the kernel's 4 columns,
-// rows of A through the matrix-vector path (M <= 4) and the GEMM path, zero points absent,
-// packed and float, with and without bias, in the float and the int8 arithmetic; each at 1 and 2
-// threads with the same bits.
+// rows of A through the matrix-vector path (M <= 4) and both orders of the GEMM path (the
+// transposed one for 9 rows; 80 rows of K = 896, past 256 KiB, the direct one), zero points
+// absent, packed and float, with and without bias, in the float and the int8 arithmetic; each
+// at 1 and 2 threads with the same bits.
 TEST(MatMulNBitsTest, MatchesTheDequantizedProduct) {
   uint32_t seed = 100;
   for (int64_t block : {16, 32, 64, 128, 256}) {
     for (int64_t k : {block * 3, block * 2 + 6, int64_t{896}}) {
-      for (int64_t m : {1, 3, 9}) {
+      for (int64_t m : {1, 3, 9, 80}) {
         for (Zeros zeros : {Zeros::kNone, Zeros::kPacked, Zeros::kFloat}) {
           for (int level : {0, 4}) {
             const NBitsCase c{m, k, 7 + (seed % 5), block, zeros, seed % 2 == 0, level};

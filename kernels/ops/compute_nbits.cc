@@ -141,41 +141,36 @@ class MatMulNBitsKernel final : public OpKernel {
                                          y.data() + r * n_ + n0);
                       }
                     });
-    } else if (m * k_ * static_cast<int64_t>(sizeof(float)) <= kTransposedPromptBytes) {
-      // A short prompt: Y^T by slices of kSliceRows rows of W. Each slice, dequantized into a
-      // thread's scratch (~K * 256 bytes), is the GEMM's A operand, read in place, and A^T its B,
-      // packed once per call (L2-resident); the slice's [rows, M] result is transposed into Y.
-      // W is never packed: packing each slice as the B of Y = A W^T (a transposed gather) took
-      // a fifth of a 64-token prompt.
-      const std::unique_ptr<const simd::PackedB> a_t = simd::PackB(true, k_, m, ad.data(), k_);
+    } else {
+      // Slices of kSliceRows rows of W, dequantized into a thread's scratch (~K * 256 bytes): W
+      // read once. A long prompt: each slice is the B of Y = A W^T, A (~K * M * 4 bytes) read in
+      // place once per slice from cache. A short one: Y^T = W A^T, the slice the GEMM's A (read
+      // in place) and A^T its B, packed once per call (L2-resident), the slice's [rows, M] result
+      // transposed into Y; W is then never packed (packing each slice as a transposed B took a
+      // fifth of a 64-token prompt).
+      const bool transposed =
+          m * k_ * static_cast<int64_t>(sizeof(float)) <= kTransposedPromptBytes;
+      const std::unique_ptr<const simd::PackedB> a_t =
+          transposed ? simd::PackB(true, k_, m, ad.data(), k_) : nullptr;
       const int64_t slices = (n_ + kSliceRows - 1) / kSliceRows;
       parallel::For(slices, 1, [&](int64_t begin, int64_t end) {
         ScratchBuffers scratch;
         float* slice = scratch.Get<float>(0, static_cast<size_t>(kSliceRows * k_));
-        float* y_t = scratch.Get<float>(1, static_cast<size_t>(kSliceRows * m));
+        float* y_t =
+            transposed ? scratch.Get<float>(1, static_cast<size_t>(kSliceRows * m)) : nullptr;
         for (int64_t i = begin; i < end; ++i) {
           const int64_t n0 = i * kSliceRows, n1 = std::min(n_, n0 + kSliceRows);
           simd::DequantizeInt4Rows(w, n0, n1, slice);
+          if (!transposed) {
+            simd::Sgemm(false, true, m, n1 - n0, k_, 1.0f, ad.data(), k_, slice, k_, 0.0f,
+                        y.data() + n0, n_);
+            continue;
+          }
           simd::SgemmPackedB(false, n1 - n0, 1.0f, slice, k_, *a_t, 0.0f, y_t, m);
           for (int64_t r = 0; r < m; ++r) {
             float* out = y.data() + r * n_ + n0;
             for (int64_t j = 0; j < n1 - n0; ++j) out[j] = y_t[j * m + r];
           }
-        }
-      });
-    } else {
-      // Slices of kSliceRows rows of W, dequantized into a thread's scratch (~K * 256 bytes),
-      // each a GEMM with the rows of A: W read once, A (a prompt: ~K * M * 4 bytes) once per
-      // slice from cache.
-      const int64_t slices = (n_ + kSliceRows - 1) / kSliceRows;
-      parallel::For(slices, 1, [&](int64_t begin, int64_t end) {
-        ScratchBuffers scratch;
-        float* slice = scratch.Get<float>(0, static_cast<size_t>(kSliceRows * k_));
-        for (int64_t i = begin; i < end; ++i) {
-          const int64_t n0 = i * kSliceRows, n1 = std::min(n_, n0 + kSliceRows);
-          simd::DequantizeInt4Rows(w, n0, n1, slice);
-          simd::Sgemm(false, true, m, n1 - n0, k_, 1.0f, ad.data(), k_, slice, k_, 0.0f,
-                      y.data() + n0, n_);
         }
       });
     }
