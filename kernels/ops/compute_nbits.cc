@@ -13,10 +13,11 @@
 // stream), and the model's bytes are released: one resident copy, in the kernel. Otherwise B is
 // read where the model holds it (an initializer, mapped from external data), never copied. Rows
 // of A go one at a time through the matrix-vector kernel, dequantizing in registers, up to
-// kMatVecRows rows; more rows (a prompt) take the float GEMM, over slices of W's rows dequantized
-// into a thread's scratch (for short prompts the product transposed, so that the slices need no
-// packing): more accurate than int8, as accuracy_level is a lower bound. float and
-// float16 (computed in float), as ONNX Runtime's CPU kernel; bits other than 4 are Unimplemented.
+// kMatVecRows rows; more rows (a prompt) take, with accuracy_level 4 where the CPU has byte
+// products, the int8 GEMM (A quantized once, as ONNX Runtime does there), else the float GEMM over
+// slices of W's rows dequantized into a thread's scratch (for short prompts the product
+// transposed, so that the slices need no packing). float and float16 (computed in float), as
+// ONNX Runtime's CPU kernel; bits other than 4 are Unimplemented.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -38,7 +39,7 @@ namespace {
 // Rows of A up to which each row streams W once through the matrix-vector kernel; past it, the
 // GEMM, whose dequantized panels serve every row.
 constexpr int64_t kMatVecRows = 4;
-// Rows of W per dequantized slice of the GEMM path.
+// Rows of W per dequantized slice of the GEMM paths (a thread's unit of work).
 constexpr int64_t kSliceRows = 64;
 // Prompts whose rows of A take at most this many bytes (half a 512 KiB L2) run the GEMM
 // transposed: A^T packed once stays in L2 for every slice. Longer ones read A in place per slice
@@ -141,6 +142,21 @@ class MatMulNBitsKernel final : public OpKernel {
                                          y.data() + r * n_ + n0);
                       }
                     });
+    } else if (int8_ && simd::Int4GemmInt8Supported(w)) {
+      // The int8 arithmetic: A quantized once, then slices of kSliceRows columns.
+      simd::Int4QuantizedRows rows = simd::Int4QuantizedRowsFor(w, m);
+      parallel::For(m, parallel::MinChunk(4.0 * k_, parallel::kMinChunkElements),
+                    [&](int64_t begin, int64_t end) {
+                      simd::QuantizeRowsInt8(ad.data(), w, begin, end, rows);
+                    });
+      const int64_t scratch_bytes = simd::Int4GemmInt8ScratchBytes(w);
+      const int64_t slices = (n_ + kSliceRows - 1) / kSliceRows;
+      parallel::For(slices, 1, [&](int64_t begin, int64_t end) {
+        ScratchBuffers scratch;
+        void* buffer = scratch.Get<uint8_t>(0, static_cast<size_t>(scratch_bytes));
+        const int64_t n0 = begin * kSliceRows, n1 = std::min(n_, end * kSliceRows);
+        simd::Int4GemmInt8(rows, w, n0, n1, buffer, y.data() + n0, n_);
+      });
     } else {
       // Slices of kSliceRows rows of W, dequantized into a thread's scratch (~K * 256 bytes): W
       // read once. A long prompt: each slice is the B of Y = A W^T, A (~K * M * 4 bytes) read in

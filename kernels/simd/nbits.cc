@@ -27,6 +27,28 @@ constexpr int64_t kColumns = 4;
 // How far ahead of its reads the byte path prefetches each weight row.
 constexpr int64_t kPrefetchBytes = 1024;
 
+// 127 / max|a|, or 0 when that is not finite (max|a| = 0, or so small that the quotient
+// overflows: the block is zeros to int8).
+inline float QuantizationFactor(float amax) {
+  return std::isfinite(127.0f / amax) ? 127.0f / amax : 0.0f;
+}
+
+// Elements [from, begin + block) of a block [begin, end) quantized into q (zeros past end);
+// returns their sum.
+template <typename T>
+int32_t QuantizeTail(const float* a, int64_t from, int64_t begin, int64_t end, int64_t block,
+                     float inverse, T* q) {
+  int32_t sum = 0;
+  for (int64_t i = from; i < begin + block; ++i) {
+    const int32_t v =
+        i < end ? static_cast<int32_t>(std::nearbyint(std::clamp(a[i] * inverse, -127.0f, 127.0f)))
+                : 0;
+    q[i] = static_cast<T>(v);
+    sum += v;
+  }
+  return sum;
+}
+
 // The int8 arithmetic's quantization of a, per block: q[i] = round_half_even(a[i] * 127 / max|a|)
 // (zeros past K, up to whole blocks), scales[b] = max|a| / 127 and, when `sums` is given, sums[b]
 // = the block's sum of q. T: the type the caller's products read q as.
@@ -37,20 +59,45 @@ void QuantizeBlocks(const float* a, const Int4Weights& w, T* q, float* scales, i
     const int64_t begin = b * block, end = std::min(begin + block, w.k);
     float amax = 0.0f;
     for (int64_t i = begin; i < end; ++i) amax = std::max(amax, std::fabs(a[i]));
-    // (max|a| = 0, or so small that 127 / max|a| overflows: the block is zeros to int8)
-    const float inverse = std::isfinite(127.0f / amax) ? 127.0f / amax : 0.0f;
-    int32_t sum = 0;
-    for (int64_t i = begin; i < begin + block; ++i) {
-      const int32_t v =
-          i < end
-              ? static_cast<int32_t>(std::nearbyint(std::clamp(a[i] * inverse, -127.0f, 127.0f)))
-              : 0;
-      q[i] = static_cast<T>(v);
-      sum += v;
-    }
+    const int32_t sum = QuantizeTail(a, begin, begin, end, block, QuantizationFactor(amax), q);
     scales[b] = amax / 127.0f;
     if (sums != nullptr) sums[b] = sum;
   }
+}
+
+// QuantizeBlocks for int8 with vectors (the same bits: the same product, clamp and rounding to
+// nearest even): a prompt's rows are quantized on every call.
+void QuantizeRowInt8Impl(const float* a, const Int4Weights& w, int8_t* q, float* scales,
+                         int32_t* sums) {
+#if HWY_TARGET == HWY_SCALAR
+  QuantizeBlocks(a, w, q, scales, sums);
+#else
+  const hn::CappedTag<float, 8> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<int8_t, decltype(df)> d8;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(df));
+  const int64_t blocks = w.blocks(), block = w.block;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t begin = b * block, end = std::min(begin + block, w.k);
+    const int64_t full = begin + (end - begin) / L * L;
+    auto vmax = hn::Zero(df);
+    for (int64_t i = begin; i < full; i += L) vmax = hn::Max(vmax, hn::Abs(hn::LoadU(df, a + i)));
+    float amax = hn::GetLane(hn::MaxOfLanes(df, vmax));
+    for (int64_t i = full; i < end; ++i) amax = std::max(amax, std::fabs(a[i]));
+    const float inverse = QuantizationFactor(amax);
+    const auto vinv = hn::Set(df, inverse), lo = hn::Set(df, -127.0f), hi = hn::Set(df, 127.0f);
+    auto vsum = hn::Zero(di);
+    for (int64_t i = begin; i < full; i += L) {
+      const auto v = hn::NearestInt(hn::Min(hn::Max(hn::Mul(hn::LoadU(df, a + i), vinv), lo), hi));
+      vsum = hn::Add(vsum, v);
+      hn::StoreU(hn::DemoteTo(d8, v), d8, q + i);
+    }
+    const int32_t sum = hn::GetLane(hn::SumOfLanes(di, vsum)) +
+                        QuantizeTail(a, full, begin, end, block, inverse, q);
+    scales[b] = amax / 127.0f;
+    if (sums != nullptr) sums[b] = sum;
+  }
+#endif
 }
 
 // The rows a pass computes: n to n + 3, the last repeated where fewer than 4 remain (results of
@@ -170,11 +217,19 @@ void MatVecInt8(D16 d16, const float* a, const Int4Weights& w, int64_t n0, int64
 // The int8 arithmetic for blocks of 32 or more with byte products: vpmaddubsw multiplies the
 // weights' unsigned nibbles by a's int8 values and adds adjacent pairs into int16 (at most
 // 2 * 15 * 127 per pair, two products summed: no saturation), halving the work of the int16 path
-// per weight. Highway 1.0.3 has no such op: the one raw intrinsic of this file. 64 weights (32
+// per weight. Highway 1.0.3 has no such op: a raw intrinsic, as ColumnSums'. 64 weights (32
 // bytes) per step: a is laid out per 64 as its 32 even elements, then its 32 odd ones, as int8;
 // the zero point's part is taken off each block's exact int32 sum as zero * sum(a_q).
 HWY_INLINE hn::Vec256<int16_t> ByteProducts(hn::Vec256<uint8_t> u, hn::Vec256<int8_t> s) {
   return hn::Vec256<int16_t>{_mm256_maddubs_epi16(u.raw, s.raw)};
+}
+
+// Per 128-bit half, the sums of 4 columns' 4 lanes: [c0, c1, c2, c3 | c0, c1, c2, c3]. Three
+// in-lane horizontal adds (no Highway op) take the place of 4 conversions and scalings per step.
+HWY_INLINE hn::Vec256<int32_t> ColumnSums(hn::Vec256<int32_t> d0, hn::Vec256<int32_t> d1,
+                                          hn::Vec256<int32_t> d2, hn::Vec256<int32_t> d3) {
+  return hn::Vec256<int32_t>{
+      _mm256_hadd_epi32(_mm256_hadd_epi32(d0.raw, d1.raw), _mm256_hadd_epi32(d2.raw, d3.raw))};
 }
 
 // dot += the int32 sums (by 4 bytes) of 64 weights at `bytes` times a's even and odd values.
@@ -206,7 +261,9 @@ void MatVecInt8Bytes(const float* a, const Int4Weights& w, int64_t n0, int64_t n
   const bool two_blocks = block == 32;
   // Scratch: a_q permuted (padded bytes); per block a's scale and sum; a_q in order; per
   // 64-weight step (two blocks of 32) or per block (larger blocks) the lane vectors of a's scales
-  // and of the zero point 8's part (8 * sum(a_q) in the block's first lane).
+  // and of the zero point 8's part, by ColumnSums' halves: [block b x4, block b + 1 x4] (two
+  // blocks), or the block's in all lanes (its scale) and in the lower half (8 * sum(a_q), which
+  // each column's lower half sum holds once).
   int8_t* aq = static_cast<int8_t*>(scratch);
   float* a_scales = reinterpret_cast<float*>(aq + padded);
   int32_t* a_sums = reinterpret_cast<int32_t*>(a_scales + blocks);
@@ -214,13 +271,13 @@ void MatVecInt8Bytes(const float* a, const Int4Weights& w, int64_t n0, int64_t n
   const int64_t lane_vectors = two_blocks ? steps : blocks;
   float* lane_scales = reinterpret_cast<float*>(natural + padded);
   int32_t* lane_zeros = reinterpret_cast<int32_t*>(lane_scales + 8 * lane_vectors);
-  QuantizeBlocks(a, w, natural, a_scales, a_sums);
+  QuantizeRowInt8Impl(a, w, natural, a_scales, a_sums);
   PermuteToGroups(natural, padded, padded, 32, aq);
   for (int64_t v = 0; v < lane_vectors; ++v) {
     for (int64_t lane = 0; lane < 8; ++lane) {
       const int64_t b = two_blocks ? 2 * v + lane / 4 : v;
       lane_scales[8 * v + lane] = a_scales[b];
-      lane_zeros[8 * v + lane] = lane % (two_blocks ? 4 : 8) == 0 ? 8 * a_sums[b] : 0;
+      lane_zeros[8 * v + lane] = two_blocks || lane < 4 ? 8 * a_sums[b] : 0;
     }
   }
   const bool fixed_zero = w.packed_zeros == nullptr;
@@ -231,13 +288,15 @@ void MatVecInt8Bytes(const float* a, const Int4Weights& w, int64_t n0, int64_t n
     const uint8_t *q0 = group.q[0], *q1 = group.q[1], *q2 = group.q[2], *q3 = group.q[3];
     int64_t step_bytes = 32;
     if (w.interleaved) {  // n is a multiple of 4 (callers split by column groups)
-      q0 = w.q + n * row_bytes;
+      q0 = w.Bytes(n, 0, blocks);
       q1 = q0 + 32;
       q2 = q0 + 64;
       q3 = q0 + 96;
       step_bytes = 128;
     }
-    VF acc0 = hn::Zero(df), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    // Lanes [c0, c1, c2, c3 | c0, c1, c2, c3] (ColumnSums' order): a column's result is the sum
+    // of its two lanes.
+    VF acc = hn::Zero(df);
     VI dot0 = hn::Zero(d32), dot1 = dot0, dot2 = dot0, dot3 = dot0;
     for (int64_t step = 0; step < steps; ++step) {
       const auto a_even = hn::LoadU(di8, aq + step * 64);
@@ -260,54 +319,43 @@ void MatVecInt8Bytes(const float* a, const Int4Weights& w, int64_t n0, int64_t n
       if (!two_blocks && (step + 1) * 64 % block != 0) continue;  // the block goes on
       const int64_t b = two_blocks ? 2 * step : step * 64 / block;
       const int64_t v = two_blocks ? step : b;
-      const VF a_lanes = hn::LoadU(df, lane_scales + 8 * v);
-      const VI zero_part = hn::LoadU(d32, lane_zeros + 8 * v);
-      // The scales of column c's block(s) by lane: [s_b x4, s_b+1 x4], or s_b in all.
-      const float* group_scales = w.interleaved
-                                      ? w.scales + (n / 4) * (two_blocks ? 8 * steps : 4 * blocks) +
-                                            (two_blocks ? 8 * step : 4 * b)
-                                      : nullptr;
-      const auto w_lanes = [&](int64_t c) HWY_ATTR {
-        if (w.interleaved) {
-          return two_blocks ? hn::Combine(df, hn::Set(dh, group_scales[2 * c + 1]),
-                                          hn::Set(dh, group_scales[2 * c]))
-                            : hn::Set(df, group_scales[c]);
-        }
-        const float* ws = w.scales + rows[c] * blocks + b;
-        return two_blocks ? hn::Combine(df, hn::Set(dh, ws[1]), hn::Set(dh, ws[0]))
-                          : hn::Set(df, ws[0]);
-      };
-      if (fixed_zero) {
-        acc0 = hn::MulAdd(hn::ConvertTo(df, hn::Sub(dot0, zero_part)), hn::Mul(a_lanes, w_lanes(0)),
-                          acc0);
-        acc1 = hn::MulAdd(hn::ConvertTo(df, hn::Sub(dot1, zero_part)), hn::Mul(a_lanes, w_lanes(1)),
-                          acc1);
-        acc2 = hn::MulAdd(hn::ConvertTo(df, hn::Sub(dot2, zero_part)), hn::Mul(a_lanes, w_lanes(2)),
-                          acc2);
-        acc3 = hn::MulAdd(hn::ConvertTo(df, hn::Sub(dot3, zero_part)), hn::Mul(a_lanes, w_lanes(3)),
-                          acc3);
+      VI dots = ColumnSums(dot0, dot1, dot2, dot3);
+      // The columns' scales in the lanes' order; the interleaved layout stores them so.
+      VF w_lanes;
+      if (w.interleaved) {
+        // (n is a multiple of 4: column c's scales follow at + c, block b + 1's at + 4)
+        const float* group_scales =
+            w.scales + Int4Weights::InterleavedScaleIndex(n, b, blocks, block);
+        w_lanes = two_blocks
+                      ? hn::LoadU(df, group_scales)
+                      : hn::Combine(df, hn::LoadU(dh, group_scales), hn::LoadU(dh, group_scales));
       } else {
-        // Zero points of each column's block(s) times a's sums, in the blocks' first lanes.
-        alignas(32) int32_t lanes[kColumns][8] = {};
+        alignas(32) float lanes[8];
+        for (int64_t lane = 0; lane < 8; ++lane) {
+          lanes[lane] = w.scales[rows[lane % 4] * blocks + b + (two_blocks ? lane / 4 : 0)];
+        }
+        w_lanes = hn::Load(df, lanes);
+      }
+      if (fixed_zero) {
+        dots = hn::Sub(dots, hn::LoadU(d32, lane_zeros + 8 * v));
+      } else {
+        // Zero points of each column's block(s) times a's sums, by the lanes' blocks.
+        alignas(32) int32_t lanes[8] = {};
         for (int64_t c = 0; c < kColumns; ++c) {
-          lanes[c][0] = static_cast<int32_t>(w.Zero(rows[c], b, blocks)) * a_sums[b];
+          lanes[c] = static_cast<int32_t>(w.Zero(rows[c], b, blocks)) * a_sums[b];
           if (two_blocks) {
-            lanes[c][4] = static_cast<int32_t>(w.Zero(rows[c], b + 1, blocks)) * a_sums[b + 1];
+            lanes[4 + c] = static_cast<int32_t>(w.Zero(rows[c], b + 1, blocks)) * a_sums[b + 1];
           }
         }
-        acc0 = hn::MulAdd(hn::ConvertTo(df, hn::Sub(dot0, hn::Load(d32, lanes[0]))),
-                          hn::Mul(a_lanes, w_lanes(0)), acc0);
-        acc1 = hn::MulAdd(hn::ConvertTo(df, hn::Sub(dot1, hn::Load(d32, lanes[1]))),
-                          hn::Mul(a_lanes, w_lanes(1)), acc1);
-        acc2 = hn::MulAdd(hn::ConvertTo(df, hn::Sub(dot2, hn::Load(d32, lanes[2]))),
-                          hn::Mul(a_lanes, w_lanes(2)), acc2);
-        acc3 = hn::MulAdd(hn::ConvertTo(df, hn::Sub(dot3, hn::Load(d32, lanes[3]))),
-                          hn::Mul(a_lanes, w_lanes(3)), acc3);
+        dots = hn::Sub(dots, hn::Load(d32, lanes));
       }
+      acc = hn::MulAdd(hn::ConvertTo(df, dots),
+                       hn::Mul(hn::LoadU(df, lane_scales + 8 * v), w_lanes), acc);
       dot0 = dot1 = dot2 = dot3 = hn::Zero(d32);
     }
-    const VF accs[kColumns] = {acc0, acc1, acc2, acc3};
-    for (int64_t c = 0; c < cols; ++c) y[n - n0 + c] = hn::GetLane(hn::SumOfLanes(df, accs[c]));
+    alignas(32) float sums[8];
+    hn::Store(acc, df, sums);
+    for (int64_t c = 0; c < cols; ++c) y[n - n0 + c] = sums[c] + sums[c + 4];
   }
 }
 #endif
@@ -468,25 +516,19 @@ void DequantizeRun(const uint8_t* bytes, int64_t count, float zero, float scale,
 // Rows of W in float, block by block (in the interleaved layout, by runs of 32 elements: the half
 // of a step one row's 16 bytes hold).
 void DequantizeInt4RowsImpl(const Int4Weights& w, int64_t n0, int64_t n1, float* dst) {
-  const int64_t blocks = w.blocks(), block = w.block, row_bytes = blocks * block / 2;
-  const int64_t steps = row_bytes / 32;
+  const int64_t blocks = w.blocks(), block = w.block;
   for (int64_t n = n0; n < n1; ++n) {
     float* out = dst + (n - n0) * w.k;
-    const int64_t g = n / 4, c = n % 4;
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t begin = b * block, end = std::min(begin + block, w.k);
-      const float zero = w.Zero(n, b, blocks);
+      const float zero = w.Zero(n, b, blocks), scale = w.Scale(n, b, blocks);
       if (!w.interleaved) {
         // (the last block's run may end at K, odd: the scalar tail takes the last element)
-        DequantizeRun(w.q + n * row_bytes + begin / 2, end - begin, zero, w.scales[n * blocks + b],
-                      out + begin);
+        DequantizeRun(w.Bytes(n, begin, blocks), end - begin, zero, scale, out + begin);
         continue;
       }
-      const float scale = block == 32 ? w.scales[g * 8 * steps + 8 * (b / 2) + 2 * c + (b & 1)]
-                                      : w.scales[(g * blocks + b) * 4 + c];
       for (int64_t k = begin; k < end; k += 32) {
-        const uint8_t* bytes = w.q + ((g * steps + k / 64) * 4 + c) * 32 + (k % 64) / 2;
-        DequantizeRun(bytes, std::min<int64_t>(32, end - k), zero, scale, out + k);
+        DequantizeRun(w.Bytes(n, k, blocks), std::min<int64_t>(32, end - k), zero, scale, out + k);
       }
     }
   }
@@ -510,29 +552,28 @@ namespace anvil::simd {
 HWY_EXPORT(Int4MatVecImpl);
 HWY_EXPORT(DequantizeInt4RowsImpl);
 HWY_EXPORT(HasByteProductsImpl);
+HWY_EXPORT(QuantizeRowInt8Impl);
 
 bool Int4InterleavedSupported(const Int4Weights& w) {
   const bool layout = w.block >= 64 || (w.block == 32 && w.blocks() % 2 == 0);
-  return layout && w.float_zeros == nullptr && HWY_DYNAMIC_DISPATCH(HasByteProductsImpl)();
+  return layout && w.float_zeros == nullptr && Int4ByteProductsSupported();
 }
+
+bool Int4ByteProductsSupported() { return HWY_DYNAMIC_DISPATCH(HasByteProductsImpl)(); }
 
 Int4Interleaved PackInt4Interleaved(const Int4Weights& w) {
   const int64_t blocks = w.blocks(), row_bytes = blocks * w.block / 2;
-  const int64_t steps = row_bytes / 32, groups = (w.n + 3) / 4;
-  const bool two_blocks = w.block == 32;
+  const int64_t groups = (w.n + 3) / 4;
   Int4Interleaved p;
   p.q.assign(static_cast<size_t>(groups * 4 * row_bytes), 0);
   p.scales.assign(static_cast<size_t>(groups * 4 * blocks), 0.0f);
   for (int64_t n = 0; n < w.n; ++n) {
-    const int64_t g = n / 4, c = n % 4;
-    for (int64_t step = 0; step < steps; ++step) {
-      std::copy(w.q + n * row_bytes + step * 32, w.q + n * row_bytes + step * 32 + 32,
-                p.q.begin() + ((g * steps + step) * 4 + c) * 32);
+    for (int64_t k = 0; k < 2 * row_bytes; k += 64) {  // 64 elements, 32 bytes, per step
+      const uint8_t* step = w.Bytes(n, k, blocks);
+      std::copy(step, step + 32, p.q.begin() + Int4Weights::InterleavedByteIndex(n, k, row_bytes));
     }
     for (int64_t b = 0; b < blocks; ++b) {
-      const int64_t at =
-          two_blocks ? g * 8 * steps + 8 * (b / 2) + 2 * c + (b & 1) : (g * blocks + b) * 4 + c;
-      p.scales[at] = w.scales[n * blocks + b];
+      p.scales[Int4Weights::InterleavedScaleIndex(n, b, blocks, w.block)] = w.Scale(n, b, blocks);
     }
   }
   return p;
@@ -548,6 +589,11 @@ int64_t Int4MatVecScratchBytes(const Int4Weights& w) {
 void Int4MatVec(const float* a, const Int4Weights& w, bool int8, int64_t n0, int64_t n1,
                 void* scratch, float* y) {
   HWY_DYNAMIC_DISPATCH(Int4MatVecImpl)(a, w, int8, n0, n1, scratch, y);
+}
+
+void QuantizeRowInt8(const float* a, const Int4Weights& w, int8_t* q, float* scales,
+                     int32_t* sums) {
+  HWY_DYNAMIC_DISPATCH(QuantizeRowInt8Impl)(a, w, q, scales, sums);
 }
 
 void DequantizeInt4Rows(const Int4Weights& w, int64_t n0, int64_t n1, float* dst) {
