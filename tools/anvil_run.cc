@@ -727,10 +727,10 @@ absl::Status Run(const Flags& flags) {
   std::cout << line << std::endl;
   if (flags.memory && session.session) {
     const MemoryStats m = session.session->memory_stats();
+    // The plan's quality (MemoryBreakdown's line above has the arena's size).
     std::cerr << absl::StrFormat(
-        "anvil-run: memory: arena %d bytes, lower bound %d bytes (%.3fx), %d bytes without "
-        "sharing; %d in-place, %d aliased, %d heap tensors per run\n",
-        m.arena_bytes, m.lower_bound_bytes,
+        "anvil-run: memory plan: arena %.3fx its lower bound, %d bytes without sharing; %d "
+        "in-place, %d aliased, %d heap tensors per run\n",
         m.lower_bound_bytes > 0 ? static_cast<double>(m.arena_bytes) / m.lower_bound_bytes : 1.0,
         m.unshared_bytes, m.in_place_reuses, m.aliases, m.heap_tensors);
   }

@@ -28,7 +28,8 @@ grep -q '"median_ms":' "$TMP/out" || fail "no median_ms: $(cat "$TMP/out")"
 grep -q '"iters":3' "$TMP/out" || fail "not 3 iterations: $(cat "$TMP/out")"
 grep -q '"dims":\[3,4\]' "$TMP/out" || fail "output dims not [3,4]: $(cat "$TMP/out")"
 grep -q '"arena_bytes":' "$TMP/out" || fail "--memory added no arena_bytes: $(cat "$TMP/out")"
-grep -q "anvil-run: memory: arena" "$TMP/err" || fail "--memory printed no summary: $(cat "$TMP/err")"
+grep -q "anvil-run: memory (MB): weights mapped" "$TMP/err" || fail "--memory printed no breakdown: $(cat "$TMP/err")"
+grep -q "anvil-run: memory plan: arena" "$TMP/err" || fail "--memory printed no plan summary: $(cat "$TMP/err")"
 [[ -f "$TMP/a/input_0.pb" && -f "$TMP/a/output_0.pb" ]] || fail "--out wrote no .pb files"
 
 # A weight packed by its MatMul is released at load (--memory counts the bytes) unless
