@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/axes.h"
 #include "base/status_macros.h"
 #include "kernels/dispatch.h"
 #include "kernels/ops/data_internal.h"
@@ -405,13 +406,12 @@ class PadKernel final : public OpKernel {
         if (static_cast<int64_t>(pads.size()) != 2 * n) {
           return ctx.Error(absl::StrCat(pads.size(), " pads for ", n, " axes"));
         }
-        std::vector<int64_t> full(2 * rank, 0);
-        for (int64_t j = 0; j < n; ++j) {
-          ANVIL_ASSIGN_OR_RETURN(const int64_t a, NormalizeAxis(ctx, axes[j], rank));
-          full[a] = pads[j];
-          full[a + rank] = pads[j + n];
+        std::vector<int64_t> normalized;
+        for (int64_t a : axes) {
+          ANVIL_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(ctx, a, rank));
+          normalized.push_back(axis);
         }
-        pads = std::move(full);
+        pads = SpreadOverAxes<int64_t>(pads, normalized, rank, {0, 0});
       }
       if (ctx.HasInput(2) && ctx.input(2).NumElements() > 0) {
         if (ctx.input(2).type != in.type) {

@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/types/span.h"
+#include "base/axes.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "kernels/dispatch.h"
@@ -738,24 +739,15 @@ class ResizeKernel final : public OpKernel {
         return ctx.Error(
             absl::StrCat("roi of ", roi->size(), " values for input ", in.DebugString()));
       }
-      if (!roi->empty() && !axes.empty()) {
-        std::vector<double> full(2 * rank, 0.0);
-        std::fill(full.begin() + rank, full.end(), 1.0);
-        for (int64_t j = 0; j < given; ++j) {
-          full[axes[j]] = (*roi)[j];
-          full[axes[j] + rank] = (*roi)[j + given];
-        }
-        *roi = std::move(full);
-      }
+      if (!roi->empty() && !axes.empty())
+        *roi = SpreadOverAxes<double>(*roi, axes, rank, {0.0, 1.0});
     }
     ANVIL_RETURN_IF_ERROR(read(2, scales));
     if (!scales->empty() && !axes.empty()) {
       if (static_cast<int64_t>(scales->size()) != given) {
         return ctx.Error(absl::StrCat(scales->size(), " scales for ", given, " axes"));
       }
-      std::vector<double> full(rank, 1.0);
-      for (int64_t j = 0; j < given; ++j) full[axes[j]] = (*scales)[j];
-      *scales = std::move(full);
+      *scales = SpreadOverAxes<double>(*scales, axes, rank, {1.0});
     }
     if (!scales->empty()) return absl::OkStatus();
     // From `sizes`: the ShapeHelper made them the output dims; the scale is their ratio.

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
+#include "base/axes.h"
 #include "base/status_macros.h"
 #include "shape/ops/op_util.h"
 #include "shape/ops/shape_ops_internal.h"
@@ -282,7 +283,7 @@ absl::Status InferPad(ShapeContext& ctx) {
     if (static_cast<int64_t>(pads->size()) != 2 * n) {
       return ctx.Error(absl::StrCat(pads->size(), " pads for ", n, " axes"));
     }
-    IndexExprList full(2 * rank, IndexExpr(0));
+    std::vector<int64_t> normalized;
     for (int64_t j = 0; j < n; ++j) {
       if (!(*axes)[j].IsLiteral()) {
         out.dims = UnknownDims(rank);
@@ -290,10 +291,11 @@ absl::Status InferPad(ShapeContext& ctx) {
       }
       ANVIL_ASSIGN_OR_RETURN(int64_t a,
                              ctx.NormalizeAxis((*axes)[j].literal(), rank, "axes value"));
-      full[a] = (*pads)[j];
-      full[a + rank] = (*pads)[j + n];
+      normalized.push_back(a);
     }
-    pads = std::move(full);
+    const std::vector<IndexExpr> full =
+        SpreadOverAxes<IndexExpr>(*pads, normalized, rank, {IndexExpr(0), IndexExpr(0)});
+    pads.emplace(full.begin(), full.end());
     length = 2 * rank;
   }
   if (length && *length != 2 * rank) {
@@ -471,9 +473,7 @@ absl::Status InferResize(ShapeContext& ctx) {
       if (scales->size() != axes->size()) {
         return ctx.Error(absl::StrCat(scales->size(), " scales for ", axes->size(), " axes"));
       }
-      std::vector<double> full(in.rank(), 1.0);
-      for (size_t j = 0; j < axes->size(); ++j) full[(*axes)[j]] = (*scales)[j];
-      scales = std::move(full);
+      scales = SpreadOverAxes<double>(*scales, *axes, in.rank(), {1.0});
     }
     ANVIL_ASSIGN_OR_RETURN(out.dims, ScaleDims(ctx, *in.dims, *scales));
     return absl::OkStatus();
@@ -484,10 +484,10 @@ absl::Status InferResize(ShapeContext& ctx) {
     if (std::optional<IndexExprList> sizes = IntValues(ctx, 3)) {
       const size_t wanted = axes ? axes->size() : in.dims ? in.dims->size() : sizes->size();
       if (sizes->size() != wanted) {
-        return ctx.Error(absl::StrCat("sizes ", DimsToString(*sizes), " for ",
-                                      axes ? absl::StrCat(axes->size(), " axes of input ")
-                                           : std::string("input "),
-                                      in.dims ? DimsToString(*in.dims) : "?"));
+        return ctx.Error(absl::StrCat(
+            "sizes ", DimsToString(*sizes), " for ",
+            axes ? absl::StrCat(axes->size(), " axes of input ") : std::string("input "),
+            in.dims ? DimsToString(*in.dims) : "?"));
       }
       if (axes) {
         DimsExpr full = *in.dims;
