@@ -210,6 +210,35 @@ TEST(LaterOpsetsTest, RmsNormalizationIsTheSimplifiedLayerNorm) {
   EXPECT_EQ(CompareTensors(rms, simplified, 0, 0), "");
 }
 
+// ONNX's scale need only broadcast to the normalized dims: [4] or [1, 1, 4] over [3, 4] (axis
+// -2) is the [3, 4] scale repeated. A scale varying over a dim before the axis is Unimplemented,
+// one that does not broadcast is refused, each naming the node.
+TEST(LaterOpsetsTest, RmsNormalizationScaleBroadcastsToTheNormalizedDims) {
+  const Tensor x = Floats({2, 3, 4}, Uniform(24, -1, 1, 9));
+  const std::vector<float> row = {1, 2, 3, 4};
+  std::vector<float> full;
+  for (int i = 0; i < 3; ++i) full.insert(full.end(), row.begin(), row.end());
+  auto run = [&](const std::string& scale_dims, const Tensor& g) {
+    return RunText(
+        ModelText(23, "agraph (float[2, 3, 4] x, float" + scale_dims + " g) => (float[2, 3, 4] y)",
+                  "y = RMSNormalization <axis = -2> (x, g)"),
+        {x, g});
+  };
+  absl::StatusOr<std::vector<Tensor>> want = run("[3, 4]", Floats({3, 4}, full));
+  ASSERT_TRUE(want.ok()) << want.status();
+  for (const auto& [dims, shape] :
+       {std::pair<std::string, std::vector<int64_t>>{"[4]", {4}}, {"[1, 1, 4]", {1, 1, 4}}}) {
+    absl::StatusOr<std::vector<Tensor>> got = run(dims, Floats(shape, row));
+    ASSERT_TRUE(got.ok()) << dims << ": " << got.status();
+    EXPECT_EQ(CompareTensors((*got)[0], (*want)[0], 0, 0), "") << dims;
+  }
+  absl::StatusOr<std::vector<Tensor>> per_batch = run("[2, 1, 1]", Floats({2, 1, 1}, {1, 2}));
+  EXPECT_EQ(per_batch.status().code(), absl::StatusCode::kUnimplemented) << per_batch.status();
+  absl::StatusOr<std::vector<Tensor>> wrong = run("[5]", Floats({5}, {1, 2, 3, 4, 5}));
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("RMSNormalization"), std::string::npos) << wrong.status();
+}
+
 TEST(LaterOpsetsTest, RotaryEmbeddingWithIdsOrPerTokenCaches) {
   const int64_t b = 1, heads = 2, s = 3, d = 4, max_pos = 8;
   const Tensor x = Floats({b, heads, s, d}, Uniform(b * heads * s * d, -1, 1, 5));

@@ -367,9 +367,7 @@ class GroupQueryAttentionKernel final : public OpKernel {
     const int64_t len = limit - start;
     if (len <= 0) return;
     float* x = row + start;
-    if (a_.softcap > 0.0f) {
-      for (int64_t i = 0; i < len; ++i) x[i] = a_.softcap * std::tanh(x[i] / a_.softcap);
-    }
+    SoftcapScores(x, len, a_.softcap);
     if (bias != nullptr) simd::AccumulateSum(x, bias + start, len);
     float m = simd::ReduceMax(x, len);
     if (sink) m = std::max(m, *sink);

@@ -379,28 +379,11 @@ class LayerNormKernel final : public OpKernel {
     const int64_t outer = Product(x.dims, 0, axis);
     const int64_t n = Product(x.dims, axis);
     const Shape norm_dims(x.dims.begin() + axis, x.dims.end());
-    auto param = [&](int i, TensorView* out) -> absl::Status {
-      const TensorView& v = ctx.input(i);
-      if (v.rank() > static_cast<int64_t>(norm_dims.size())) {
-        return absl::UnimplementedError(absl::StrCat(
-            ctx.node().Describe(), ": input ", i, " ", v.DebugString(),
-            " has more dims than the normalized shape; only broadcasting to it is supported"));
-      }
-      for (int64_t k = 0; k < v.rank(); ++k) {
-        const int64_t d = v.dims[v.rank() - 1 - k];
-        if (d != 1 && d != norm_dims[norm_dims.size() - 1 - k]) {
-          return ctx.Error(absl::StrCat("input ", i, " ", v.DebugString(),
-                                        " does not broadcast to the normalized dims"));
-        }
-      }
-      *out = v.BroadcastTo(norm_dims);
-      return absl::OkStatus();
-    };
-    TensorView scale_view, bias_view;
-    ANVIL_RETURN_IF_ERROR(param(1, &scale_view));
+    ANVIL_ASSIGN_OR_RETURN(const TensorView scale_view, NormalizationParameter(ctx, 1, norm_dims));
+    TensorView bias_view;
     const bool has_bias = ctx.HasInput(2);
     if (has_bias) {
-      ANVIL_RETURN_IF_ERROR(param(2, &bias_view));
+      ANVIL_ASSIGN_OR_RETURN(bias_view, NormalizationParameter(ctx, 2, norm_dims));
     }
     return DispatchFloat(x.type, "LayerNormalization", [&](auto tag) -> absl::Status {
       using C = ComputeType<decltype(tag)>;
@@ -499,6 +482,11 @@ class LrnKernel final : public OpKernel {
 
 void SoftmaxRowFloat(const float* x, float* y, int64_t n) {
   SoftmaxRow<float>(SoftmaxKind::kSoftmax, x, y, n);
+}
+
+void SoftcapScores(float* x, int64_t n, float cap) {
+  if (cap <= 0.0f) return;
+  for (int64_t i = 0; i < n; ++i) x[i] = cap * std::tanh(x[i] / cap);
 }
 
 KernelOr CreateSoftmax(const Node& node, int64_t opset) {

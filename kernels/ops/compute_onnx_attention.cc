@@ -253,9 +253,7 @@ class OnnxAttentionKernel final : public OpKernel {
   void Scores(const MaskView& m, int64_t b, int64_t h, int64_t s, int64_t total, int64_t past,
               float* row, float* qk) const {
     if (qk != nullptr && a_.qk_mode == 0) std::copy(row, row + total, qk);
-    if (a_.softcap > 0) {
-      for (int64_t t = 0; t < total; ++t) row[t] = a_.softcap * std::tanh(row[t] / a_.softcap);
-    }
+    SoftcapScores(row, total, a_.softcap);
     if (qk != nullptr && a_.qk_mode == 1) std::copy(row, row + total, qk);
     constexpr float kMasked = -std::numeric_limits<float>::infinity();
     bool any = m.keep == nullptr && m.add == nullptr && !a_.causal && m.lengths == nullptr &&

@@ -1,8 +1,10 @@
 // The normalizations of ONNX Runtime's transformer graphs, which its model builder writes into
 // every decoder LLM:
 //
-//   SimplifiedLayerNormalization (ONNX domain, ONNX Runtime's own): X, scale -> Y, inv_std_var?
-//     RMS norm over dims [axis, rank): Y = X / sqrt(mean(X^2) + epsilon) * scale
+//   SimplifiedLayerNormalization (ONNX domain, ONNX Runtime's own), and ONNX's RMSNormalization
+//   (opset 23): X, scale -> Y, inv_std_var?
+//     RMS norm over dims [axis, rank): Y = X / sqrt(mean(X^2) + epsilon) * scale, scale
+//     broadcasting to those dims (NormalizationParameter)
 //   com.microsoft SkipSimplifiedLayerNormalization: input, skip, gamma, bias? ->
 //     output, mean?, inv_std_var?, input_skip_bias_sum?
 //   com.microsoft SkipLayerNormalization: input, skip, gamma, beta?, bias? -> the same outputs
@@ -63,9 +65,13 @@ class SkipNormKernel final : public OpKernel {
     }
     const int gamma_index = skip_ < 0 ? 1 : 2;
     int64_t n = 0;
+    // The RMS norm's scale may broadcast to the normalized dims (ONNX's RMSNormalization).
+    TensorView gamma_view = ctx.input(gamma_index);
     if (skip_ < 0) {
       ANVIL_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(ctx.node(), axis_, x.rank()));
       n = Product(x.dims, axis);
+      const Shape norm_dims(x.dims.begin() + axis, x.dims.end());
+      ANVIL_ASSIGN_OR_RETURN(gamma_view, NormalizationParameter(ctx, gamma_index, norm_dims));
     } else {
       if (x.rank() != 2 && x.rank() != 3) {
         return ctx.Error(absl::StrCat("input ", x.DebugString(), " must be 2-D or 3-D"));
@@ -74,7 +80,7 @@ class SkipNormKernel final : public OpKernel {
     }
     const int64_t rows = n > 0 ? x.NumElements() / n : 0;
     auto vector = [&](int i, const char* name) -> absl::Status {
-      const TensorView& v = ctx.input(i);
+      const TensorView& v = i == gamma_index ? gamma_view : ctx.input(i);
       if (v.NumElements() != n || v.type != x.type) {
         return ctx.Error(absl::StrCat(name, " ", v.DebugString(), " must hold ", n,
                                       " values of the input's type"));
@@ -87,7 +93,7 @@ class SkipNormKernel final : public OpKernel {
     if (has_beta) ANVIL_RETURN_IF_ERROR(vector(beta_, "beta"));
     if (has_bias) ANVIL_RETURN_IF_ERROR(vector(bias_, "bias"));
     int64_t skip_elems = 0;
-    DenseInput<float> xd(x), skip, gamma(ctx.input(gamma_index)), beta, bias;
+    DenseInput<float> xd(x), skip, gamma(gamma_view), beta, bias;
     if (skip_ >= 0) {
       const TensorView& s = ctx.input(skip_);
       const int64_t r = s.rank();

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/absl_compat.h"
 #include "base/float16.h"
 #include "base/parallel.h"
@@ -42,6 +43,30 @@ absl::Status CheckOutputSize(KernelContext& ctx, int i, int64_t n) {
   if (ctx.output(i).NumElements() == n) return absl::OkStatus();
   return ctx.Error(absl::StrCat("output ", i, " ", ctx.output(i).DebugString(), " should hold ", n,
                                 " elements"));
+}
+
+absl::StatusOr<TensorView> NormalizationParameter(KernelContext& ctx, int i,
+                                                  absl::Span<const int64_t> norm_dims) {
+  TensorView v = ctx.input(i);
+  const int64_t rank = static_cast<int64_t>(norm_dims.size());
+  // Leading 1s past the normalized rank ([1, 1, H] for an axis of -1) say nothing more.
+  int64_t extra = std::max<int64_t>(0, v.rank() - rank);
+  for (int64_t k = 0; k < extra; ++k) {
+    if (v.dims[k] != 1) {
+      return absl::UnimplementedError(absl::StrCat(
+          ctx.node().Describe(), ": input ", i, " ", v.DebugString(),
+          " varies over dims before the normalized ones; only broadcasting to the normalized "
+          "dims is supported"));
+    }
+  }
+  v.dims.erase(v.dims.begin(), v.dims.begin() + extra);
+  v.strides.erase(v.strides.begin(), v.strides.begin() + extra);
+  if (!v.BroadcastsTo(norm_dims)) {
+    return ctx.Error(absl::StrCat("input ", i, " ", ctx.input(i).DebugString(),
+                                  " does not broadcast to the normalized dims [",
+                                  absl::StrJoin(norm_dims, ","), "]"));
+  }
+  return v.BroadcastTo(norm_dims);
 }
 
 void WidenHalves(const uint16_t* h, float* out, int64_t n) {

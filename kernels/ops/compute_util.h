@@ -237,6 +237,14 @@ class DenseBytes {
 // attributes decides how much they write against disagreeing with the ShapeHelper.
 absl::Status CheckOutputSize(KernelContext& ctx, int i, int64_t n);
 
+// Input i of a normalization (its scale or bias) seen with the normalized dims `norm_dims` (X's
+// dims from the axis on): equal to them or broadcasting to them one way (numpy rules; leading 1s
+// past their rank dropped), as LayerNormalization and RMSNormalization allow. A shape that does
+// not broadcast is an error naming the node; one that broadcasts to X but not to the normalized
+// dims (a scale per row) is Unimplemented.
+absl::StatusOr<TensorView> NormalizationParameter(KernelContext& ctx, int i,
+                                                  absl::Span<const int64_t> norm_dims);
+
 // Reads any numeric tensor element `i` (row-major) as double (scales, scalar parameters); 0 when
 // `i` is outside the tensor (callers check counts first and report them; this only keeps a
 // missed check from dividing by an empty dim).
@@ -377,6 +385,10 @@ absl::StatusOr<WindowGeometry> ResolveWindow(const Node& node, const WindowAttrs
 // The Softmax kernel's float row: y[i] = exp(x[i] - max) / sum over the n contiguous values (y
 // may be x). Shared with MultiHeadAttention, which normalizes its score rows with it.
 void SoftmaxRowFloat(const float* x, float* y, int64_t n);
+
+// Attention's soft cap of n scores in place, before masks and softmax: x = cap * tanh(x / cap)
+// (ONNX Attention-23 and ONNX Runtime's GroupQueryAttention; cap > 0, or nothing to do).
+void SoftcapScores(float* x, int64_t n, float cap);
 
 // Rotates the first rotary_dim values of one head (of `head` values) by the angles whose cosines
 // and sines are cos[0, rotary_dim / 2) and sin[...]: pairs (x[i], x[i + rotary_dim / 2]), or
