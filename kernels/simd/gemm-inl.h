@@ -343,6 +343,18 @@ struct Blocking {
   }
 };
 
+// How many of op(B)'s last columns a call of N columns with A read in place takes by DotTail:
+// the last column block's columns past its whole panels, when they are few enough. A split of
+// the columns must give exactly these to a call of their own to keep their summation order.
+template <typename T>
+size_t DotTailColumns(size_t N, size_t K) {
+  if (N == 0) return 0;
+  const Blocking<T> blocking(N, K);
+  const size_t last_block = N - (N - 1) / blocking.nc_max * blocking.nc_max;
+  const size_t tail = last_block % Tile<T>::kNR;
+  return tail <= kMaxDotTail ? tail : 0;
+}
+
 // The packed path's loops; get_b(jc, nc, pc, kc) returns the packed panels of op(B)'s block
 // [pc, pc + kc) x [jc, jc + nc) (called once per block, in the order PackAllB lays them out).
 // row_bias (M values, or null) is added to each row, col_bias (N values, or null) to each column,

@@ -36,6 +36,9 @@ void PackAllBImpl(bool trans_b, int64_t K, int64_t N, const float* B, int64_t ld
 
 size_t MicroTileRowsImpl() { return gemm_internal::Tile<float>::kMR; }
 size_t MicroTileColsImpl() { return gemm_internal::Tile<float>::kNR; }
+size_t DotTailColumnsImpl(int64_t N, int64_t K) {
+  return gemm_internal::DotTailColumns<float>(static_cast<size_t>(N), static_cast<size_t>(K));
+}
 
 void GemmPrepackedImpl(bool trans_a, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                        int64_t lda, const float* packed, float beta, float* C, int64_t ldc,
@@ -103,6 +106,7 @@ HWY_EXPORT(PackAllBImpl);
 HWY_EXPORT(GemmPrepackedImpl);
 HWY_EXPORT(MicroTileRowsImpl);
 HWY_EXPORT(MicroTileColsImpl);
+HWY_EXPORT(DotTailColumnsImpl);
 HWY_EXPORT(SgemmFilledBImpl);
 HWY_EXPORT(PackRowsOfBImpl);
 
@@ -253,10 +257,10 @@ void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, 
   // Column blocks, so that each thread fills only its own columns of B: of kColUnit (whole
   // micro-tiles of every target), or for a product too narrow for two of those (a late layer's
   // 8x8 image: 64 columns) of kNarrowColUnit (a vector of every target; a column's sums do not
-  // depend on its panel's width). Narrower still, or when the column blocks would split unevenly,
-  // rows split in whole micro-tiles of this target, every thread filling all of B: that copy is
-  // K * N of the product's 2 * M * N * K. Either way every element's path and bits are the serial
-  // call's.
+  // depend on its panel's width, except in the dot-product tail, which gets a call of its own).
+  // Narrower still, or when the column blocks would split unevenly, rows split in whole micro-tiles
+  // of this target, every thread filling all of B: that copy is K * N of the product's 2 * M * N *
+  // K. Either way every element's path and bits are the serial call's.
   static const int64_t row_unit = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(MicroTileRowsImpl)());
   const int64_t row_units = std::max<int64_t>(1, M / row_unit);
   const int64_t row_min_units = parallel::MinChunk(
@@ -277,8 +281,12 @@ void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, 
             ChunkImbalance(M, row_unit, row_units, chunks) + kMaxExtraImbalance) {
       return false;
     }
-    parallel::For(units, min_units, [&](int64_t begin, int64_t end) {
-      const int64_t lo = begin * unit, hi = end == units ? N : end * unit;
+    // The serial call's dot-product tail columns go to a call of their own: a block that ends
+    // at N but does not start on one of this target's panels (16 of AVX-512's 48 columns) would
+    // otherwise take them through the micro-kernel, in another summation order.
+    const int64_t dot_tail = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(DotTailColumnsImpl)(N, K));
+    auto run = [&](int64_t lo, int64_t hi) {
+      if (lo >= hi) return;
       HWY_DYNAMIC_DISPATCH(SgemmFilledBImpl)
       (
           M, hi - lo, K, A, lda,
@@ -286,6 +294,15 @@ void SgemmFilledB(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, 
             fill(k0, kc, lo + j0, w, pw, dst);
           },
           row_bias, beta, C + lo, ldc, epilogue);
+    };
+    parallel::For(units, min_units, [&](int64_t begin, int64_t end) {
+      const int64_t lo = begin * unit, hi = end == units ? N : end * unit;
+      if (hi == N && dot_tail > 0) {
+        run(lo, N - dot_tail);
+        run(std::max(lo, N - dot_tail), N);
+      } else {
+        run(lo, hi);
+      }
     });
     return true;
   };
