@@ -577,6 +577,14 @@ TEST(Conv, MatchesDirectConvolution) {
       {{1, 4, 12, 40}, 10, 2, {3, 5}, {1, 1}, {1, 2}, {0, 2, 1, 2}},
       {{6, 3, 6, 6}, 8, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
       {{1, 2, 5, 5}, 9, 1, {7, 7}, {1, 1}, {1, 1}, {3, 3, 3, 3}},  // taps wider than the input
+      // 1-D with long kernels, windows read in place (an STFT's frames: overlapping, disjoint,
+      // a last window ending short of the input), one or three channels, groups, a batch; and
+      // with a pad or a dilation, through im2col.
+      {{1, 1, 1000}, 9, 1, {64}, {20}, {1}, {0, 0}},
+      {{2, 3, 300}, 6, 1, {40}, {50}, {1}, {0, 0}},
+      {{1, 4, 200}, 6, 2, {33}, {7}, {1}, {0, 0}},
+      {{1, 1, 500}, 5, 1, {64}, {16}, {1}, {8, 8}},
+      {{1, 2, 300}, 5, 1, {32}, {9}, {2}, {0, 0}},
   };
   for (const ConvCase& c : cases) {
     const int64_t S = c.kernel.size();
@@ -1148,7 +1156,8 @@ TEST(Conv, DepthwiseAndBatchedImagesGiveTheGemmBits) {
 // against a direct loop: strides, dilations, pads, rows wider and narrower than a vector, NaN
 // inputs (skipped by the fold, as the scalar path does), and the 2x2 stride-2 fast path on
 // widths that take full, half, quarter vectors and scalar tails, odd planes (floor mode) and
-// signed zeros (the first of equal maxima wins: compared bit for bit).
+// signed zeros (the first of equal maxima wins: compared bit for bit), and rows whose last
+// vector overlaps the one before.
 TEST(MaxPool, MatchesDirectPooling) {
   struct Case {
     std::vector<int64_t> x_dims, kernel, strides, dilations, pads;
@@ -1158,6 +1167,10 @@ TEST(MaxPool, MatchesDirectPooling) {
       {{1, 2, 16, 16}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
       {{1, 2, 9, 70}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
       {{1, 1, 11, 67}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},
+      // ResNet's stem pool (even width: the last vector of a row overlaps the one before) and a
+      // 5-tap stride-2 window (an odd last tap).
+      {{1, 2, 9, 112}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 1, 6, 77}, {5, 5}, {2, 2}, {1, 1}, {2, 2, 2, 2}},
       {{1, 1, 10, 50}, {2, 3}, {1, 2}, {2, 2}, {0, 1, 1, 2}},
       {{1, 1, 7, 41}, {1, 5}, {1, 1}, {1, 3}, {0, 2, 0, 2}},
       {{3, 5, 8, 64}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},

@@ -312,6 +312,21 @@ bool IsPointwise(const WindowGeometry& g) {
   return true;
 }
 
+// Taps from which a 1-D convolution's windows are read in place (StridedWindows1D) rather than
+// through im2col: a long kernel (an STFT's 400-1024 taps) makes im2col a copy of the input
+// kernel / stride times over (3.2x for 512 taps at stride 160), then packed again by the GEMM.
+constexpr int64_t kMinInPlaceTaps = 32;
+
+// Whether a 1-D convolution's windows are rows of a strided view of each input channel: window
+// t of channel c is x[c][t * stride, t * stride + kernel), all inside the input (no padding
+// reached, dilation 1). Then im2col's column t is that view's row t, and the product is a GEMM
+// with B transposed, B's rows `stride` apart (overlapping): no im2col.
+bool StridedWindows1D(const WindowGeometry& g) {
+  return g.spatial == 1 && g.kernel[0] >= kMinInPlaceTaps && g.dilations[0] == 1 &&
+         g.pad_begin[0] == 0 && g.out[0] > 0 &&
+         (g.out[0] - 1) * g.strides[0] + g.kernel[0] <= g.in[0];
+}
+
 // C[Mg, cols] = W[Mg, K] x im2col of the images at x (image_stride apart) + bias (Mg values, or
 // null) through Im2ColPanels (X's own rows for one image of a pointwise convolution), when the
 // packed GEMM path would run (float, 2-D or pointwise, more than 4 rows and columns): the bits
@@ -444,6 +459,16 @@ bool Im2ColGemmConv(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, in
             continue;
           }
           const T beta = fill_bias(yg, g.out_size);
+          if (batch == 1 && StridedWindows1D(g)) {
+            // One product per input channel, accumulated: W's columns of channel c against the
+            // windows of channel c, read in place.
+            const int64_t taps = g.kernel[0];
+            for (int64_t c = 0; c < Cg; ++c) {
+              Gemm<T>(false, true, Mg, g.out_size, taps, T(1), wg + c * taps, K, xg + c * g.in_size,
+                      g.strides[0], c == 0 ? beta : T(1), yg, g.out_size);
+            }
+            continue;
+          }
           if (pointwise) {
             Gemm<T>(false, false, Mg, g.out_size, Cg, T(1), wg, K, xg, g.in_size, beta, yg,
                     g.out_size);

@@ -367,7 +367,10 @@ HWY_INLINE VV FoldMax(VV v, VV m) {
 
 // MaxPoolRowsImpl's vector loop over outputs [j, n) with the vectors of `d` while they fit in
 // the rows: each vector of outputs folds all `rows` window rows (`row_step` apart from x) and
-// their taps in registers, from y's values (accumulate) or from -inf, and is stored once.
+// their taps in registers, from y's values (accumulate) or from -inf, and is stored once. When
+// outputs are left that a whole vector would overrun the rows to reach, the last vector is
+// folded once more ending at n (each output takes the same maximum again: max is idempotent, so
+// its bits do not change), which leaves nothing to the scalar loop on the common geometries.
 template <class DV>
 HWY_INLINE size_t MaxPoolRowVectors(DV d, const float* x, int64_t row_step, int64_t rows,
                                     int64_t len, int64_t stride, int64_t taps, int64_t dilation,
@@ -375,26 +378,38 @@ HWY_INLINE size_t MaxPoolRowVectors(DV d, const float* x, int64_t row_step, int6
   using VV = hn::Vec<DV>;
   const size_t L = hn::Lanes(d);
   // Stride 2 and dilation 1 take taps in pairs from one interleaved load (even lanes: tap c, odd
-  // lanes: tap c + 1), which reads 2 * L values from x + 2 * j + c.
+  // lanes: tap c + 1), which reads 2 * L values from x + 2 * j + c; an odd last tap is the odd
+  // lanes of the load one value earlier, so the loads end with the window.
   const bool pairs = stride == 2 && dilation == 1;
   // Vector loads reach x[(j + L) * stride + extra - 1] at most.
-  const int64_t extra = pairs ? ((taps - 1) & ~int64_t{1}) : (taps - 1) * dilation;
+  const int64_t extra = pairs ? std::max<int64_t>(0, taps - 2) : (taps - 1) * dilation;
   const VV neg_inf = hn::Set(d, -std::numeric_limits<float>::infinity());
-  for (; j + L <= n && static_cast<int64_t>(j + L) * stride + extra <= len; j += L) {
-    VV m = accumulate ? hn::LoadU(d, y + j) : neg_inf;
+  auto fold = [&](size_t at) {
+    VV m = accumulate ? hn::LoadU(d, y + at) : neg_inf;
     for (int64_t b = 0; b < rows; ++b) {
-      const float* p = x + b * row_step + static_cast<int64_t>(j) * stride;
+      const float* p = x + b * row_step + static_cast<int64_t>(at) * stride;
       if (stride == 1) {
         for (int64_t c = 0; c < taps; ++c) {
           const VV v = hn::LoadU(d, p + c * dilation);
           m = FoldMax(v, m);
         }
       } else if (pairs) {
-        for (int64_t c = 0; c < taps; c += 2) {
+        int64_t c = 0;
+        for (; c + 1 < taps; c += 2) {
           VV even, odd;
           hn::LoadInterleaved2(d, p + c, even, odd);
           m = FoldMax(even, m);
-          if (c + 1 < taps) m = FoldMax(odd, m);
+          m = FoldMax(odd, m);
+        }
+        if (c < taps) {
+          VV even, odd;
+          if (c > 0) {
+            hn::LoadInterleaved2(d, p + c - 1, even, odd);
+            m = FoldMax(odd, m);
+          } else {  // a single tap: the load starts at the window
+            hn::LoadInterleaved2(d, p, even, odd);
+            m = FoldMax(even, m);
+          }
         }
       } else {
         for (int64_t c = 0; c < taps; ++c) {
@@ -404,7 +419,13 @@ HWY_INLINE size_t MaxPoolRowVectors(DV d, const float* x, int64_t row_step, int6
         }
       }
     }
-    hn::StoreU(m, d, y + j);
+    hn::StoreU(m, d, y + at);
+  };
+  auto fits = [&](size_t end) { return static_cast<int64_t>(end) * stride + extra <= len; };
+  for (; j + L <= n && fits(j + L); j += L) fold(j);
+  if (j < n && n >= L && j + L > n && fits(n)) {
+    fold(n - L);
+    j = n;
   }
   return j;
 }
