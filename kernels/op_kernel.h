@@ -41,8 +41,9 @@ struct KernelStats {
   // Products on a weight the kernel packed at creation (simd::SgemmPackedB): MatMul and Gemm
   // with a constant B.
   int64_t packed_weight_products = 0;
-  // Convolutions run as Winograd F(4x4, 3x3) (ops/conv_winograd.h).
+  // Convolutions run as Winograd (ops/conv_winograd.h), and of those as F(2x2, 3x3).
   int64_t winograd_convolutions = 0;
+  int64_t winograd_2x2_convolutions = 0;
 };
 
 class KernelContext {

@@ -771,7 +771,8 @@ TEST(Conv, RowsWhollyInThePaddingAreTheBias) {
 }
 
 // A Conv with a constant 3x3 weight, unit strides and enough channels and tiles runs Winograd
-// F(4x4, 3x3) (ops/conv_winograd.h): the definition's values within 1e-4 per 32 input channels
+// F(4x4, 3x3), or F(2x2, 3x3) for few tiles of a large weight (ops/conv_winograd.h): the
+// definition's values within 1e-4 per 32 input channels
 // (relative above 1; Winograd's rounding is ~1e-6 of the sum of |terms|, which grows with the
 // channels, and targets without FMA round twice per term; a wrong tap or tile is off by O(1)), for
 // outputs that are and are not multiples of the 4x4 tile, asymmetric and zero pads, one and several
@@ -796,6 +797,10 @@ TEST(Conv, WinogradGivesTheDirectSum) {
       {{1, 16, 4, 4}, 16, {1, 1, 1, 1}, false},   // 1 tile
       {{3, 8, 4, 6}, 17, {0, 1, 0, 1}, true},     // 3 images of 1 tile, 4 x 2 outputs
       {{1, 64, 26, 26}, 64, {1, 1, 1, 1}, true},  // 49 tiles
+      // F(2x2, 3x3), channel-major: few tiles of a weight whose F(4x4) form passes 4 MiB; edge
+      // tiles of one output row or column, asymmetric pads, no bias, two images.
+      {{1, 120, 10, 9}, 248, {1, 1, 1, 1}, true},
+      {{2, 248, 7, 7}, 120, {1, 0, 1, 0}, false},
   };
   for (const Case& c : cases) {
     const ConvCase conv{c.x_dims, c.m, 1, {3, 3}, {1, 1}, {1, 1}, c.pads};
@@ -821,6 +826,8 @@ TEST(Conv, WinogradGivesTheDirectSum) {
         text, c.bias ? std::vector<Tensor>{x, w, b} : std::vector<Tensor>{x, w}, with_stats);
     ASSERT_TRUE(y.ok()) << y.status();
     EXPECT_EQ(stats.winograd_convolutions, 1) << attrs << ": no Winograd";
+    const bool small_tiles = c.x_dims[1] * c.m * 36 * 4 > (4 << 20);
+    EXPECT_EQ(stats.winograd_2x2_convolutions, small_tiles ? 1 : 0) << attrs;
     {  // Threads split the tiles, never an output's arithmetic: the same bits.
       parallel::ThreadScope threads(3);
       parallel::ScopedSplitAll split;

@@ -167,9 +167,13 @@ class ConvKernel final : public OpKernel {
         if (winograd_ != nullptr && w.dims[0] == winograd_->out_channels &&
             w.dims[1] == winograd_->in_channels && group_ == 1 &&
             WinogradApplies(g, x.dims[0], *winograd_)) {
-          if (ctx.stats() != nullptr) ++ctx.stats()->winograd_convolutions;
-          WinogradConv2D(g, x.dims[0], *winograd_, xd.data(), bdata,
-                         epilogue != nullptr ? *epilogue : simd::Epilogue(), yd.data());
+          const bool small_tiles =
+              WinogradConv2D(g, x.dims[0], *winograd_, xd.data(), bdata,
+                             epilogue != nullptr ? *epilogue : simd::Epilogue(), yd.data());
+          if (ctx.stats() != nullptr) {
+            ++ctx.stats()->winograd_convolutions;
+            if (small_tiles) ++ctx.stats()->winograd_2x2_convolutions;
+          }
           *applied = epilogue != nullptr;
           yd.Commit();
           return absl::OkStatus();

@@ -96,6 +96,22 @@ bool ChannelMajor(int64_t tiles, int64_t C, int64_t K) {
          std::min(C, K) >= kMinChannelMajorChannels;
 }
 
+// F(4x4, 3x3)'s transformed weight (36 K x C floats) above this many bytes is streamed from
+// memory on every run of a network (ResNet-18's three 256-channel 14x14 layers hold 9.4 MB each,
+// 28 MB together), and its products then wait on it: few tiles (channel-major) take F(2x2, 3x3)
+// instead, 16 K x C floats for 2.25x fewer multiplies than im2col (where F(4x4) has 4x).
+constexpr double kMaxStreamedWeightBytes = 4 << 20;
+
+// Whether `small_tiles` 2x2 tiles of a C -> K convolution run as F(2x2, 3x3) channel-major.
+bool SmallTilesPay(int64_t small_tiles, int64_t C, int64_t K) {
+  const double weight_bytes =
+      static_cast<double>(kWinogradPoints) * static_cast<double>(K * C) * sizeof(float);
+  return weight_bytes > kMaxStreamedWeightBytes && small_tiles <= kMaxChannelMajorTiles &&
+         static_cast<double>(simd::kWinograd2Points) * static_cast<double>(small_tiles) *
+                 static_cast<double>(C + K) * sizeof(float) <=
+             kMaxChannelMajorScratchBytes;
+}
+
 // Asks for the cache lines of [p, p + n) to be fetched: the input transform gathers from many
 // lines at once, which the hardware prefetchers do not foresee.
 void PrefetchFloats(const float* p, int64_t n) {
@@ -128,6 +144,21 @@ const std::vector<std::unique_ptr<const simd::PackedB>>& WinogradWeights::Transp
   return packed_;
 }
 
+const std::vector<std::unique_ptr<const simd::PackedB>>& WinogradWeights::TransposedPacked2()
+    const {
+  absl::call_once(packed2_once_, [this] {
+    const int64_t K = out_channels, C = in_channels;
+    std::vector<float> u(simd::kWinograd2Points * K * C);
+    simd::Winograd2TransformWeights(source.data, K, C, u.data());
+    packed2_.reserve(simd::kWinograd2Points);
+    for (int64_t xi = 0; xi < simd::kWinograd2Points; ++xi) {
+      packed2_.push_back(simd::PackB(/*trans_b=*/true, C, K, u.data() + xi * K * C, C));
+      transform_bytes_ += static_cast<int64_t>(packed2_.back()->data.size() * sizeof(float));
+    }
+  });
+  return packed2_;
+}
+
 namespace {
 
 // Whether `tiles` output tiles of a C -> K convolution run faster with Winograd than with im2col
@@ -140,6 +171,17 @@ bool TilesPay(int64_t tiles, int64_t C, int64_t K) {
   return tiles >= 1 && weight_bytes <= kMaxCachedWeightBytes;
 }
 
+// The tiles of `images` outputs of OH x OW in tiles of `side` x `side` outputs.
+int64_t TileCount(int64_t images, int64_t OH, int64_t OW, int64_t side) {
+  return images * Ceil(OH, side) * Ceil(OW, side);
+}
+
+// Whether `images` outputs of OH x OW run faster with either Winograd form than with im2col.
+bool EitherPays(int64_t images, int64_t OH, int64_t OW, int64_t C, int64_t K) {
+  return SmallTilesPay(TileCount(images, OH, OW, simd::kWinograd2OutTile), C, K) ||
+         TilesPay(TileCount(images, OH, OW, kWinogradOutTile), C, K);
+}
+
 // Whether the node's output [N, K, OH, OW] is static and too small for Winograd to pay: its
 // transformed weight (four times the weight) would never be read.
 bool NeverPays(const Node& node, int64_t C, int64_t K) {
@@ -147,9 +189,7 @@ bool NeverPays(const Node& node, int64_t C, int64_t K) {
   if (y == nullptr || !y->type().is_tensor() || y->type().rank() != 4) return false;
   const std::vector<Dim>& d = y->type().shape();
   if (!d[0].is_literal() || !d[2].is_literal() || !d[3].is_literal()) return false;
-  const int64_t tiles =
-      *d[0].value * Ceil(*d[2].value, kWinogradOutTile) * Ceil(*d[3].value, kWinogradOutTile);
-  return !TilesPay(tiles, C, K);
+  return !EitherPays(*d[0].value, *d[2].value, *d[3].value, C, K);
 }
 
 }  // namespace
@@ -184,18 +224,18 @@ bool WinogradApplies(const WindowGeometry& g, int64_t images, const WinogradWeig
       images * w.out_channels * g.out_size >= kMaxOffset) {
     return false;
   }
-  return TilesPay(images * Ceil(g.out[0], kWinogradOutTile) * Ceil(g.out[1], kWinogradOutTile),
-                  w.in_channels, w.out_channels);
+  return EitherPays(images, g.out[0], g.out[1], w.in_channels, w.out_channels);
 }
 
 namespace {
 
 // The descriptors of tiles [p0, p0 + n) into t (desc holds 6 * stride values, stride >= n).
 void DescribeTiles(const WindowGeometry& g, int64_t C, int64_t K, int64_t p0, int64_t n,
-                   int64_t stride, int64_t* desc, simd::WinogradTiles& t) {
+                   int64_t stride, int64_t* desc, simd::WinogradTiles& t,
+                   int64_t out_tile = kWinogradOutTile) {
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
-  const int64_t tiles_w = Ceil(OW, kWinogradOutTile);
-  const int64_t per_image = Ceil(OH, kWinogradOutTile) * tiles_w;
+  const int64_t tiles_w = Ceil(OW, out_tile);
+  const int64_t per_image = Ceil(OH, out_tile) * tiles_w;
   t.count = n;
   t.image_offset = desc;
   t.row0 = desc + stride;
@@ -209,14 +249,14 @@ void DescribeTiles(const WindowGeometry& g, int64_t C, int64_t K, int64_t p0, in
   t.out_width = OW;
   for (int64_t j = 0; j < n; ++j) {
     const int64_t image = (p0 + j) / per_image, tile = (p0 + j) % per_image;
-    const int64_t oh = tile / tiles_w * kWinogradOutTile;
-    const int64_t ow = tile % tiles_w * kWinogradOutTile;
+    const int64_t oh = tile / tiles_w * out_tile;
+    const int64_t ow = tile % tiles_w * out_tile;
     desc[j] = image * C * H * W;
     desc[stride + j] = oh - g.pad_begin[0];
     desc[2 * stride + j] = ow - g.pad_begin[1];
     desc[3 * stride + j] = image * K * OH * OW + oh * OW + ow;
-    desc[4 * stride + j] = std::min(kWinogradOutTile, OH - oh);
-    desc[5 * stride + j] = std::min(kWinogradOutTile, OW - ow);
+    desc[4 * stride + j] = std::min(out_tile, OH - oh);
+    desc[5 * stride + j] = std::min(out_tile, OW - ow);
   }
 }
 
@@ -278,34 +318,39 @@ void WinogradByStages(const WindowGeometry& g, int64_t tiles, const WinogradWeig
 // products are V[xi]^T U[xi]^T, tiles x K: with the tiles as the products' rows, the output
 // channels fill whole vectors, where K x tiles products would leave most of each vector empty.
 // The stages split across threads as WinogradByStages's (the output transform by whole vectors
-// of channels); every value is computed as in a serial call.
-void WinogradChannelMajor(const WindowGeometry& g, int64_t tiles, const WinogradWeights& w,
-                          const float* x, const float* bias, const simd::Epilogue& epilogue,
-                          float* y) {
+// of channels); every value is computed as in a serial call. `small` runs F(2x2, 3x3) (tiles
+// counted in 2x2 outputs), else F(4x4, 3x3).
+void WinogradChannelMajor(const WindowGeometry& g, int64_t tiles, bool small,
+                          const WinogradWeights& w, const float* x, const float* bias,
+                          const simd::Epilogue& epilogue, float* y) {
   const int64_t K = w.out_channels, C = w.in_channels;
-  const std::vector<std::unique_ptr<const simd::PackedB>>& packed = w.TransposedPacked();
+  const int64_t points = small ? simd::kWinograd2Points : kWinogradPoints;
+  const std::vector<std::unique_ptr<const simd::PackedB>>& packed =
+      small ? w.TransposedPacked2() : w.TransposedPacked();
   // v tiles x C and m tiles x K per point, with the slack the output transform's whole-vector
   // loads read.
   const int64_t v_stride = C * tiles + kCacheLineFloats, m_stride = tiles * K + kCacheLineFloats;
   ScratchBuffers scratch;
-  float* v = scratch.Get<float>(0, kWinogradPoints * v_stride);
-  float* m = scratch.Get<float>(1, kWinogradPoints * m_stride);
+  float* v = scratch.Get<float>(0, points * v_stride);
+  float* m = scratch.Get<float>(1, points * m_stride);
   int64_t* desc = scratch.Get<int64_t>(2, 6 * tiles);
   simd::WinogradTiles t;
-  DescribeTiles(g, C, K, 0, tiles, tiles, desc, t);
+  DescribeTiles(g, C, K, 0, tiles, tiles, desc, t,
+                small ? simd::kWinograd2OutTile : kWinogradOutTile);
   const int64_t in_plane = g.in[0] * g.in[1], out_plane = g.out[0] * g.out[1];
-  const double channel_work = 2.0 * kWinogradPoints * static_cast<double>(tiles);
+  const double channel_work = 2.0 * static_cast<double>(points) * static_cast<double>(tiles);
   // Both transforms split channels in whole vectors of every target (16 floats is the widest).
   constexpr int64_t kChannelUnit = 16;
-  parallel::For(Ceil(C, kChannelUnit),
-                parallel::MinChunk(channel_work * kChannelUnit, parallel::kMinChunkElements),
-                [&](int64_t u0, int64_t u1) {
-                  const int64_t c0 = u0 * kChannelUnit, c1 = std::min(C, u1 * kChannelUnit);
-                  simd::WinogradTransformInputByChannels(x + c0 * in_plane, c1 - c0, t, v + c0, C,
-                                                         v_stride);
-                });
+  parallel::For(
+      Ceil(C, kChannelUnit),
+      parallel::MinChunk(channel_work * kChannelUnit, parallel::kMinChunkElements),
+      [&](int64_t u0, int64_t u1) {
+        const int64_t c0 = u0 * kChannelUnit, c1 = std::min(C, u1 * kChannelUnit);
+        (small ? simd::Winograd2TransformInputByChannels : simd::WinogradTransformInputByChannels)(
+            x + c0 * in_plane, c1 - c0, t, v + c0, C, v_stride);
+      });
   const double point_flops = 2.0 * static_cast<double>(K * C * tiles);
-  parallel::For(kWinogradPoints, parallel::MinChunk(point_flops, parallel::kMinChunkFlops),
+  parallel::For(points, parallel::MinChunk(point_flops, parallel::kMinChunkFlops),
                 [&](int64_t x0, int64_t x1) {
                   for (int64_t xi = x0; xi < x1; ++xi) {
                     simd::SgemmPackedB(/*trans_a=*/false, tiles, 1.0f, v + xi * v_stride, C,
@@ -316,26 +361,34 @@ void WinogradChannelMajor(const WindowGeometry& g, int64_t tiles, const Winograd
                 parallel::MinChunk(channel_work * kChannelUnit, parallel::kMinChunkElements),
                 [&](int64_t u0, int64_t u1) {
                   const int64_t k0 = u0 * kChannelUnit, k1 = std::min(K, u1 * kChannelUnit);
-                  simd::WinogradTransformOutputByChannels(m + k0, K, m_stride, k1 - k0,
-                                                          bias != nullptr ? bias + k0 : nullptr,
-                                                          epilogue, t, y + k0 * out_plane);
+                  (small ? simd::Winograd2TransformOutputByChannels
+                         : simd::WinogradTransformOutputByChannels)(
+                      m + k0, K, m_stride, k1 - k0, bias != nullptr ? bias + k0 : nullptr, epilogue,
+                      t, y + k0 * out_plane);
                 });
 }
 
 }  // namespace
 
-void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeights& w,
+bool WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeights& w,
                     const float* x, const float* bias, const simd::Epilogue& epilogue, float* y) {
   const int64_t K = w.out_channels, C = w.in_channels;
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
   const int64_t tiles_w = Ceil(OW, kWinogradOutTile);
   const int64_t per_image = Ceil(OH, kWinogradOutTile) * tiles_w;
   const int64_t tiles = images * per_image;
-  w.U();  // transformed here, before any parallel stage reads it
-  if (ChannelMajor(tiles, C, K)) {
-    WinogradChannelMajor(g, tiles, w, x, bias, epilogue, y);
-    return;
+  const int64_t small_tiles = TileCount(images, OH, OW, simd::kWinograd2OutTile);
+  if (SmallTilesPay(small_tiles, C, K)) {
+    w.TransposedPacked2();  // made here, before any parallel stage reads it
+    WinogradChannelMajor(g, small_tiles, /*small=*/true, w, x, bias, epilogue, y);
+    return true;
   }
+  if (ChannelMajor(tiles, C, K)) {
+    w.TransposedPacked();
+    WinogradChannelMajor(g, tiles, /*small=*/false, w, x, bias, epilogue, y);
+    return false;
+  }
+  w.U();  // transformed here, before any parallel stage reads it
   const int64_t max_block = MaxBlockTiles(C, K);
   const int64_t units = std::max<int64_t>(1, tiles / kTileUnit);
   auto unit_begin = [&](int64_t u) { return u * kTileUnit; };  // unit `units` ends at `tiles`
@@ -345,7 +398,7 @@ void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeigh
       parallel::ChunkCount(
           tiles, parallel::MinChunk(unit_flops / kTileUnit, parallel::kMinChunkFlops)) >= 2) {
     WinogradByStages(g, tiles, w, x, bias, epilogue, y);
-    return;
+    return false;
   }
   parallel::For(units, min_units, [&](int64_t u0, int64_t u1) {
     // This chunk's tiles [first_tile, last_tile) in blocks of near-equal whole units.
@@ -387,6 +440,7 @@ void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeigh
       simd::WinogradTransformOutput(m, n, m_stride, K, bias, epilogue, t, y);
     }
   });
+  return false;
 }
 
 }  // namespace anvil::compute_ops

@@ -1,8 +1,10 @@
 // Conv's Winograd path: 2-D float convolutions with a constant 3x3 weight, unit strides and
 // dilations and one group (the body of VGG/ResNet-style networks) run as Winograd F(4x4, 3x3)
-// (simd/winograd.h): a quarter of the multiplies of im2col + GEMM. The weight is transformed
-// once, on the first run that uses it; the input and output transforms run per block of tiles sized
-// so that the transformed block and its 36 products stay in L2, and threads split the blocks.
+// (simd/winograd.h): a quarter of the multiplies of im2col + GEMM; or, for few tiles of a large
+// weight (a batch-1 late layer), F(2x2, 3x3), whose transformed weight is 16/36 of F(4x4)'s. The
+// weight is transformed once, on the first run that uses it; the input and output transforms run
+// per block of tiles sized so that the transformed block and its 36 products stay in L2, and
+// threads split the blocks.
 //
 // Results differ from the im2col path by about 1e-6 of the sum of |terms| (simd/winograd.h);
 // they do not depend on the thread count.
@@ -37,6 +39,11 @@ struct WinogradWeights {
   // for the second copy. Safe to call concurrently.
   const std::vector<std::unique_ptr<const simd::PackedB>>& TransposedPacked() const;
 
+  // The 16 F(2x2, 3x3) matrices, transposed and packed as TransposedPacked's, for few tiles
+  // of a weight too large to stream in its F(4x4) form (WinogradConv2D); made on the first such
+  // call. Safe to call concurrently.
+  const std::vector<std::unique_ptr<const simd::PackedB>>& TransposedPacked2() const;
+
   // Bytes held of its own: a widened source, and the transforms made so far.
   int64_t OwnedBytes() const {
     return static_cast<int64_t>(source.widened.size() * sizeof(float)) + transform_bytes_.load();
@@ -44,9 +51,9 @@ struct WinogradWeights {
 
  private:
   mutable std::atomic<int64_t> transform_bytes_{0};
-  mutable absl::once_flag u_once_, packed_once_;
+  mutable absl::once_flag u_once_, packed_once_, packed2_once_;
   mutable std::vector<float> u_;
-  mutable std::vector<std::unique_ptr<const simd::PackedB>> packed_;
+  mutable std::vector<std::unique_ptr<const simd::PackedB>> packed_, packed2_;
 };
 
 // The transformed weight of a Conv node whose weight (input 1) is a float32 initializer
@@ -63,8 +70,9 @@ std::unique_ptr<const WinogradWeights> PrepareWinogradWeights(const Node& node);
 bool WinogradApplies(const WindowGeometry& g, int64_t images, const WinogradWeights& w);
 
 // y [N, K, out...] = epilogue(conv(x [N, C, in...], the weight `w` was made from) + bias (K
-// values, or null)), for a geometry WinogradApplies to.
-void WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeights& w,
+// values, or null)), for a geometry WinogradApplies to. Returns whether it ran F(2x2, 3x3)
+// (few tiles of a weight whose F(4x4) form would be streamed from memory) rather than F(4x4).
+bool WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeights& w,
                     const float* x, const float* bias, const simd::Epilogue& epilogue, float* y);
 
 }  // namespace anvil::compute_ops

@@ -61,6 +61,47 @@ HWY_INLINE void OutputColumn(D d, const V* x, V* y) {
   y[3] = hn::Add(hn::MulAdd(hn::Set(d, 8.0f), m34, m12), x[5]);
 }
 
+// F(2x2, 3x3)'s y = B^T x for one column of four values:
+//   [1  0 -1  0]
+//   [0  1  1  0]
+//   [0 -1  1  0]
+//   [0  1  0 -1]
+template <class D, class V>
+HWY_INLINE void InputColumn2(D, const V* x, V* y) {
+  y[0] = hn::Sub(x[0], x[2]);
+  y[1] = hn::Add(x[1], x[2]);
+  y[2] = hn::Sub(x[2], x[1]);
+  y[3] = hn::Sub(x[1], x[3]);
+}
+
+// F(2x2, 3x3)'s y = A^T x for one column of four values:
+//   [1 1  1  0]
+//   [0 1 -1 -1]
+template <class D, class V>
+HWY_INLINE void OutputColumn2(D, const V* x, V* y) {
+  y[0] = hn::Add(hn::Add(x[0], x[1]), x[2]);
+  y[1] = hn::Sub(hn::Sub(x[1], x[2]), x[3]);
+}
+
+// The column transforms of the tile with kOut outputs per side (4: F(4x4, 3x3), 2: F(2x2, 3x3)).
+template <int64_t kOut, class D, class V>
+HWY_INLINE void InputColumnOf(D d, const V* x, V* y) {
+  if constexpr (kOut == 4) {
+    InputColumn(d, x, y);
+  } else {
+    static_assert(kOut == 2, "Winograd tiles of 4 or 2 outputs per side");
+    InputColumn2(d, x, y);
+  }
+}
+template <int64_t kOut, class D, class V>
+HWY_INLINE void OutputColumnOf(D d, const V* x, V* y) {
+  if constexpr (kOut == 4) {
+    OutputColumn(d, x, y);
+  } else {
+    OutputColumn2(d, x, y);
+  }
+}
+
 #if HWY_TARGET != HWY_SCALAR
 // Lanes 4b + q of r[0..3] as rows: block b (four floats) of t[q] = r[0..3][4b + q]. A 4x4
 // transpose within each 128-bit block.
@@ -163,23 +204,23 @@ HWY_INLINE void LoadWindowsByRows(D d, const float* src, const int32_t* offset, 
 // The input transform of one channel's 36 window vectors x (row-major 6 x 6, clobbered), by
 // columns and then by rows in registers: point xi's vector goes to dst + xi * point_stride,
 // its first `lanes` lanes only when that is not all of them.
-template <class D, class V = hn::Vec<D>>
+template <int64_t kOut = kWinogradOutTile, class D, class V = hn::Vec<D>>
 HWY_INLINE void TransformAndStoreInput(D d, V* x, int64_t lanes, float* dst, int64_t point_stride) {
-  constexpr int64_t kIn = kWinogradInTile;
+  constexpr int64_t kIn = kOut + 2;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const auto store_mask = hn::FirstN(d, static_cast<size_t>(lanes));
-  V y[kWinogradPoints];
+  V y[kIn * kIn];
   // Columns: y[a][s] = (B^T x)[a][s].
   for (int64_t s = 0; s < kIn; ++s) {
     V col[kIn], out[kIn];
     for (int64_t r = 0; r < kIn; ++r) col[r] = x[r * kIn + s];
-    InputColumn(d, col, out);
+    InputColumnOf<kOut>(d, col, out);
     for (int64_t a = 0; a < kIn; ++a) y[a * kIn + s] = out[a];
   }
   // Rows: (y B)[a][b] = (B^T y^T)[b] of row a.
   for (int64_t a = 0; a < kIn; ++a) {
     V out[kIn];
-    InputColumn(d, y + a * kIn, out);
+    InputColumnOf<kOut>(d, y + a * kIn, out);
     for (int64_t b = 0; b < kIn; ++b) {
       float* p = dst + (a * kIn + b) * point_stride;
       if (lanes == L) {
@@ -287,9 +328,9 @@ HWY_NOINLINE void WinogradInputImpl(const float* in, int64_t channels, const Win
 // transformed (an array of all 36 would live on the stack: 36 vectors, 32 registers). A partial
 // vector (lanes < L) reads whole (SSE4's MaskedLoad needs alignment) into the slack winograd.h
 // asks of `products`, and keeps its lanes.
-template <class D, class V = hn::Vec<D>>
+template <int64_t kOut = kWinogradOutTile, class D, class V = hn::Vec<D>>
 HWY_INLINE void LoadOutputColumns(D d, const float* m, int64_t point_stride, int64_t lanes, V* y) {
-  constexpr int64_t kOut = kWinogradOutTile, kIn = kWinogradInTile;
+  constexpr int64_t kIn = kOut + 2;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const auto load_mask = hn::FirstN(d, static_cast<size_t>(lanes));
   HWY_UNROLL(6)
@@ -301,7 +342,7 @@ HWY_INLINE void LoadOutputColumns(D d, const float* m, int64_t point_stride, int
       col[r] = lanes == L ? hn::LoadU(d, src) : hn::IfThenElseZero(load_mask, hn::LoadU(d, src));
       hwy::Prefetch(src + L);
     }
-    OutputColumn(d, col, res);
+    OutputColumnOf<kOut>(d, col, res);
     HWY_UNROLL(4)
     for (int64_t i = 0; i < kOut; ++i) y[i * kIn + c] = res[i];
   }
@@ -393,13 +434,13 @@ HWY_NOINLINE void WinogradOutputImpl(const float* products, int64_t ldm, int64_t
 // input channels per step (lane l: channel c0 + l), the window elements gathered across the
 // channels' planes. Whether an element lies in the plane is the same for every lane, so padding
 // is a zero vector rather than a mask per lane.
-HWY_NOINLINE void WinogradInputByChannelsImpl(const float* in, int64_t channels,
-                                              const WinogradTiles& t, float* v, int64_t ldv,
-                                              int64_t point_stride) {
+template <int64_t kOut>
+HWY_INLINE void InputByChannels(const float* in, int64_t channels, const WinogradTiles& t, float* v,
+                                int64_t ldv, int64_t point_stride) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
   using V = hn::Vec<decltype(d)>;
-  constexpr int64_t kIn = kWinogradInTile;
+  constexpr int64_t kIn = kOut + 2;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const int64_t plane = t.height * t.width;
   // Lane l reads channel l's plane: offsets l * plane (below 2^31: WinogradApplies bounds the
@@ -413,7 +454,7 @@ HWY_NOINLINE void WinogradInputByChannelsImpl(const float* in, int64_t channels,
     for (int64_t tile = 0; tile < t.count; ++tile) {
       const int64_t r0 = t.row0[tile], s0 = t.col0[tile];
       const float* window = src + t.image_offset[tile];
-      V x[kWinogradPoints];
+      V x[kIn * kIn];
       for (int64_t r = 0; r < kIn; ++r) {
         const bool row_ok = r0 + r >= 0 && r0 + r < t.height;
         for (int64_t s = 0; s < kIn; ++s) {
@@ -422,23 +463,35 @@ HWY_NOINLINE void WinogradInputByChannelsImpl(const float* in, int64_t channels,
               ok ? hn::GatherIndex(d, window + (r0 + r) * t.width + s0 + s, index) : hn::Zero(d);
         }
       }
-      TransformAndStoreInput(d, x, lanes, v + tile * ldv + c0, point_stride);
+      TransformAndStoreInput<kOut>(d, x, lanes, v + tile * ldv + c0, point_stride);
     }
   }
+}
+
+HWY_NOINLINE void WinogradInputByChannelsImpl(const float* in, int64_t channels,
+                                              const WinogradTiles& t, float* v, int64_t ldv,
+                                              int64_t point_stride) {
+  InputByChannels<kWinogradOutTile>(in, channels, t, v, ldv, point_stride);
+}
+
+HWY_NOINLINE void Winograd2InputByChannelsImpl(const float* in, int64_t channels,
+                                               const WinogradTiles& t, float* v, int64_t ldv,
+                                               int64_t point_stride) {
+  InputByChannels<kWinograd2OutTile>(in, channels, t, v, ldv, point_stride);
 }
 
 // The channel-major layout (few tiles): one tile and one vector of output channels per step
 // (lane l: channel k0 + l), the 36 products of a point contiguous over channels. The transform
 // is WinogradOutputImpl's, lane for lane; the 16 results per lane are staged and copied to the
 // lane's output plane, where a tile's row is four floats (a scatter over planes either way).
-HWY_NOINLINE void WinogradOutputByChannelsImpl(const float* products, int64_t ldm,
-                                               int64_t point_stride, int64_t K, const float* bias,
-                                               const Epilogue& epilogue, const WinogradTiles& t,
-                                               float* out) {
+template <int64_t kOut>
+HWY_INLINE void OutputByChannels(const float* products, int64_t ldm, int64_t point_stride,
+                                 int64_t K, const float* bias, const Epilogue& epilogue,
+                                 const WinogradTiles& t, float* out) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  constexpr int64_t kOut = kWinogradOutTile, kIn = kWinogradInTile;
+  constexpr int64_t kIn = kOut + 2;
   // stage[(i * 4 + j) * L + l]: output row i, column j of channel k0 + l.
   HWY_ALIGN float stage[kOut * kOut * kMaxFloatLanes];
   for (int64_t k0 = 0; k0 < K; k0 += L) {
@@ -449,11 +502,11 @@ HWY_NOINLINE void WinogradOutputByChannelsImpl(const float* products, int64_t ld
                     : (lanes == L ? hn::LoadU(d, bias + k0) : SafeMaskedLoad(mask, d, bias + k0));
     for (int64_t tile = 0; tile < t.count; ++tile) {
       V y[kOut * kIn];
-      LoadOutputColumns(d, products + tile * ldm + k0, point_stride, lanes, y);
+      LoadOutputColumns<kOut>(d, products + tile * ldm + k0, point_stride, lanes, y);
       HWY_UNROLL(4)
       for (int64_t i = 0; i < kOut; ++i) {
         V res[kOut];
-        OutputColumn(d, y + i * kIn, res);
+        OutputColumnOf<kOut>(d, y + i * kIn, res);
         HWY_UNROLL(4)
         for (int64_t j = 0; j < kOut; ++j) {
           hn::Store(ApplyEpilogue(d, epilogue, hn::Add(res[j], b)), d, stage + (i * kOut + j) * L);
@@ -470,6 +523,20 @@ HWY_NOINLINE void WinogradOutputByChannelsImpl(const float* products, int64_t ld
       }
     }
   }
+}
+
+HWY_NOINLINE void WinogradOutputByChannelsImpl(const float* products, int64_t ldm,
+                                               int64_t point_stride, int64_t K, const float* bias,
+                                               const Epilogue& epilogue, const WinogradTiles& t,
+                                               float* out) {
+  OutputByChannels<kWinogradOutTile>(products, ldm, point_stride, K, bias, epilogue, t, out);
+}
+
+HWY_NOINLINE void Winograd2OutputByChannelsImpl(const float* products, int64_t ldm,
+                                                int64_t point_stride, int64_t K, const float* bias,
+                                                const Epilogue& epilogue, const WinogradTiles& t,
+                                                float* out) {
+  OutputByChannels<kWinograd2OutTile>(products, ldm, point_stride, K, bias, epilogue, t, out);
 }
 
 }  // namespace anvil::simd::HWY_NAMESPACE

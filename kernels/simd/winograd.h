@@ -24,6 +24,17 @@ inline constexpr int64_t kWinogradOutTile = 4;  // outputs per tile side
 inline constexpr int64_t kWinogradInTile = 6;   // inputs per tile side (4 + 3 - 1)
 inline constexpr int64_t kWinogradPoints = 36;  // products per tile (6 x 6)
 
+// F(2x2, 3x3), for few tiles of a large weight (a batch-1 late layer): 16 products per 4
+// outputs where F(4x4, 3x3) has 36 per 16, but a transformed weight of 16 K x C matrices, not
+// 36, which matters once it is streamed from memory for each run:
+//   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2;
+//   0 0 1], A^T = [1 1 1 0; 0 1 -1 -1]
+// (exact in binary floating point: its results differ from im2col's by rounding order only).
+// Only the channel-major layout has it (the few-tiles case it is for).
+inline constexpr int64_t kWinograd2OutTile = 2;
+inline constexpr int64_t kWinograd2InTile = 4;
+inline constexpr int64_t kWinograd2Points = 16;
+
 // u[(xi * K + k) * C + c] = (G w[k, c] G^T)[xi] for w [K, C, 3, 3] (dense): the weights as the
 // 36 row-major K x C matrices the products read. u holds 36 * K * C floats. Computed in double
 // and rounded once.
@@ -77,6 +88,18 @@ void WinogradTransformInputByChannels(const float* in, int64_t channels, const W
 void WinogradTransformOutputByChannels(const float* products, int64_t ldm, int64_t point_stride,
                                        int64_t K, const float* bias, const Epilogue& epilogue,
                                        const WinogradTiles& tiles, float* out);
+
+// The F(2x2, 3x3) forms of WinogradTransformWeights (16 K x C matrices),
+// WinogradTransformInputByChannels (4x4 windows, 16 points) and
+// WinogradTransformOutputByChannels (2x2 output tiles): the same contracts, with the tiles'
+// windows 4 x 4 and their outputs 2 x 2.
+void Winograd2TransformWeights(const float* w, int64_t K, int64_t C, float* u);
+void Winograd2TransformInputByChannels(const float* in, int64_t channels,
+                                       const WinogradTiles& tiles, float* v, int64_t ldv,
+                                       int64_t point_stride);
+void Winograd2TransformOutputByChannels(const float* products, int64_t ldm, int64_t point_stride,
+                                        int64_t K, const float* bias, const Epilogue& epilogue,
+                                        const WinogradTiles& tiles, float* out);
 
 }  // namespace anvil::simd
 
