@@ -67,6 +67,9 @@ absl::Status CheckReorderInput(const KernelContext& ctx, const TensorView& x) {
   return absl::OkStatus();
 }
 
+// Pixels per unit of a pointwise layer split by pixels: whole tiles of the kernel's 6 and 8.
+constexpr int64_t kPixelUnit = 48;
+
 // Splits the (image, block) pairs of `images` images of `blocks` blocks across threads (each pair
 // `work` units of work, chunks of at least `min_work`) and calls fn(n, b0, b1) for the blocks
 // [b0, b1) of image n that a chunk holds.
@@ -340,6 +343,33 @@ class NchwcConvKernel final : public OpKernel {
     const int64_t pixels = H * W;
     const int64_t w_block = in_blocks_ * B * B;  // one output block's packed weights
     const double block_flops = 2.0 * static_cast<double>(pixels * w_block);
+    // A batch-1 layer of one or two output blocks (a projection to 16-32 channels at 112x112)
+    // has too few (image, block) pairs for the threads, and a chunk of one block loses the
+    // kernel's pairing of two (which halves its broadcasts): it splits its pixels instead,
+    // every output block per chunk, when each chunk gets several units of them.
+    const int64_t pixel_units = (pixels + kPixelUnit - 1) / kPixelUnit;
+    const int64_t pixel_min = parallel::MinChunk(
+        2.0 * static_cast<double>(kPixelUnit * w_block * out_blocks_), parallel::kMinChunkFlops);
+    const int64_t pixel_chunks = parallel::ChunkCount(N * pixel_units, pixel_min);
+    const int64_t block_chunks = parallel::ChunkCount(
+        N * out_blocks_, parallel::MinChunk(block_flops, parallel::kMinChunkFlops));
+    if (pixel_chunks > block_chunks ||
+        (pixel_chunks == block_chunks && block_chunks > 1 && N * out_blocks_ < 2 * block_chunks &&
+         N * pixel_units >= 4 * pixel_chunks)) {
+      parallel::For(N * pixel_units, pixel_min, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end;) {
+          const int64_t n = i / pixel_units, u0 = i % pixel_units;
+          const int64_t u1 = std::min(pixel_units, u0 + (end - i));
+          const int64_t offset = n * out_image;
+          simd::BlockedPointwiseConv(xd.data() + n * in_image, in_blocks_, pixels, weights_.data(),
+                                     bias, sum != nullptr ? sum + offset : nullptr, epilogue_,
+                                     out + offset, out_blocks_, u0 * kPixelUnit,
+                                     std::min(pixels, u1 * kPixelUnit));
+          i += u1 - u0;
+        }
+      });
+      return absl::OkStatus();
+    }
     ForEachBlockRange(N, out_blocks_, block_flops, parallel::kMinChunkFlops,
                       [&](int64_t n, int64_t o0, int64_t o1) {
                         const int64_t offset = n * out_image + o0 * pixels * B;

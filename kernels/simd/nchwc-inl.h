@@ -314,12 +314,13 @@ HWY_INLINE void PointwiseTile(const float* x, int64_t in_blocks, int64_t pixels,
 }
 
 template <int64_t kOuts>
-HWY_INLINE void PointwiseOutputs(const float* x, int64_t in_blocks, int64_t pixels, const float* w0,
+HWY_INLINE void PointwiseOutputs(const float* x, int64_t in_blocks, int64_t pixels,
+                                 int64_t pixel_begin, int64_t pixel_end, const float* w0,
                                  int64_t w_block_stride, const float* bias, const float* sum,
                                  const Epilogue& e, float* y, int64_t ob) {
   constexpr int64_t kPixels = kOuts == 2 ? 6 : 8;
-  int64_t p = 0;
-  for (; p + kPixels <= pixels; p += kPixels) {
+  int64_t p = pixel_begin;
+  for (; p + kPixels <= pixel_end; p += kPixels) {
     PointwiseTile<kPixels, kOuts>(x, in_blocks, pixels, p, w0, w_block_stride, bias, sum, e, y, ob);
   }
   // The last pixels in one narrower tile (the weights read once more, not once per pixel: a
@@ -328,7 +329,7 @@ HWY_INLINE void PointwiseOutputs(const float* x, int64_t in_blocks, int64_t pixe
     PointwiseTile<decltype(count)::value, kOuts>(x, in_blocks, pixels, p, w0, w_block_stride, bias,
                                                  sum, e, y, ob);
   };
-  const int64_t rest = pixels - p;
+  const int64_t rest = pixel_end - p;
   if constexpr (kPixels > 7) {
     if (rest == 7) return tail(std::integral_constant<int64_t, 7>());
     if (rest == 6) return tail(std::integral_constant<int64_t, 6>());
@@ -343,17 +344,20 @@ HWY_INLINE void PointwiseOutputs(const float* x, int64_t in_blocks, int64_t pixe
 HWY_NOINLINE void BlockedPointwiseConvImpl(const float* x, int64_t in_blocks, int64_t pixels,
                                            const float* packed_w, const float* packed_bias,
                                            const float* sum, const Epilogue& epilogue, float* y,
-                                           int64_t out_blocks) {
+                                           int64_t out_blocks, int64_t pixel_begin,
+                                           int64_t pixel_end) {
   const int64_t B = NchwcBlockImpl();
   const int64_t w_block_stride = in_blocks * B * B;  // one output block's packed weights
   int64_t ob = 0;
   for (; ob + 2 <= out_blocks; ob += 2) {
-    PointwiseOutputs<2>(x, in_blocks, pixels, packed_w + ob * w_block_stride, w_block_stride,
-                        packed_bias, sum, epilogue, y, ob);
+    PointwiseOutputs<2>(x, in_blocks, pixels, pixel_begin, pixel_end,
+                        packed_w + ob * w_block_stride, w_block_stride, packed_bias, sum, epilogue,
+                        y, ob);
   }
   for (; ob < out_blocks; ++ob) {
-    PointwiseOutputs<1>(x, in_blocks, pixels, packed_w + ob * w_block_stride, w_block_stride,
-                        packed_bias, sum, epilogue, y, ob);
+    PointwiseOutputs<1>(x, in_blocks, pixels, pixel_begin, pixel_end,
+                        packed_w + ob * w_block_stride, w_block_stride, packed_bias, sum, epilogue,
+                        y, ob);
   }
 }
 

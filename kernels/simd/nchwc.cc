@@ -87,9 +87,10 @@ void PackBlockedPointwiseWeights(const float* w, int64_t out_channels, int64_t i
 
 void BlockedPointwiseConv(const float* x, int64_t in_blocks, int64_t pixels, const float* packed_w,
                           const float* packed_bias, const float* sum, const Epilogue& epilogue,
-                          float* y, int64_t out_blocks) {
+                          float* y, int64_t out_blocks, int64_t pixel_begin, int64_t pixel_end) {
   HWY_DYNAMIC_DISPATCH(BlockedPointwiseConvImpl)
-  (x, in_blocks, pixels, packed_w, packed_bias, sum, epilogue, y, out_blocks);
+  (x, in_blocks, pixels, packed_w, packed_bias, sum, epilogue, y, out_blocks, pixel_begin,
+   pixel_end < 0 ? pixels : pixel_end);
 }
 
 int64_t BlockedPlanarWeightsSize(int64_t out_channels, int64_t in_channels, int64_t taps) {

@@ -58,10 +58,13 @@ int64_t BlockedPointwiseWeightsSize(int64_t out_channels, int64_t in_channels);
 // Pointwise (1x1, stride 1, no pad) convolution: y [out_blocks][pixels][B] = epilogue(bias +
 // sum over input channels of x * w [+ sum]), x [in_blocks][pixels][B], weights packed above,
 // bias blocked [out_blocks][B] (or null), `sum` (or null) a blocked tensor of y's shape added
-// before the activation (a residual connection, ONNX Runtime's FusedConv Z).
+// before the activation (a residual connection, ONNX Runtime's FusedConv Z). Only the pixels
+// [pixel_begin, pixel_end) (pixel_end -1: to `pixels`) are computed, each with the same bits as
+// in a whole call: threads may split a layer of one or two output blocks by pixels.
 void BlockedPointwiseConv(const float* x, int64_t in_blocks, int64_t pixels, const float* packed_w,
                           const float* packed_bias, const float* sum, const Epilogue& epilogue,
-                          float* y, int64_t out_blocks);
+                          float* y, int64_t out_blocks, int64_t pixel_begin = 0,
+                          int64_t pixel_end = -1);
 
 // A dense convolution (group 1, no dilation) of a planar image with few channels - a network's
 // first layer, whose 3 input channels fill no block - written in the blocked layout, as ONNX

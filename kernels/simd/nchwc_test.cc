@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -192,6 +193,7 @@ TEST(Nchwc, PlanarInputConvGivesTheDefinitionsBits) {
 // around the tiles' widths, with and without a bias and a residual sum: the definition's values,
 // input channels accumulated in order with fused multiply-adds from 0, then the bias, the sum and
 // the activation.
+// Also over pixel ranges, with the whole call's bits.
 TEST(Nchwc, PointwiseGivesTheDefinitionsValues) {
   const int64_t B = NchwcBlock();
   Epilogue clip;
@@ -212,6 +214,15 @@ TEST(Nchwc, PointwiseGivesTheDefinitionsValues) {
           std::vector<float> yb(out_blocks * pixels * B, -7.0f);
           BlockedPointwiseConv(xb.data(), in_blocks, pixels, packed.data(), pb.data(),
                                residual ? sb.data() : nullptr, clip, yb.data(), out_blocks);
+          // Pixel ranges (a split across threads) give the whole call's bits.
+          std::vector<float> ranges(yb.size(), -7.0f);
+          const int64_t split = pixels / 3 + 1;
+          for (const auto& [p0, p1] : {std::pair<int64_t, int64_t>{0, split}, {split, pixels}}) {
+            BlockedPointwiseConv(xb.data(), in_blocks, pixels, packed.data(), pb.data(),
+                                 residual ? sb.data() : nullptr, clip, ranges.data(), out_blocks,
+                                 p0, p1);
+          }
+          ASSERT_EQ(ranges, yb) << in << " -> " << out << " channels, " << pixels << " pixels";
           const std::vector<float> y = Unblocked(yb, out, pixels);
           for (int64_t m = 0; m < out; ++m) {
             for (int64_t p = 0; p < pixels; ++p) {
