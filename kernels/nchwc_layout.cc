@@ -279,25 +279,9 @@ class Rewriter {
     if (!IsFloat16(v)) return v;
     auto it = widened_.find(v);
     if (it != widened_.end()) return it->second;
-    Value* out = nullptr;
-    if (const Elements* c = match::RunConstant(v)) {
-      std::vector<float> values(c->NumElements());
-      for (int64_t i = 0; i < c->NumElements(); ++i)
-        values[i] = static_cast<float>(c->GetDouble(i));
-      out = graph_.AddInitializer(
-          graph_.UniqueName(v->name() + "_f32"),
-          DenseElements::FromVector(ElementType::kFloat,
-                                    std::vector<int64_t>(c->dims().begin(), c->dims().end()),
-                                    values));
-    } else {
-      Node* cast = graph_.InsertNodeBefore(user, "Cast");
-      cast->SetAttribute(Attribute::Int("to", static_cast<int64_t>(ElementType::kFloat)));
-      cast->AddInput(v);
-      out = cast->AddOutput(graph_.UniqueName(v->name() + "_f32"));
-      ++casts;
-    }
-    std::vector<Dim> dims = v->type().shape();
-    out->set_type(Type::Tensor(ElementType::kFloat, std::move(dims)));
+    bool cast = false;
+    Value* out = match::WidenFloat16(graph_, v, user, &cast);
+    if (cast) ++casts;
     widened_[v] = out;
     return out;
   }

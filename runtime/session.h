@@ -63,12 +63,13 @@ absl::Status PrepareModelForRun(Model& model, const std::string& pipeline,
 // the Conv before it, QDQ-quantized ops become integer ops (QLinearConv, QLinearMatMul, and
 // ONNX Runtime's QGemm and QLinear element-wise, pool and Concat ops), layer norms, attention
 // blocks and activations written in
-// primitives become single ops, and chains of depthwise and pointwise convolutions run in the
+// primitives become single ops, float16 regions compute in float32 between one Cast at each
+// edge (kernels/widen_float16.h), and chains of depthwise and pointwise convolutions run in the
 // blocked NCHWc layout of this CPU's vector width (kernels/nchwc_layout.h). The runtime does not
 // link them: a program that loads models with this pipeline links //passes:default.
 inline constexpr char kLoadPipeline[] =
     "shape-inference,einsum-decompose,fuse-matmul-transpose,fold-batchnorm,fuse-qdq,"
-    "fuse-layernorm,fuse-attention,fuse-activations,nchwc,dce";
+    "fuse-layernorm,fuse-attention,fuse-activations,widen-float16,nchwc,dce";
 
 struct SessionOptions {
   // Passes run on the model at load (pass_manager.h syntax); "" runs none.

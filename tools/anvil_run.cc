@@ -94,7 +94,7 @@ options:
                          accounts for
   --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,
                          fuse-matmul-transpose,fold-batchnorm,fuse-qdq,fuse-layernorm,
-                         fuse-attention,fuse-activations,nchwc,dce")
+                         fuse-attention,fuse-activations,widen-float16,nchwc,dce")
   --no-arena             every tensor on the heap (no memory plan)
   --keep-weights         keep the bytes of weights that kernels pack into their own copies
                          (by default they are released at load: --memory reports the bytes)

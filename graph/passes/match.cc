@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -132,6 +133,28 @@ Node* ReplaceWith(Graph& graph, Node* last, const std::string& op_type, const st
   }
   out->SetName(name);
   return node;
+}
+
+Value* WidenFloat16(Graph& graph, Value* v, Node* before, bool* cast) {
+  Value* out = nullptr;
+  if (const Elements* c = RunConstant(v)) {
+    std::vector<float> values(c->NumElements());
+    for (int64_t i = 0; i < c->NumElements(); ++i) values[i] = static_cast<float>(c->GetDouble(i));
+    out = graph.AddInitializer(
+        graph.UniqueName(v->name() + "_f32"),
+        DenseElements::FromVector(
+            ElementType::kFloat, std::vector<int64_t>(c->dims().begin(), c->dims().end()), values));
+    if (cast != nullptr) *cast = false;
+  } else {
+    Node* node = graph.InsertNodeBefore(before, "Cast");
+    node->SetAttribute(Attribute::Int("to", static_cast<int64_t>(ElementType::kFloat)));
+    node->AddInput(v);
+    out = node->AddOutput(graph.UniqueName(v->name() + "_f32"));
+    if (cast != nullptr) *cast = true;
+  }
+  std::vector<Dim> dims = v->type().shape();
+  out->set_type(Type::Tensor(ElementType::kFloat, std::move(dims)));
+  return out;
 }
 
 }  // namespace anvil::match
