@@ -24,10 +24,6 @@ bool IsOp(const Node* node, std::string_view domain, std::string_view op_type) {
   return node != nullptr && node->domain() == domain && node->op_type() == op_type;
 }
 
-bool IsFloat16(const Value* v) {
-  return v != nullptr && v->type().is_tensor() && v->type().element_type() == ElementType::kFloat16;
-}
-
 // A float32 or float16 tensor type of rank 4 whose channel dim is a literal.
 std::optional<int64_t> Channels(const Value* v) {
   if (v == nullptr) return std::nullopt;
@@ -276,7 +272,7 @@ class Rewriter {
   // `v` as float32 for a node inserted before `user`: itself, a float32 copy of a float16
   // constant, or (once per value) a Cast of a float16 value.
   Value* AsFloat32(Value* v, Node* user) {
-    if (!IsFloat16(v)) return v;
+    if (!match::IsFloat16Tensor(v)) return v;
     auto it = widened_.find(v);
     if (it != widened_.end()) return it->second;
     bool cast = false;
@@ -505,7 +501,7 @@ class Rewriter {
       Value* out = reorder->AddOutput(graph_.UniqueName(y->name() + "_nchw"));
       std::vector<Dim> dims = y->type().shape();
       out->set_type(Type::Tensor(ElementType::kFloat, std::move(dims)));
-      if (IsFloat16(y)) {
+      if (match::IsFloat16Tensor(y)) {
         // The chain computed in float32; its value leaves it rounded to the model's float16.
         Node* cast = graph_.InsertNodeBefore(node, "Cast");
         cast->SetAttribute(Attribute::Int("to", static_cast<int64_t>(ElementType::kFloat16)));

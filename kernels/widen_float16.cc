@@ -16,55 +16,20 @@
 namespace anvil {
 namespace {
 
-bool IsFloat16(const Value* v) {
-  return v != nullptr && v->type().is_tensor() && v->type().element_type() == ElementType::kFloat16;
-}
-
 // Ops whose kernels compute float16 in float32 and round the result (their ComputeType of
 // float16 is float): in a region they run on its float32 values instead.
 bool Widened(const Node& node) {
-  static const auto* ops = new absl::flat_hash_set<std::string_view>{"Conv",
-                                                                     "ConvTranspose",
-                                                                     "MatMul",
-                                                                     "Gemm",
-                                                                     "MaxPool",
-                                                                     "AveragePool",
-                                                                     "GlobalAveragePool",
-                                                                     "GlobalMaxPool",
-                                                                     "Resize",
-                                                                     "Upsample",
-                                                                     "BatchNormalization",
-                                                                     "InstanceNormalization",
-                                                                     "LayerNormalization",
-                                                                     "Softmax",
-                                                                     "LogSoftmax",
-                                                                     "Add",
-                                                                     "Sub",
-                                                                     "Mul",
-                                                                     "Div",
-                                                                     "Relu",
-                                                                     "LeakyRelu",
-                                                                     "PRelu",
-                                                                     "Sigmoid",
-                                                                     "Tanh",
-                                                                     "Clip",
-                                                                     "HardSigmoid",
-                                                                     "HardSwish",
-                                                                     "Elu",
-                                                                     "Selu",
-                                                                     "Erf",
-                                                                     "Exp",
-                                                                     "Log",
-                                                                     "Sqrt",
-                                                                     "Neg",
-                                                                     "Abs",
-                                                                     "Max",
-                                                                     "Min",
-                                                                     "Sum",
-                                                                     "Mean",
-                                                                     "ReduceMean",
-                                                                     "ReduceMax",
-                                                                     "ReduceSum"};
+  // clang-format off
+  static const auto* ops = new absl::flat_hash_set<std::string_view>{
+      "Conv", "ConvTranspose", "MatMul", "Gemm",
+      "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Resize", "Upsample",
+      "BatchNormalization", "InstanceNormalization", "LayerNormalization",
+      "Softmax", "LogSoftmax",
+      "Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Mean",
+      "Relu", "LeakyRelu", "PRelu", "Sigmoid", "Tanh", "Clip", "HardSigmoid", "HardSwish", "Elu",
+      "Selu", "Erf", "Exp", "Log", "Sqrt", "Neg", "Abs",
+      "ReduceMean", "ReduceMax", "ReduceSum"};
+  // clang-format on
   static const auto* contrib =
       new absl::flat_hash_set<std::string_view>{"FusedConv", "FusedMatMul", "Gelu", "QuickGelu"};
   if (node.domain().empty() || node.domain() == "ai.onnx") return ops->contains(node.op_type());
@@ -104,18 +69,19 @@ class Widener {
       for (int i = 0; i < node->num_inputs(); ++i) {
         const Value* v = node->input(i);
         if (region_.contains(v)) from_region = true;
-        if (IsFloat16(v)) float16 = true;
+        if (match::IsFloat16Tensor(v)) float16 = true;
       }
-      for (int i = 0; i < node->num_outputs(); ++i) float16 |= IsFloat16(node->output(i));
+      for (int i = 0; i < node->num_outputs(); ++i)
+        float16 |= match::IsFloat16Tensor(node->output(i));
       if (!float16 && !from_region) continue;
       if (!Widened(*node) && !(Moves(*node) && from_region)) continue;
       for (int i = 0; i < node->num_inputs(); ++i) {
         Value* v = node->input(i);
-        if (IsFloat16(v)) node->SetInput(i, AsFloat32(v, node));
+        if (match::IsFloat16Tensor(v)) node->SetInput(i, AsFloat32(v, node));
       }
       for (int i = 0; i < node->num_outputs(); ++i) {
         Value* y = node->output(i);
-        if (!IsFloat16(y)) continue;
+        if (!match::IsFloat16Tensor(y)) continue;
         y->set_type(Float32Like(y));
         region_.insert(y);
         retyped_.push_back(y);

@@ -135,6 +135,10 @@ Node* ReplaceWith(Graph& graph, Node* last, const std::string& op_type, const st
   return node;
 }
 
+bool IsFloat16Tensor(const Value* v) {
+  return v != nullptr && v->type().is_tensor() && v->type().element_type() == ElementType::kFloat16;
+}
+
 Value* WidenFloat16(Graph& graph, Value* v, Node* before, bool* cast) {
   Value* out = nullptr;
   if (const Elements* c = RunConstant(v)) {

@@ -68,6 +68,9 @@ Node* ReplaceWith(Graph& graph, Node* last, const std::string& op_type, const st
                   const std::vector<Value*>& inputs, std::vector<Attribute> attrs,
                   const std::vector<Node*>& dead, absl::flat_hash_set<const Node*>* erased);
 
+// `v` is a tensor of float16 elements (false for nullptr).
+bool IsFloat16Tensor(const Value* v);
+
 // `v`, a float16 tensor, as float32 for a node about to read it: a float32 initializer copy
 // when `v` is a run constant (RunConstant), else the output of a new Cast(to = float) inserted
 // before `before`; *cast (when given) says which. The result has v's dims.

@@ -81,10 +81,16 @@ int64_t MaxBlockTiles(int64_t C, int64_t K) {
 // counts no network has reach, takes the tile-major blocks (or, under kMinTiles tiles, im2col).
 constexpr double kMaxChannelMajorScratchBytes = 16 << 20;
 
-bool ChannelMajorFits(int64_t tiles, int64_t C, int64_t K) {
-  return static_cast<double>(kWinogradPoints) * static_cast<double>(tiles) *
-             static_cast<double>(C + K) * sizeof(float) <=
+// Whether a channel-major block of `tiles` tiles of `points` products each fits that bound.
+bool ChannelMajorFits(int64_t tiles, int64_t C, int64_t K, int64_t points = kWinogradPoints) {
+  return static_cast<double>(points) * static_cast<double>(tiles) * static_cast<double>(C + K) *
+             sizeof(float) <=
          kMaxChannelMajorScratchBytes;
+}
+
+// Bytes of F(4x4, 3x3)'s transformed weight of a C -> K convolution (36 K x C floats).
+double TransformedWeightBytes(int64_t C, int64_t K) {
+  return static_cast<double>(kWinogradPoints) * static_cast<double>(K * C) * sizeof(float);
 }
 
 // Whether `tiles` tiles run as WinogradChannelMajor (the constants above say when that pays).
@@ -104,12 +110,9 @@ constexpr double kMaxStreamedWeightBytes = 4 << 20;
 
 // Whether `small_tiles` 2x2 tiles of a C -> K convolution run as F(2x2, 3x3) channel-major.
 bool SmallTilesPay(int64_t small_tiles, int64_t C, int64_t K) {
-  const double weight_bytes =
-      static_cast<double>(kWinogradPoints) * static_cast<double>(K * C) * sizeof(float);
-  return weight_bytes > kMaxStreamedWeightBytes && small_tiles <= kMaxChannelMajorTiles &&
-         static_cast<double>(simd::kWinograd2Points) * static_cast<double>(small_tiles) *
-                 static_cast<double>(C + K) * sizeof(float) <=
-             kMaxChannelMajorScratchBytes;
+  return TransformedWeightBytes(C, K) > kMaxStreamedWeightBytes &&
+         small_tiles <= kMaxChannelMajorTiles &&
+         ChannelMajorFits(small_tiles, C, K, simd::kWinograd2Points);
 }
 
 // Asks for the cache lines of [p, p + n) to be fetched: the input transform gathers from many
@@ -166,9 +169,7 @@ namespace {
 bool TilesPay(int64_t tiles, int64_t C, int64_t K) {
   if (tiles < kMinTiles && !ChannelMajorFits(tiles, C, K)) return false;
   if (tiles >= kMinStreamedWeightTiles) return true;
-  const double weight_bytes =
-      static_cast<double>(kWinogradPoints) * static_cast<double>(K * C) * sizeof(float);
-  return tiles >= 1 && weight_bytes <= kMaxCachedWeightBytes;
+  return tiles >= 1 && TransformedWeightBytes(C, K) <= kMaxCachedWeightBytes;
 }
 
 // The tiles of `images` outputs of OH x OW in tiles of `side` x `side` outputs.
@@ -374,8 +375,7 @@ bool WinogradConv2D(const WindowGeometry& g, int64_t images, const WinogradWeigh
                     const float* x, const float* bias, const simd::Epilogue& epilogue, float* y) {
   const int64_t K = w.out_channels, C = w.in_channels;
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
-  const int64_t tiles_w = Ceil(OW, kWinogradOutTile);
-  const int64_t per_image = Ceil(OH, kWinogradOutTile) * tiles_w;
+  const int64_t per_image = TileCount(1, OH, OW, kWinogradOutTile);
   const int64_t tiles = images * per_image;
   const int64_t small_tiles = TileCount(images, OH, OW, simd::kWinograd2OutTile);
   if (SmallTilesPay(small_tiles, C, K)) {
