@@ -189,19 +189,23 @@ void DepthwiseConv2D(const WindowGeometry& g, int64_t N, int64_t C, int64_t M, i
     float* bb = wb + blocks * taps * B;
     simd::PackBlockedDepthwiseWeights(w, bias, C, taps, wb, bias != nullptr ? bb : nullptr);
     for (int64_t n = 0; n < N; ++n) {
-      parallel::For(blocks, parallel::MinChunk(plane_work * B, parallel::kMinChunkElements),
-                    [&](int64_t b0, int64_t b1) {
-                      const int64_t c0 = b0 * B, count = std::min(C, b1 * B) - c0;
-                      simd::ReorderToBlocked(x + (n * C + c0) * g.in_size, count, g.in_size,
-                                             xb + c0 * g.in_size);
-                      simd::BlockedDepthwiseConv(xb + c0 * g.in_size, b1 - b0, g.in[0], g.in[1],
-                                                 g.kernel[0], g.strides[0], g.pad_begin[0],
-                                                 g.pad_begin[1], wb + b0 * taps * B,
-                                                 bias != nullptr ? bb + c0 : nullptr, epilogue,
-                                                 yb + c0 * g.out_size, g.out[0], g.out[1]);
-                      simd::ReorderFromBlocked(yb + c0 * g.out_size, count, g.out_size,
-                                               y + (n * M + c0) * g.out_size);
-                    });
+      parallel::For(
+          blocks, parallel::MinChunk(plane_work * B, parallel::kMinChunkElements),
+          [&](int64_t b0, int64_t b1) {
+            const int64_t c0 = b0 * B, count = std::min(C, b1 * B) - c0;
+            simd::ReorderToBlocked(x + (n * C + c0) * g.in_size, count, g.in_size,
+                                   xb + c0 * g.in_size);
+            ScratchBuffers chunk_scratch;
+            simd::BlockedDepthwiseConv(
+                xb + c0 * g.in_size, b1 - b0, g.in[0], g.in[1], g.kernel[0], g.strides[0],
+                g.pad_begin[0], g.pad_begin[1], wb + b0 * taps * B,
+                bias != nullptr ? bb + c0 : nullptr, epilogue, yb + c0 * g.out_size, g.out[0],
+                g.out[1],
+                chunk_scratch.Get<float>(0, simd::BlockedDepthwiseScratchSize(
+                                                g.kernel[0], g.strides[0], g.out[0], g.out[1])));
+            simd::ReorderFromBlocked(yb + c0 * g.out_size, count, g.out_size,
+                                     y + (n * M + c0) * g.out_size);
+          });
     }
     return;
   }

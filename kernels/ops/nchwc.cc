@@ -43,6 +43,7 @@
 #include "kernels/kernel_rules.h"
 #include "kernels/ops/compute_util.h"
 #include "kernels/ops/conv_internal.h"
+#include "kernels/ops/scratch.h"
 
 namespace anvil::compute_ops {
 namespace {
@@ -324,15 +325,18 @@ class NchwcConvKernel final : public OpKernel {
           WindowGeometry g,
           ResolveWindow(ctx.node(), attrs_, Shape{H, W}, Shape{OH, OW}, Shape{kernel_, kernel_}));
       const int64_t taps = kernel_ * kernel_;
+      const int64_t scratch_size = simd::BlockedDepthwiseScratchSize(kernel_, g.strides[0], OH, OW);
       const double block_work = static_cast<double>(OH * OW * taps * B);
       ForEachBlockRange(N, in_blocks_, block_work, parallel::kMinChunkElements,
                         [&](int64_t n, int64_t b0, int64_t b1) {
+                          ScratchBuffers scratch;
                           simd::BlockedDepthwiseConv(
                               xd.data() + n * in_image + b0 * H * W * B, b1 - b0, H, W, kernel_,
                               g.strides[0], g.pad_begin[0], g.pad_begin[1],
                               weights_.data() + b0 * taps * B,
                               bias != nullptr ? bias + b0 * B : nullptr, epilogue_,
-                              out + n * out_image + b0 * OH * OW * B, OH, OW);
+                              out + n * out_image + b0 * OH * OW * B, OH, OW,
+                              scratch.Get<float>(0, scratch_size));
                         });
       return absl::OkStatus();
     }

@@ -204,6 +204,51 @@ HWY_INLINE void DepthwiseInteriorRow(const float* x, int64_t w, int64_t ih0, int
   }
 }
 
+// A block of a layer that DepthwiseCopiesPadded (nchwc.h): copied with its zero padding into
+// `padded` ((out_h - 1) * s + k rows of (out_w - 1) * s + k pixels), then every output row in
+// tiles from the copy, the last tile of a row overlapping the one before it rather than narrower
+// (an output adds its taps in the same order whichever tile computes it).
+template <int64_t kKernel, int64_t kStride>
+HWY_INLINE void DepthwiseBlockPadded(const float* x, int64_t h, int64_t w, int64_t pad_top,
+                                     int64_t pad_left, const float* wk, const float* bias_block,
+                                     const Epilogue& e, float* y, int64_t out_h, int64_t out_w,
+                                     float* padded) {
+  const hn::ScalableTag<float> d;
+  constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(d));
+  const int64_t ph = (out_h - 1) * kStride + kKernel, pw = (out_w - 1) * kStride + kKernel;
+  for (int64_t r = 0; r < ph; ++r) {
+    const int64_t ih = r - pad_top;
+    float* dst = padded + r * pw * B;
+    for (int64_t c = 0; c < pw; ++c) {
+      const int64_t iw = c - pad_left;
+      const bool inside = ih >= 0 && ih < h && iw >= 0 && iw < w;
+      hn::StoreU(inside ? hn::LoadU(d, x + (ih * w + iw) * B) : hn::Zero(d), d, dst + c * B);
+    }
+  }
+  // Without a bias the sums are stored as they are (0 + -0 would turn a -0 into +0).
+  const bool has_bias = bias_block != nullptr;
+  const auto bias = has_bias ? hn::LoadU(d, bias_block) : hn::Zero(d);
+  const auto tiles = [&](auto width, int64_t ih0, float* y_row) {
+    constexpr int64_t kWidth = decltype(width)::value;
+    for (int64_t ow = 0;; ow += kWidth) {
+      const int64_t at = std::min(ow, out_w - kWidth);
+      DepthwiseTile<kKernel, kStride, kWidth>(padded, pw, ih0, at * kStride, wk, has_bias, bias, e,
+                                              y_row + at * B);
+      if (at + kWidth >= out_w) return;
+    }
+  };
+  for (int64_t oh = 0; oh < out_h; ++oh) {
+    float* y_row = y + oh * out_w * B;
+    if (out_w >= 8) {
+      tiles(std::integral_constant<int64_t, 8>(), oh * kStride, y_row);
+    } else if (out_w >= 4) {
+      tiles(std::integral_constant<int64_t, 4>(), oh * kStride, y_row);
+    } else {
+      tiles(std::integral_constant<int64_t, 1>(), oh * kStride, y_row);
+    }
+  }
+}
+
 template <int64_t kKernel, int64_t kStride>
 HWY_INLINE void DepthwiseBlock(const float* x, int64_t h, int64_t w, int64_t pad_top,
                                int64_t pad_left, const float* wk, const float* bias_block,
@@ -243,7 +288,7 @@ HWY_NOINLINE void BlockedDepthwiseConvImpl(const float* x, int64_t blocks, int64
                                            int64_t kernel, int64_t stride, int64_t pad_top,
                                            int64_t pad_left, const float* packed_w,
                                            const float* packed_bias, const Epilogue& epilogue,
-                                           float* y, int64_t out_h, int64_t out_w) {
+                                           float* y, int64_t out_h, int64_t out_w, float* scratch) {
   const int64_t B = NchwcBlockImpl();
   const int64_t taps = kernel * kernel;
   for (int64_t b = 0; b < blocks; ++b) {
@@ -252,8 +297,14 @@ HWY_NOINLINE void BlockedDepthwiseConvImpl(const float* x, int64_t blocks, int64
     const float* bias = packed_bias != nullptr ? packed_bias + b * B : nullptr;
     float* yb = y + b * out_h * out_w * B;
     auto run = [&](auto k, auto s) {
-      DepthwiseBlock<decltype(k)::value, decltype(s)::value>(xb, h, w, pad_top, pad_left, wk, bias,
-                                                             epilogue, yb, out_h, out_w);
+      constexpr int64_t kKernel = decltype(k)::value, kStride = decltype(s)::value;
+      if (DepthwiseCopiesPadded(kKernel, kStride)) {
+        DepthwiseBlockPadded<kKernel, kStride>(xb, h, w, pad_top, pad_left, wk, bias, epilogue, yb,
+                                               out_h, out_w, scratch);
+      } else {
+        DepthwiseBlock<kKernel, kStride>(xb, h, w, pad_top, pad_left, wk, bias, epilogue, yb, out_h,
+                                         out_w);
+      }
     };
     if (kernel == 3 && stride == 1)
       run(std::integral_constant<int64_t, 3>(), std::integral_constant<int64_t, 1>());

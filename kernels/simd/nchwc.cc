@@ -55,13 +55,20 @@ bool BlockedDepthwiseSupports(int64_t kernel, int64_t stride) {
   return (kernel == 3 || kernel == 5) && (stride == 1 || stride == 2);
 }
 
+bool DepthwiseCopiesPadded(int64_t kernel, int64_t stride) { return kernel == 5 && stride == 1; }
+
+int64_t BlockedDepthwiseScratchSize(int64_t kernel, int64_t stride, int64_t out_h, int64_t out_w) {
+  if (!DepthwiseCopiesPadded(kernel, stride)) return 0;
+  return ((out_h - 1) * stride + kernel) * ((out_w - 1) * stride + kernel) * NchwcBlock();
+}
+
 void BlockedDepthwiseConv(const float* x, int64_t blocks, int64_t h, int64_t w, int64_t kernel,
                           int64_t stride, int64_t pad_top, int64_t pad_left, const float* packed_w,
                           const float* packed_bias, const Epilogue& epilogue, float* y,
-                          int64_t out_h, int64_t out_w) {
+                          int64_t out_h, int64_t out_w, float* scratch) {
   HWY_DYNAMIC_DISPATCH(BlockedDepthwiseConvImpl)
   (x, blocks, h, w, kernel, stride, pad_top, pad_left, packed_w, packed_bias, epilogue, y, out_h,
-   out_w);
+   out_w, scratch);
 }
 
 int64_t BlockedPointwiseWeightsSize(int64_t out_channels, int64_t in_channels) {

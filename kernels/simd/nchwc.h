@@ -41,12 +41,20 @@ void PackBlockedDepthwiseWeights(const float* w, const float* bias, int64_t chan
 // Depthwise convolution of square `kernel` (3 or 5) windows at `stride` (1 or 2), no dilation,
 // zero padding pad_top / pad_left (pads below and right follow from out_h / out_w): x blocked
 // [blocks][h * w][B], y blocked [blocks][out_h * out_w][B], weights and bias packed above
-// (bias may be null).
+// (bias may be null). `scratch` holds BlockedDepthwiseScratchSize floats (null if that is 0).
 bool BlockedDepthwiseSupports(int64_t kernel, int64_t stride);
 void BlockedDepthwiseConv(const float* x, int64_t blocks, int64_t h, int64_t w, int64_t kernel,
                           int64_t stride, int64_t pad_top, int64_t pad_left, const float* packed_w,
                           const float* packed_bias, const Epilogue& epilogue, float* y,
-                          int64_t out_h, int64_t out_w);
+                          int64_t out_h, int64_t out_w, float* scratch);
+// 5x5 windows at stride 1 pad each side by 2: on a 14x14 plane half the outputs are edge
+// pixels, which computed tap by tap made MobileNetV3's 5x5 layers 1.1-1.9x ONNX Runtime's
+// time. Such a layer copies each block with its padding into scratch (one block's padded plane)
+// and computes every output from the copy without bounds checks. Measured on this layout, the
+// copy paid for itself from 7x7 to 64x64 planes at stride 1, and cost more than it saved at
+// stride 2 and for 3x3 windows (one pixel of padding).
+bool DepthwiseCopiesPadded(int64_t kernel, int64_t stride);
+int64_t BlockedDepthwiseScratchSize(int64_t kernel, int64_t stride, int64_t out_h, int64_t out_w);
 
 // Pointwise weights w [M][C] (ONNX's [M, C, 1, 1]) as [ceil(M / B)][ceil(C / B) * B][B]:
 // packed[ob][c][j] = w[ob * B + j][c], zero past M or C.

@@ -53,11 +53,13 @@ struct Pointwise {
 struct Depthwise {
   int64_t channels, h, w, stride, kernel, out_h, out_w;
   std::vector<float> weights, bias;
+  mutable std::vector<float> scratch;
   Depthwise(int64_t c, int64_t height, int64_t width, int64_t s, int64_t k = 3)
       : channels(c), h(height), w(width), stride(s), kernel(k) {
     const int64_t pad = k / 2;
     out_h = (h + 2 * pad - k) / s + 1;
     out_w = (w + 2 * pad - k) / s + 1;
+    scratch.resize(BlockedDepthwiseScratchSize(k, s, out_h, out_w));
     const std::vector<float> dense = Random(c * k * k, 3), b = Random(c, 4);
     weights.resize(Blocks(c) * k * k * NchwcBlock());
     bias.resize(Blocks(c) * NchwcBlock());
@@ -68,7 +70,7 @@ struct Depthwise {
     e.activation = Activation::kClip;
     e.beta = 6.0f;
     BlockedDepthwiseConv(x, Blocks(channels), h, w, kernel, stride, kernel / 2, kernel / 2,
-                         weights.data(), bias.data(), e, y, out_h, out_w);
+                         weights.data(), bias.data(), e, y, out_h, out_w, scratch.data());
   }
 };
 
@@ -174,8 +176,12 @@ BENCHMARK(BM_Depthwise)
     ->Args({96, 112, 2, 3})
     ->Args({144, 56, 2, 3})
     ->Args({576, 14, 2, 3})
+    ->Args({384, 14, 1, 3})
     ->Args({960, 7, 1, 3})
     ->Args({96, 28, 2, 5})
+    ->Args({24, 64, 1, 5})
+    ->Args({48, 32, 1, 5})
+    ->Args({144, 14, 1, 5})
     ->Args({240, 14, 1, 5})
     ->Args({576, 7, 1, 5})
     ->Unit(benchmark::kMicrosecond);

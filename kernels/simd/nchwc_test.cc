@@ -78,7 +78,8 @@ TEST(Nchwc, DepthwiseGivesTheDefinitionsBits) {
   const DepthwiseCase cases[] = {
       {8, 7, 7, 3, 1, 1, 1, 1, 1},    {13, 14, 14, 3, 2, 1, 1, 1, 1}, {24, 9, 12, 3, 2, 0, 0, 1, 1},
       {16, 2, 3, 3, 1, 1, 1, 1, 1},   {19, 11, 10, 5, 1, 2, 2, 2, 2}, {8, 15, 16, 5, 2, 1, 2, 2, 1},
-      {40, 28, 28, 3, 1, 0, 0, 0, 0}, {9, 5, 17, 3, 2, 1, 1, 1, 1},
+      {40, 28, 28, 3, 1, 0, 0, 0, 0}, {9, 5, 17, 3, 2, 1, 1, 1, 1},   {17, 7, 7, 5, 1, 2, 2, 2, 2},
+      {5, 9, 8, 5, 1, 1, 2, 3, 0},    {21, 12, 20, 5, 1, 0, 0, 0, 0}, {3, 2, 3, 5, 1, 2, 2, 2, 2},
   };
   Epilogue relu, clip;
   relu.activation = Activation::kRelu;
@@ -101,8 +102,9 @@ TEST(Nchwc, DepthwiseGivesTheDefinitionsBits) {
       const Epilogue none;
       const Epilogue& epilogue = e != nullptr ? *e : none;
       std::vector<float> yb(blocks * oh * ow * B, -7.0f);
+      std::vector<float> scratch(BlockedDepthwiseScratchSize(k, c.stride, oh, ow), -7.0f);
       BlockedDepthwiseConv(xb.data(), blocks, c.h, c.w, k, c.stride, c.pad_top, c.pad_left,
-                           pw.data(), pb.data(), epilogue, yb.data(), oh, ow);
+                           pw.data(), pb.data(), epilogue, yb.data(), oh, ow, scratch.data());
       const std::vector<float> y = Unblocked(yb, c.channels, oh * ow);
       for (int64_t ch = 0; ch < c.channels; ++ch) {
         for (int64_t r = 0; r < oh; ++r) {
