@@ -365,9 +365,9 @@ class NchwcConvKernel final : public OpKernel {
           const int64_t n = i / pixel_units, u0 = i % pixel_units;
           const int64_t u1 = std::min(pixel_units, u0 + (end - i));
           const int64_t offset = n * out_image;
-          simd::BlockedPointwiseConv(xd.data() + n * in_image, in_blocks_, pixels, weights_.data(),
-                                     bias, sum != nullptr ? sum + offset : nullptr, epilogue_,
-                                     out + offset, out_blocks_, u0 * kPixelUnit,
+          simd::BlockedPointwiseConv(xd.data() + n * in_image, in_channels_, pixels,
+                                     weights_.data(), bias, sum != nullptr ? sum + offset : nullptr,
+                                     epilogue_, out + offset, out_blocks_, u0 * kPixelUnit,
                                      std::min(pixels, u1 * kPixelUnit));
           i += u1 - u0;
         }
@@ -377,7 +377,7 @@ class NchwcConvKernel final : public OpKernel {
     ForEachBlockRange(N, out_blocks_, block_flops, parallel::kMinChunkFlops,
                       [&](int64_t n, int64_t o0, int64_t o1) {
                         const int64_t offset = n * out_image + o0 * pixels * B;
-                        simd::BlockedPointwiseConv(xd.data() + n * in_image, in_blocks_, pixels,
+                        simd::BlockedPointwiseConv(xd.data() + n * in_image, in_channels_, pixels,
                                                    weights_.data() + o0 * w_block,
                                                    bias != nullptr ? bias + o0 * B : nullptr,
                                                    sum != nullptr ? sum + offset : nullptr,
@@ -404,20 +404,22 @@ class NchwcConvKernel final : public OpKernel {
     DenseInput<float> xd(x);
     const float* bias = has_bias_ ? bias_.data() : nullptr;
     float* out = y.As<float>();
-    const int64_t block_weights = in_channels_ * kernel_ * kernel_w_ * B;
-    const double block_flops = 2.0 * static_cast<double>(OH * OW * block_weights);
-    parallel::For(N * out_blocks_, parallel::MinChunk(block_flops, parallel::kMinChunkFlops),
+    // Threads split the output rows, every block in each (split by blocks, a first layer's two
+    // blocks ran a block per thread in one-block tiles, which the broadcasts bound: 1.2x faster
+    // at 2 threads than at 1 on MobileNetV2's first layer, against ONNX Runtime's 1.5x).
+    const double row_flops =
+        2.0 * static_cast<double>(OW * out_blocks_ * in_channels_ * kernel_ * kernel_w_ * B);
+    parallel::For(N * OH, parallel::MinChunk(row_flops, parallel::kMinChunkFlops),
                   [&](int64_t begin, int64_t end) {
                     for (int64_t i = begin; i < end;) {
-                      const int64_t n = i / out_blocks_, o0 = i % out_blocks_;
-                      const int64_t o1 = std::min(out_blocks_, o0 + (end - i));
+                      const int64_t n = i / OH, r0 = i % OH;
+                      const int64_t r1 = std::min(OH, r0 + (end - i));
                       simd::BlockedConvFromPlanar(
                           xd.data() + n * in_channels_ * H * W, in_channels_, H, W, kernel_,
                           kernel_w_, g.strides[0], g.strides[1], g.pad_begin[0], g.pad_begin[1],
-                          weights_.data() + o0 * block_weights,
-                          bias != nullptr ? bias + o0 * B : nullptr, epilogue_,
-                          out + (n * out_blocks_ + o0) * OH * OW * B, o1 - o0, OH, OW);
-                      i += o1 - o0;
+                          weights_.data(), bias, epilogue_, out + n * out_blocks_ * OH * OW * B,
+                          out_blocks_, OH, OW, r0, r1);
+                      i += r1 - r0;
                     }
                   });
     return absl::OkStatus();

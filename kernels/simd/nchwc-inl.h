@@ -317,10 +317,31 @@ HWY_NOINLINE void BlockedDepthwiseConvImpl(const float* x, int64_t blocks, int64
   }
 }
 
-// kPixels pixels x kOuts output blocks of a pointwise convolution: per input channel, kOuts
-// weight vectors and kPixels broadcasts of the pixels' values feed kPixels * kOuts FMAs.
+// One input channel (lane j of the blocks at xp and wc) of a pointwise tile: kOuts weight
+// vectors and kPixels broadcasts of the pixels' values feed kPixels * kOuts FMAs.
 template <int64_t kPixels, int64_t kOuts>
-HWY_INLINE void PointwiseTile(const float* x, int64_t in_blocks, int64_t pixels, int64_t p0,
+HWY_INLINE void PointwiseChannel(const float* xp, const float* wc, int64_t w_block_stride,
+                                 int64_t j,
+                                 hn::Vec<hn::ScalableTag<float>> (&acc)[kPixels][kOuts]) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(d));
+  V wv[kOuts];
+  HWY_UNROLL(8)
+  for (int64_t o = 0; o < kOuts; ++o) wv[o] = hn::LoadU(d, wc + o * w_block_stride + j * B);
+  HWY_UNROLL(8)
+  for (int64_t i = 0; i < kPixels; ++i) {
+    const V xv = hn::Set(d, xp[i * B + j]);
+    HWY_UNROLL(8)
+    for (int64_t o = 0; o < kOuts; ++o) acc[i][o] = hn::MulAdd(xv, wv[o], acc[i][o]);
+  }
+}
+
+// kPixels pixels x kOuts output blocks of a pointwise convolution over `in_channels` input
+// channels: the padded lanes of the last input block are skipped (their products are zeros;
+// MobileNets' 24, 40, 72 and 88 channels pad to 32, 48, 80 and 96 at 16 lanes).
+template <int64_t kPixels, int64_t kOuts>
+HWY_INLINE void PointwiseTile(const float* x, int64_t in_channels, int64_t pixels, int64_t p0,
                               const float* w0, int64_t w_block_stride, const float* bias,
                               const float* sum, const Epilogue& e, float* y, int64_t ob) {
   const hn::ScalableTag<float> d;
@@ -334,21 +355,19 @@ HWY_INLINE void PointwiseTile(const float* x, int64_t in_blocks, int64_t pixels,
     HWY_UNROLL(8)
     for (int64_t o = 0; o < kOuts; ++o) acc[i][o] = hn::Zero(d);
   }
-  for (int64_t cb = 0; cb < in_blocks; ++cb) {
+  const int64_t full_blocks = in_channels / B;
+  for (int64_t cb = 0; cb < full_blocks; ++cb) {
     const float* xp = x + (cb * pixels + p0) * B;
     const float* wc = w0 + cb * B * B;
     HWY_UNROLL(8)
     for (int64_t j = 0; j < B; ++j) {
-      V wv[kOuts];
-      HWY_UNROLL(8)
-      for (int64_t o = 0; o < kOuts; ++o) wv[o] = hn::LoadU(d, wc + o * w_block_stride + j * B);
-      HWY_UNROLL(8)
-      for (int64_t i = 0; i < kPixels; ++i) {
-        const V xv = hn::Set(d, xp[i * B + j]);
-        HWY_UNROLL(8)
-        for (int64_t o = 0; o < kOuts; ++o) acc[i][o] = hn::MulAdd(xv, wv[o], acc[i][o]);
-      }
+      PointwiseChannel<kPixels, kOuts>(xp, wc, w_block_stride, j, acc);
     }
+  }
+  const float* xp = x + (full_blocks * pixels + p0) * B;
+  const float* wc = w0 + full_blocks * B * B;
+  for (int64_t j = 0; j < in_channels - full_blocks * B; ++j) {
+    PointwiseChannel<kPixels, kOuts>(xp, wc, w_block_stride, j, acc);
   }
   HWY_UNROLL(8)
   for (int64_t o = 0; o < kOuts; ++o) {
@@ -365,20 +384,21 @@ HWY_INLINE void PointwiseTile(const float* x, int64_t in_blocks, int64_t pixels,
 }
 
 template <int64_t kOuts>
-HWY_INLINE void PointwiseOutputs(const float* x, int64_t in_blocks, int64_t pixels,
+HWY_INLINE void PointwiseOutputs(const float* x, int64_t in_channels, int64_t pixels,
                                  int64_t pixel_begin, int64_t pixel_end, const float* w0,
                                  int64_t w_block_stride, const float* bias, const float* sum,
                                  const Epilogue& e, float* y, int64_t ob) {
   constexpr int64_t kPixels = kOuts == 2 ? 6 : 8;
   int64_t p = pixel_begin;
   for (; p + kPixels <= pixel_end; p += kPixels) {
-    PointwiseTile<kPixels, kOuts>(x, in_blocks, pixels, p, w0, w_block_stride, bias, sum, e, y, ob);
+    PointwiseTile<kPixels, kOuts>(x, in_channels, pixels, p, w0, w_block_stride, bias, sum, e, y,
+                                  ob);
   }
   // The last pixels in one narrower tile (the weights read once more, not once per pixel: a
   // 14x14 plane ends in 4 pixels, which one pixel at a time cost ~8% of the layer).
   const auto tail = [&](auto count) {
-    PointwiseTile<decltype(count)::value, kOuts>(x, in_blocks, pixels, p, w0, w_block_stride, bias,
-                                                 sum, e, y, ob);
+    PointwiseTile<decltype(count)::value, kOuts>(x, in_channels, pixels, p, w0, w_block_stride,
+                                                 bias, sum, e, y, ob);
   };
   const int64_t rest = pixel_end - p;
   if constexpr (kPixels > 7) {
@@ -392,21 +412,22 @@ HWY_INLINE void PointwiseOutputs(const float* x, int64_t in_blocks, int64_t pixe
   if (rest == 1) return tail(std::integral_constant<int64_t, 1>());
 }
 
-HWY_NOINLINE void BlockedPointwiseConvImpl(const float* x, int64_t in_blocks, int64_t pixels,
+HWY_NOINLINE void BlockedPointwiseConvImpl(const float* x, int64_t in_channels, int64_t pixels,
                                            const float* packed_w, const float* packed_bias,
                                            const float* sum, const Epilogue& epilogue, float* y,
                                            int64_t out_blocks, int64_t pixel_begin,
                                            int64_t pixel_end) {
   const int64_t B = NchwcBlockImpl();
+  const int64_t in_blocks = (in_channels + B - 1) / B;
   const int64_t w_block_stride = in_blocks * B * B;  // one output block's packed weights
   int64_t ob = 0;
   for (; ob + 2 <= out_blocks; ob += 2) {
-    PointwiseOutputs<2>(x, in_blocks, pixels, pixel_begin, pixel_end,
+    PointwiseOutputs<2>(x, in_channels, pixels, pixel_begin, pixel_end,
                         packed_w + ob * w_block_stride, w_block_stride, packed_bias, sum, epilogue,
                         y, ob);
   }
   for (; ob < out_blocks; ++ob) {
-    PointwiseOutputs<1>(x, in_blocks, pixels, pixel_begin, pixel_end,
+    PointwiseOutputs<1>(x, in_channels, pixels, pixel_begin, pixel_end,
                         packed_w + ob * w_block_stride, w_block_stride, packed_bias, sum, epilogue,
                         y, ob);
   }
@@ -497,7 +518,8 @@ HWY_NOINLINE void BlockedConvFromPlanarImpl(const float* x, int64_t channels, in
                                             int64_t stride_w, int64_t pad_top, int64_t pad_left,
                                             const float* packed_w, const float* packed_bias,
                                             const Epilogue& e, float* y, int64_t out_blocks,
-                                            int64_t out_h, int64_t out_w) {
+                                            int64_t out_h, int64_t out_w, int64_t row_begin,
+                                            int64_t row_end) {
   constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(hn::ScalableTag<float>()));
   // Columns whose taps are all inside the input: ow * sw - pad_left >= 0 and
   // ow * sw - pad_left + kernel_w - 1 < w.
@@ -512,7 +534,7 @@ HWY_NOINLINE void BlockedConvFromPlanarImpl(const float* x, int64_t channels, in
     const int64_t outs = out_blocks - ob >= 2 ? 2 : 1;
     const float* wb = packed_w + ob * weights;
     const float* bias = packed_bias != nullptr ? packed_bias + ob * B : nullptr;
-    for (int64_t oh = 0; oh < out_h; ++oh) {
+    for (int64_t oh = row_begin; oh < row_end; ++oh) {
       const int64_t ih0 = oh * stride_h - pad_top;
       float* y_row = y + ob * plane + oh * out_w * B;
       const bool rows_inside = ih0 >= 0 && ih0 + kernel_h <= h;

@@ -92,11 +92,12 @@ void PackBlockedPointwiseWeights(const float* w, int64_t out_channels, int64_t i
   }
 }
 
-void BlockedPointwiseConv(const float* x, int64_t in_blocks, int64_t pixels, const float* packed_w,
-                          const float* packed_bias, const float* sum, const Epilogue& epilogue,
-                          float* y, int64_t out_blocks, int64_t pixel_begin, int64_t pixel_end) {
+void BlockedPointwiseConv(const float* x, int64_t in_channels, int64_t pixels,
+                          const float* packed_w, const float* packed_bias, const float* sum,
+                          const Epilogue& epilogue, float* y, int64_t out_blocks,
+                          int64_t pixel_begin, int64_t pixel_end) {
   HWY_DYNAMIC_DISPATCH(BlockedPointwiseConvImpl)
-  (x, in_blocks, pixels, packed_w, packed_bias, sum, epilogue, y, out_blocks, pixel_begin,
+  (x, in_channels, pixels, packed_w, packed_bias, sum, epilogue, y, out_blocks, pixel_begin,
    pixel_end < 0 ? pixels : pixel_end);
 }
 
@@ -126,10 +127,10 @@ void BlockedConvFromPlanar(const float* x, int64_t channels, int64_t h, int64_t 
                            int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_top,
                            int64_t pad_left, const float* packed_w, const float* packed_bias,
                            const Epilogue& epilogue, float* y, int64_t out_blocks, int64_t out_h,
-                           int64_t out_w) {
+                           int64_t out_w, int64_t row_begin, int64_t row_end) {
   HWY_DYNAMIC_DISPATCH(BlockedConvFromPlanarImpl)
   (x, channels, h, w, kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left, packed_w,
-   packed_bias, epilogue, y, out_blocks, out_h, out_w);
+   packed_bias, epilogue, y, out_blocks, out_h, out_w, row_begin, row_end < 0 ? out_h : row_end);
 }
 
 void BlockedPadChannels(const float* x, int64_t channels, int64_t pixels, float* y,

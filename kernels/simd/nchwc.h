@@ -64,15 +64,16 @@ void PackBlockedPointwiseWeights(const float* w, int64_t out_channels, int64_t i
 int64_t BlockedPointwiseWeightsSize(int64_t out_channels, int64_t in_channels);
 
 // Pointwise (1x1, stride 1, no pad) convolution: y [out_blocks][pixels][B] = epilogue(bias +
-// sum over input channels of x * w [+ sum]), x [in_blocks][pixels][B], weights packed above,
+// sum over the in_channels input channels of x * w [+ sum]), x [ceil(in_channels / B)][pixels][B]
+// (its lanes past in_channels are not read), weights packed above,
 // bias blocked [out_blocks][B] (or null), `sum` (or null) a blocked tensor of y's shape added
 // before the activation (a residual connection, ONNX Runtime's FusedConv Z). Only the pixels
 // [pixel_begin, pixel_end) (pixel_end -1: to `pixels`) are computed, each with the same bits as
 // in a whole call: threads may split a layer of one or two output blocks by pixels.
-void BlockedPointwiseConv(const float* x, int64_t in_blocks, int64_t pixels, const float* packed_w,
-                          const float* packed_bias, const float* sum, const Epilogue& epilogue,
-                          float* y, int64_t out_blocks, int64_t pixel_begin = 0,
-                          int64_t pixel_end = -1);
+void BlockedPointwiseConv(const float* x, int64_t in_channels, int64_t pixels,
+                          const float* packed_w, const float* packed_bias, const float* sum,
+                          const Epilogue& epilogue, float* y, int64_t out_blocks,
+                          int64_t pixel_begin = 0, int64_t pixel_end = -1);
 
 // A dense convolution (group 1, no dilation) of a planar image with few channels - a network's
 // first layer, whose 3 input channels fill no block - written in the blocked layout, as ONNX
@@ -81,7 +82,9 @@ void BlockedPointwiseConv(const float* x, int64_t in_blocks, int64_t pixels, con
 // (PackBlockedPlanarWeights); bias blocked [out_blocks][B] or null; zero padding pad_top /
 // pad_left (the bottom and right pads follow from out_h / out_w); y blocked
 // [out_blocks][out_h * out_w][B]. Each output adds its terms in (channel, kh, kw) order with
-// fused multiply-adds from 0, then the bias, then the epilogue.
+// fused multiply-adds from 0, then the bias, then the epilogue. Only the output rows
+// [row_begin, row_end) (row_end -1: to out_h) are computed: threads split the layer by rows,
+// each keeping the two-block tiles.
 int64_t BlockedPlanarWeightsSize(int64_t out_channels, int64_t in_channels, int64_t taps);
 void PackBlockedPlanarWeights(const float* w, int64_t out_channels, int64_t in_channels,
                               int64_t taps, float* packed);
@@ -89,7 +92,7 @@ void BlockedConvFromPlanar(const float* x, int64_t channels, int64_t h, int64_t 
                            int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_top,
                            int64_t pad_left, const float* packed_w, const float* packed_bias,
                            const Epilogue& epilogue, float* y, int64_t out_blocks, int64_t out_h,
-                           int64_t out_w);
+                           int64_t out_w, int64_t row_begin = 0, int64_t row_end = -1);
 
 // A zero Pad at the end of the channel axis: y blocked [out_blocks][pixels][B] holds x's
 // `channels` channels (x blocked [ceil(channels / B)][pixels][B]) and zeros past them (lanes of

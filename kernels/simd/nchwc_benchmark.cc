@@ -45,8 +45,8 @@ struct Pointwise {
       e.activation = Activation::kClip;
       e.beta = 6.0f;
     }
-    BlockedPointwiseConv(x, Blocks(in), pixels, w.data(), bias.data(), residual ? sum : nullptr, e,
-                         y, Blocks(out));
+    BlockedPointwiseConv(x, in, pixels, w.data(), bias.data(), residual ? sum : nullptr, e, y,
+                         Blocks(out));
   }
 };
 

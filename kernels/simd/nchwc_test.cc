@@ -165,6 +165,15 @@ TEST(Nchwc, PlanarInputConvGivesTheDefinitionsBits) {
     std::vector<float> yb(out_blocks * oh * ow * B, -7.0f);
     BlockedConvFromPlanar(x.data(), c.channels, c.h, c.w, c.kh, c.kw, c.sh, c.sw, c.pad_top,
                           c.pad_left, pw.data(), pb.data(), clip, yb.data(), out_blocks, oh, ow);
+    // Row ranges (a split across threads) give the whole call's bits.
+    std::vector<float> rows(yb.size(), -7.0f);
+    const int64_t split = oh / 3 + 1;
+    for (const auto& [r0, r1] : {std::pair<int64_t, int64_t>{0, split}, {split, oh}}) {
+      BlockedConvFromPlanar(x.data(), c.channels, c.h, c.w, c.kh, c.kw, c.sh, c.sw, c.pad_top,
+                            c.pad_left, pw.data(), pb.data(), clip, rows.data(), out_blocks, oh, ow,
+                            r0, r1);
+    }
+    ASSERT_EQ(rows, yb) << c.channels << "->" << c.out_channels << " " << c.h << "x" << c.w;
     const std::vector<float> y = Unblocked(yb, c.out_channels, oh * ow);
     for (int64_t m = 0; m < c.out_channels; ++m) {
       for (int64_t r = 0; r < oh; ++r) {
@@ -202,7 +211,7 @@ TEST(Nchwc, PointwiseGivesTheDefinitionsValues) {
   clip.activation = Activation::kClip;
   clip.alpha = 0.0f;
   clip.beta = 6.0f;
-  for (int64_t in : {int64_t{8}, int64_t{13}, int64_t{40}}) {
+  for (int64_t in : {int64_t{8}, int64_t{13}, int64_t{24}, int64_t{40}}) {
     for (int64_t out : {int64_t{8}, int64_t{16}, int64_t{24}, int64_t{37}}) {
       for (int64_t pixels : {int64_t{1}, int64_t{5}, int64_t{49}, int64_t{100}}) {
         for (bool residual : {false, true}) {
@@ -212,15 +221,22 @@ TEST(Nchwc, PointwiseGivesTheDefinitionsValues) {
           std::vector<float> packed(BlockedPointwiseWeightsSize(out, in));
           const std::vector<float> pb = Blocked(bias, out, 1);  // [out_blocks][B]
           PackBlockedPointwiseWeights(w.data(), out, in, packed.data());
-          const std::vector<float> xb = Blocked(x, in, pixels), sb = Blocked(sum, out, pixels);
+          std::vector<float> xb = Blocked(x, in, pixels);
+          const std::vector<float> sb = Blocked(sum, out, pixels);
+          // The lanes past `in` are not read: NaN there would reach every output.
+          for (int64_t p = 0; p < pixels; ++p) {
+            for (int64_t c = in; c < in_blocks * B; ++c) {
+              xb[((in_blocks - 1) * pixels + p) * B + c % B] = std::nanf("");
+            }
+          }
           std::vector<float> yb(out_blocks * pixels * B, -7.0f);
-          BlockedPointwiseConv(xb.data(), in_blocks, pixels, packed.data(), pb.data(),
+          BlockedPointwiseConv(xb.data(), in, pixels, packed.data(), pb.data(),
                                residual ? sb.data() : nullptr, clip, yb.data(), out_blocks);
           // Pixel ranges (a split across threads) give the whole call's bits.
           std::vector<float> ranges(yb.size(), -7.0f);
           const int64_t split = pixels / 3 + 1;
           for (const auto& [p0, p1] : {std::pair<int64_t, int64_t>{0, split}, {split, pixels}}) {
-            BlockedPointwiseConv(xb.data(), in_blocks, pixels, packed.data(), pb.data(),
+            BlockedPointwiseConv(xb.data(), in, pixels, packed.data(), pb.data(),
                                  residual ? sb.data() : nullptr, clip, ranges.data(), out_blocks,
                                  p0, p1);
           }
