@@ -109,6 +109,30 @@ bool IsBlockableUnary(const Node* node) {
                                      op == "Tanh" || op == "HardSigmoid" || op == "HardSwish");
 }
 
+// The pads [top, left, bottom, right] of a MaxPool the blocked kernel computes: 2-D, explicit
+// pads smaller than the window (or VALID), no dilation, ceil_mode or Indices; nullopt otherwise.
+std::optional<std::vector<int64_t>> BlockableMaxPoolPads(const Node* node) {
+  if (!IsOp(node, "", "MaxPool") || node->num_inputs() != 1 || node->num_outputs() < 1 ||
+      (node->num_outputs() > 1 && node->output(1) != nullptr) || !Channels(node->output(0))) {
+    return std::nullopt;
+  }
+  const std::vector<int64_t> kernel = node->GetInts("kernel_shape");
+  const std::vector<int64_t> strides = node->GetInts("strides");
+  const std::string auto_pad = node->GetString("auto_pad", "NOTSET");
+  if (kernel.size() != 2 || (!strides.empty() && strides.size() != 2) ||
+      (auto_pad != "NOTSET" && auto_pad != "VALID") || !AllEqual(node->GetInts("dilations"), 1) ||
+      node->GetInt("ceil_mode", 0) != 0) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> pads = node->GetInts("pads");
+  if (auto_pad == "VALID" || pads.empty()) pads = {0, 0, 0, 0};
+  if (pads.size() != 4) return std::nullopt;
+  for (int i = 0; i < 4; ++i) {
+    if (pads[i] < 0 || pads[i] >= kernel[i % 2]) return std::nullopt;
+  }
+  return pads;
+}
+
 struct ConvForm {
   bool pointwise = false;
   int64_t out_channels = 0;
@@ -192,7 +216,8 @@ class Rewriter {
         const auto folded = FoldedPad(node, form->pointwise);
         const Value* source = folded ? folded->first : node->input(0);
         const bool blocked_input = blocked_.contains(source);
-        if (form->planar ? !blocked_input && FeedsBlockedConv(node->output(0), 3)
+        if (form->planar ? !blocked_input && (FeedsBlockedConv(node->output(0), 3) ||
+                                              FeedsBlockedMaxPool(node->output(0), 3))
                          : blocked_input || FeedsBlockedConv(node->output(0), 3)) {
           RewriteConv(node, *form);
         }
@@ -235,6 +260,22 @@ class Rewriter {
       if (depth > 0 && use.input_index == 0 &&
           (IsBlockableUnary(use.user) || ZeroPads(use.user).has_value()) &&
           FeedsBlockedConv(use.user->output(0), depth - 1)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether `v` feeds a MaxPool the blocked kernel computes, directly or through at most `depth`
+  // blockable element-wise ops: a planar-input first layer then writes the blocked layout and the
+  // pool runs there (ResNet's stem: 7x7 stride-2 Conv, Relu, 3x3 stride-2 MaxPool), and only the
+  // pooled output, a quarter of the Conv's, is reordered.
+  bool FeedsBlockedMaxPool(const Value* v, int depth) const {
+    for (const Use& use : v->uses()) {
+      if (use.input_index != 0) continue;
+      if (BlockableMaxPoolPads(use.user)) return true;
+      if (depth > 0 && IsBlockableUnary(use.user) &&
+          FeedsBlockedMaxPool(use.user->output(0), depth - 1)) {
         return true;
       }
     }
@@ -455,21 +496,16 @@ class Rewriter {
     ++elementwise;
   }
 
-  // MaxPool without pads, dilation, ceil_mode or Indices: com.anvil.nchwc MaxPool.
+  // MaxPool (pads smaller than the window; no dilation, ceil_mode or Indices): com.anvil.nchwc
+  // MaxPool.
   void RewriteMaxPool(Node* node) {
-    if (node->num_outputs() > 1 && node->output(1) != nullptr) return;
-    const std::vector<int64_t> kernel = node->GetInts("kernel_shape");
-    const std::vector<int64_t> strides = node->GetInts("strides");
-    const std::string auto_pad = node->GetString("auto_pad", "NOTSET");
-    if (kernel.size() != 2 || (!strides.empty() && strides.size() != 2) ||
-        (auto_pad != "NOTSET" && auto_pad != "VALID") || !AllEqual(node->GetInts("pads"), 0) ||
-        !AllEqual(node->GetInts("dilations"), 1) || node->GetInt("ceil_mode", 0) != 0 ||
-        !Channels(node->output(0))) {
-      return;
-    }
+    const std::optional<std::vector<int64_t>> pads = BlockableMaxPoolPads(node);
+    if (!pads) return;
     Node* pool = NewNode(node, "MaxPool", node->name());
-    pool->SetAttribute(Attribute::Ints("kernel_shape", kernel));
+    pool->SetAttribute(Attribute::Ints("kernel_shape", node->GetInts("kernel_shape")));
+    const std::vector<int64_t> strides = node->GetInts("strides");
     if (!strides.empty()) pool->SetAttribute(Attribute::Ints("strides", strides));
+    if (!AllEqual(*pads, 0)) pool->SetAttribute(Attribute::Ints("pads", *pads));
     pool->AddInput(blocked_[node->input(0)]);
     Twin(node, pool, *Channels(node->output(0)));
     ++elementwise;

@@ -16,9 +16,9 @@
 //    through the element-wise ops below): a lone convolution stays, two reorders would cost more
 //    than it gains.
 //  - The same with group 1, no dilation and an NCHW input of fewer than B channels (a first
-//    layer on RGB) whose output feeds a blocked chain -> com.anvil.nchwc Conv<planar_input = 1>,
-//    which reads the planar input and writes the blocked output: the chain's first (and largest)
-//    activation is never reordered.
+//    layer on RGB) whose output feeds a blocked chain or a MaxPool below (ResNet's stem) ->
+//    com.anvil.nchwc Conv<planar_input = 1>, which reads the planar input and writes the blocked
+//    output: the chain's first (and largest) activation is never reordered.
 //  - Relu, LeakyRelu, Sigmoid, Tanh or HardSwish whose input is a blocked Conv's output that only
 //    it reads -> that Conv's epilogue (`activation`; the activation kernel's vector op, so its
 //    bits). Otherwise these, Clip (scalar bounds) and HardSigmoid of a blocked value -> the same
@@ -31,9 +31,9 @@
 //  - A zero Pad of only H and W read by a depthwise or planar-input Conv: folded into that
 //    Conv's pads (it reads the Pad's input; dce removes the Pad once nothing else reads it). A
 //    zero Pad of only the end of the channel axis of a blocked value -> com.anvil.nchwc Pad
-//    (zero channels, and padded lanes, appended). MaxPool without pads, dilation, ceil_mode or
-//    Indices -> com.anvil.nchwc MaxPool. (BlazeFace's blocks: channel padding and pooling on
-//    the shortcut, a spatial Pad before each stride-2 depthwise layer.)
+//    (zero channels, and padded lanes, appended). MaxPool with pads smaller than the window and
+//    no dilation, ceil_mode or Indices -> com.anvil.nchwc MaxPool. (BlazeFace's blocks: channel
+//    padding and pooling on the shortcut, a spatial Pad before each stride-2 depthwise layer.)
 //  - Squeeze-and-excitation: GlobalAveragePool of a blocked value -> com.anvil.nchwc
 //    GlobalAveragePool (blocked [N, C, 1, 1]); Mul of a blocked [N, C, H, W] by a blocked
 //    [N, C, 1, 1] -> com.anvil.nchwc Mul (a per-channel scale). The generic ReduceMean and

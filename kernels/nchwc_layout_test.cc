@@ -12,7 +12,7 @@ TEST(NchwcLayoutTextTest, AllCasesPass) {
        RunPassTestFile(WorkspaceFile("kernels/testdata/nchwc_layout.test"), &cases)) {
     ADD_FAILURE() << failure.message();
   }
-  EXPECT_EQ(cases, 6);
+  EXPECT_EQ(cases, 7);
 }
 
 }  // namespace

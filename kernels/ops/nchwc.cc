@@ -10,7 +10,8 @@
 //   GlobalAveragePool <block>        X blocked [N, Cp, H, W] -> Y blocked [N, Cp, 1, 1]
 //   Mul <block>                      X blocked [N, Cp, H, W] times S blocked [N, Cp, 1, 1]
 //                                    (a per-channel scale) -> Y blocked [N, Cp, H, W]
-//   MaxPool <block, kernel_shape, strides>  no pads or dilation; X, Y blocked
+//   MaxPool <block, kernel_shape, strides, pads>  no dilation, pads smaller than the window;
+//                                    X, Y blocked
 //   Pad <block, input_channels, channels>   zero channels appended: X blocked (of
 //                                    input_channels) -> Y blocked (of channels)
 //
@@ -219,8 +220,15 @@ class BlockedLayoutKernel final : public OpKernel {
     if (k.size() != 2 || s.size() != 2 || k[0] < 1 || k[1] < 1 || s[0] < 1 || s[1] < 1) {
       return NodeError(node, "a blocked MaxPool takes 2-D kernel_shape and strides (>= 1)");
     }
+    std::vector<int64_t> p = node.GetInts("pads");
+    if (p.empty()) p = {0, 0, 0, 0};
+    if (p.size() != 4 || p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0 || p[0] >= k[0] ||
+        p[2] >= k[0] || p[1] >= k[1] || p[3] >= k[1]) {
+      return NodeError(node, "a blocked MaxPool takes 4 pads (>= 0, smaller than the window)");
+    }
     kernel->kernel_ = {k[0], k[1]};
     kernel->strides_ = {s[0], s[1]};
+    kernel->pads_ = {p[0], p[1], p[2], p[3]};
     return std::unique_ptr<OpKernel>(std::move(kernel));
   }
 
@@ -248,8 +256,8 @@ class BlockedLayoutKernel final : public OpKernel {
       });
       return absl::OkStatus();
     }
-    if (OH < 1 || OW < 1 || (OH - 1) * strides_[0] + kernel_[0] > H ||
-        (OW - 1) * strides_[1] + kernel_[1] > W) {
+    if (OH < 1 || OW < 1 || (OH - 1) * strides_[0] + kernel_[0] > H + pads_[0] + pads_[2] ||
+        (OW - 1) * strides_[1] + kernel_[1] > W + pads_[1] + pads_[3]) {
       return ctx.Error(absl::StrCat("Y ", y.DebugString(), " does not fit the windows over X ",
                                     x.DebugString()));
     }
@@ -257,6 +265,7 @@ class BlockedLayoutKernel final : public OpKernel {
                       [&](int64_t n, int64_t b0, int64_t b1) {
                         simd::BlockedMaxPool(xd.data() + (n * in_blocks + b0) * H * W * B, b1 - b0,
                                              H, W, kernel_[0], kernel_[1], strides_[0], strides_[1],
+                                             pads_[0], pads_[1],
                                              out + (n * in_blocks + b0) * OH * OW * B, OH, OW);
                       });
     return absl::OkStatus();
@@ -268,6 +277,7 @@ class BlockedLayoutKernel final : public OpKernel {
   bool pad_ = false;
   int64_t in_channels_ = 0, out_channels_ = 0;
   std::array<int64_t, 2> kernel_{}, strides_{};
+  std::array<int64_t, 4> pads_{};  // top, left, bottom, right
 };
 
 class NchwcConvKernel final : public OpKernel {

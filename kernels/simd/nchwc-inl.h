@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "hwy/highway.h"
@@ -24,8 +25,9 @@ HWY_NOINLINE int64_t NchwcBlockImpl() {
   return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>()));
 }
 
-// Transposes the square tile v[0..n) (n = the vector's lanes, 4 or 8: lane i of v[r] becomes
-// lane r of v[i]) in registers; false for other widths (the caller moves elements one by one).
+// Transposes the square tile v[0..n) (n = the vector's lanes, 4, 8 or 16 on AVX-512: lane i of
+// v[r] becomes lane r of v[i]) in registers; false for other widths (the caller moves elements
+// one by one).
 template <class D>
 HWY_INLINE bool TransposeTile(D d, hn::Vec<D>* v) {
 #if HWY_TARGET == HWY_SCALAR
@@ -34,7 +36,12 @@ HWY_INLINE bool TransposeTile(D d, hn::Vec<D>* v) {
   return false;
 #else
   constexpr size_t kLanes = hn::MaxLanes(D());
-  if constexpr (kLanes == 4 || kLanes == 8) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  constexpr bool kSixteen = kLanes == 16;
+#else
+  constexpr bool kSixteen = false;
+#endif
+  if constexpr (kLanes == 4 || kLanes == 8 || kSixteen) {
     const hn::Repartition<double, D> dd;
     const auto lo64 = [&](hn::Vec<D> a, hn::Vec<D> b) {
       return hn::BitCast(d, hn::InterleaveLower(dd, hn::BitCast(dd, a), hn::BitCast(dd, b)));
@@ -56,6 +63,24 @@ HWY_INLINE bool TransposeTile(D d, hn::Vec<D>* v) {
     }
     if constexpr (kLanes == 4) {
       for (size_t i = 0; i < 4; ++i) v[i] = u[i];
+    } else if constexpr (kLanes == 16) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+      // Block k of u[4G + r] holds rows 4G..4G+3 of column 4k + r: a 4x4 transpose of 128-bit
+      // blocks over u[r], u[4 + r], u[8 + r], u[12 + r] puts it in block G of v[4k + r]. First
+      // adjacent blocks of pairs, then 256-bit halves.
+      for (size_t r = 0; r < 4; ++r) {
+        hn::Vec<D> b[4];
+        for (size_t g = 0; g < 4; g += 2) {
+          const hn::Vec<D> a0 = u[4 * g + r], a1 = u[4 * (g + 1) + r];
+          b[g] = hn::OddEvenBlocks(hn::SwapAdjacentBlocks(a1), a0);
+          b[g + 1] = hn::OddEvenBlocks(a1, hn::SwapAdjacentBlocks(a0));
+        }
+        v[r] = hn::ConcatLowerLower(d, b[2], b[0]);
+        v[4 + r] = hn::ConcatLowerLower(d, b[3], b[1]);
+        v[8 + r] = hn::ConcatUpperUpper(d, b[2], b[0]);
+        v[12 + r] = hn::ConcatUpperUpper(d, b[3], b[1]);
+      }
+#endif
     } else {
       // Columns 0-3 sit in the lower blocks, 4-7 in the upper ones.
       for (size_t i = 0; i < 4; ++i) {
@@ -81,8 +106,8 @@ HWY_NOINLINE void ReorderToBlockedImpl(const float* x, int64_t channels, int64_t
     const float* src = x + b * B * pixels;
     float* dst = out + b * pixels * B;
     int64_t p = 0;
-    if (lanes == B && B <= 8) {
-      hn::Vec<decltype(d)> v[8];
+    if (lanes == B && B <= 16) {
+      hn::Vec<decltype(d)> v[16];
       for (; p + B <= pixels; p += B) {
         for (int64_t j = 0; j < B; ++j) v[j] = hn::LoadU(d, src + j * pixels + p);
         if (!TransposeTile(d, v)) break;
@@ -106,8 +131,8 @@ HWY_NOINLINE void ReorderFromBlockedImpl(const float* x, int64_t channels, int64
     const float* src = x + b * pixels * B;
     float* dst = out + b * B * pixels;
     int64_t p = 0;
-    if (lanes == B && B <= 8) {
-      hn::Vec<decltype(d)> v[8];
+    if (lanes == B && B <= 16) {
+      hn::Vec<decltype(d)> v[16];
       for (; p + B <= pixels; p += B) {
         for (int64_t i = 0; i < B; ++i) v[i] = hn::LoadU(d, src + (p + i) * B);
         if (!TransposeTile(d, v)) break;
@@ -434,53 +459,52 @@ HWY_NOINLINE void BlockedPointwiseConvImpl(const float* x, int64_t in_channels, 
 }
 
 // kPixels outputs of one row of a planar-input convolution from column ow on, for kOuts output
-// blocks, every tap inside the input (kInside) or checked: per tap kOuts weight vectors and one
-// broadcast input per output, shared by the blocks (the broadcasts, not the FMAs, bound this
-// kernel: two blocks at a time halve them per FMA).
+// blocks, over the window rows [kh_lo, kh_hi) (the rows inside the input: a row of padding adds
+// only zeros), every column tap inside the input (kInside) or checked: per tap kOuts weight
+// vectors and one broadcast input per output, shared by the blocks (the broadcasts, not the
+// FMAs, bound this kernel: more blocks at a time cut them per FMA).
 template <int64_t kPixels, int64_t kOuts, bool kInside>
 HWY_INLINE void PlanarTile(const float* x, int64_t channels, int64_t h, int64_t w, int64_t kernel_h,
-                           int64_t kernel_w, int64_t stride_w, int64_t ih0, int64_t iw0,
-                           const float* wb, int64_t w_block_stride, const float* bias,
-                           const Epilogue& e, float* y, int64_t y_block_stride) {
+                           int64_t kernel_w, int64_t stride_w, int64_t ih0, int64_t kh_lo,
+                           int64_t kh_hi, int64_t iw0, const float* wb, int64_t w_block_stride,
+                           const float* bias, const Epilogue& e, float* y, int64_t y_block_stride) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(d));
   V acc[kOuts][kPixels];
-  HWY_UNROLL(2)
+  HWY_UNROLL(4)
   for (int64_t o = 0; o < kOuts; ++o) {
-    HWY_UNROLL(8)
+    HWY_UNROLL(16)
     for (int64_t i = 0; i < kPixels; ++i) acc[o][i] = hn::Zero(d);
   }
   for (int64_t c = 0; c < channels; ++c) {
-    for (int64_t kh = 0; kh < kernel_h; ++kh) {
-      const int64_t ih = ih0 + kh;
-      const bool row_inside = ih >= 0 && ih < h;
-      const float* row = x + (c * h + ih) * w;
+    for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+      const float* row = x + (c * h + ih0 + kh) * w;
       const float* wk = wb + (c * kernel_h + kh) * kernel_w * B;
       for (int64_t kw = 0; kw < kernel_w; ++kw) {
         V wv[kOuts];
-        HWY_UNROLL(2)
+        HWY_UNROLL(4)
         for (int64_t o = 0; o < kOuts; ++o) wv[o] = hn::LoadU(d, wk + o * w_block_stride + kw * B);
-        HWY_UNROLL(8)
+        HWY_UNROLL(16)
         for (int64_t i = 0; i < kPixels; ++i) {
           const int64_t iw = iw0 + i * stride_w + kw;
           float v;
           if constexpr (kInside) {
             v = row[iw];
           } else {
-            v = row_inside && iw >= 0 && iw < w ? row[iw] : 0.0f;
+            v = iw >= 0 && iw < w ? row[iw] : 0.0f;
           }
           const V xv = hn::Set(d, v);
-          HWY_UNROLL(2)
+          HWY_UNROLL(4)
           for (int64_t o = 0; o < kOuts; ++o) acc[o][i] = hn::MulAdd(xv, wv[o], acc[o][i]);
         }
       }
     }
   }
-  HWY_UNROLL(2)
+  HWY_UNROLL(4)
   for (int64_t o = 0; o < kOuts; ++o) {
     const V bv = bias != nullptr ? hn::LoadU(d, bias + o * B) : hn::Zero(d);
-    HWY_UNROLL(8)
+    HWY_UNROLL(16)
     for (int64_t i = 0; i < kPixels; ++i) {
       const V v = bias != nullptr ? hn::Add(bv, acc[o][i]) : acc[o][i];
       hn::StoreU(ApplyEpilogue(d, e, v), d, y + o * y_block_stride + i * B);
@@ -488,8 +512,18 @@ HWY_INLINE void PlanarTile(const float* x, int64_t channels, int64_t h, int64_t 
   }
 }
 
+// Output blocks per planar tile, and pixels per tile for kOuts blocks: the accumulators take at
+// most 12 of AVX2's 16 vector registers, and 24 of AVX-512's 32.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+constexpr int64_t kPlanarMaxOuts = 4;
+constexpr int64_t kPlanarAccumulators = 24;
+#else
+constexpr int64_t kPlanarMaxOuts = 2;
+constexpr int64_t kPlanarAccumulators = 12;
+#endif
+
 // One row of kOuts output blocks: edge columns one at a time (taps checked), the interior in
-// tiles (6 pixels for two blocks, 8 for one: at most 15 of AVX2's 16 vector registers).
+// tiles of kPlanarAccumulators / kOuts pixels.
 template <int64_t kOuts>
 HWY_INLINE void PlanarRow(const float* x, int64_t channels, int64_t h, int64_t w, int64_t kernel_h,
                           int64_t kernel_w, int64_t stride_w, int64_t ih0, int64_t pad_left,
@@ -497,18 +531,29 @@ HWY_INLINE void PlanarRow(const float* x, int64_t channels, int64_t h, int64_t w
                           const Epilogue& e, float* y_row, int64_t y_block_stride, int64_t out_w,
                           int64_t lo, int64_t hi) {
   constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(hn::ScalableTag<float>()));
-  constexpr int64_t kPixels = kOuts == 2 ? 6 : 8;
+  constexpr int64_t kPixels = kOuts == 1 ? kPlanarAccumulators / 2 : kPlanarAccumulators / kOuts;
+  const int64_t kh_lo = std::max<int64_t>(0, -ih0);
+  const int64_t kh_hi = std::max(kh_lo, std::min(kernel_h, h - ih0));
   const auto edge = [&](int64_t ow) {
-    PlanarTile<1, kOuts, false>(x, channels, h, w, kernel_h, kernel_w, stride_w, ih0,
+    PlanarTile<1, kOuts, false>(x, channels, h, w, kernel_h, kernel_w, stride_w, ih0, kh_lo, kh_hi,
                                 ow * stride_w - pad_left, wb, w_block_stride, bias, e,
                                 y_row + ow * B, y_block_stride);
   };
   for (int64_t ow = 0; ow < lo; ++ow) edge(ow);
   int64_t ow = lo;
   for (; ow + kPixels <= hi; ow += kPixels) {
-    PlanarTile<kPixels, kOuts, true>(x, channels, h, w, kernel_h, kernel_w, stride_w, ih0,
-                                     ow * stride_w - pad_left, wb, w_block_stride, bias, e,
+    PlanarTile<kPixels, kOuts, true>(x, channels, h, w, kernel_h, kernel_w, stride_w, ih0, kh_lo,
+                                     kh_hi, ow * stride_w - pad_left, wb, w_block_stride, bias, e,
                                      y_row + ow * B, y_block_stride);
+  }
+  // The rest of the interior in one narrower tile when it is worth one (4 pixels or more).
+  if constexpr (kPixels >= 8) {
+    if (hi - ow >= kPixels / 2) {
+      PlanarTile<kPixels / 2, kOuts, true>(x, channels, h, w, kernel_h, kernel_w, stride_w, ih0,
+                                           kh_lo, kh_hi, ow * stride_w - pad_left, wb,
+                                           w_block_stride, bias, e, y_row + ow * B, y_block_stride);
+      ow += kPixels / 2;
+    }
   }
   for (; ow < out_w; ++ow) edge(ow);
 }
@@ -531,20 +576,22 @@ HWY_NOINLINE void BlockedConvFromPlanarImpl(const float* x, int64_t channels, in
   const int64_t weights = channels * kernel_h * kernel_w * B;  // one block's
   const int64_t plane = out_h * out_w * B;                     // one block's outputs
   for (int64_t ob = 0; ob < out_blocks;) {
-    const int64_t outs = out_blocks - ob >= 2 ? 2 : 1;
+    const int64_t left = out_blocks - ob;
+    const int64_t outs = left >= kPlanarMaxOuts ? kPlanarMaxOuts : left >= 2 ? 2 : 1;
     const float* wb = packed_w + ob * weights;
     const float* bias = packed_bias != nullptr ? packed_bias + ob * B : nullptr;
     for (int64_t oh = row_begin; oh < row_end; ++oh) {
       const int64_t ih0 = oh * stride_h - pad_top;
       float* y_row = y + ob * plane + oh * out_w * B;
-      const bool rows_inside = ih0 >= 0 && ih0 + kernel_h <= h;
-      const int64_t lo = rows_inside ? col_lo : out_w, hi = rows_inside ? col_hi : out_w;
-      if (outs == 2) {
+      if (outs == 4) {
+        PlanarRow<kPlanarMaxOuts>(x, channels, h, w, kernel_h, kernel_w, stride_w, ih0, pad_left,
+                                  wb, weights, bias, e, y_row, plane, out_w, col_lo, col_hi);
+      } else if (outs == 2) {
         PlanarRow<2>(x, channels, h, w, kernel_h, kernel_w, stride_w, ih0, pad_left, wb, weights,
-                     bias, e, y_row, plane, out_w, lo, hi);
+                     bias, e, y_row, plane, out_w, col_lo, col_hi);
       } else {
         PlanarRow<1>(x, channels, h, w, kernel_h, kernel_w, stride_w, ih0, pad_left, wb, weights,
-                     bias, e, y_row, plane, out_w, lo, hi);
+                     bias, e, y_row, plane, out_w, col_lo, col_hi);
       }
     }
     ob += outs;
@@ -573,19 +620,27 @@ HWY_NOINLINE void BlockedPadChannelsImpl(const float* x, int64_t channels, int64
 
 HWY_NOINLINE void BlockedMaxPoolImpl(const float* x, int64_t blocks, int64_t h, int64_t w,
                                      int64_t kernel_h, int64_t kernel_w, int64_t stride_h,
-                                     int64_t stride_w, float* y, int64_t out_h, int64_t out_w) {
+                                     int64_t stride_w, int64_t pad_top, int64_t pad_left, float* y,
+                                     int64_t out_h, int64_t out_w) {
   const hn::ScalableTag<float> d;
   const int64_t B = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t b = 0; b < blocks; ++b) {
     const float* xb = x + b * h * w * B;
     float* yb = y + b * out_h * out_w * B;
     for (int64_t oh = 0; oh < out_h; ++oh) {
+      // The window's rows and columns inside the input (the padding is not part of any max).
+      const int64_t ih0 = oh * stride_h - pad_top;
+      const int64_t kh_lo = std::max<int64_t>(0, -ih0);
+      const int64_t kh_hi = std::min(kernel_h, h - ih0);
       for (int64_t ow = 0; ow < out_w; ++ow) {
-        const float* first = xb + (oh * stride_h * w + ow * stride_w) * B;
-        auto m = hn::LoadU(d, first);
-        for (int64_t kh = 0; kh < kernel_h; ++kh) {
-          for (int64_t kw = 0; kw < kernel_w; ++kw) {
-            const auto v = hn::LoadU(d, first + (kh * w + kw) * B);
+        const int64_t iw0 = ow * stride_w - pad_left;
+        const int64_t kw_lo = std::max<int64_t>(0, -iw0);
+        const int64_t kw_hi = std::min(kernel_w, w - iw0);
+        auto m = hn::Set(d, -std::numeric_limits<float>::infinity());
+        for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+          const float* row = xb + ((ih0 + kh) * w + iw0) * B;
+          for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
+            const auto v = hn::LoadU(d, row + kw * B);
             // NaN wins, as in the NCHW kernel's comparisons.
             m = hn::IfThenElse(hn::Or(hn::Gt(v, m), hn::IsNaN(v)), v, m);
           }

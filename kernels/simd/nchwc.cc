@@ -139,10 +139,10 @@ void BlockedPadChannels(const float* x, int64_t channels, int64_t pixels, float*
 }
 
 void BlockedMaxPool(const float* x, int64_t blocks, int64_t h, int64_t w, int64_t kernel_h,
-                    int64_t kernel_w, int64_t stride_h, int64_t stride_w, float* y, int64_t out_h,
-                    int64_t out_w) {
+                    int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_top,
+                    int64_t pad_left, float* y, int64_t out_h, int64_t out_w) {
   HWY_DYNAMIC_DISPATCH(BlockedMaxPoolImpl)
-  (x, blocks, h, w, kernel_h, kernel_w, stride_h, stride_w, y, out_h, out_w);
+  (x, blocks, h, w, kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left, y, out_h, out_w);
 }
 
 void BlockedGlobalAveragePool(const float* x, int64_t blocks, int64_t pixels, float* y) {

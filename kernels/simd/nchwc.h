@@ -82,9 +82,10 @@ void BlockedPointwiseConv(const float* x, int64_t in_channels, int64_t pixels,
 // (PackBlockedPlanarWeights); bias blocked [out_blocks][B] or null; zero padding pad_top /
 // pad_left (the bottom and right pads follow from out_h / out_w); y blocked
 // [out_blocks][out_h * out_w][B]. Each output adds its terms in (channel, kh, kw) order with
-// fused multiply-adds from 0, then the bias, then the epilogue. Only the output rows
-// [row_begin, row_end) (row_end -1: to out_h) are computed: threads split the layer by rows,
-// each keeping the two-block tiles.
+// fused multiply-adds from 0 (window rows in the padding skipped: for finite weights the bits of
+// adding 0 * w), then the bias, then the epilogue. Only the output rows [row_begin, row_end)
+// (row_end -1: to out_h) are computed: threads split the layer by rows, each keeping the
+// multi-block tiles (up to four blocks with AVX-512's 32 registers, two with AVX2's 16).
 int64_t BlockedPlanarWeightsSize(int64_t out_channels, int64_t in_channels, int64_t taps);
 void PackBlockedPlanarWeights(const float* w, int64_t out_channels, int64_t in_channels,
                               int64_t taps, float* packed);
@@ -100,11 +101,13 @@ void BlockedConvFromPlanar(const float* x, int64_t channels, int64_t h, int64_t 
 void BlockedPadChannels(const float* x, int64_t channels, int64_t pixels, float* y,
                         int64_t out_blocks);
 
-// Max pooling of kernel_h x kernel_w windows at the given strides, no padding or dilation: x
-// blocked [blocks][h * w][B] -> y blocked [blocks][out_h * out_w][B].
+// Max pooling of kernel_h x kernel_w windows at the given strides, no dilation, the windows
+// starting pad_top / pad_left before the input (the bottom and right pads follow from out_h /
+// out_w; padding takes no part in a max, and a window wholly in it gives -inf): x blocked
+// [blocks][h * w][B] -> y blocked [blocks][out_h * out_w][B]. A NaN in a window is its max.
 void BlockedMaxPool(const float* x, int64_t blocks, int64_t h, int64_t w, int64_t kernel_h,
-                    int64_t kernel_w, int64_t stride_h, int64_t stride_w, float* y, int64_t out_h,
-                    int64_t out_w);
+                    int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_top,
+                    int64_t pad_left, float* y, int64_t out_h, int64_t out_w);
 
 // The mean of each channel over its pixels: x blocked [blocks][pixels][B] -> y [blocks][B] (the
 // sum in pixel order, divided by the count).

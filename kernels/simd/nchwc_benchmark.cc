@@ -206,5 +206,37 @@ void BM_Planar(benchmark::State& state) {
 }
 BENCHMARK(BM_Planar)->Args({16, 224})->Args({32, 224})->Unit(benchmark::kMicrosecond);
 
+// A dense convolution on a planar input of many channels (UNet's and ResNet's layers): input
+// channels, output channels, size, kernel, stride; pads kernel / 2.
+void BM_PlanarDense(benchmark::State& state) {
+  const int64_t c = state.range(0), m = state.range(1), size = state.range(2);
+  const int64_t k = state.range(3), s = state.range(4), out = (size + 2 * (k / 2) - k) / s + 1;
+  const std::vector<float> x = Random(c * size * size, 8), w = Random(m * c * k * k, 9);
+  std::vector<float> packed(BlockedPlanarWeightsSize(m, c, k * k));
+  PackBlockedPlanarWeights(w.data(), m, c, k * k, packed.data());
+  const std::vector<float> bias = Random(Blocks(m) * NchwcBlock(), 4);
+  std::vector<float> y(Blocks(m) * NchwcBlock() * out * out);
+  Epilogue e;
+  e.activation = Activation::kRelu;
+  for (auto _ : state) {
+    BlockedConvFromPlanar(x.data(), c, size, size, k, k, s, s, k / 2, k / 2, packed.data(),
+                          bias.data(), e, y.data(), Blocks(m), out, out);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_PlanarDense)
+    ->Args({16, 16, 128, 3, 1})
+    ->Args({32, 16, 128, 3, 1})
+    ->Args({16, 32, 64, 3, 1})
+    ->Args({32, 32, 64, 3, 1})
+    ->Args({64, 32, 64, 3, 1})
+    ->Args({128, 64, 32, 3, 1})
+    ->Args({128, 128, 16, 3, 1})
+    ->Args({64, 128, 56, 3, 2})
+    ->Args({128, 256, 28, 3, 2})
+    ->Args({256, 512, 14, 3, 2})
+    ->Args({3, 64, 224, 7, 2})
+    ->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace anvil::simd

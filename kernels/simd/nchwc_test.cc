@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <utility>
@@ -137,13 +138,17 @@ struct PlanarCase {
 
 // First layers on planar input: 3x3 stride 2 as MobileNets start, 5x5 with uneven pads as
 // BlazeFace does, 7x7, planes narrower than a tile and output channels not a multiple of the
-// block: the definition's bits, terms in (channel, kh, kw) order with fused multiply-adds from 0
-// (a tap in the padding adds 0 * w), then the bias, then the epilogue.
+// block; and more channels: four-block tiles and the blocks left, rows wide enough for whole,
+// half and single-pixel tiles, pads larger than the window.
+// The definition's bits: terms in (channel, kh, kw) order with fused multiply-adds from 0 (a
+// tap in the padding adds 0 * w, or is skipped: the same bits for finite weights), then the
+// bias, then the epilogue.
 TEST(Nchwc, PlanarInputConvGivesTheDefinitionsBits) {
   const PlanarCase cases[] = {
       {3, 16, 20, 20, 3, 3, 2, 2, 1, 1, 1, 1}, {3, 20, 17, 23, 5, 5, 2, 2, 1, 1, 2, 2},
       {1, 8, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1},    {3, 12, 30, 30, 7, 7, 2, 2, 3, 3, 3, 3},
-      {2, 9, 4, 5, 3, 3, 1, 2, 0, 0, 0, 0},
+      {2, 9, 4, 5, 3, 3, 1, 2, 0, 0, 0, 0},    {8, 80, 11, 60, 3, 3, 2, 2, 1, 1, 1, 1},
+      {4, 40, 6, 52, 3, 3, 1, 1, 1, 1, 1, 1},  {5, 72, 5, 33, 3, 5, 1, 1, 4, 2, 4, 2},
   };
   Epilogue clip;
   clip.activation = Activation::kClip;
@@ -252,6 +257,51 @@ TEST(Nchwc, PointwiseGivesTheDefinitionsValues) {
               ASSERT_EQ(y[m * pixels + p], Activate(clip, v))
                   << in << " -> " << out << " channels, " << pixels << " pixels"
                   << (residual ? " with a sum" : "") << ", at " << m << "," << p;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Max pools with and without pads (ResNet's 3x3 stride 2 with one pixel of padding,
+// asymmetric pads, 2x2 without), a NaN in a window: the maximum over the taps inside the input,
+// the padding taking no part, NaN winning.
+TEST(Nchwc, MaxPoolGivesTheMaxOfTheTapsInside) {
+  struct Case {
+    int64_t blocks, h, w, kh, kw, sh, sw, pt, pl, pb, pr;
+  };
+  const Case cases[] = {{2, 12, 12, 3, 3, 2, 2, 1, 1, 1, 1},
+                        {1, 7, 9, 3, 2, 1, 2, 2, 0, 0, 1},
+                        {3, 8, 6, 2, 2, 2, 2, 0, 0, 0, 0}};
+  const int64_t B = NchwcBlock();
+  for (const Case& c : cases) {
+    const int64_t oh = (c.h + c.pt + c.pb - c.kh) / c.sh + 1;
+    const int64_t ow = (c.w + c.pl + c.pr - c.kw) / c.sw + 1;
+    std::vector<float> x = Random(c.blocks * c.h * c.w * B, 9);
+    x[(c.h * c.w / 2) * B + 1] = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> y(c.blocks * oh * ow * B, -7.0f);
+    BlockedMaxPool(x.data(), c.blocks, c.h, c.w, c.kh, c.kw, c.sh, c.sw, c.pt, c.pl, y.data(), oh,
+                   ow);
+    for (int64_t b = 0; b < c.blocks; ++b) {
+      for (int64_t r = 0; r < oh; ++r) {
+        for (int64_t q = 0; q < ow; ++q) {
+          for (int64_t j = 0; j < B; ++j) {
+            float want = -std::numeric_limits<float>::infinity();
+            for (int64_t kh = 0; kh < c.kh; ++kh) {
+              for (int64_t kw = 0; kw < c.kw; ++kw) {
+                const int64_t ih = r * c.sh - c.pt + kh, iw = q * c.sw - c.pl + kw;
+                if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w) continue;
+                const float v = x[((b * c.h + ih) * c.w + iw) * B + j];
+                if (std::isnan(v) || v > want) want = std::isnan(want) ? want : v;
+              }
+            }
+            const float got = y[((b * oh + r) * ow + q) * B + j];
+            if (std::isnan(want)) {
+              EXPECT_TRUE(std::isnan(got)) << b << " " << r << " " << q << " " << j;
+            } else {
+              EXPECT_EQ(got, want) << b << " " << r << " " << q << " " << j;
             }
           }
         }
