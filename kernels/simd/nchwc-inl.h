@@ -618,35 +618,65 @@ HWY_NOINLINE void BlockedPadChannelsImpl(const float* x, int64_t channels, int64
   }
 }
 
+// kOut outputs of one row of a blocked max pool, adjacent columns from the window column iw0 on,
+// window rows [kh_lo, kh_hi) and columns [kw_lo, kw_hi): kOut independent folds, so that the
+// comparisons' latency overlaps (one fold at a time waited on each compare and blend).
+template <int64_t kOut>
+HWY_INLINE void MaxPoolOutputs(const float* xb, int64_t w, int64_t ih0, int64_t iw0,
+                               int64_t stride_w, int64_t kh_lo, int64_t kh_hi, int64_t kw_lo,
+                               int64_t kw_hi, float* y) {
+  const hn::ScalableTag<float> d;
+  constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(d));
+  hn::Vec<decltype(d)> m[kOut];
+  for (int64_t i = 0; i < kOut; ++i) m[i] = hn::Set(d, -std::numeric_limits<float>::infinity());
+  for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+    const float* row = xb + ((ih0 + kh) * w + iw0) * B;
+    for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
+      HWY_UNROLL(4)
+      for (int64_t i = 0; i < kOut; ++i) {
+        const auto v = hn::LoadU(d, row + (i * stride_w + kw) * B);
+        // NaN wins, as in the NCHW kernel's comparisons.
+        m[i] = hn::IfThenElse(hn::Or(hn::Gt(v, m[i]), hn::IsNaN(v)), v, m[i]);
+      }
+    }
+  }
+  for (int64_t i = 0; i < kOut; ++i) hn::StoreU(m[i], d, y + i * B);
+}
+
 HWY_NOINLINE void BlockedMaxPoolImpl(const float* x, int64_t blocks, int64_t h, int64_t w,
                                      int64_t kernel_h, int64_t kernel_w, int64_t stride_h,
                                      int64_t stride_w, int64_t pad_top, int64_t pad_left, float* y,
                                      int64_t out_h, int64_t out_w) {
   const hn::ScalableTag<float> d;
   const int64_t B = static_cast<int64_t>(hn::Lanes(d));
+  // Columns whose windows lie inside the input: iw0 = ow * stride_w - pad_left >= 0 and
+  // iw0 + kernel_w <= w.
+  const int64_t col_lo = std::min(out_w, (pad_left + stride_w - 1) / stride_w);
+  const int64_t col_hi =
+      std::max(col_lo, std::min(out_w, w + pad_left - kernel_w >= 0
+                                           ? (w + pad_left - kernel_w) / stride_w + 1
+                                           : int64_t{0}));
   for (int64_t b = 0; b < blocks; ++b) {
     const float* xb = x + b * h * w * B;
     float* yb = y + b * out_h * out_w * B;
     for (int64_t oh = 0; oh < out_h; ++oh) {
-      // The window's rows and columns inside the input (the padding is not part of any max).
+      // The window's rows inside the input (the padding is not part of any max).
       const int64_t ih0 = oh * stride_h - pad_top;
       const int64_t kh_lo = std::max<int64_t>(0, -ih0);
       const int64_t kh_hi = std::min(kernel_h, h - ih0);
-      for (int64_t ow = 0; ow < out_w; ++ow) {
+      float* y_row = yb + oh * out_w * B;
+      const auto edge = [&](int64_t ow) {
         const int64_t iw0 = ow * stride_w - pad_left;
-        const int64_t kw_lo = std::max<int64_t>(0, -iw0);
-        const int64_t kw_hi = std::min(kernel_w, w - iw0);
-        auto m = hn::Set(d, -std::numeric_limits<float>::infinity());
-        for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-          const float* row = xb + ((ih0 + kh) * w + iw0) * B;
-          for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
-            const auto v = hn::LoadU(d, row + kw * B);
-            // NaN wins, as in the NCHW kernel's comparisons.
-            m = hn::IfThenElse(hn::Or(hn::Gt(v, m), hn::IsNaN(v)), v, m);
-          }
-        }
-        hn::StoreU(m, d, yb + (oh * out_w + ow) * B);
+        MaxPoolOutputs<1>(xb, w, ih0, iw0, stride_w, kh_lo, kh_hi, std::max<int64_t>(0, -iw0),
+                          std::min(kernel_w, w - iw0), y_row + ow * B);
+      };
+      for (int64_t ow = 0; ow < col_lo; ++ow) edge(ow);
+      int64_t ow = col_lo;
+      for (; ow + 4 <= col_hi; ow += 4) {
+        MaxPoolOutputs<4>(xb, w, ih0, ow * stride_w - pad_left, stride_w, kh_lo, kh_hi, 0, kernel_w,
+                          y_row + ow * B);
       }
+      for (; ow < out_w; ++ow) edge(ow);
     }
   }
 }

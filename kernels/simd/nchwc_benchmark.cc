@@ -206,6 +206,19 @@ void BM_Planar(benchmark::State& state) {
 }
 BENCHMARK(BM_Planar)->Args({16, 224})->Args({32, 224})->Unit(benchmark::kMicrosecond);
 
+// ResNet's pool after its stem: 3x3 windows at stride 2, one pixel of padding, 64 channels of
+// 112x112.
+void BM_MaxPool(benchmark::State& state) {
+  const int64_t blocks = Blocks(64), size = 112, out = 56;
+  const std::vector<float> x = Random(blocks * NchwcBlock() * size * size, 10);
+  std::vector<float> y(blocks * NchwcBlock() * out * out);
+  for (auto _ : state) {
+    BlockedMaxPool(x.data(), blocks, size, size, 3, 3, 2, 2, 1, 1, y.data(), out, out);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_MaxPool)->Unit(benchmark::kMicrosecond);
+
 // A dense convolution on a planar input of many channels (UNet's and ResNet's layers): input
 // channels, output channels, size, kernel, stride; pads kernel / 2.
 void BM_PlanarDense(benchmark::State& state) {
