@@ -44,6 +44,8 @@ struct KernelStats {
   // Convolutions run as Winograd (ops/conv_winograd.h), and of those as F(2x2, 3x3).
   int64_t winograd_convolutions = 0;
   int64_t winograd_2x2_convolutions = 0;
+  // Convolutions run by the blocked direct path (ops/conv_blocked.h).
+  int64_t blocked_convolutions = 0;
 };
 
 class KernelContext {

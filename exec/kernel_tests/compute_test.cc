@@ -1326,6 +1326,66 @@ TEST(MaxPool, DepthOfOneWithAndWithoutDepthPads) {
   }
 }
 
+// The blocked direct path (ops/conv_blocked.h) on the convolutions it takes (strided, few input
+// channels, at least twice as many outputs): 3x3 with every pad arrangement (asymmetric, none,
+// rows wholly in the padding), unequal strides, a 7x7 stem on RGB, 5x5 and 3x5 windows, output
+// channels on both sides of a block of 16, widths on both sides of a tile, with and without
+// bias: the definition's sums, and the same bits when threads split the rows.
+TEST(Conv, BlockedPathGivesTheDirectSum) {
+  const ConvCase cases[] = {
+      {{1, 8, 17, 15}, 20, 1, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},
+      {{2, 16, 9, 9}, 40, 1, {3, 3}, {2, 2}, {1, 1}, {0, 1, 1, 0}},
+      {{1, 8, 12, 40}, 64, 1, {3, 3}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
+      {{1, 8, 5, 6}, 16, 1, {3, 3}, {2, 2}, {1, 1}, {4, 3, 4, 5}},
+      {{1, 16, 20, 30}, 32, 1, {3, 3}, {2, 3}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 3, 30, 30}, 16, 1, {7, 7}, {2, 2}, {1, 1}, {3, 3, 3, 3}},
+      {{2, 5, 12, 31}, 33, 1, {5, 5}, {2, 2}, {1, 1}, {2, 2, 2, 2}},
+      {{1, 8, 10, 12}, 72, 1, {3, 5}, {2, 2}, {1, 1}, {1, 2, 1, 2}},
+  };
+  int64_t index = 0;
+  for (const ConvCase& c : cases) {
+    const bool with_bias = index++ % 3 != 2;
+    std::vector<int64_t> out;
+    for (int d = 0; d < 2; ++d) {
+      out.push_back((c.x_dims[2 + d] + c.pads[d] + c.pads[2 + d] - c.kernel[d]) / c.strides[d] + 1);
+    }
+    const std::vector<int64_t> w_dims = {c.m, c.x_dims[1], c.kernel[0], c.kernel[1]};
+    // Weights k / 64 print exactly in the model text.
+    std::vector<float> wv = Values<float>(RandomTensor(w_dims, 62));
+    for (float& v : wv) v = std::round(v * 64.0f) / 64.0f;
+    const Tensor x = RandomTensor(c.x_dims, 61), w = Floats(w_dims, wv);
+    const Tensor b = with_bias ? RandomTensor({c.m}, 63) : Floats({c.m}, std::vector<float>(c.m));
+    const std::string attrs = absl::StrCat("kernel_shape = [", absl::StrJoin(c.kernel, ", "),
+                                           "], strides = [", absl::StrJoin(c.strides, ", "),
+                                           "], pads = [", absl::StrJoin(c.pads, ", "), "]");
+    const std::string text =
+        ModelText(11,
+                  absl::StrCat("agraph (float[A] x", with_bias ? ", float[K] b" : "",
+                               ") => (float[D] y) <float[", absl::StrJoin(w_dims, ", "), "] w = {",
+                               absl::StrJoin(wv, ", "), "}>"),
+                  absl::StrCat("y = Conv <", attrs, "> (x, w", with_bias ? ", b" : "", ")"));
+    const std::vector<Tensor> inputs =
+        with_bias ? std::vector<Tensor>{x, w, b} : std::vector<Tensor>{x, w};
+    KernelStats stats;
+    NodeExecOptions with_stats;
+    with_stats.stats = &stats;
+    absl::StatusOr<std::vector<Tensor>> y = RunText(text, inputs, with_stats);
+    ASSERT_TRUE(y.ok()) << y.status();
+    EXPECT_EQ(stats.blocked_convolutions, 1) << attrs;
+    EXPECT_EQ(stats.winograd_convolutions, 0) << attrs;
+    {  // Threads split the rows, never an output's arithmetic: the same bits.
+      parallel::ThreadScope threads(3);
+      parallel::ScopedSplitAll split;
+      absl::StatusOr<std::vector<Tensor>> split_y = RunText(text, inputs);
+      ASSERT_TRUE(split_y.ok()) << split_y.status();
+      EXPECT_EQ(Values<float>((*split_y)[0]), Values<float>((*y)[0])) << attrs;
+    }
+    const std::vector<float> want = NaiveConv(c, out, Values<float>(x), wv, Values<float>(b));
+    ExpectNear(Values<float>((*y)[0]), want, 1e-4,
+               absl::StrCat(absl::StrJoin(c.x_dims, "x"), " ", attrs));
+  }
+}
+
 // com.microsoft FusedConv: the bits of Conv then the activation node, for every activation it
 // takes and every path of the Conv kernel (applied after the GEMM, or in the direct, depthwise
 // and Winograd kernels' epilogue); an activation it does not take, wrong parameters and the Z

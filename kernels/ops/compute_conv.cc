@@ -1,10 +1,11 @@
 // The Conv and FusedConv kernels, and ConvForward (conv_internal.h), which picks the algorithm
 // of every convolution but ConvTranspose: output rows that read only padding are filled
 // directly; float 2-D convolutions run the direct kernels (conv_direct.h) when depthwise or with
-// few input channels, or Winograd (conv_winograd.h, Conv with a constant 3x3 weight only); the
-// rest im2col + GEMM (conv_im2col.h). The integer convolutions (compute_conv_integer.cc) run the
-// same code on int32 after subtracting the zero points; ConvTranspose is
-// compute_conv_transpose.cc.
+// few input channels, the blocked direct path (conv_blocked.h, strided, a constant weight of few
+// inputs and at least twice as many outputs; it fills padded rows itself), or Winograd
+// (conv_winograd.h, Conv with a constant 3x3 weight only); the rest im2col + GEMM
+// (conv_im2col.h). The integer convolutions (compute_conv_integer.cc) run the same code on int32
+// after subtracting the zero points; ConvTranspose is compute_conv_transpose.cc.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "kernels/ops/compute_util.h"
+#include "kernels/ops/conv_blocked.h"
 #include "kernels/ops/conv_direct.h"
 #include "kernels/ops/conv_im2col.h"
 #include "kernels/ops/conv_internal.h"
@@ -94,6 +96,7 @@ class ConvKernel final : public OpKernel {
     // copy; otherwise a 16-bit weight is widened here.
     if (!WinogradHoldsCopy()) widened_weight_ = ReadConstantFloats(node, 1, /*float32_too=*/false);
     widened_bias_ = ReadConstantFloats(node, 2, /*float32_too=*/false);
+    blocked_ = PrepareBlockedConvWeights(node);
   }
 
   // The widened weight replaces the node's: its bytes may be released.
@@ -108,6 +111,7 @@ class ConvKernel final : public OpKernel {
       if (c->has_value()) bytes += static_cast<int64_t>((*c)->widened.size() * sizeof(float));
     }
     if (winograd_ != nullptr) bytes += winograd_->OwnedBytes();
+    if (blocked_ != nullptr) bytes += blocked_->OwnedBytes();
     return bytes;
   }
 
@@ -163,7 +167,16 @@ class ConvKernel final : public OpKernel {
       }
       DenseOutput<C> yd(y);
       if constexpr (std::is_same_v<C, float>) {
-        // The prepared weight is the node's constant: its dims are checked, not its bytes.
+        // The prepared weights are the node's constant: their dims are checked, not their bytes.
+        if (blocked_ != nullptr && w.dims[0] == blocked_->out_channels &&
+            w.dims[1] == blocked_->in_channels && group_ == 1 && BlockedConvApplies(g, *blocked_)) {
+          BlockedConv2D(g, x.dims[0], *blocked_, xd.data(), bdata,
+                        epilogue != nullptr ? *epilogue : simd::Epilogue(), yd.data());
+          if (ctx.stats() != nullptr) ++ctx.stats()->blocked_convolutions;
+          *applied = epilogue != nullptr;
+          yd.Commit();
+          return absl::OkStatus();
+        }
         if (winograd_ != nullptr && w.dims[0] == winograd_->out_channels &&
             w.dims[1] == winograd_->in_channels && group_ == 1 &&
             WinogradApplies(g, x.dims[0], *winograd_)) {
@@ -194,6 +207,7 @@ class ConvKernel final : public OpKernel {
   WindowAttrs attrs_;
   int64_t group_;
   std::unique_ptr<const WinogradWeights> winograd_;
+  std::unique_ptr<const BlockedConvWeights> blocked_;
   std::optional<ConstantFloats> widened_weight_, widened_bias_;  // of 16-bit float constants
 };
 

@@ -249,6 +249,12 @@ BENCHMARK(BM_PlanarDense)
     ->Args({128, 256, 28, 3, 2})
     ->Args({256, 512, 14, 3, 2})
     ->Args({3, 64, 224, 7, 2})
+    ->Args({16, 32, 80, 3, 2})
+    ->Args({32, 64, 40, 3, 2})
+    ->Args({64, 128, 20, 3, 2})
+    ->Args({128, 256, 10, 3, 2})
+    ->Args({32, 32, 40, 3, 1})
+    ->Args({128, 128, 10, 3, 1})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
