@@ -38,7 +38,7 @@ class TransposeKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, 0));
     const int64_t rank = in.rank();
     std::vector<int64_t> perm = perm_;
     if (!has_perm_) {
@@ -76,7 +76,7 @@ class ConcatKernel final : public OpKernel {
   explicit ConcatKernel(int64_t axis) : axis_(axis) {}
 
   absl::Status Compute(KernelContext& ctx) override {
-    ANVIL_ASSIGN_OR_RETURN(TensorView* out_or, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(TensorView * out_or, PreallocatedOutput(ctx, 0));
     const TensorView& out = *out_or;
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, out.type));
     ANVIL_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, axis_, out.rank()));
@@ -159,7 +159,7 @@ class SplitKernel final : public OpKernel {
     int64_t offset = 0;
     for (int i = 0; i < outputs; ++i) {
       if (ctx.HasOutput(i)) {
-        ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, i));
+        ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, i));
         TensorView src = Offset(in, offset * in.strides[axis]);
         src.dims[axis] = split[i];
         if (src.dims != out->dims) {
@@ -196,7 +196,7 @@ class SliceKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, 0));
     std::vector<int64_t> starts = starts_, axes = axes_, steps;
     bool has_axes = has_axes_;
     if (opset_ >= 10) {
@@ -273,7 +273,7 @@ class SliceKernel final : public OpKernel {
 absl::Status TileCompute(KernelContext& ctx) {
   const TensorView& in = ctx.input(0);
   ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-  ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
+  ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, 0));
   const int64_t rank = in.rank();
   std::vector<int64_t> repeats(rank, 1);
   if (ctx.opset() < 6) {  // (input, tiles, axis): one axis repeated `tiles` times
@@ -312,7 +312,7 @@ absl::Status TileCompute(KernelContext& ctx) {
 absl::Status ExpandCompute(KernelContext& ctx) {
   const TensorView& in = ctx.input(0);
   ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-  ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
+  ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, 0));
   const int64_t rank = out->rank();
   bool fits = in.rank() <= rank;
   for (int64_t k = 0; fits && k < in.rank(); ++k) {
@@ -339,7 +339,7 @@ class BlockKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, 0));
     if (in.rank() != 4) return ctx.Error(absl::StrCat("input must be 4-D, is ", in.DebugString()));
     const int64_t b = block_;
     const int64_t n = in.dims[0], c = in.dims[1], h = in.dims[2], w = in.dims[3];
@@ -391,7 +391,7 @@ class PadKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     Tensor scratch;
     ANVIL_ASSIGN_OR_RETURN(const TensorView in, MovableDenseInput(ctx, 0, &scratch));
-    ANVIL_ASSIGN_OR_RETURN(TensorView* out_or, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(TensorView * out_or, PreallocatedOutput(ctx, 0));
     const TensorView& out = *out_or;
     const int64_t rank = in.rank();
     const size_t esize = in.ElementBytes();
@@ -428,8 +428,12 @@ class PadKernel final : public OpKernel {
     }
     if (out.NumElements() == 0) return absl::OkStatus();
 
-    // For every output index of every dim, the input index it reads, or -1 for the constant.
+    // For every output index of every outer dim, the input index it reads, or -1 for the
+    // constant; for the innermost dim only its pads' positions (`edges`: the `begin` positions
+    // before the input's run, then those from `end` on), since the run is one copy.
     std::vector<std::vector<int64_t>> maps(rank);
+    std::vector<int64_t> edges;
+    int64_t begin = 0, end = 0;
     for (int64_t k = 0; k < rank; ++k) {
       const int64_t n = in.dims[k];
       if (out.dims[k] != n + pads[k] + pads[k + rank]) {
@@ -440,14 +444,22 @@ class PadKernel final : public OpKernel {
         return ctx.Error(absl::StrCat("cannot pad empty dim ", k, " of ", in.DebugString(),
                                       " in reflect or edge mode"));
       }
-      // The interior reads itself (a counting run: an STFT's 16k-sample frame spent more time
-      // here than in the copy); only the pads' positions are mapped.
+      const int64_t lo = std::clamp<int64_t>(pads[k], 0, out.dims[k]);
+      const int64_t hi = std::clamp<int64_t>(pads[k] + n, lo, out.dims[k]);
+      if (k + 1 == rank) {
+        // Not even a counting run over the interior: an STFT's 16k-sample frame spent twice
+        // the copy's time writing its map.
+        begin = lo;
+        end = hi;
+        edges.reserve(lo + out.dims[k] - hi);
+        for (int64_t o = 0; o < lo; ++o) edges.push_back(MapIndex(o - pads[k], n));
+        for (int64_t o = hi; o < out.dims[k]; ++o) edges.push_back(MapIndex(o - pads[k], n));
+        continue;
+      }
       maps[k].resize(out.dims[k]);
-      const int64_t begin = std::clamp<int64_t>(pads[k], 0, out.dims[k]);
-      const int64_t end = std::clamp<int64_t>(pads[k] + n, begin, out.dims[k]);
-      std::iota(maps[k].begin() + begin, maps[k].begin() + end, begin - pads[k]);
-      for (int64_t o = 0; o < begin; ++o) maps[k][o] = MapIndex(o - pads[k], n);
-      for (int64_t o = end; o < out.dims[k]; ++o) maps[k][o] = MapIndex(o - pads[k], n);
+      std::iota(maps[k].begin() + lo, maps[k].begin() + hi, lo - pads[k]);
+      for (int64_t o = 0; o < lo; ++o) maps[k][o] = MapIndex(o - pads[k], n);
+      for (int64_t o = hi; o < out.dims[k]; ++o) maps[k][o] = MapIndex(o - pads[k], n);
     }
 
     char* dst = static_cast<char*>(out.data);
@@ -456,13 +468,10 @@ class PadKernel final : public OpKernel {
       std::memcpy(dst, src, esize);
       return absl::OkStatus();
     }
-    // The innermost dim: a contiguous run of input elements in the middle.
-    const std::vector<int64_t>& last = maps[rank - 1];
+    // The innermost dim: a contiguous run of input elements in [begin, end), its edges mapped.
     const int64_t width = out.dims[rank - 1];
-    const int64_t left = std::max<int64_t>(pads[rank - 1], 0);
     const int64_t in_first = std::max<int64_t>(-pads[rank - 1], 0);
-    const int64_t run =
-        std::clamp<int64_t>(std::min(in.dims[rank - 1] - in_first, width - left), 0, width);
+    const int64_t run = end - begin;
     const int64_t rows = out.NumElements() / width;
     std::vector<int64_t> index(rank - 1, 0);
     for (int64_t r = 0; r < rows; ++r, dst += width * esize) {
@@ -481,13 +490,10 @@ class PadKernel final : public OpKernel {
         FillBytes(dst, value, width, esize);
       } else {
         const char* row = src + offset * static_cast<int64_t>(esize);
-        std::memcpy(dst + left * esize, row + in_first * esize, run * esize);
-        for (int64_t j = 0; j < width; ++j) {
-          if (j == left && run > 0) {
-            j += run - 1;
-            continue;
-          }
-          const int64_t i = last[j];
+        std::memcpy(dst + begin * esize, row + in_first * esize, run * esize);
+        for (int64_t e = 0; e < static_cast<int64_t>(edges.size()); ++e) {
+          const int64_t j = e < begin ? e : end + (e - begin);
+          const int64_t i = edges[e];
           std::memcpy(dst + j * esize, i < 0 ? value : row + i * esize, esize);
         }
       }
@@ -542,7 +548,7 @@ class ReverseSequenceKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, 0));
     if (in.rank() < 2)
       return ctx.Error(absl::StrCat("input must have rank >= 2, is ", in.DebugString()));
     ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> lens, ReadInt64s(ctx, 1));
