@@ -8,20 +8,16 @@
 #include <vector>
 
 #include "base/parallel.h"
+#include "kernels/ops/conv_direct.h"
+#include "kernels/ops/conv_internal.h"
 #include "kernels/ops/scratch.h"
 #include "kernels/simd/nchwc.h"
 
 namespace anvil::compute_ops {
 namespace {
 
-// conv_direct.h's limit: at most this many input channels x taps run its kernels.
-constexpr int64_t kDirectDepth = 32;
 // The measured range (see the header): strided, few input channels, twice as many outputs.
 constexpr int64_t kMaxInputChannels = 32;
-
-bool AllOnes(const std::vector<int64_t>& v) {
-  return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
-}
 
 }  // namespace
 
@@ -36,7 +32,7 @@ std::unique_ptr<const BlockedConvWeights> PrepareBlockedConvWeights(const Node& 
   if (dims.size() != 4) return nullptr;
   const int64_t M = dims[0], C = dims[1], KH = dims[2], KW = dims[3];
   if (C < 1 || C > kMaxInputChannels || M < 2 * C || KH < 1 || KW < 1 ||
-      C * KH * KW <= kDirectDepth) {
+      C * KH * KW <= kMaxDirectDepth) {
     return nullptr;
   }
   const int64_t count = M * C * KH * KW;

@@ -150,12 +150,6 @@ class PaddedPhases {
   int64_t stride_, rows_, ld_;
 };
 
-// Input channels x taps up to which a dense 2-D convolution runs the direct kernel
-// (simd::DirectConvPlanes) instead of im2col + GEMM: a 3-channel 3x3 first layer (27) fills too
-// short a GEMM K to amortize the panel fill (measured 0.236 -> 0.197 ms on [16, 3, 32, 32] ->
-// 16 channels, 3x3).
-constexpr int64_t kMaxDirectDepth = 32;
-
 // Output planes up to which a depthwise convolution of at least a block of channels runs in the
 // blocked layout (simd/nchwc.h), reordered in and out per call, instead of plane by plane.
 // Measured (one thread, best of 5 x 200 runs): [576, 14, 14] stride 2 -> 7x7 0.176 -> 0.083 ms,

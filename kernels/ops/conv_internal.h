@@ -1,7 +1,7 @@
 // What the convolution kernels share (private to //kernels): compute_conv.cc (Conv, FusedConv),
 // compute_conv_integer.cc (ConvInteger, QLinearConv), compute_conv_transpose.cc and the
 // algorithms they run: conv_im2col.h (im2col + GEMM), conv_direct.h (direct 2-D kernels),
-// conv_winograd.h (Winograd F(4x4, 3x3)).
+// conv_blocked.h (the blocked planar kernel), conv_winograd.h (Winograd F(4x4, 3x3)).
 //
 // Layouts: X [N, C, in...], W [M, C / group, k...] (ConvTranspose: W [C, M / group, k...]),
 // Y [N, M, out...], dense row-major; bias has M values or is null.
@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -20,6 +21,11 @@
 #include "kernels/simd/activation.h"
 
 namespace anvil::compute_ops {
+
+// Whether every value of an attribute list is 1 (strides, dilations; an absent list is).
+inline bool AllOnes(const std::vector<int64_t>& v) {
+  return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
+}
 
 // The positions o in [0, count) whose window tap lands inside [0, length), where position o
 // reads o * stride + off: the range [first, second).

@@ -8,6 +8,7 @@
 
 #include "base/parallel.h"
 #include "kernels/ops/compute_util.h"
+#include "kernels/ops/conv_internal.h"
 #include "kernels/ops/scratch.h"
 #include "kernels/simd/gemm.h"
 #include "kernels/simd/winograd.h"
@@ -61,10 +62,6 @@ constexpr int64_t kCacheLineFloats = 64 / sizeof(float);
 // are whole units: every product is at least 16 columns wide, so it takes the GEMM's packed path
 // whatever the split, and each output's arithmetic does not depend on the thread count.
 constexpr int64_t kTileUnit = 16;
-
-bool AllOnes(const std::vector<int64_t>& v) {
-  return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
-}
 
 int64_t Ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

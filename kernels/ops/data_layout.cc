@@ -38,7 +38,7 @@ class TransposeKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
     const int64_t rank = in.rank();
     std::vector<int64_t> perm = perm_;
     if (!has_perm_) {
@@ -76,7 +76,7 @@ class ConcatKernel final : public OpKernel {
   explicit ConcatKernel(int64_t axis) : axis_(axis) {}
 
   absl::Status Compute(KernelContext& ctx) override {
-    ANVIL_ASSIGN_OR_RETURN(TensorView * out_or, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out_or, PreallocatedOutput(ctx, 0));
     const TensorView& out = *out_or;
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, out.type));
     ANVIL_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, axis_, out.rank()));
@@ -159,7 +159,7 @@ class SplitKernel final : public OpKernel {
     int64_t offset = 0;
     for (int i = 0; i < outputs; ++i) {
       if (ctx.HasOutput(i)) {
-        ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, i));
+        ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, i));
         TensorView src = Offset(in, offset * in.strides[axis]);
         src.dims[axis] = split[i];
         if (src.dims != out->dims) {
@@ -196,7 +196,7 @@ class SliceKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
     std::vector<int64_t> starts = starts_, axes = axes_, steps;
     bool has_axes = has_axes_;
     if (opset_ >= 10) {
@@ -273,7 +273,7 @@ class SliceKernel final : public OpKernel {
 absl::Status TileCompute(KernelContext& ctx) {
   const TensorView& in = ctx.input(0);
   ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-  ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, 0));
+  ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
   const int64_t rank = in.rank();
   std::vector<int64_t> repeats(rank, 1);
   if (ctx.opset() < 6) {  // (input, tiles, axis): one axis repeated `tiles` times
@@ -312,7 +312,7 @@ absl::Status TileCompute(KernelContext& ctx) {
 absl::Status ExpandCompute(KernelContext& ctx) {
   const TensorView& in = ctx.input(0);
   ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-  ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, 0));
+  ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
   const int64_t rank = out->rank();
   bool fits = in.rank() <= rank;
   for (int64_t k = 0; fits && k < in.rank(); ++k) {
@@ -339,7 +339,7 @@ class BlockKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
     if (in.rank() != 4) return ctx.Error(absl::StrCat("input must be 4-D, is ", in.DebugString()));
     const int64_t b = block_;
     const int64_t n = in.dims[0], c = in.dims[1], h = in.dims[2], w = in.dims[3];
@@ -391,7 +391,7 @@ class PadKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     Tensor scratch;
     ANVIL_ASSIGN_OR_RETURN(const TensorView in, MovableDenseInput(ctx, 0, &scratch));
-    ANVIL_ASSIGN_OR_RETURN(TensorView * out_or, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out_or, PreallocatedOutput(ctx, 0));
     const TensorView& out = *out_or;
     const int64_t rank = in.rank();
     const size_t esize = in.ElementBytes();
@@ -548,7 +548,7 @@ class ReverseSequenceKernel final : public OpKernel {
   absl::Status Compute(KernelContext& ctx) override {
     const TensorView& in = ctx.input(0);
     ANVIL_RETURN_IF_ERROR(CheckMovable(ctx, in.type));
-    ANVIL_ASSIGN_OR_RETURN(TensorView * out, PreallocatedOutput(ctx, 0));
+    ANVIL_ASSIGN_OR_RETURN(TensorView* out, PreallocatedOutput(ctx, 0));
     if (in.rank() < 2)
       return ctx.Error(absl::StrCat("input must have rank >= 2, is ", in.DebugString()));
     ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> lens, ReadInt64s(ctx, 1));

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "hwy/highway.h"
 #include "kernels/simd/nchwc.h"
@@ -92,6 +93,18 @@ HWY_INLINE bool TransposeTile(D d, hn::Vec<D>* v) {
   }
   return false;
 #endif
+}
+
+// The output columns [first, second) of windows of `kernel` columns at `stride`, starting
+// `pad_left` before the input, whose taps all lie inside the input's `w` columns:
+// ow * stride - pad_left >= 0 and ow * stride - pad_left + kernel - 1 < w.
+HWY_INLINE std::pair<int64_t, int64_t> InsideColumns(int64_t w, int64_t kernel, int64_t stride,
+                                                     int64_t pad_left, int64_t out_w) {
+  const int64_t lo = std::min(out_w, (pad_left + stride - 1) / stride);
+  const int64_t hi =
+      std::max(lo, std::min(out_w, w + pad_left - kernel >= 0 ? (w + pad_left - kernel) / stride + 1
+                                                              : int64_t{0}));
+  return {lo, hi};
 }
 
 // Both reorders move B x B tiles (B channels of B pixels) through TransposeTile; a partial block
@@ -283,12 +296,7 @@ HWY_INLINE void DepthwiseBlock(const float* x, int64_t h, int64_t w, int64_t pad
   // Without a bias the sums are stored as they are (0 + -0 would turn a -0 into +0).
   const bool has_bias = bias_block != nullptr;
   const auto bias = has_bias ? hn::LoadU(d, bias_block) : hn::Zero(d);
-  // Columns whose window is inside the input: ow * s - pad_left >= 0 and
-  // ow * s - pad_left + k - 1 < w.
-  const int64_t col_lo = std::min(out_w, (pad_left + kStride - 1) / kStride);
-  const int64_t col_hi = std::max(
-      col_lo,
-      std::min(out_w, w + pad_left - kKernel >= 0 ? (w + pad_left - kKernel) / kStride + 1 : 0));
+  const auto [col_lo, col_hi] = InsideColumns(w, kKernel, kStride, pad_left, out_w);
   for (int64_t oh = 0; oh < out_h; ++oh) {
     const int64_t ih0 = oh * kStride - pad_top;
     float* y_row = y + oh * out_w * B;
@@ -531,6 +539,8 @@ HWY_INLINE void PlanarRow(const float* x, int64_t channels, int64_t h, int64_t w
                           const Epilogue& e, float* y_row, int64_t y_block_stride, int64_t out_w,
                           int64_t lo, int64_t hi) {
   constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(hn::ScalableTag<float>()));
+  // One block takes half the accumulators: with all 24 (AVX-512), UNet's 16-channel layers ran
+  // 2.3x slower than with 12 (nchwc_benchmark BM_PlanarDense/16/16/128: 1313 against 575 us).
   constexpr int64_t kPixels = kOuts == 1 ? kPlanarAccumulators / 2 : kPlanarAccumulators / kOuts;
   const int64_t kh_lo = std::max<int64_t>(0, -ih0);
   const int64_t kh_hi = std::max(kh_lo, std::min(kernel_h, h - ih0));
@@ -566,13 +576,7 @@ HWY_NOINLINE void BlockedConvFromPlanarImpl(const float* x, int64_t channels, in
                                             int64_t out_h, int64_t out_w, int64_t row_begin,
                                             int64_t row_end) {
   constexpr int64_t B = static_cast<int64_t>(hn::MaxLanes(hn::ScalableTag<float>()));
-  // Columns whose taps are all inside the input: ow * sw - pad_left >= 0 and
-  // ow * sw - pad_left + kernel_w - 1 < w.
-  const int64_t col_lo = std::min(out_w, (pad_left + stride_w - 1) / stride_w);
-  const int64_t col_hi =
-      std::max(col_lo, std::min(out_w, w + pad_left - kernel_w >= 0
-                                           ? (w + pad_left - kernel_w) / stride_w + 1
-                                           : int64_t{0}));
+  const auto [col_lo, col_hi] = InsideColumns(w, kernel_w, stride_w, pad_left, out_w);
   const int64_t weights = channels * kernel_h * kernel_w * B;  // one block's
   const int64_t plane = out_h * out_w * B;                     // one block's outputs
   for (int64_t ob = 0; ob < out_blocks;) {
@@ -583,7 +587,7 @@ HWY_NOINLINE void BlockedConvFromPlanarImpl(const float* x, int64_t channels, in
     for (int64_t oh = row_begin; oh < row_end; ++oh) {
       const int64_t ih0 = oh * stride_h - pad_top;
       float* y_row = y + ob * plane + oh * out_w * B;
-      if (outs == 4) {
+      if (outs == kPlanarMaxOuts) {
         PlanarRow<kPlanarMaxOuts>(x, channels, h, w, kernel_h, kernel_w, stride_w, ih0, pad_left,
                                   wb, weights, bias, e, y_row, plane, out_w, col_lo, col_hi);
       } else if (outs == 2) {
@@ -649,13 +653,7 @@ HWY_NOINLINE void BlockedMaxPoolImpl(const float* x, int64_t blocks, int64_t h, 
                                      int64_t out_h, int64_t out_w) {
   const hn::ScalableTag<float> d;
   const int64_t B = static_cast<int64_t>(hn::Lanes(d));
-  // Columns whose windows lie inside the input: iw0 = ow * stride_w - pad_left >= 0 and
-  // iw0 + kernel_w <= w.
-  const int64_t col_lo = std::min(out_w, (pad_left + stride_w - 1) / stride_w);
-  const int64_t col_hi =
-      std::max(col_lo, std::min(out_w, w + pad_left - kernel_w >= 0
-                                           ? (w + pad_left - kernel_w) / stride_w + 1
-                                           : int64_t{0}));
+  const auto [col_lo, col_hi] = InsideColumns(w, kernel_w, stride_w, pad_left, out_w);
   for (int64_t b = 0; b < blocks; ++b) {
     const float* xb = x + b * h * w * B;
     float* yb = y + b * out_h * out_w * B;
