@@ -66,6 +66,15 @@ std::optional<Poly> ToPoly(const IndexExpr& e) {
   return p;
 }
 
+// The symbol `p` is, when it is exactly one.
+const std::string* LoneSymbol(const Poly& p) {
+  if (p.constant != 0 || p.terms.size() != 1 || p.terms[0].first != 1 ||
+      p.terms[0].second.size() != 1 || p.terms[0].second[0].kind != IndexAtom::Kind::kSymbol) {
+    return nullptr;
+  }
+  return &p.terms[0].second[0].name;
+}
+
 // The questionmark `p` is, when it is exactly one.
 std::optional<uint64_t> LoneQuestionmark(const Poly& p) {
   if (p.constant != 0 || p.terms.size() != 1 || p.terms[0].first != 1 ||
@@ -127,6 +136,7 @@ std::optional<int64_t> Evaluate(const Poly& p, const Sizes& sizes) {
 // What inference promised about one value.
 struct Promise {
   std::optional<std::vector<std::optional<Poly>>> dims;  // nullopt: rank unknown
+  std::vector<IndexRange> ranges;                        // of each dim, as inferred
   std::optional<std::vector<std::optional<Poly>>> values;
   std::string text;  // as inferred, e.g. "[N, 3]"
 };
@@ -177,8 +187,9 @@ std::string SizesText(const std::vector<std::optional<Poly>>& polys, const Sizes
   return unique.empty() ? "" : absl::StrCat(" with ", absl::StrJoin(unique, ", "));
 }
 
-// Checks `actual` against `promised`, learning the sizes of questionmarks that stand alone when
-// `learn` (values of the main graph: computed once per run).
+// Checks `actual` against `promised`, learning the sizes of questionmarks and symbols no input
+// binds (a data-dependent dim's) that stand alone when `learn` (values of the main graph:
+// computed once per run).
 bool Keeps(const std::vector<std::optional<Poly>>& promised, const std::vector<int64_t>& actual,
            bool learn, Sizes& sizes, int64_t* compared) {
   if (promised.size() != actual.size()) return false;
@@ -188,6 +199,8 @@ bool Keeps(const std::vector<std::optional<Poly>>& promised, const std::vector<i
     if (!expected) {
       if (std::optional<uint64_t> q = LoneQuestionmark(*promised[k]); q && learn) {
         sizes.questionmarks[*q] = actual[k];
+      } else if (const std::string* name = LoneSymbol(*promised[k]); name != nullptr && learn) {
+        sizes.symbols.try_emplace(*name, actual[k]);
       }
       continue;
     }
@@ -195,6 +208,26 @@ bool Keeps(const std::vector<std::optional<Poly>>& promised, const std::vector<i
     if (*expected != actual[k]) return false;
   }
   return true;
+}
+
+// The first dim of `actual` outside its inferred range, or -1.
+int OutOfRange(const std::vector<IndexRange>& ranges, const std::vector<int64_t>& actual,
+               ShapePromiseReport* report) {
+  for (size_t k = 0; k < ranges.size() && k < actual.size(); ++k) {
+    ++report->ranged;
+    if (ranges[k].hi.has_value()) ++report->bounded;
+    if ((ranges[k].lo && actual[k] < *ranges[k].lo) ||
+        (ranges[k].hi && actual[k] > *ranges[k].hi)) {
+      return static_cast<int>(k);
+    }
+  }
+  return -1;
+}
+
+std::string RangesText(const std::vector<IndexRange>& ranges) {
+  std::vector<std::string> parts;
+  for (const IndexRange& r : ranges) parts.push_back(RangeToString(r));
+  return absl::StrJoin(parts, " x ");
 }
 
 }  // namespace
@@ -268,6 +301,7 @@ absl::StatusOr<ShapePromiseReport> CheckShapePromises(const Model& model,
       if (info.dims) {
         p.dims = ToPolys(*info.dims);
         p.text = DimsToString(*info.dims);
+        for (const IndexExpr& d : *info.dims) p.ranges.push_back(RangeOf(d));
       } else {
         p.text = "[unknown rank]";
       }
@@ -295,6 +329,12 @@ absl::StatusOr<ShapePromiseReport> CheckShapePromises(const Model& model,
     if (it == promises.end() || !it->second.dims || !t.defined() || !t.is_tensor()) continue;
     const std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
     int64_t compared = 0;
+    ShapePromiseReport unused;
+    if (const int k = OutOfRange(it->second.ranges, dims, &unused); k >= 0) {
+      report.skipped = absl::StrCat(Where(*v), " is ", DimsToString(dims), ", outside the range ",
+                                    RangeToString(it->second.ranges[k]), " of its dim ", k);
+      return report;
+    }
     if (!Keeps(*it->second.dims, dims, /*learn=*/false, sizes, &compared)) {
       report.skipped =
           absl::StrCat(Where(*v), " is ", DimsToString(dims), ", which its declared ",
@@ -313,6 +353,12 @@ absl::StatusOr<ShapePromiseReport> CheckShapePromises(const Model& model,
     seen.insert(&v);
     const bool learn = v.graph() == &main;
     const std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
+    if (const int k = OutOfRange(p.ranges, dims, &report); k >= 0) {
+      broken = absl::InternalError(absl::StrCat(Where(v), ": inferred ", p.text, " in ",
+                                                RangesText(p.ranges), ", but ", DimsToString(dims),
+                                                " at run time (dim ", k, ")"));
+      return broken;
+    }
     if (p.dims && !Keeps(*p.dims, dims, learn, sizes, &report.dims)) {
       broken = absl::InternalError(absl::StrCat(Where(v), ": inferred ", p.text,
                                                 SizesText(*p.dims, sizes), ", but ",

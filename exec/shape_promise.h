@@ -11,11 +11,14 @@
 //    declared [N, 3], run with a [2, 3] tensor, is 2);
 //  - the contents of integer and bool tensors whose inferred values are known the same way
 //    (shape computations: what makes later Reshape/Expand/Tile targets exact).
-// A questionmark (an unknown or data-dependent dim) promises that every dim inference gave the
-// same questionmark is the same size (lowering binds one variable to it: TopK's values and
-// indices share their k): its size is learned from the first value of the main graph that has it
-// as a dim of its own, then checked like a symbol's. A symbol the inputs bind to two different
-// sizes promises nothing (those inputs break the model's own contract).
+// A questionmark (an unknown dim), or a symbol no input binds (a data-dependent dim shape
+// inference named, NonZero's count), promises that every dim inference gave it is the same size
+// (lowering binds one variable to it: TopK's values and indices share their k): its size is
+// learned from the first value of the main graph that has it as a dim of its own, then checked
+// like an input symbol's. A symbol the inputs bind to two different sizes promises nothing
+// (those inputs break the model's own contract). Every dim also promises to lie in its inferred
+// range (RangeOf, with the model's anvil.dim_ranges); inputs outside their declared ranges are
+// not ones the property speaks of (skipped).
 #ifndef ANVIL_EXEC_SHAPE_PROMISE_H_
 #define ANVIL_EXEC_SHAPE_PROMISE_H_
 
@@ -37,6 +40,8 @@ struct ShapePromiseReport {
   int64_t observations = 0;  // tensors compared (a loop body's values once per iteration)
   int64_t dims = 0;          // exact dims compared
   int64_t elements = 0;      // inferred integer elements compared
+  int64_t ranged = 0;        // dims checked against their inferred range (RangeOf)
+  int64_t bounded = 0;       // of those, dims with a finite upper bound
 };
 
 // `inputs` bind the main graph's inputs in order (as InterpretGraph takes them); the run

@@ -104,6 +104,22 @@ absl::Status ExecuteFrame(Frame& frame, const StaticLayout* layout,
             return out.view;
           }
         }
+        if (layout != nullptr && layout->reserved != nullptr &&
+            (*layout->reserved)[slot].data != nullptr) {
+          ArenaRegion& region = (*layout->reserved)[slot];
+          absl::StatusOr<int64_t> bytes = CheckedByteSize(dims, ElementSize(type));
+          if (!bytes.ok() || *bytes > region.bytes) {
+            return absl::InternalError(
+                absl::StrCat(node.Describe(), ": output ", i, " '", node.output(i)->name(), "' is ",
+                             DimsToString(dims), ", beyond the ", region.bytes,
+                             " bytes planned for its dims' upper bounds"));
+          }
+          region.used = *bytes;
+          SlotValue& out = values[slot];
+          out.owner = Tensor();
+          out.view = TensorView::Dense(type, region.data, dims);
+          return out.view;
+        }
         TensorRecycler* recycler = options.outputs != nullptr && plan.slots()[slot].graph_output
                                        ? options.outputs
                                        : options.frame_buffers;

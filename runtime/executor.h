@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "kernels/tensor.h"
+#include "runtime/memory_planner.h"
 #include "runtime/plan.h"
 #include "runtime/shape_engine.h"
 
@@ -54,6 +55,9 @@ struct StaticLayout {
   const std::vector<TensorView>* arena_views = nullptr;
   // Per step: runs no kernel; output 0 is input 0's bytes under output 0's dims.
   const std::vector<bool>* alias_steps = nullptr;
+  // Per slot (or null): where an output of data-dependent dims goes instead of the heap, planned
+  // for its upper bound; a larger output is an internal error (the bounds are promises).
+  std::vector<ArenaRegion>* reserved = nullptr;
 };
 
 struct ExecutionOptions {

@@ -248,20 +248,33 @@ void MemoryPlanner::DoPlan() {
     offsets_[v] = sizes_[v] < 0 ? -1 : buffers[buffer_of[find(v)]].offset;
   }
 
-  // Peak live bytes over the steps (a sweep over lifetime boundaries).
-  int steps = 0;
-  for (const Buffer& b : buffers) steps = std::max(steps, b.last + 1);
-  std::vector<int64_t> delta(steps + 1, 0);
+  std::vector<Lifetime> buffer_lifetimes;
+  std::vector<int64_t> buffer_bytes;
   for (const Buffer& b : buffers) {
-    delta[b.first] += b.bytes;
-    delta[b.last + 1] -= b.bytes;
+    buffer_lifetimes.push_back({b.first, b.last});
+    buffer_bytes.push_back(b.bytes);
   }
-  lower_bound_bytes_ = 0;
-  int64_t live = 0;
+  lower_bound_bytes_ = PeakLiveBytes(buffer_lifetimes, buffer_bytes);
+}
+
+int64_t PeakLiveBytes(absl::Span<const Lifetime> lifetimes, absl::Span<const int64_t> sizes) {
+  // A sweep over lifetime boundaries.
+  int steps = 0;
+  for (size_t v = 0; v < lifetimes.size(); ++v) {
+    if (sizes[v] >= 0) steps = std::max(steps, lifetimes[v].last + 1);
+  }
+  std::vector<int64_t> delta(steps + 1, 0);
+  for (size_t v = 0; v < lifetimes.size(); ++v) {
+    if (sizes[v] < 0) continue;
+    delta[lifetimes[v].first] += sizes[v];
+    delta[lifetimes[v].last + 1] -= sizes[v];
+  }
+  int64_t peak = 0, live = 0;
   for (int s = 0; s < steps; ++s) {
     live += delta[s];
-    lower_bound_bytes_ = std::max(lower_bound_bytes_, live);
+    peak = std::max(peak, live);
   }
+  return peak;
 }
 
 }  // namespace anvil

@@ -41,6 +41,17 @@ struct ReuseCandidate {
   bool overwrite = true;  // kInPlace: the kernel writes over the input; false: kAlias
 };
 
+// Arena bytes set aside for a value whose dims only its kernel learns (a plan for the dims'
+// upper bounds).
+struct ArenaRegion {
+  uint8_t* data = nullptr;
+  int64_t bytes = 0;
+  int64_t used = -1;  // what the last run put there
+};
+
+// The most bytes live at once: `sizes[v]` bytes over `lifetimes[v]`, -1 for values left out.
+int64_t PeakLiveBytes(absl::Span<const Lifetime> lifetimes, absl::Span<const int64_t> sizes);
+
 class MemoryPlanner {
  public:
   static constexpr int64_t kAlignment = 64;

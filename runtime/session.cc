@@ -108,6 +108,9 @@ absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& o
   ScopedIndexExprContext index_exprs;  // what planning infers is gone with it
   options_ = options;
   model_ = std::move(model);
+  if (!options.input_ranges.empty()) {
+    ANVIL_RETURN_IF_ERROR(MergeModelRanges(*model_, options.input_ranges));
+  }
   // The plan follows node order.
   ANVIL_RETURN_IF_ERROR(
       PrepareModelForRun(*model_, options.pipeline, &warnings_, options.progress));
@@ -124,12 +127,14 @@ absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& o
   for (const Value* out : model_->graph().outputs()) outputs_.push_back(out);
   shape_engine_ = std::make_unique<ShapeInferenceEngine>(*plan_);
 
+  ANVIL_RETURN_IF_ERROR(ComputeBounds());
+
   // Lifetimes per slot and the reuse candidates, for the memory planner.
-  std::vector<Lifetime> lifetimes(plan_->num_slots());
+  lifetimes_.resize(plan_->num_slots());
   for (int slot = 0; slot < plan_->num_slots(); ++slot) {
     const Slot& s = plan_->slots()[slot];
     const int first = s.producer >= 0 ? s.producer : 0;
-    lifetimes[slot] = {first, std::max(first, s.last_use)};
+    lifetimes_[slot] = {first, std::max(first, s.last_use)};
   }
   std::vector<ReuseCandidate> candidates;
   const std::vector<Step>& steps = plan_->steps();
@@ -139,13 +144,95 @@ absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& o
         step.outputs.empty() || step.outputs[0] < 0) {
       continue;
     }
+    // Planned for upper bounds, an output may overwrite its input only when the two have the
+    // same dims in every run, not only the same bound (Add of [M, 4] and [N, 4] with M, N <= 8).
+    if (bounded_ && step.reuse == ReuseKind::kInPlace &&
+        plan_->slots()[step.inputs[0]].value->type().shape() !=
+            plan_->slots()[step.outputs[0]].value->type().shape()) {
+      continue;
+    }
     candidates.push_back({s, step.outputs[0], step.inputs[0], step.reuse == ReuseKind::kInPlace});
     reuse_steps_.push_back(s);
   }
-  planner_ =
-      std::make_unique<MemoryPlanner>(std::move(lifetimes), std::move(candidates), options.reuse);
+  planner_ = std::make_unique<MemoryPlanner>(lifetimes_, std::move(candidates), options.reuse);
   arena_views_.assign(plan_->num_slots(), TensorView{});
+  reserved_.assign(plan_->num_slots(), ArenaRegion{});
   alias_step_.assign(steps.size(), false);
+  if (bounded_) {
+    // One plan and one arena for every run the ranges allow.
+    planner_->Plan(bound_bytes_);
+    ANVIL_RETURN_IF_ERROR(GrowArena());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Session::ComputeBounds() {
+  IndexExprContext context;
+  IndexExprContext::Scope scope(context);
+  ANVIL_ASSIGN_OR_RETURN(std::vector<SymbolRange> ranges, ReadModelRanges(*model_));
+  ANVIL_RETURN_IF_ERROR(DeclareRanges(ranges));
+  const Graph& graph = model_->graph();
+  for (int i = 0; i < static_cast<int>(graph.inputs().size()); ++i) {
+    const Type& type = graph.inputs()[i]->type();
+    if (!type.is_tensor() || !type.has_shape()) continue;
+    for (int k = 0; k < type.rank(); ++k) {
+      const Dim& d = type.shape()[k];
+      if (!d.is_param()) continue;
+      auto r = std::find_if(ranges.begin(), ranges.end(),
+                            [&](const SymbolRange& r) { return r.name == d.param; });
+      if (r != ranges.end()) input_ranges_.push_back({i, k, *r});
+    }
+  }
+  bound_bytes_.assign(plan_->num_slots(), -1);
+  bounded_ = options_.plan_memory;
+  for (int slot = 0; slot < plan_->num_slots() && bounded_; ++slot) {
+    const Slot& s = plan_->slots()[slot];
+    const Type& type = s.value->type();
+    if (s.kind != SlotKind::kComputed || s.graph_output || type.is_sequence() ||
+        type.is_optional() || type.element_type() == ElementType::kString) {
+      continue;
+    }
+    std::vector<int64_t> most;
+    if (type.is_tensor() && type.has_shape() && type.element_type() != ElementType::kUndefined) {
+      for (const Dim& d : type.shape()) {
+        std::optional<int64_t> hi;
+        if (d.is_literal()) {
+          hi = *d.value;
+        } else if (d.is_param()) {
+          hi = RangeOf(IndexExpr::FromDimParam(d.param)).hi;
+        }
+        if (!hi) break;
+        most.push_back(*hi);
+      }
+    }
+    absl::StatusOr<int64_t> bytes =
+        type.is_tensor() && type.has_shape() && most.size() == type.shape().size()
+            ? CheckedByteSize(most, ElementSize(type.element_type()))
+            : absl::StatusOr<int64_t>(absl::OutOfRangeError("no bound"));
+    if (!bytes.ok()) {
+      bounded_ = false;
+      unbounded_ = absl::StrCat(Quoted(s.value->name()), " ", s.value->type().ToString());
+      break;
+    }
+    bound_bytes_[slot] = *bytes;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Session::GrowArena() {
+  if (planner_->arena_bytes() <= static_cast<int64_t>(arena_.ByteSize())) return absl::OkStatus();
+  arena_ = Tensor();  // the old arena goes first: both need not fit at once
+  absl::StatusOr<Tensor> arena = Tensor::Allocate(ElementType::kUint8, {planner_->arena_bytes()},
+                                                  options_.max_allocation_bytes);
+  if (!arena.ok()) {
+    return absl::Status(arena.status().code(),
+                        absl::StrCat("memory plan: the arena of intermediates (peak ",
+                                     HumanBytes(planner_->arena_bytes()), " live at once",
+                                     bounded_ ? ", planned for the dims' upper bounds" : "",
+                                     ") cannot be allocated: ", arena.status().message()));
+  }
+  arena_ = *std::move(arena);
+  ++arena_allocations_;
   return absl::OkStatus();
 }
 
@@ -205,6 +292,16 @@ absl::Status Session::BindInputs(const absl::flat_hash_map<std::string, Tensor>&
             "input ", Quoted(v->name()), ": rank ", t.dims().size(), " ", DimsToString(t.dims()),
             ", expected rank ", declared.rank(), " (", declared.ToString(), ")"));
       }
+      for (const InputRange& r : input_ranges_) {
+        if (plan_->slots()[slot].value != graph.inputs()[r.input]) continue;
+        const int64_t size = t.dims()[r.axis];
+        if (size < r.range.lo || (r.range.hi && size > *r.range.hi)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("input ", Quoted(v->name()), ": dim ", r.axis, " (", r.range.name,
+                           ") is ", size, ", outside its range ", FormatSymbolRanges({r.range}),
+                           " (got ", DimsToString(t.dims()), ")"));
+        }
+      }
       for (size_t k = 0; k < t.dims().size(); ++k) {
         const Dim& d = declared.shape()[k];
         if (d.is_literal() && *d.value != t.dims()[k]) {
@@ -245,7 +342,7 @@ absl::Status Session::PrepareMemory() {
     }
   }
   std::vector<int64_t> sizes(num_slots, -1);
-  for (int slot = 0; slot < num_slots; ++slot) {
+  for (int slot = 0; slot < num_slots && !bounded_; ++slot) {
     const Slot& s = plan_->slots()[slot];
     const ValueShape& shape = shape_engine_->shape(slot);
     // String tensors hold std::string objects, which only Tensor constructs: heap only.
@@ -264,29 +361,27 @@ absl::Status Session::PrepareMemory() {
     }
     sizes[slot] = shape.bytes;
   }
-  planner_->Plan(sizes);  // no-op when no size changed
-  if (planner_->arena_bytes() > static_cast<int64_t>(arena_.ByteSize())) {
-    arena_ = Tensor();  // the old arena goes first: both need not fit at once
-    absl::StatusOr<Tensor> arena = Tensor::Allocate(ElementType::kUint8, {planner_->arena_bytes()},
-                                                    options_.max_allocation_bytes);
-    if (!arena.ok()) {
-      return absl::Status(
-          arena.status().code(),
-          absl::StrCat("memory plan: the arena of intermediates (peak ",
-                       HumanBytes(planner_->arena_bytes()),
-                       " live at once) cannot be allocated: ", arena.status().message()));
-    }
-    arena_ = *std::move(arena);
-  }
+  if (!bounded_) planner_->Plan(sizes);  // no-op when no size changed
+  ANVIL_RETURN_IF_ERROR(GrowArena());
   // Views are rebuilt whenever shapes were re-inferred: equal sizes may hold other dims.
   auto* base = static_cast<uint8_t*>(arena_.data());
   for (int slot = 0; slot < num_slots; ++slot) {
     const int64_t offset = planner_->offset(slot);
-    if (offset < 0) {
-      arena_views_[slot] = TensorView{};
+    arena_views_[slot] = TensorView{};
+    reserved_[slot] = ArenaRegion{};
+    if (offset < 0) continue;
+    const ValueShape& shape = shape_engine_->shape(slot);
+    if (bounded_ && (!shape.known || external_alias[plan_->slots()[slot].producer])) {
+      // Its kernel learns the dims (or it is a view of an input): the bounded region waits.
+      if (!shape.known) reserved_[slot] = {base + offset, bound_bytes_[slot]};
       continue;
     }
-    const ValueShape& shape = shape_engine_->shape(slot);
+    if (bounded_ && shape.bytes > bound_bytes_[slot]) {
+      return absl::InternalError(absl::StrCat(
+          "value ", Quoted(plan_->slots()[slot].value->name()), " is ", DimsToString(shape.dims),
+          " in this run, beyond its dims' upper bounds (",
+          plan_->slots()[slot].value->type().ToString(), ", ", bound_bytes_[slot], " bytes)"));
+    }
     arena_views_[slot] = TensorView::Dense(shape.type, base + offset, shape.dims);
   }
   for (size_t s = 0; s < steps.size(); ++s) alias_step_[s] = external_alias[s];
@@ -341,7 +436,8 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     if (it != inputs.end()) v.owner = it->second;  // lets a passed-through input be returned
   }
   ANVIL_RETURN_IF_ERROR(frame.BindConstantsAndCaptures());
-  StaticLayout layout{shape_engine_.get(), &arena_views_, &alias_step_};
+  StaticLayout layout{shape_engine_.get(), &arena_views_, &alias_step_,
+                      bounded_ ? &reserved_ : nullptr};
   heap_tensors_ = 0;
   ++runs_;
   if (options_.profile) step_nanos_.resize(plan_->steps().size(), 0);
@@ -352,7 +448,18 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
                                 &output_recycler_,
                                 &body_buffers_};
   if (!bound_slots.empty()) exec_options.bound_outputs = &bound_slots;
+  for (ArenaRegion& region : reserved_) region.used = -1;
   ANVIL_RETURN_IF_ERROR(ExecuteFrame(frame, &layout, exec_options));
+  // The bytes this run's intermediates held in the arena, at most planned at once.
+  std::vector<int64_t> used(plan_->num_slots(), -1);
+  for (int slot = 0; slot < plan_->num_slots(); ++slot) {
+    if (arena_views_[slot].data != nullptr) {
+      used[slot] = shape_engine_->shape(slot).bytes;
+    } else if (reserved_[slot].used >= 0) {
+      used[slot] = reserved_[slot].used;
+    }
+  }
+  used_bytes_ = PeakLiveBytes(lifetimes_, used);
 
   std::vector<Tensor> outputs;
   outputs.reserve(plan_->output_slots().size());
@@ -377,6 +484,10 @@ MemoryStats Session::memory_stats() const {
   // Arena aliases the planner applied plus views of inputs and constants.
   for (bool alias : alias_step_) stats.aliases += alias ? 1 : 0;
   stats.heap_tensors = heap_tensors_;
+  stats.bounded_plan = bounded_;
+  stats.unbounded = unbounded_;
+  stats.used_bytes = used_bytes_;
+  stats.arena_allocations = arena_allocations_;
   stats.released_weight_bytes = released_weight_bytes_;
   const GraphPlan::ConstantBytes constants = plan_->constant_bytes();
   stats.mapped_weight_bytes = constants.mapped;

@@ -43,6 +43,7 @@
 #include "runtime/memory_planner.h"
 #include "runtime/plan.h"
 #include "runtime/shape_engine.h"
+#include "shape/dim_ranges.h"
 
 namespace anvil {
 
@@ -98,6 +99,12 @@ struct SessionOptions {
   // holds such an initializer as type and dims only: reading its values aborts. false keeps
   // them (to export or interpret the loaded model).
   bool release_packed_weights = true;
+  // Ranges of the graph inputs' symbolic dims (shape/dim_ranges.h; `--input-ranges`), added to
+  // the model's own (metadata anvil.dim_ranges) before the load pipeline. A run with an input
+  // outside them is an error. When they bound every intermediate's dims, data-dependent ones
+  // included (NonZero's count), the arena is planned once at load for the upper bounds and no
+  // run allocates intermediates (MemoryStats::bounded_plan).
+  std::vector<SymbolRange> input_ranges;
 };
 
 // Where the time went, per op type, over the runs since the last ResetProfile().
@@ -125,6 +132,13 @@ struct MemoryStats {
   int in_place_reuses = 0;        // outputs written over a dying input
   int aliases = 0;                // reshape-like outputs sharing their input's bytes
   int64_t heap_tensors = 0;       // tensors allocated outside the arena by the last run
+  // Planned once at load for every intermediate's upper bound (the model's dim ranges): the
+  // arena is never re-planned or grown. Otherwise `unbounded` names the first intermediate
+  // without a finite bound (and the plan follows each run's sizes).
+  bool bounded_plan = false;
+  std::string unbounded;
+  int64_t used_bytes = 0;         // the last run's peak of live intermediate bytes
+  int64_t arena_allocations = 0;  // times the arena was allocated since load
   // Initializer bytes released at load because their kernels keep packed copies
   // (SessionOptions::release_packed_weights).
   int64_t released_weight_bytes = 0;
@@ -185,6 +199,11 @@ class Session {
   absl::Status BindInputs(const absl::flat_hash_map<std::string, Tensor>& inputs,
                           std::vector<TensorView>* views) const;
   absl::Status PrepareMemory();
+  // Sets bound_bytes_ (each intermediate's bytes at its dims' upper bounds), bounded_ and
+  // unbounded_, and input_ranges_, from the model's dim ranges.
+  absl::Status ComputeBounds();
+  // Allocates the arena for the current plan when it has grown.
+  absl::Status GrowArena();
 
   SessionOptions options_;
   std::unique_ptr<Model> model_;
@@ -200,6 +219,22 @@ class Session {
   std::vector<TensorView> arena_views_;
   // Steps that run no kernel this plan (an applied alias): output = input's bytes.
   std::vector<bool> alias_step_;
+  // Bounded plans: per slot, the region reserved for an output whose dims the data decides
+  // (filled when its kernel runs); the bytes at the upper bounds, -1 when not in the arena.
+  std::vector<ArenaRegion> reserved_;
+  std::vector<int64_t> bound_bytes_;
+  bool bounded_ = false;
+  std::string unbounded_;
+  // A graph input's dim with a declared range: checked when a run binds it.
+  struct InputRange {
+    int input = 0;
+    int axis = 0;
+    SymbolRange range;
+  };
+  std::vector<InputRange> input_ranges_;
+  std::vector<Lifetime> lifetimes_;
+  int64_t used_bytes_ = 0;
+  int64_t arena_allocations_ = 0;
   int64_t heap_tensors_ = 0;
   int64_t released_weight_bytes_ = 0;
   // The last two runs' graph outputs, reused when the caller has dropped them.

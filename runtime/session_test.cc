@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -807,6 +809,81 @@ g (float[4] x) => (int64[1, ?] y) {
   EXPECT_EQ((*out)[0].dims(), (Shape{1, 4}));
   EXPECT_EQ(session->shape_inference_runs(), 1);
   EXPECT_GE(session->memory_stats().heap_tensors, 1);
+}
+
+// NonZero -> Gather -> MatMul with N in [1, 16]: every intermediate has a finite upper bound
+// (NonZero's count is at most 16 * 8), so the arena is planned once at load and no run
+// allocates an intermediate, whatever N and the data are.
+TEST(SessionTest, BoundedDimsPlanOneArenaForEveryRun) {
+  constexpr char kModel[] = R"onnx(<ir_version: 8, opset_import: ["" : 17]>
+g (float[N, 8] x, float[8, 4] w) => (float[?, 4] y) {
+  nz = NonZero (x)
+  zero = Constant <value = int64 {0}> ()
+  idx = Gather <axis = 0> (nz, zero)
+  rows = Gather <axis = 0> (x, idx)
+  y = MatMul (rows, w)
+}
+)onnx";
+  SessionOptions options;
+  options.input_ranges = {{"N", 1, 16}};
+  std::unique_ptr<Session> session = LoadText(kModel, options);
+  ASSERT_NE(session, nullptr);
+  MemoryStats stats = session->memory_stats();
+  EXPECT_TRUE(stats.bounded_plan) << stats.unbounded;
+  const int64_t planned = stats.arena_bytes;
+  EXPECT_GT(planned, 0);
+  std::vector<float> w(32);
+  for (int k = 0; k < 32; ++k) w[k] = 0.25f * static_cast<float>(k % 7) - 0.5f;
+  std::mt19937 rng(7);
+  int64_t max_used = 0;
+  for (int run = 0; run < 1000; ++run) {
+    const int n = 1 + run % 16;
+    std::vector<float> x(n * 8);
+    for (float& v : x) v = rng() % 3 == 0 ? 0.0f : static_cast<float>(rng() % 9) - 4.0f;
+    absl::StatusOr<std::vector<Tensor>> out =
+        session->Run({{"x", Floats({n, 8}, x)}, {"w", Floats({8, 4}, w)}});
+    ASSERT_TRUE(out.ok()) << out.status();
+    // The rows of x's nonzeros, in order, times w.
+    std::vector<int> rows;
+    for (int i = 0; i < n * 8; ++i) {
+      if (x[i] != 0.0f) rows.push_back(i / 8);
+    }
+    const Tensor& y = (*out)[0];
+    ASSERT_EQ(y.dims(), (Shape{static_cast<int64_t>(rows.size()), 4})) << "run " << run;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      for (int j = 0; j < 4; ++j) {
+        float want = 0;
+        for (int k = 0; k < 8; ++k) want += x[rows[r] * 8 + k] * w[k * 4 + j];
+        ASSERT_NEAR(y.As<float>()[r * 4 + j], want, 1e-4f) << "run " << run;
+      }
+    }
+    stats = session->memory_stats();
+    ASSERT_EQ(stats.heap_tensors, 1) << "run " << run;  // y only: a graph output
+    max_used = std::max(max_used, stats.used_bytes);
+  }
+  stats = session->memory_stats();
+  EXPECT_EQ(stats.arena_allocations, 1);
+  EXPECT_EQ(stats.plans, 1);
+  EXPECT_EQ(stats.arena_bytes, planned);
+  EXPECT_GT(max_used, 0);
+  EXPECT_LE(max_used, planned);
+  std::printf("bounded plan: arena %lld bytes planned at load, at most %lld used over 1000 runs\n",
+              static_cast<long long>(planned), static_cast<long long>(max_used));
+
+  // An input outside its range is refused, naming the dim.
+  absl::StatusOr<std::vector<Tensor>> outside = session->Run(
+      {{"x", Floats({17, 8}, std::vector<float>(17 * 8, 1.0f))}, {"w", Floats({8, 4}, w)}});
+  ASSERT_FALSE(outside.ok());
+  EXPECT_NE(outside.status().message().find("dim 0 (N) is 17, outside its range N=1:16"),
+            std::string::npos)
+      << outside.status();
+
+  // Without a bound on N the plan follows each run's sizes, and says why.
+  std::unique_ptr<Session> unbounded = LoadText(kModel);
+  ASSERT_NE(unbounded, nullptr);
+  EXPECT_FALSE(unbounded->memory_stats().bounded_plan);
+  EXPECT_NE(unbounded->memory_stats().unbounded.find("NonZero_nz_n"), std::string::npos)
+      << unbounded->memory_stats().unbounded;
 }
 
 TEST(SessionTest, IfReadsOuterValues) {

@@ -1,5 +1,13 @@
 #include "shape/analysis_builder.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "shape/tensor_info.h"
 
 namespace anvil {
@@ -57,6 +65,35 @@ TensorInfo AnalysisBuilder::Input(int i) const {
 std::shared_ptr<const Elements> AnalysisBuilder::InputConstant(int i) const {
   if (!HasInput(i)) return nullptr;
   return ShapeState::ConstantOf(node_.input(i));
+}
+
+std::string DataDependentSymbolName(const Node& node, std::string_view suffix) {
+  std::string_view source = node.name();
+  if (source.empty() && node.num_outputs() > 0 && node.output(0) != nullptr) {
+    source = node.output(0)->name();
+  }
+  std::string name;
+  for (char c : source) {
+    if (absl::ascii_isalnum(static_cast<unsigned char>(c))) {
+      name.push_back(c);
+    } else if (!name.empty() && name.back() != '_') {
+      name.push_back('_');
+    }
+  }
+  if (!name.empty() && name.back() == '_') name.pop_back();
+  if (name.find(node.op_type()) == std::string::npos) {
+    name = name.empty() ? node.op_type() : absl::StrCat(node.op_type(), "_", name);
+  }
+  return absl::StrCat(name, "_", std::string(suffix));
+}
+
+IndexExpr AnalysisBuilder::DataDependentDim(const Node& node, std::string_view suffix,
+                                            const IndexExpr& lo, const IndexExpr& hi) const {
+  if (!bounded_dims_) return IndexExpr::Questionmark();
+  const int64_t low = std::max<int64_t>(RangeOf(lo).lo.value_or(0), 0);
+  std::optional<int64_t> high = RangeOf(hi).hi;
+  if (high.has_value() && *high < low) high = low;  // an empty range: the bounds disagree
+  return IndexExpr::BoundedSymbol(DataDependentSymbolName(node, suffix), low, high);
 }
 
 absl::StatusOr<std::vector<TensorInfo>> AnalysisBuilder::InferSubgraph(

@@ -49,21 +49,35 @@ class ShapeState {
 using SubgraphInferer = std::function<absl::StatusOr<std::vector<TensorInfo>>(
     const Graph& body, const std::vector<TensorInfo>& inputs)>;
 
+// The name of a data-dependent dim of `node`: `<node>_<suffix>`, where <node> is the node's name
+// (else its first output's) with every run of characters other than letters and digits made one
+// '_' (none at the ends), and the op type in front unless the name holds it: NonZero "nz" ->
+// `NonZero_nz_n`, "/model/NonZero_3" -> `model_NonZero_3_n`. Names are stable: they do not
+// depend on the node's position, so inferring again (Loop rounds, later passes) gives the same.
+std::string DataDependentSymbolName(const Node& node, std::string_view suffix);
+
 class AnalysisBuilder final : public IndexExprBuilder {
  public:
-  AnalysisBuilder(const Node& node, ShapeState& state, const SubgraphInferer* subgraphs)
-      : node_(node), state_(state), subgraphs_(subgraphs) {}
+  // `bounded_dims` false: data-dependent dims are questionmarks, as other builders give.
+  AnalysisBuilder(const Node& node, ShapeState& state, const SubgraphInferer* subgraphs,
+                  bool bounded_dims = true)
+      : node_(node), state_(state), subgraphs_(subgraphs), bounded_dims_(bounded_dims) {}
 
   bool HasInput(int i) const override;
   TensorInfo Input(int i) const override;
   std::shared_ptr<const Elements> InputConstant(int i) const override;
   absl::StatusOr<std::vector<TensorInfo>> InferSubgraph(
       const Graph& body, const std::vector<TensorInfo>& inputs) const override;
+  // The symbol DataDependentSymbolName(node, suffix) with the range [lo, hi] of the bounds'
+  // RangeOf (IndexExpr::BoundedSymbol: the same symbol when the node is inferred again).
+  IndexExpr DataDependentDim(const Node& node, std::string_view suffix, const IndexExpr& lo,
+                             const IndexExpr& hi) const override;
 
  private:
   const Node& node_;
   ShapeState& state_;
   const SubgraphInferer* subgraphs_;
+  bool bounded_dims_;
 };
 
 }  // namespace anvil

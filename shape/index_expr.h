@@ -12,7 +12,8 @@
 //   kQuestionmark unknown but with an identity: two questionmarks compare equal only when they
 //                 are copies of the same one (Questionmark() makes a new identity). An
 //                 expression that contains a questionmark is a questionmark (IsQuestionmark()).
-//                 Data-dependent dims (NonZero, Unique) are questionmarks.
+//                 Dims nothing bounds are questionmarks; shape analysis names the
+//                 data-dependent dims of NonZero, Unique, ... with bounded symbols instead.
 //   kPredicate    a boolean (result of a comparison): literal true/false, or unknown.
 //   kUndefined    an error value: division by zero, int64 overflow, an operand that was itself
 //                 undefined. Carries a reason. Every operation on an undefined operand is
@@ -33,6 +34,12 @@
 // They let min/max and comparisons decide facts like min(N, 2^31-1) == N (an "until the end"
 // Slice bound) and max(N, 0) == N. A value that breaks them (a negative shape-tensor element
 // represented by a symbol) must not be given as a symbol.
+//
+// Ranges. A symbol may carry a declared range [lo, hi] (hi possibly unbounded), fixed when the
+// symbol is first made in its context (BoundedSymbol, DeclareSymbolRange); simplification uses
+// it on top of the assumption (min(n, 64) == n when n <= 64). RangeOf(e) gives sound bounds of
+// any expression without the assumption: an undeclared symbol is [0, +inf), a questionmark
+// unbounded, sums, products, floor/ceil division, mod, min and max by interval arithmetic.
 //
 // Arithmetic is exact: every coefficient operation checks int64 overflow and yields kUndefined
 // ("int64 overflow in ...") rather than wrapping. No doubles anywhere.
@@ -71,6 +78,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 
@@ -147,6 +155,15 @@ class IndexExpr {
   static IndexExpr Symbol(std::string_view name);
   // A new questionmark identity.
   static IndexExpr Questionmark();
+  // A symbol with the range [lo, hi] (hi nullopt: unbounded; 0 <= lo <= hi): `name` itself when
+  // it is new in the installed context or was made with this same range (so inferring a node
+  // again gives the same symbol), else the first of `name_2`, `name_3`, ... that is.
+  static IndexExpr BoundedSymbol(std::string_view name, int64_t lo, std::optional<int64_t> hi);
+  // Declares the range of the symbol `name` in the installed context before it is first used (a
+  // graph input's dim: --input-ranges). FailedPrecondition when `name` is already in use with
+  // another range, InvalidArgument for lo < 0 or hi < lo.
+  static absl::Status DeclareSymbolRange(std::string_view name, int64_t lo,
+                                         std::optional<int64_t> hi);
   static IndexExpr Undefined(std::string reason);
   static IndexExpr Predicate(bool value);
   static IndexExpr UnknownPredicate();
@@ -259,6 +276,17 @@ using DimsExpr = IndexExprList;
 
 // "[N, 3, floor(H / 2)]".
 std::string DimsToString(const DimsExpr& dims);
+
+// Sound bounds of a value (see Ranges in the file comment); nullopt: unbounded on that side.
+struct IndexRange {
+  std::optional<int64_t> lo;
+  std::optional<int64_t> hi;
+  bool operator==(const IndexRange& other) const = default;
+};
+// A literal is [v, v]; predicates and undefined values are unbounded.
+IndexRange RangeOf(const IndexExpr& e);
+// "[0, 192]", "[1, inf)", "(-inf, inf)".
+std::string RangeToString(const IndexRange& range);
 
 // The structure of a canonical IndexExpr, for code that translates expressions into something
 // else (lowering builds loop bounds from it): constant + the sum over terms of coeff * the product

@@ -101,6 +101,10 @@ struct Atom {
   std::vector<Poly> args;  // kFloor: {numerator, divisor}; kMin/kMax: sorted, distinct, >= 2
   bool has_questionmark = false;
   Interval interval;
+  // What is known for sure, without the symbol assumption: a symbol's declared range
+  // (IndexExprContext::DeclareRange, IndexExpr::BoundedSymbol) or [0, +inf); RangeOf reads it.
+  // `interval` is this range intersected with the assumption.
+  Interval range;
   int64_t size = 1;  // printed nodes as a tree, saturating at kMaxExprSize + 1
   size_t hash = 0;
   const Monomial* mono = nullptr;  // the degree-1 monomial {this}
@@ -111,6 +115,7 @@ struct Monomial {
   std::vector<const Atom*> atoms;  // sorted by CompareAtoms, with repetition
   bool has_questionmark = false;
   Interval interval;
+  Interval range;    // the product of the atoms' ranges
   int64_t size = 0;  // sum of the atoms' sizes, saturating at kMaxExprSize + 1
   size_t hash = 0;
   // A single symbol atom (what affine expressions are made of).
@@ -146,6 +151,10 @@ void CheckOneContext(const Poly& p, const ContextImpl* context);
 [[noreturn]] void MixedContexts();
 
 const Atom* InternSymbol(ContextImpl& context, std::string_view name);
+// The symbol `name` with the declared range `range` (lo >= 0): the existing symbol when it was
+// made with that range; nullptr when `name` exists with another range (made earlier, undeclared
+// or declared otherwise), since an atom's intervals are fixed when it is interned.
+const Atom* InternBoundedSymbol(ContextImpl& context, std::string_view name, Interval range);
 const Atom* NewQuestionmark(ContextImpl& context);
 // `numerator` / `divisor` must already be canonical and simplified (FloorDiv's job); at least one
 // is symbolic, whose context the atom joins.
@@ -184,6 +193,8 @@ int64_t LiveNodes();
 
 Interval PolyInterval(const Poly& p);
 Interval FloorInterval(const Interval& num, const Interval& den);
+// The same over the atoms' `range`s: sound bounds with no assumption (RangeOf).
+Interval PolyRange(const Poly& p);
 
 // ---- Bridges to IndexExpr (index_expr.cc) ----
 

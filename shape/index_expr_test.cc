@@ -426,6 +426,62 @@ TEST_F(IndexExprTest, Comparisons) {
   CheckUndefined(Le(n, IndexExpr::Undefined("bang")), "bang");
 }
 
+TEST_F(IndexExprTest, RangesOfExpressions) {
+  auto range = [](std::string_view text) {
+    return RangeToString(RangeOf(ParseOrDie(text, Loc::current())));
+  };
+  ASSERT_TRUE(IndexExpr::DeclareSymbolRange("n", 0, 192).ok());
+  ASSERT_TRUE(IndexExpr::DeclareSymbolRange("b", 1, 64).ok());
+  ASSERT_TRUE(IndexExpr::DeclareSymbolRange("s", 1, std::nullopt).ok());
+  EXPECT_EQ(range("7"), "[7, 7]");
+  EXPECT_EQ(range("N"), "[0, inf)");  // undeclared: only non-negative
+  EXPECT_EQ(range("n"), "[0, 192]");
+  EXPECT_EQ(range("b*n + 1"), "[1, 12289]");
+  EXPECT_EQ(range("b - n"), "[-191, 64]");
+  EXPECT_EQ(range("floor((n + 3) / 4)"), "[0, 48]");
+  EXPECT_EQ(range("ceil(n / b)"), "[0, 192]");
+  EXPECT_EQ(range("n % 10"), "[-190, 192]");  // sound, not tight: n - 10*floor(n / 10)
+  EXPECT_EQ(range("min(n, s)"), "[0, 192]");
+  EXPECT_EQ(range("max(b, s)"), "[1, inf)");
+  EXPECT_EQ(range("b*s"), "[1, inf)");
+  EXPECT_EQ(RangeToString(RangeOf(IndexExpr::Questionmark())), "(-inf, inf)");
+  // Simplification uses a declared range on top of the [0, 2^31) assumption.
+  Check("min(n, 500)", "n");
+  Check("max(b, 1)", "b");
+  Check("min(b, 64)", "b");
+  Check("min(b, 63)", "min(b, 63)");
+  EXPECT_EQ(Le(Sym("n"), IndexExpr(192)).literal(), 1);
+  // A range is fixed when the symbol is first made.
+  EXPECT_EQ(IndexExpr::DeclareSymbolRange("n", 0, 192).code(), absl::StatusCode::kOk);
+  EXPECT_EQ(IndexExpr::DeclareSymbolRange("n", 0, 10).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(IndexExpr::DeclareSymbolRange("N", 0, 10).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(IndexExpr::DeclareSymbolRange("m", 5, 4).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(IndexExpr::DeclareSymbolRange("m", -1, 4).code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A symbolic divisor is positive, but the canonical form may negate it (floor(a / b) ==
+// floor(-a / -b)): the intervals of such a floor must not assume the negated divisor positive.
+TEST_F(IndexExprTest, NegatedDivisorsKeepSoundIntervals) {
+  Check("floor(1 / ((C % (C + 2)) + 3))",
+        "floor(-1 / (C*floor(C / (C + 2)) - C + 2*floor(C / (C + 2)) - 3))");
+}
+
+TEST_F(IndexExprTest, BoundedSymbolsAreStableAndNeverWidened) {
+  IndexExpr a = IndexExpr::BoundedSymbol("NonZero_n", 0, 24);
+  EXPECT_EQ(a.ToString(), "NonZero_n");
+  EXPECT_TRUE(a.IsSymbol());
+  EXPECT_EQ(IndexExpr::BoundedSymbol("NonZero_n", 0, 24), a);  // inferred again: the same
+  IndexExpr b = IndexExpr::BoundedSymbol("NonZero_n", 0, 48);  // another range: another name
+  EXPECT_EQ(b.ToString(), "NonZero_n_2");
+  EXPECT_EQ(RangeToString(RangeOf(a)), "[0, 24]");
+  EXPECT_EQ(RangeToString(RangeOf(b)), "[0, 48]");
+  Sym("batch");  // a graph input's symbol, no range: a bounded one of that name is another
+  EXPECT_EQ(IndexExpr::BoundedSymbol("batch", 1, 8).ToString(), "batch_2");
+  EXPECT_TRUE(IndexExpr::BoundedSymbol("bad", 3, 2).IsUndefined());
+}
+
 TEST_F(IndexExprTest, Select) {
   IndexExpr n = Sym("N"), m = Sym("M");
   Check(Select(IndexExpr::Predicate(true), n, m), "N");

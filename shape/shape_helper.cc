@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "base/absl_compat.h"
 #include "graph/node_errors.h"
 
@@ -39,6 +40,15 @@ void ShapeContext::SetOutput(int i, ElementType type, std::optional<DimsExpr> di
   if (i >= num_outputs()) return;  // optional output not requested
   outputs_[i].type = type;
   outputs_[i].dims = std::move(dims);
+}
+
+DimsExpr ShapeContext::UnboundedDims(int64_t rank) const {
+  DimsExpr dims;
+  dims.reserve(rank);
+  for (int64_t k = 0; k < rank; ++k) {
+    dims.push_back(DataDependentDim(absl::StrCat("d", k), 0, IndexExpr::Questionmark()));
+  }
+  return dims;
 }
 
 absl::Status ShapeContext::Error(std::string_view what) const { return NodeError(node_, what); }

@@ -11,8 +11,9 @@
 //
 // Contract:
 //  - Never guess: a dim that cannot be computed is IndexExpr::Questionmark(), an unknown rank is
-//    a nullopt dims. Data-dependent dims (NonZero, Unique, a shape read from a runtime tensor
-//    whose values are unknown) are questionmarks.
+//    a nullopt dims. A data-dependent dim (NonZero's count, Unique's size, a shape read from a
+//    runtime tensor whose values are unknown) is ctx.DataDependentDim(...) with what bounds it:
+//    shape analysis names it with a bounded symbol, other builders give a questionmark.
 //  - A contradiction in the model (incompatible broadcast, MatMul K mismatch, Reshape of 10
 //    elements into 3x4, axis out of range) is `ctx.Error(...)`: InvalidArgument naming the node,
 //    the op and the dims, e.g. "node 'mm' (MatMul): inner dims differ: [N, 3] x [4, 5]".
@@ -121,6 +122,13 @@ class IndexExprBuilder {
 
   // Whether ShapeFns should record ShapeFacts (lowering's builder does).
   virtual bool WantsFacts() const { return false; }
+
+  // A data-dependent dim of `node`'s outputs, in [lo, hi] (see ShapeContext::DataDependentDim):
+  // a questionmark here; the analysis builder makes a bounded symbol.
+  virtual IndexExpr DataDependentDim(const Node& node, std::string_view suffix, const IndexExpr& lo,
+                                     const IndexExpr& hi) const {
+    return IndexExpr::Questionmark();
+  }
 };
 
 class ShapeContext {
@@ -156,6 +164,19 @@ class ShapeContext {
   absl::InlinedVector<TensorInfo, 2>& outputs() { return outputs_; }
   // Convenience: type and dims of output i.
   void SetOutput(int i, ElementType type, std::optional<DimsExpr> dims);
+
+  // A dim only the data decides (NonZero's count, Unique's size, TopK's runtime k, a Range's
+  // length, a shape read from a runtime tensor), known to lie in [lo, hi]: their RangeOf bounds
+  // become the range (Questionmark() for `hi`: unbounded). `suffix` names the dim among the
+  // node's ("n", "d1", ...). Shape analysis gives a symbol named after the node with that range
+  // (the same one when the node is inferred again); the runtime and lowering a questionmark.
+  IndexExpr DataDependentDim(std::string_view suffix, const IndexExpr& lo,
+                             const IndexExpr& hi) const {
+    return builder_.DataDependentDim(node_, suffix, lo, hi);
+  }
+  // `rank` such dims with no bound but 0 (suffixes d0, d1, ...): an output shape read from a
+  // runtime tensor.
+  DimsExpr UnboundedDims(int64_t rank) const;
 
   // ---- Facts for lowering ----
   // Where a ShapeFn records ShapeFacts, or nullptr when the builder does not want them.

@@ -12,6 +12,7 @@
 #include "base/status_macros.h"
 #include "graph/pass_registry.h"
 #include "shape/analysis_builder.h"
+#include "shape/dim_ranges.h"
 #include "shape/index_expr.h"
 #include "shape/shape_helper.h"
 #include "shape/tensor_info.h"
@@ -46,7 +47,7 @@ class Inferencer {
 
   absl::Status InferNode(Node& node) {
     const int64_t opset = model_.OpsetVersion(node.domain());
-    AnalysisBuilder builder(node, state_, &subgraph_inferer_);
+    AnalysisBuilder builder(node, state_, &subgraph_inferer_, options_.bounded_dims);
     ShapeContext ctx(node, opset, builder);
     absl::Status status = InferNodeShapes(ctx);
     if (absl::IsUnimplemented(status) && options_.skip_unknown_ops) {
@@ -138,6 +139,7 @@ class Inferencer {
             : d.IsQuestionmark() ? "dims-unknown"
                                  : "dims-symbolic",
             1);
+      if (!d.IsLiteral() && RangeOf(d).hi.has_value()) Count("dims-bounded", 1);
     }
   }
 
@@ -178,8 +180,20 @@ class ShapeInference::Impl {
     inferencer_.ResetState();  // everything is read afresh from the model
     inferencer_.state().Reserve(model_.value_id_bound());
     dirty_.clear();
+    // Ranges the model carries (--input-ranges, an earlier inference) before any symbol is made.
+    ANVIL_ASSIGN_OR_RETURN(std::vector<SymbolRange> ranges, ReadModelRanges(model_));
+    ANVIL_RETURN_IF_ERROR(DeclareRanges(ranges));
     ANVIL_RETURN_IF_ERROR(inferencer_.InferGraph(model_.graph()));
+    WriteRanges();
     return inferencer_.changed();
+  }
+
+  // The ranges of the symbols the types now name go into the model's metadata.
+  void WriteRanges() {
+    std::vector<SymbolRange> ranges = RangesOfTypes(model_);
+    absl::StatusOr<std::vector<SymbolRange>> before = ReadModelRanges(model_);
+    if (before.ok() && *before == ranges) return;
+    WriteModelRanges(model_, std::move(ranges));
   }
 
   absl::StatusOr<bool> InferDirty() {
@@ -276,6 +290,7 @@ absl::StatusOr<bool> ShapeInferencePass::Run(Model& model, PassContext& ctx) {
     return absl::InvalidArgumentError(absl::StrCat(
         "shape-inference: unknown-ops must be 'error' or 'skip', got '", *unknown_ops_, "'"));
   }
+  options.bounded_dims = *bounded_dims_;
   return InferShapes(model, options, &ctx);
 }
 

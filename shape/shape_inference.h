@@ -4,7 +4,9 @@
 // `floor((H - 1) / 2) + 1`), written back into the model as dim_param text, so an exported model
 // carries them; shape computations (Shape -> Gather -> Concat -> Reshape, ...) are propagated as
 // symbolic values so that Reshape/Expand/Tile/ConstantOfShape/Range/Resize targets built from
-// dynamic dims get exact shapes. Data-dependent dims (NonZero, Unique) stay unknown.
+// dynamic dims get exact shapes. Data-dependent dims (NonZero's count, Unique's size, ...) are
+// symbols named after their node with a range (shape_helper.h, DataDependentDim), kept in the
+// model's metadata (dim_ranges.h); the model's own ranges are read first.
 //
 // Inferred types are merged with declared ones (value_info, graph outputs): known facts win, a
 // declared literal wins over a symbolic inference, and a contradiction — two different literals,
@@ -14,8 +16,9 @@
 //
 // Options: `unknown-ops=error` (default) fails with Unimplemented on an op without a shape rule,
 // naming op and opset; `unknown-ops=skip` keeps that node's declared output types and goes on.
+// `bounded-dims=false` leaves data-dependent dims unknown (questionmarks) instead of naming them.
 // Establishes "shapes-inferred". Statistics: values-typed, dims-literal, dims-symbolic,
-// dims-unknown, nodes-unimplemented.
+// dims-bounded (symbolic with a finite upper bound), dims-unknown, nodes-unimplemented.
 #ifndef ANVIL_SHAPE_SHAPE_INFERENCE_H_
 #define ANVIL_SHAPE_SHAPE_INFERENCE_H_
 
@@ -33,6 +36,8 @@ namespace anvil {
 
 struct ShapeInferenceOptions {
   bool skip_unknown_ops = false;
+  // Data-dependent dims as bounded symbols (false: questionmarks).
+  bool bounded_dims = true;
 };
 
 // Runs inference on `model`; true when any value's type changed. `ctx` may be null.
@@ -92,6 +97,8 @@ class ShapeInferencePass : public Pass {
  private:
   PassOption<std::string> unknown_ops_{this, "unknown-ops", "error",
                                        "ops without a shape rule: error or skip"};
+  PassOption<bool> bounded_dims_{this, "bounded-dims", true,
+                                 "name data-dependent dims with bounded symbols (false: unknown)"};
 };
 
 }  // namespace anvil

@@ -25,5 +25,14 @@ TEST(ShapeInferenceTextTest, LoopCasesPass) {
   EXPECT_EQ(cases, 6);
 }
 
+TEST(ShapeInferenceTextTest, BoundedCasesPass) {
+  int cases = 0;
+  for (const absl::Status& failure :
+       RunPassTestFile(WorkspaceFile("shape/testdata/bounded.test"), &cases)) {
+    ADD_FAILURE() << failure.message();
+  }
+  EXPECT_EQ(cases, 3);
+}
+
 }  // namespace
 }  // namespace anvil

@@ -24,6 +24,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/excerpt.h"
 #include "base/progress.h"
@@ -50,6 +52,10 @@
 #include "lower/lowering/lower_to_tir.h"
 #include "lower/passes/tir_instrumentation.h"
 #include "lower/passes/tir_pass.h"
+#include "shape/dim_ranges.h"
+#include "shape/index_expr.h"
+#include "shape/shape_inference.h"
+#include "shape/shapes_report.h"
 #include "tools/command_line.h"
 #include "tools/default_model.h"
 
@@ -70,10 +76,16 @@ options:
   --quiet                    no progress lines (import, each pass and the export print one on
                              stderr when they take a second or more)
   --stats                    print pass statistics (stderr)
-  --emit=onnx|tir|cc         what to write: the model (default), its Tensor IR (the module
+  --emit=onnx|tir|cc|shapes  what to write: the model (default), its Tensor IR (the module
                              of a lower-to-tir pass ending the pipeline, else lowered with
-                             lower-to-tir's defaults), or that module as the C++ the JIT
-                             compiles, as text on stdout or to -o
+                             lower-to-tir's defaults), that module as the C++ the JIT
+                             compiles, or every value's shape with each symbolic dim's range
+                             (after the pipeline and a shape-inference run), as text on stdout
+                             or to -o
+  --input-ranges=RANGES      ranges of the graph inputs' symbolic dims, e.g.
+                             batch=1:64,seq=1:4096 (hi empty: unbounded); shape inference
+                             propagates them, and they are kept in the model's metadata
+                             (anvil.dim_ranges, shape/README.md)
   --print-ir-after-all       print the model after every pass, and the Tensor IR after every
                              pass lower-to-tir runs (stderr)
   --print-ir-after=NAMES     print the model after the named passes (comma-separated); a
@@ -93,6 +105,8 @@ struct Flags {
   std::string output;
   bool emit_tir = false;
   bool emit_cc = false;  // with emit_tir: the module as C++
+  bool emit_shapes = false;
+  std::vector<SymbolRange> input_ranges;
   bool timing = false;
   bool quiet = false;  // no progress lines
   bool stats = false;
@@ -130,10 +144,20 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       if (emit == "tir" || emit == "cc") {
         flags.emit_tir = true;
         flags.emit_cc = emit == "cc";
+      } else if (emit == "shapes") {
+        flags.emit_shapes = true;
       } else if (emit != "onnx") {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--emit: unknown '", Excerpt(emit), "'; expected onnx, tir or cc"));
+        return absl::InvalidArgumentError(absl::StrCat("--emit: unknown '", Excerpt(emit),
+                                                       "'; expected onnx, tir, cc or shapes"));
       }
+    } else if (key == "--input-ranges") {
+      ANVIL_ASSIGN_OR_RETURN(const std::string v, args.Value());
+      absl::StatusOr<std::vector<SymbolRange>> ranges = ParseSymbolRanges(v);
+      if (!ranges.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--input-ranges: ", ranges.status().message()));
+      }
+      flags.input_ranges = *std::move(ranges);
     } else if (key == "--timing") {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.timing = true;
@@ -258,6 +282,44 @@ absl::Status EmitTir(const Model& model, const std::string& output, bool timing,
   return WriteTextFile(ResolveUserPath(output), text);
 }
 
+// Checks that each range names a symbolic dim of a graph input, then records the ranges in the
+// model's metadata, where shape inference reads them.
+absl::Status ApplyInputRanges(Model& model, const std::vector<SymbolRange>& ranges) {
+  ScopedIndexExprContext scope;
+  std::set<std::string> symbols;
+  for (const Value* v : model.graph().inputs()) {
+    if (!v->type().is_tensor() || !v->type().has_shape()) continue;
+    for (const Dim& d : v->type().shape()) {
+      if (!d.is_param()) continue;
+      for (std::string& s : IndexExpr::FromDimParam(d.param).Symbols()) {
+        symbols.insert(std::move(s));
+      }
+    }
+  }
+  for (const SymbolRange& r : ranges) {
+    if (!symbols.contains(r.name)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--input-ranges: `", r.name, "` is not a symbolic dim of a graph input (they are: ",
+          symbols.empty() ? std::string("none") : absl::StrJoin(symbols, ", "), ")"));
+    }
+  }
+  return MergeModelRanges(model, ranges);
+}
+
+// Infers shapes (unknown ops skipped) and writes every value's shape with its ranges.
+absl::Status EmitShapes(Model& model, const std::string& output) {
+  ShapeInferenceOptions options;
+  options.skip_unknown_ops = true;
+  ANVIL_RETURN_IF_ERROR(InferShapes(model, options, nullptr).status());
+  ANVIL_ASSIGN_OR_RETURN(ShapesReport report, ReportShapes(model));
+  if (output.empty()) {
+    std::cout << report.text;
+    std::cout.flush();
+    return absl::OkStatus();
+  }
+  return WriteTextFile(ResolveUserPath(output), report.text);
+}
+
 absl::Status Run(const Flags& flags) {
   const Progress progress("anvil-opt", flags.quiet);
   std::unique_ptr<Model> model;
@@ -286,7 +348,10 @@ absl::Status Run(const Flags& flags) {
   if (absl::Status valid = VerifyModel(*model, &warnings); !valid.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("invalid model: ", valid.message()));
   }
-  if (!flags.output.empty() && !flags.emit_tir) {
+  if (!flags.input_ranges.empty()) {
+    ANVIL_RETURN_IF_ERROR(ApplyInputRanges(*model, flags.input_ranges));
+  }
+  if (!flags.output.empty() && !flags.emit_tir && !flags.emit_shapes) {
     // Fail on a bad output name before spending time on passes.
     absl::StatusOr<ModelFormat> format = ModelFormatFromPath(flags.output);
     if (!format.ok()) return format.status();
@@ -371,6 +436,10 @@ absl::Status Run(const Flags& flags) {
     return status;
   }
 
+  if (flags.emit_shapes) {
+    print_tir_reports();
+    return EmitShapes(*model, flags.output);
+  }
   if (flags.emit_tir) {
     absl::Status emitted =
         EmitTir(*model, flags.output, timing, flags.emit_cc, tir_instrumentations);

@@ -114,7 +114,34 @@ grep -q "^module {" "$TMP/m.tir" && grep -q "func main(" "$TMP/m.tir" ||
   fail "--emit=tir printed no module: $(head -3 "$TMP/m.tir")"
 "$OPT" "$DATA/small.onnxtxt" --emit=cc -o "$TMP/m.cc" 2>"$TMP/err" || fail "--emit=cc: $(cat "$TMP/err")"
 grep -q 'extern "C" int32_t anvil_entry' "$TMP/m.cc" || fail "--emit=cc wrote no entry function"
-expect_error bad-emit 2 "expected onnx, tir or cc" -- "$DATA/small.onnxtxt" --emit=llvm
+expect_error bad-emit 2 "expected onnx, tir, cc or shapes" -- "$DATA/small.onnxtxt" --emit=llvm
+
+# --input-ranges bounds a graph input's symbolic dim; --emit=shapes prints every value's shape
+# with its dims' ranges: NonZero of [N, 8] with N <= 16 has at most 128 rows, and what is
+# gathered with them too; -o keeps the ranges in the model's metadata.
+cat >"$TMP/nz.onnxtxt" <<'MODEL'
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N, 8] x, float[8, 4] w) => (y) {
+  nz = NonZero (x)
+  zero = Constant <value = int64 {0}> ()
+  idx = Gather <axis = 0> (nz, zero)
+  rows = Gather <axis = 0> (x, idx)
+  y = MatMul (rows, w)
+}
+MODEL
+"$OPT" "$TMP/nz.onnxtxt" --input-ranges=N=1:16 --emit=shapes >"$TMP/shapes" 2>"$TMP/err" ||
+  fail "--emit=shapes: $(cat "$TMP/err")"
+grep -q "^  x: float\[N,8\]  N in \[1, 16\]$" "$TMP/shapes" &&
+  grep -q "^  y: float\[NonZero_nz_n,4\]  NonZero_nz_n in \[0, 128\]$" "$TMP/shapes" &&
+  grep -q "^dims: 6 literal, 5 bounded, 0 unbounded, 0 unknown" "$TMP/shapes" ||
+  fail "--emit=shapes: $(cat "$TMP/shapes")"
+"$OPT" "$TMP/nz.onnxtxt" --input-ranges=N=1:16 --passes=shape-inference -o "$TMP/nz_out.onnxtxt" \
+  2>"$TMP/err" || fail "--input-ranges -o: $(cat "$TMP/err")"
+grep -q '"anvil.dim_ranges" : "N=1:16,NonZero_nz_n=0:128"' "$TMP/nz_out.onnxtxt" ||
+  fail "ranges not in the metadata: $(head -5 "$TMP/nz_out.onnxtxt")"
+expect_error range-of-no-input 1 "\`M\` is not a symbolic dim of a graph input (they are: N)" -- \
+  "$TMP/nz.onnxtxt" --input-ranges=M=1:4 --emit=shapes
+expect_error bad-range 2 "--input-ranges: dim ranges 'N=4:1'" -- "$TMP/nz.onnxtxt" --input-ranges=N=4:1
 
 if ((failures)); then
   echo "$failures check(s) failed"

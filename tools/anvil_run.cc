@@ -63,6 +63,7 @@
 #include "kernels/tensor_file.h"
 #include "lower/evaluator/tir_session.h"
 #include "runtime/session.h"
+#include "shape/dim_ranges.h"
 #include "tools/command_line.h"
 #include "tools/generate_loop.h"
 
@@ -79,7 +80,11 @@ options:
   --input-dir DIR        read input_K.pb (K-th graph input that is not an initializer) for
                          every input not given by --input (each must be there)
   --input NAME=FILE      read input NAME from a file
-  --shape NAME=D0,D1,..  dims of a random input (others: declared dims, unknown ones 1)
+  --shape NAME=D0,D1,..  dims of a random input (others: declared dims, unknown ones 1, or
+                         the low end of their range when 1 is outside it)
+  --input-ranges=RANGES  ranges of the inputs' symbolic dims, e.g. batch=1:64,seq=1:4096 (hi
+                         empty: unbounded): runs outside them are errors, and when they bound
+                         every intermediate the arena is planned once for the upper bounds
   --seed N               seed of the random inputs (default 1, as ort_run.js)
   --iters N              timed runs (default 10)
   --warmup N             untimed runs first (default 2)
@@ -91,7 +96,9 @@ options:
                          weights mapped from external data, weights in memory, the kernels'
                          packed copies, the activation arena, scratch, and the process's
                          resident bytes (anonymous, file-backed) with what none of these
-                         accounts for
+                         accounts for; the arena planned (for the dims' upper bounds when
+                         --input-ranges or the model's ranges bound them all) and what the
+                         last run used of it
   --pipeline=P           passes run at load (default "shape-inference,einsum-decompose,
                          fuse-matmul-transpose,fold-batchnorm,fuse-qdq,fuse-layernorm,
                          fuse-attention,fuse-activations,widen-float16,nchwc,dce")
@@ -149,6 +156,7 @@ struct Flags {
   GenerateOptions generate;
   bool generating = false;
   bool quiet = false;  // no progress lines
+  std::vector<SymbolRange> input_ranges;
 };
 
 bool KnownBackend(std::string_view b) {
@@ -214,6 +222,11 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
         return usage(absl::StrCat("--compare: unknown backend '", *flags.compare_backend,
                                   "'; expected interpreter, tir-eval or compiled"));
       }
+    } else if (key == "--input-ranges") {
+      ANVIL_ASSIGN_OR_RETURN(const std::string v, args.Value());
+      absl::StatusOr<std::vector<SymbolRange>> ranges = ParseSymbolRanges(v);
+      if (!ranges.ok()) return usage(absl::StrCat("--input-ranges: ", ranges.status().message()));
+      flags.input_ranges = *std::move(ranges);
     } else if (key == "--memory") {
       ANVIL_RETURN_IF_ERROR(args.NoValue());
       flags.memory = true;
@@ -491,6 +504,9 @@ std::vector<std::pair<std::string, int64_t>> MemoryBreakdown(const MemoryStats& 
       {"in_place_reuses", m.in_place_reuses},
       {"aliases", m.aliases},
       {"heap_tensors", m.heap_tensors},
+      {"bounded_plan", m.bounded_plan ? 1 : 0},
+      {"used_bytes", m.used_bytes},
+      {"arena_allocations", m.arena_allocations},
       {"released_weight_bytes", m.released_weight_bytes},
       {"mapped_weight_bytes", m.mapped_weight_bytes},
       {"in_memory_weight_bytes", m.in_memory_weight_bytes},
@@ -502,6 +518,14 @@ std::vector<std::pair<std::string, int64_t>> MemoryBreakdown(const MemoryStats& 
       {"unaccounted_anon_bytes", rss.anon - accounted},
   };
   const auto mb = [](int64_t b) { return b / 1048576.0; };
+  std::cerr << absl::StrFormat(
+      "anvil-run: arena: %lld bytes planned %s, %lld used by the last run, allocated %lld "
+      "time(s)\n",
+      static_cast<long long>(m.arena_bytes),
+      m.bounded_plan ? "once for the dims' upper bounds"
+                     : absl::StrCat("for the last run's sizes (unbounded: ",
+                                    m.unbounded.empty() ? "none" : m.unbounded, ")"),
+      static_cast<long long>(m.used_bytes), static_cast<long long>(m.arena_allocations));
   std::cerr << absl::StrFormat(
       "anvil-run: memory (MB): weights mapped %.1f, in memory %.1f, kernels' copies %.1f "
       "(released %.1f); arena %.1f (lower bound %.1f); scratch %.1f; resident %.1f anon + %.1f "
@@ -544,6 +568,7 @@ absl::Status Run(const Flags& flags) {
   options.release_packed_weights = !flags.keep_weights;
   options.profile = flags.profile;
   options.threads = static_cast<int>(flags.threads);
+  options.input_ranges = flags.input_ranges;
   const Progress progress("anvil-run", flags.quiet);
   options.progress = &progress;
   if (flags.max_allocation_bytes) {
@@ -621,7 +646,11 @@ absl::Status Run(const Flags& flags) {
         dims = it->second;
       } else if (in.type().has_shape()) {
         for (const Dim& d : in.type().shape()) {
-          dims.push_back(d.is_literal() && *d.value > 0 ? *d.value : 1);
+          int64_t size = d.is_literal() && *d.value > 0 ? *d.value : 1;
+          for (const SymbolRange& r : flags.input_ranges) {
+            if (d.is_param() && r.name == d.param && size < r.lo) size = r.lo;
+          }
+          dims.push_back(size);
         }
       }
       ANVIL_ASSIGN_OR_RETURN(tensor, RandomTensor(in, in.type().element_type(), dims,

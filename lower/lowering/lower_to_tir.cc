@@ -212,11 +212,7 @@ absl::Status Lowerer::DeclareInputs() {
       const std::string name =
           atom->kind == IndexAtom::Kind::kSymbol ? atom->name : absl::StrCat(v->name(), "_d", axis);
       Expr var = b_.Var(name, DataType::Index());
-      if (atom->kind == IndexAtom::Kind::kSymbol) {
-        dims_.BindSymbol(atom->name, var);
-      } else {
-        dims_.BindQuestionmark(atom->questionmark_id, var);
-      }
+      dims_.Bind(*atom, var);
       dim_params_.push_back(var);
       module_.binding.dims.push_back({var, static_cast<int>(k), static_cast<int>(axis)});
     }
@@ -286,6 +282,9 @@ void Lowerer::DeclareOutputs() {
 
 absl::StatusOr<bool> Lowerer::DeclareStatic(const Value* v, std::vector<Stmt>* out) {
   if (writes_output_.contains(v)) return true;  // its output parameter
+  // A graph output with no parameter has dims only the run knows (a data-dependent symbol's):
+  // the function returns it, as a tensor its producer's kernel call allocates.
+  if (v->IsGraphOutput() && v->graph() == &model_->graph()) return false;
   const TensorInfo& info = inference_.state().Get(v);
   if (!info.is_tensor() || !info.dims) return false;
   std::vector<Expr> dims;
@@ -333,7 +332,7 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
   // Questionmarks the call's outputs bind, bound only once every output is declared: the call
   // assigns the variables, so no other output of it may be planned with them (TopK's values and
   // indices share their data-dependent k).
-  std::vector<std::pair<uint64_t, Expr>> bound_by_call;
+  std::vector<std::pair<IndexAtom, Expr>> bound_by_call;
   for (int o = 0; o < node.num_outputs(); ++o) {
     const Value* v = node.output(o);
     if (v == nullptr) continue;
@@ -368,9 +367,12 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
           }
           Expr var = b_.Var(absl::StrCat(v->name(), "_d", k), DataType::Index());
           out->push_back(b_.Define(var));
+          // A lone dim nothing has bound yet (a questionmark, or the bounded symbol shape
+          // analysis names a data-dependent dim with, e.g. NonZero's count) is what the call
+          // computes.
           if (std::optional<IndexAtom> atom = DimTranslator::SingleAtom(d);
-              atom && atom->kind == IndexAtom::Kind::kQuestionmark && !dims_.IsBound(*atom)) {
-            bound_by_call.emplace_back(atom->questionmark_id, var);
+              atom && !dims_.IsBound(*atom)) {
+            bound_by_call.emplace_back(std::move(*atom), var);
           }
           dims.push_back(var);
         }
@@ -383,10 +385,8 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
     binding.slots.push_back(-1 - o);
     operands.push_back(tensors_[v]);
   }
-  for (const auto& [id, var] : bound_by_call) {
-    if (!dims_.IsBound(IndexAtom{.kind = IndexAtom::Kind::kQuestionmark, .questionmark_id = id})) {
-      dims_.BindQuestionmark(id, var);
-    }
+  for (const auto& [atom, var] : bound_by_call) {
+    if (!dims_.IsBound(atom)) dims_.Bind(atom, var);
   }
   // Values of the main graph that the node's subgraphs read.
   absl::flat_hash_set<const Value*> seen;

@@ -43,6 +43,14 @@ class DimTranslator {
  public:
   void BindSymbol(const std::string& name, tir::Expr var) { symbols_[name] = std::move(var); }
   void BindQuestionmark(uint64_t id, tir::Expr var) { questionmarks_[id] = std::move(var); }
+  // Binds a symbol or questionmark atom.
+  void Bind(const IndexAtom& atom, tir::Expr var) {
+    if (atom.kind == IndexAtom::Kind::kSymbol) {
+      BindSymbol(atom.name, std::move(var));
+    } else {
+      BindQuestionmark(atom.questionmark_id, std::move(var));
+    }
+  }
   bool IsBound(const IndexAtom& atom) const;
 
   // `e` as an index expression; FailedPrecondition naming the atom when one is not bound (a

@@ -158,7 +158,7 @@ absl::Status InferArgMinMax(ShapeContext& ctx) {
 }
 
 // TopK: Values and int64 Indices with the `axis` dim replaced by k (attribute before opset 10,
-// a one-element input after; an unknown K gives a questionmark).
+// a one-element input after; an unknown K is a data-dependent dim in [0, the axis dim]).
 absl::Status InferTopK(ShapeContext& ctx) {
   const Node& node = ctx.node();
   IndexExpr k;
@@ -181,19 +181,19 @@ absl::Status InferTopK(ShapeContext& ctx) {
       return ctx.Error(absl::StrCat("k ", k.literal(), " exceeds dim ", axis, " of ",
                                     DimsToString(*ctx.InputDims(0))));
     }
-    d = k;
+    d = k.IsQuestionmark() ? ctx.DataDependentDim("k", 0, d) : k;
   }
   ctx.SetOutput(0, ctx.InputType(0), out);
   ctx.SetOutput(1, ElementType::kInt64, std::move(out));
   return absl::OkStatus();
 }
 
-// NonZero: int64 [rank, count]; the count is data-dependent (a questionmark) unless the input is
-// a known constant or has known values.
+// NonZero: int64 [rank, count]; the count is data-dependent, in [0, the input's element count],
+// unless the input is a known constant or has known values.
 absl::Status InferNonZero(ShapeContext& ctx) {
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
   IndexExpr rank = x ? IndexExpr(static_cast<int64_t>(x->size())) : IndexExpr::Questionmark();
-  IndexExpr count = IndexExpr::Questionmark();
+  IndexExpr count;
   const std::shared_ptr<const Elements> c = ctx.InputConstant(0);
   if (c != nullptr && IsScannableType(c->element_type()) &&
       c->NumElements() <= kMaxScannedElements) {
@@ -217,13 +217,17 @@ absl::Status InferNonZero(ShapeContext& ctx) {
     }
     if (all_known) count = n;
   }
+  if (count.IsUndefined()) {
+    count = ctx.DataDependentDim("n", 0, x ? NumElements(*x) : IndexExpr::Questionmark());
+  }
   ctx.SetOutput(0, ElementType::kInt64, DimsExpr{rank, count});
   return absl::OkStatus();
 }
 
 // Unique-11: Y (the unique values, or sub-tensors along `axis`), and int64 indices,
-// inverse_indices and counts. The number of unique entries is one questionmark shared by Y,
-// indices and counts (they are equal), or exact for a constant input.
+// inverse_indices and counts. The number of unique entries is one data-dependent dim shared by
+// Y, indices and counts (they are equal), in [min(1, n), n] for n entries, or exact for a
+// constant input.
 absl::Status InferUnique(ShapeContext& ctx) {
   const Node& node = ctx.node();
   const std::optional<DimsExpr>& x = ctx.InputDims(0);
@@ -234,7 +238,7 @@ absl::Status InferUnique(ShapeContext& ctx) {
         axis, ctx.NormalizeAxis(axis_attr->i, static_cast<int64_t>(x->size()), "axis"));
   }
 
-  IndexExpr unique = IndexExpr::Questionmark();
+  IndexExpr unique;
   const std::shared_ptr<const Elements> c = ctx.InputConstant(0);
   if (c != nullptr && IsScannableType(c->element_type()) &&
       c->NumElements() <= kMaxScannedElements && (axis_attr == nullptr || axis)) {
@@ -259,6 +263,12 @@ absl::Status InferUnique(ShapeContext& ctx) {
     }
     unique = static_cast<int64_t>(seen.size());
   }
+  if (unique.IsUndefined()) {
+    IndexExpr entries = IndexExpr::Questionmark();
+    if (x && axis_attr == nullptr) entries = NumElements(*x);
+    if (x && axis) entries = (*x)[*axis];
+    unique = ctx.DataDependentDim("n", Min(entries, 1), entries);
+  }
 
   std::optional<DimsExpr> y;
   IndexExpr inverse = IndexExpr::Questionmark();
@@ -277,9 +287,10 @@ absl::Status InferUnique(ShapeContext& ctx) {
   return absl::OkStatus();
 }
 
-// NonMaxSuppression: int64 [num_selected, 3]. The count depends on the boxes' values (a
-// questionmark), except that nothing is selected when max_output_boxes_per_class is 0 (its
-// default when omitted) or there are no boxes, batches or classes.
+// NonMaxSuppression: int64 [num_selected, 3]. The count depends on the boxes' values: at most
+// num_batches * num_classes * min(max_output_boxes_per_class, spatial_dimension); nothing is
+// selected when max_output_boxes_per_class is 0 (its default when omitted) or there are no
+// boxes, batches or classes.
 absl::Status InferNonMaxSuppression(ShapeContext& ctx) {
   const std::optional<DimsExpr>& boxes = ctx.InputDims(0);
   const std::optional<DimsExpr>& scores = ctx.InputDims(1);
@@ -297,17 +308,27 @@ absl::Status InferNonMaxSuppression(ShapeContext& ctx) {
                                   " disagree on num_batches or spatial_dimension"));
   }
   bool none = !ctx.HasInput(2);
+  IndexExpr max_boxes = IndexExpr::Questionmark();
   if (!none) {
-    ANVIL_ASSIGN_OR_RETURN(IndexExpr max_boxes,
-                           ScalarInputValue(ctx, 2, "max_output_boxes_per_class"));
+    ANVIL_ASSIGN_OR_RETURN(max_boxes, ScalarInputValue(ctx, 2, "max_output_boxes_per_class"));
     none = IsLiteralValue(max_boxes, 0);
   }
   for (const std::optional<DimsExpr>* dims : {&boxes, &scores}) {
     if (!*dims) continue;
     for (const IndexExpr& d : **dims) none |= IsLiteralValue(d, 0);
   }
-  ctx.SetOutput(0, ElementType::kInt64,
-                DimsExpr{none ? IndexExpr(0) : IndexExpr::Questionmark(), 3});
+  IndexExpr selected = 0;
+  if (!none) {
+    IndexExpr most = IndexExpr::Questionmark();
+    if (scores) {
+      // Per batch and class, at most the boxes there are, and at most max_boxes when known.
+      const IndexExpr per_class =
+          max_boxes.IsQuestionmark() ? (*scores)[2] : Min(max_boxes, (*scores)[2]);
+      most = (*scores)[0] * (*scores)[1] * per_class;
+    }
+    selected = ctx.DataDependentDim("n", 0, most);
+  }
+  ctx.SetOutput(0, ElementType::kInt64, DimsExpr{selected, 3});
   return absl::OkStatus();
 }
 

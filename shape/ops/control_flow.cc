@@ -48,6 +48,19 @@ TensorInfo Join(const TensorInfo& a, const TensorInfo& b) {
   return out;
 }
 
+// Output `i` of an If joined from its branches' `a` and `b`: a dim the two give differently is
+// data-dependent, in the union of their ranges.
+void BoundJoinedDims(ShapeContext& ctx, int i, const TensorInfo& a, const TensorInfo& b) {
+  TensorInfo& out = ctx.output(i);
+  if (!out.is_tensor() || !out.dims || !a.dims || !b.dims) return;
+  for (size_t k = 0; k < out.dims->size(); ++k) {
+    const IndexExpr& x = (*a.dims)[k];
+    const IndexExpr& y = (*b.dims)[k];
+    if (x == y) continue;
+    (*out.dims)[k] = ctx.DataDependentDim(absl::StrCat("o", i, "_d", k), Min(x, y), Max(x, y));
+  }
+}
+
 absl::Status IfShape(ShapeContext& ctx) {
   const Graph* then_branch = SubgraphAttr(ctx.node(), "then_branch");
   const Graph* else_branch = SubgraphAttr(ctx.node(), "else_branch");
@@ -70,6 +83,7 @@ absl::Status IfShape(ShapeContext& ctx) {
       ctx.output(i) = (*cond)[0] != 0 ? (*then_out)[i] : (*else_out)[i];
     } else {
       ctx.output(i) = Join((*then_out)[i], (*else_out)[i]);
+      BoundJoinedDims(ctx, i, (*then_out)[i], (*else_out)[i]);
     }
   }
   return absl::OkStatus();
@@ -215,9 +229,9 @@ absl::Status LoopShape(ShapeContext& ctx) {
   const std::vector<TensorInfo>* outputs = &carried.rounds.back();
   // Iteration count: max(M, 0) only when the loop provably runs M times: the initial condition
   // is omitted or a constant true, and the body's condition output is provably true (a constant,
-  // or its condition input passed through). Otherwise the count depends on data: a fresh
-  // questionmark (a constant false condition or M <= 0: none).
-  IndexExpr iterations = IndexExpr::Questionmark();
+  // or its condition input passed through). Otherwise the count depends on data: in [0, M]
+  // (a constant false condition or M <= 0: none).
+  IndexExpr iterations;
   std::optional<std::vector<int64_t>> initial_cond = ctx.InputLiteralValues(1);
   const bool starts_true =
       !ctx.HasInput(1) || (initial_cond && initial_cond->size() == 1 && (*initial_cond)[0] != 0);
@@ -239,6 +253,9 @@ absl::Status LoopShape(ShapeContext& ctx) {
     iterations = 0;
   } else if (trip_count && starts_true && stays_true) {
     iterations = *trip_count;
+  } else {
+    iterations =
+        ctx.DataDependentDim("iterations", 0, trip_count.value_or(IndexExpr::Questionmark()));
   }
   for (int i = 0; i < ctx.num_outputs(); ++i) {
     if (i < num_carried) {

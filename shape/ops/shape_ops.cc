@@ -278,6 +278,11 @@ absl::Status InferConstantOfShape(ShapeContext& ctx) {
       }
     }
     out.dims = *dims;
+    for (size_t k = 0; k < dims->size(); ++k) {
+      if ((*out.dims)[k].IsQuestionmark()) {
+        (*out.dims)[k] = ctx.DataDependentDim(absl::StrCat("d", k), 0, IndexExpr::Questionmark());
+      }
+    }
     // A small integer fill (ConstantOfShape(Shape(x)) with value 1 is a common "ones" shape).
     if (std::optional<std::vector<int64_t>> literal = LiteralDims(*dims);
         literal && IsIntegerOrBoolType(type)) {
@@ -286,7 +291,7 @@ absl::Status InferConstantOfShape(ShapeContext& ctx) {
       if (count <= kMaxValues) out.values = IndexExprList(count, IndexExpr(fill));
     }
   } else if (std::optional<int64_t> rank = InputLength(ctx, 0)) {
-    out.dims = UnknownDims(*rank);
+    out.dims = ctx.UnboundedDims(*rank);
   }
   return absl::OkStatus();
 }
@@ -368,7 +373,16 @@ absl::Status InferRange(ShapeContext& ctx) {
     const double count = std::ceil(diff / (*d)[0]);
     if (!std::isfinite(count)) return ctx.Error("the number of elements is not finite");
     out.dims = DimsExpr{IndexExpr(std::max<int64_t>(static_cast<int64_t>(count), 0))};
+    return absl::OkStatus();
   }
+  // Data-dependent: with integer start and limit known to lie in ranges, at most |limit - start|
+  // elements (|delta| >= 1).
+  IndexExpr most = IndexExpr::Questionmark();
+  if (start && limit) {
+    const IndexRange span = RangeOf(*limit - *start);
+    if (span.lo && span.hi) most = std::max({*span.hi, -*span.lo, int64_t{0}});
+  }
+  out.dims = DimsExpr{ctx.DataDependentDim("n", 0, most)};
   return absl::OkStatus();
 }
 

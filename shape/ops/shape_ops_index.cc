@@ -111,7 +111,8 @@ SliceArgs ReadSliceArgs(const ShapeContext& ctx) {
 }  // namespace
 
 // Compress: the selected slices along `axis`, or the selected elements of the flattened input
-// (1-D) without one. The count is data-dependent unless the condition is a known constant.
+// (1-D) without one. The count is data-dependent, in [0, min(extent, condition length)], unless
+// the condition is a known constant.
 absl::Status InferCompress(ShapeContext& ctx) {
   const TensorInfo& in = ctx.Input(0);
   TensorInfo& out = ctx.output(0);
@@ -128,7 +129,7 @@ absl::Status InferCompress(ShapeContext& ctx) {
       extent = NumElements(*in.dims);
     }
   }
-  IndexExpr count = IndexExpr::Questionmark();
+  IndexExpr count;
   std::optional<std::vector<double>> condition = DoubleValues(ctx, 1);
   if (condition) {
     int64_t selected = 0;
@@ -141,6 +142,12 @@ absl::Status InferCompress(ShapeContext& ctx) {
       ++selected;
     }
     count = selected;
+  } else {
+    IndexExpr most = extent.value_or(IndexExpr::Questionmark());
+    if (const std::optional<DimsExpr>& c = ctx.InputDims(1); c && c->size() == 1) {
+      most = most.IsQuestionmark() ? (*c)[0] : Min(most, (*c)[0]);
+    }
+    count = ctx.DataDependentDim("n", 0, most);
   }
   if (axis_attr == nullptr) {
     out.dims = DimsExpr{count};

@@ -217,7 +217,7 @@ absl::Status InferExpand(ShapeContext& ctx) {
   std::optional<int64_t> length = InputLength(ctx, 1);
   if (in.dims && length) {
     const int64_t rank = std::max<int64_t>(in.rank(), *length);
-    DimsExpr dims = UnknownDims(rank);
+    DimsExpr dims = ctx.UnboundedDims(rank);
     for (int64_t k = 0; k < in.rank(); ++k) {
       const IndexExpr& d = (*in.dims)[k];
       if (d.IsLiteral() && d.literal() != 1) dims[rank - in.rank() + k] = d;
@@ -276,7 +276,7 @@ absl::Status InferPad(ShapeContext& ctx) {
     // Opset 18: the pads apply to the dims `axes` names (begins, then ends); the rest get none.
     const std::optional<IndexExprList> axes = IntValues(ctx, 3);
     if (!axes || !pads) {
-      out.dims = UnknownDims(rank);
+      out.dims = ctx.UnboundedDims(rank);
       return absl::OkStatus();
     }
     const int64_t n = static_cast<int64_t>(axes->size());
@@ -286,7 +286,7 @@ absl::Status InferPad(ShapeContext& ctx) {
     std::vector<int64_t> normalized;
     for (int64_t j = 0; j < n; ++j) {
       if (!(*axes)[j].IsLiteral()) {
-        out.dims = UnknownDims(rank);
+        out.dims = ctx.UnboundedDims(rank);
         return absl::OkStatus();
       }
       ANVIL_ASSIGN_OR_RETURN(int64_t a,
@@ -303,7 +303,7 @@ absl::Status InferPad(ShapeContext& ctx) {
                                   2 * rank, ")"));
   }
   if (!pads) {
-    out.dims = UnknownDims(rank);
+    out.dims = ctx.UnboundedDims(rank);
     return absl::OkStatus();
   }
   if (ShapeFacts* facts = ctx.facts()) facts->starts.assign(pads->begin(), pads->begin() + rank);
@@ -499,11 +499,11 @@ absl::Status InferResize(ShapeContext& ctx) {
       return absl::OkStatus();
     }
     if (sizes_length && !axes) {
-      out.dims = UnknownDims(*sizes_length);
+      out.dims = ctx.UnboundedDims(*sizes_length);
       return absl::OkStatus();
     }
   }
-  if (in.dims) out.dims = UnknownDims(in.rank());
+  if (in.dims) out.dims = ctx.UnboundedDims(in.rank());
   return absl::OkStatus();
 }
 
@@ -571,7 +571,7 @@ absl::Status InferTile(ShapeContext& ctx) {
     if (!in.dims) return absl::OkStatus();
     DimsExpr dims = *in.dims;
     if (!tiles || tiles->size() != 1 || !axis || axis->size() != 1) {
-      out.dims = UnknownDims(in.rank());
+      out.dims = ctx.UnboundedDims(in.rank());
       return absl::OkStatus();
     }
     ANVIL_ASSIGN_OR_RETURN(int64_t a, ctx.NormalizeAxis((*axis)[0], in.rank(), "axis"));
@@ -582,7 +582,7 @@ absl::Status InferTile(ShapeContext& ctx) {
   std::optional<IndexExprList> repeats = IntValues(ctx, 1);
   if (!repeats) {
     std::optional<int64_t> length = InputLength(ctx, 1);
-    if (in.dims || length) out.dims = UnknownDims(in.dims ? in.rank() : *length);
+    if (in.dims || length) out.dims = ctx.UnboundedDims(in.dims ? in.rank() : *length);
     return absl::OkStatus();
   }
   if (!in.dims) {
@@ -710,7 +710,7 @@ absl::Status InferUpsample(ShapeContext& ctx) {
     return absl::OkStatus();
   }
   if (!scales) {
-    out.dims = UnknownDims(in.rank());
+    out.dims = ctx.UnboundedDims(in.rank());
     return absl::OkStatus();
   }
   ANVIL_ASSIGN_OR_RETURN(out.dims, ScaleDims(ctx, *in.dims, *scales));

@@ -65,6 +65,8 @@ options:
   --report=FILE      write one line per test: <folder/test> <verdict> <detail>
   --min-pass=N       exit 1 when fewer than N tests pass
   --max-wrong=N      exit 1 when more than N tests are wrong
+  --min-bounded=N    exit 1 when fewer than N dims are symbols with a finite upper bound
+                     (shapes: the `counts:` line sums every value's dims by kind)
   --data-root=DIR    the suite (default /usr/include/onnx/backend/test/data)
   --no-fork          run tests in-process (for debuggers; a crash ends the run)
   --timeout=SECONDS  per-test limit when forked (default 60; 0: none)
@@ -183,6 +185,8 @@ int Main(int argc, char** argv) {
         ANVIL_ASSIGN_OR_RETURN(options.min_pass, line.Count(0));
       } else if (key == "--max-wrong") {
         ANVIL_ASSIGN_OR_RETURN(options.max_wrong, line.Count(0));
+      } else if (key == "--min-bounded") {
+        ANVIL_ASSIGN_OR_RETURN(options.min_counters["bounded"], line.Count(0));
       } else if (key == "--timeout") {
         ANVIL_ASSIGN_OR_RETURN(const int64_t seconds, line.Count(0));
         options.timeout_seconds = static_cast<int>(seconds);

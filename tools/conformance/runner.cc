@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -145,9 +146,14 @@ Child StartIsolated(const std::function<TestResult()>& fn, int timeout_seconds) 
     if (timeout_seconds > 0) alarm(static_cast<unsigned>(timeout_seconds));
     TestResult result = fn();
     // The verdict as one digit, the ops (names hold no newline) and a newline, the tag and a
-    // newline, then the detail.
-    WriteAll(fds[1], absl::StrCat(static_cast<int>(result.verdict), absl::StrJoin(result.ops, ","),
-                                  "\n", result.tag, "\n", result.detail));
+    // newline, the counters (name=value,...) and a newline, then the detail.
+    std::vector<std::string> counters;
+    for (const auto& [name, value] : result.counters) {
+      counters.push_back(absl::StrCat(name, "=", value));
+    }
+    WriteAll(fds[1],
+             absl::StrCat(static_cast<int>(result.verdict), absl::StrJoin(result.ops, ","), "\n",
+                          result.tag, "\n", absl::StrJoin(counters, ","), "\n", result.detail));
     close(fds[1]);
     _exit(0);  // no atexit handlers or static destructors of the parent's state
   }
@@ -180,11 +186,23 @@ TestResult FinishIsolated(Child& child, int timeout_seconds) {
                                           WEXITSTATUS(status), " without a result")};
   }
   const size_t tag_end = message.find('\n', newline + 1);
-  if (tag_end == std::string::npos) {
+  const size_t counters_end =
+      tag_end == std::string::npos ? std::string::npos : message.find('\n', tag_end + 1);
+  if (counters_end == std::string::npos) {
     return {Verdict::kError, "the test process sent a malformed result"};
   }
-  TestResult result{static_cast<Verdict>(message[0] - '0'), message.substr(tag_end + 1)};
+  TestResult result{static_cast<Verdict>(message[0] - '0'), message.substr(counters_end + 1)};
   result.tag = message.substr(newline + 1, tag_end - newline - 1);
+  for (absl::string_view counter :
+       absl::StrSplit(absl::string_view(message).substr(tag_end + 1, counters_end - tag_end - 1),
+                      ',', absl::SkipEmpty())) {
+    const size_t eq = counter.find('=');
+    int64_t value = 0;
+    if (eq == absl::string_view::npos || !absl::SimpleAtoi(counter.substr(eq + 1), &value)) {
+      return {Verdict::kError, "the test process sent a malformed counter"};
+    }
+    result.counters[std::string(counter.substr(0, eq))] = value;
+  }
   if (newline > 1) {
     result.ops = absl::StrSplit(absl::string_view(message).substr(1, newline - 1), ',');
   }
@@ -362,6 +380,15 @@ int RunSuite(std::string_view title, const RunnerOptions& options, const TestFn&
     for (const auto& [tag, n] : tags) parts.push_back(absl::StrCat(n, " ", tag));
     out << "passing tests by kind: " << absl::StrJoin(parts, ", ") << "\n";
   }
+  std::map<std::string, int64_t> counters;
+  for (const auto& o : outcomes) {
+    for (const auto& [name, value] : o.result.counters) counters[name] += value;
+  }
+  if (!counters.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [name, value] : counters) parts.push_back(absl::StrCat(name, " ", value));
+    out << "counts: " << absl::StrJoin(parts, ", ") << "\n";
+  }
   out << title << ": " << CountsLine(total) << "\n";
   out.flush();
 
@@ -377,6 +404,13 @@ int RunSuite(std::string_view title, const RunnerOptions& options, const TestFn&
     err << "conformance: " << title << ": " << total[Verdict::kPass]
         << " tests pass, below --min-pass=" << *options.min_pass << "\n";
     code = 1;
+  }
+  for (const auto& [name, floor] : options.min_counters) {
+    if (counters[name] < floor) {
+      err << "conformance: " << title << ": " << counters[name] << " " << name
+          << ", below its floor " << floor << "\n";
+      code = 1;
+    }
   }
   if (options.max_wrong && total[Verdict::kWrong] > *options.max_wrong) {
     err << "conformance: " << title << ": " << total[Verdict::kWrong]

@@ -47,6 +47,9 @@ struct TestResult {
   // A one-word class of how the test ran (run --backend=tir-eval: "native", "intrinsic",
   // "fallback"); the summary counts the passing tests per tag. Empty: none.
   std::string tag;
+  // Figures of the test (shapes: its dims by kind), summed over every test in the summary's
+  // `counts:` line. Names are words without '=' or ','.
+  std::map<std::string, int64_t> counters;
 };
 
 // An error verdict for a test whose step `step` ("import", "test data", ...) failed:
@@ -65,6 +68,8 @@ struct RunnerOptions {
   // Exit 1 when fewer tests pass / more are wrong (the floor test's guard).
   std::optional<int64_t> min_pass;
   std::optional<int64_t> max_wrong;
+  // Exit 1 when a summed counter is below its floor (--min-bounded=N: "bounded").
+  std::map<std::string, int64_t> min_counters;
   // Run each test in a forked child (off: in-process, for debuggers).
   bool isolate = true;
   // Per test, when isolated.

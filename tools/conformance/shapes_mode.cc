@@ -20,6 +20,7 @@
 #include "graph/pass_manager.h"
 #include "graph/type.h"
 #include "kernels/tensor_file.h"
+#include "shape/shapes_report.h"
 
 namespace anvil::conformance {
 namespace {
@@ -110,6 +111,8 @@ absl::StatusOr<ShapesOptions> ParseShapesFlags(const std::vector<std::string>& f
       options.dynamic = true;
     } else if (flag == "--int-inputs-const") {
       options.int_inputs_const = true;
+    } else if (flag == "--no-bounds") {
+      options.bounds = false;
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown option '", flag, "' for mode shapes"));
@@ -121,6 +124,7 @@ absl::StatusOr<ShapesOptions> ParseShapesFlags(const std::vector<std::string>& f
 std::string ShapesTitle(const ShapesOptions& options) {
   std::vector<std::string> parts = {options.dynamic ? "dynamic" : "static"};
   if (options.int_inputs_const) parts.push_back("int inputs constant");
+  if (!options.bounds) parts.push_back("no bounds");
   return absl::StrCat("shapes (", absl::StrJoin(parts, ", "), ")");
 }
 
@@ -232,7 +236,8 @@ TestResult RunShapesTest(const TestCase& test, const onnx::ModelProto& proto,
   absl::StatusOr<SymbolValues> symbols = PrepareShapesModel(**model, inputs, options);
   if (!symbols.ok()) return ErrorResult("test data", symbols.status());
 
-  absl::StatusOr<PassManager> pm = PassManager::Parse(kPipeline);
+  absl::StatusOr<PassManager> pm =
+      PassManager::Parse(options.bounds ? kPipeline : "shape-inference{bounded-dims=false}");
   if (!pm.ok()) return ErrorResult("pipeline", pm.status());
   // As anvil-opt does: a pass that leaves a model the verifier refuses fails the test.
   pm->AddInstrumentation(std::make_unique<VerifierInstrumentation>());
@@ -247,6 +252,15 @@ TestResult RunShapesTest(const TestCase& test, const onnx::ModelProto& proto,
   }
 
   TestResult result;
+  // Every value's dims by kind: literal, bounded (a symbol or expression with a finite upper
+  // bound), unbounded, unknown; values of unknown rank or type.
+  if (absl::StatusOr<ShapesReport> report = ReportShapes(**model); report.ok()) {
+    result.counters = {{"literal", report->literal},
+                       {"bounded", report->bounded},
+                       {"unbounded", report->unbounded},
+                       {"unknown", report->unknown},
+                       {"untyped", report->untyped}};
+  }
   std::vector<std::string> details;
   for (size_t k = 0; k < outputs.size(); ++k) {
     const Value* out = graph.outputs()[k];

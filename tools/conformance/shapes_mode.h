@@ -30,6 +30,9 @@ namespace anvil::conformance {
 struct ShapesOptions {
   bool dynamic = false;
   bool int_inputs_const = false;
+  // --no-bounds: data-dependent dims left unknown (shape-inference{bounded-dims=false}), to
+  // compare the counts with.
+  bool bounds = true;
 };
 
 // Reads the mode's own flags; anything else is InvalidArgument "unknown option '--x' for mode
