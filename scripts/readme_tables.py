@@ -22,7 +22,8 @@ Contract:
         header<TAB>...           the first line that is not a comment
         cell<TAB>...             one line per row, as many cells as the header
     Blank lines are ignored. A cell may hold {floor:MODE FLAGS}, the pass-count floor of that
-    line of tools/conformance/floors.txt (so a raised floor shows in the README), and
+    line of tools/conformance/floors.txt (so a raised floor shows in the README; {floor:MODE
+    FLAGS --min-bounded} its floor of bounded dims), and
     {files:DIR}, the number of files in DIR (0 if it does not exist).
   * Modes (run from anywhere; paths are relative to the repository root):
         scripts/readme_tables.py            rewrite every README whose table is out of date
@@ -133,13 +134,18 @@ def format_results(results):
 
 
 def read_floors(root):
-  """tools/conformance/floors.txt as {'run --threads=2': '1063', ...}."""
+  """tools/conformance/floors.txt as {'run --threads=2': '1063', ...}. A line's other floors
+  (--min-bounded=N) are left out of its key and kept under '<key> --min-bounded'."""
   floors = {}
   with open(os.path.join(root, FLOORS), encoding="utf-8") as f:
     for line in f:
       words = line.split()
       if words and not words[0].startswith("#"):
-        floors[" ".join(words[:-1])] = words[-1]
+        key = [w for w in words[:-1] if not w.startswith("--min-bounded=")]
+        floors[" ".join(key)] = words[-1]
+        for w in words[:-1]:
+          if w.startswith("--min-bounded="):
+            floors[" ".join(key + ["--min-bounded"])] = w.split("=", 1)[1]
   return floors
 
 

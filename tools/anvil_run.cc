@@ -396,7 +396,14 @@ absl::StatusOr<Engine> MakeEngine(const Flags& flags, const SessionOptions& opti
   tir_options.compile = backend == "compiled";
   tir_options.threads = options.threads;
   tir_options.jit.max_allocation_bytes = options.max_allocation_bytes;
-  ANVIL_ASSIGN_OR_RETURN(engine.tir, lower::TirSession::Load(flags.model, tir_options));
+  if (options.input_ranges.empty()) {
+    ANVIL_ASSIGN_OR_RETURN(engine.tir, lower::TirSession::Load(flags.model, tir_options));
+  } else {
+    // The ranges go into the model, where lowering reads them (checks, bounded buffers).
+    ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(flags.model));
+    ANVIL_RETURN_IF_ERROR(MergeModelRanges(*model, options.input_ranges));
+    ANVIL_ASSIGN_OR_RETURN(engine.tir, lower::TirSession::Load(std::move(model), tir_options));
+  }
   if (const lower::CompiledModule* c = engine.tir->compiled()) {
     const lower::JitStats& js = c->stats();
     std::cerr << absl::StrFormat(

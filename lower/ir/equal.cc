@@ -226,6 +226,7 @@ class Comparer {
         const DefineNode* x = a.as<DefineNode>();
         const DefineNode* y = b.as<DefineNode>();
         if (x->tensor.dynamic != y->tensor.dynamic) return mismatch();
+        if (x->tensor.max_bytes != y->tensor.max_bytes) return mismatch();
         if (x->target.kind() != y->target.kind() || x->target.type() != y->target.type()) {
           return mismatch();
         }

@@ -85,6 +85,13 @@ Stmt StmtParser::ParseStmt() {
     if (AcceptWord("view")) attrs.view_of = TakeReference();
     if (AcceptWord("at")) attrs.offset = ParseExpr();
     if (AcceptWord("dynamic")) attrs.dynamic = true;
+    if (AcceptWord("bound")) {
+      const Expr bound = ParseExpr();
+      if (ok() && (!AsIntConstant(bound, &attrs.max_bytes) || attrs.max_bytes < 0)) {
+        Fail("a tensor's bound is a byte count");
+        return Stmt();
+      }
+    }
     if (!ok()) return Stmt();
     Declare(name, t);
     return Take(MakeDefine(t, Expr(), attrs));

@@ -349,6 +349,7 @@ class Printer {
             PrintE(n->tensor.offset);
           }
           if (n->tensor.dynamic) out.append(" dynamic");
+          if (n->tensor.max_bytes >= 0) absl::StrAppend(&out, " bound ", n->tensor.max_bytes);
         }
         break;
       }

@@ -154,6 +154,9 @@ struct TensorAttrs {
   Expr view_of;  // a TensorNode whose bytes this one shares, or null
   Expr offset;   // bytes into the workspace (index), or null
   bool dynamic = false;
+  // At most this many bytes in every run (its dims' upper bounds, from the model's dim ranges),
+  // -1 when unknown: lets plan-buffers place a tensor whose dims only the run learns.
+  int64_t max_bytes = -1;
 };
 
 class DefineNode final : public StmtNode {

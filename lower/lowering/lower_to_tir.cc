@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,8 +14,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "base/absl_compat.h"
+#include "base/checked_math.h"
 #include "base/excerpt.h"
 #include "base/status_macros.h"
+#include "graph/element_type.h"
 #include "graph/op_table.h"
 #include "graph/pass_registry.h"
 #include "graph/pipeline_text.h"
@@ -115,6 +118,10 @@ class Lowerer {
   // Declares `v` as a local tensor (or uses its output parameter) of static dims; false when
   // its dims cannot be written over what is bound.
   absl::StatusOr<bool> DeclareStatic(const Value* v, std::vector<Stmt>* out);
+  // An Assert that `var`, the value of `symbol`, lies in its declared range (none when the
+  // range is [0, inf)); `where` names what sets it.
+  std::optional<Stmt> RangeCheck(const std::string& symbol, const Expr& var,
+                                 const std::string& where);
   // Emits a copy loop src -> dst (equal dims).
   void EmitCopy(const Expr& src, const Expr& dst, std::vector<Stmt>* out);
   std::string LocalName(const std::string& hint);
@@ -213,6 +220,12 @@ absl::Status Lowerer::DeclareInputs() {
           atom->kind == IndexAtom::Kind::kSymbol ? atom->name : absl::StrCat(v->name(), "_d", axis);
       Expr var = b_.Var(name, DataType::Index());
       dims_.Bind(*atom, var);
+      if (atom->kind == IndexAtom::Kind::kSymbol) {
+        if (std::optional<Stmt> check =
+                RangeCheck(atom->name, var, absl::StrCat("input '", v->name(), "' dim ", axis))) {
+          body_.push_back(*std::move(check));
+        }
+      }
       dim_params_.push_back(var);
       module_.binding.dims.push_back({var, static_cast<int>(k), static_cast<int>(axis)});
     }
@@ -298,7 +311,21 @@ absl::StatusOr<bool> Lowerer::DeclareStatic(const Value* v, std::vector<Stmt>* o
   Expr t = b_.Tensor(LocalName(v->name()), DataType(*kind), std::move(dims));
   ANVIL_RETURN_IF_ERROR(b_.status());
   tensors_[v] = t;
-  out->push_back(b_.Define(t));
+  // Dims only the run learns, with finite upper bounds (the model's dim ranges): the bytes it
+  // may take, so that plan-buffers can give it a place.
+  tir::TensorAttrs attrs;
+  std::vector<int64_t> most;
+  bool bounded = !LiteralDims(*info.dims).has_value();
+  for (const IndexExpr& d : *info.dims) {
+    const std::optional<int64_t> hi = RangeOf(d).hi;
+    bounded = bounded && hi.has_value();
+    if (hi) most.push_back(std::max<int64_t>(*hi, 0));
+  }
+  if (bounded) {
+    absl::StatusOr<int64_t> bytes = CheckedByteSize(most, ElementSize(tir::ElementTypeOf(*kind)));
+    if (bytes.ok()) attrs.max_bytes = *bytes;
+  }
+  out->push_back(b_.Define(t, Expr(), attrs));
   return true;
 }
 
@@ -412,8 +439,31 @@ absl::Status Lowerer::EmitKernelCall(const Node& node, int64_t opset, const std:
   for (const Graph* sub : node.Subgraphs()) collect(*sub);
   module_.kernels.push_back(std::move(binding));
   out->push_back(b_.Evaluate(b_.Call(tir::IntrinsicOp::kKernel, std::move(operands))));
+  // A data-dependent dim the call set keeps its inferred range: buffers are planned for it.
+  for (const auto& [atom, var] : bound_by_call) {
+    if (atom.kind == IndexAtom::Kind::kSymbol) {
+      if (std::optional<Stmt> check = RangeCheck(atom.name, var, node.Describe())) {
+        out->push_back(*std::move(check));
+      }
+    }
+  }
   ANVIL_RETURN_IF_ERROR(b_.status());
   return absl::OkStatus();
+}
+
+std::optional<Stmt> Lowerer::RangeCheck(const std::string& symbol, const Expr& var,
+                                        const std::string& where) {
+  const IndexRange range = RangeOf(IndexExpr::Symbol(symbol));
+  const int64_t lo = range.lo.value_or(0);
+  if (lo <= 0 && !range.hi) return std::nullopt;
+  Expr in_range;
+  if (lo > 0) in_range = b_.Ge(var, tir::IndexConst(lo));
+  if (range.hi) {
+    const Expr below = b_.Le(var, tir::IndexConst(*range.hi));
+    in_range = in_range.defined() ? b_.And(in_range, below) : below;
+  }
+  return b_.Assert(in_range, absl::StrCat(where, ": ", symbol, " is outside its range ",
+                                          RangeToString({lo, range.hi})));
 }
 
 // The comment before a node's statements: its outputs, op and inputs as in ONNX's text syntax,

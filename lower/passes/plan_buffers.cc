@@ -57,7 +57,7 @@ absl::StatusOr<tir::Module> PlanBuffers(tir::Module module, PlanStats* stats) {
     const auto* d = stmts[k].as<tir::DefineNode>();
     if (d != nullptr && d->target.as<tir::TensorNode>() && !d->tensor.view_of.defined() &&
         !d->tensor.offset.defined() && !d->tensor.dynamic &&
-        over_params(*d->target.as<tir::TensorNode>()) &&
+        (over_params(*d->target.as<tir::TensorNode>()) || d->tensor.max_bytes >= 0) &&
         ElementSize(tir::ElementTypeOf(d->target.type().kind())) > 0) {
       candidate[d->target.get()] = static_cast<int>(define_at.size());
       define_at.push_back(static_cast<int>(k));
@@ -77,7 +77,14 @@ absl::StatusOr<tir::Module> PlanBuffers(tir::Module module, PlanStats* stats) {
   std::vector<int64_t> sizes;
   bool all_static = true;
   for (int k : define_at) {
-    const auto* t = stmts[k].as<tir::DefineNode>()->target.as<tir::TensorNode>();
+    const auto* d = stmts[k].as<tir::DefineNode>();
+    const auto* t = d->target.as<tir::TensorNode>();
+    if (!over_params(*t)) {
+      // Dims the run learns, within bounds: the bytes at those bounds.
+      sizes.push_back(d->tensor.max_bytes);
+      bytes.push_back(tir::IndexConst(d->tensor.max_bytes));
+      continue;
+    }
     Expr n =
         tir::IndexConst(static_cast<int64_t>(ElementSize(tir::ElementTypeOf(t->type().kind()))));
     for (const Expr& d : t->dims) n = b.Mul(n, d);

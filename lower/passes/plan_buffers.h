@@ -3,13 +3,15 @@
 // function's top-level statements.
 //
 // Planned: every tensor Define at the top level of the entry function that is neither a view,
-// nor dynamic (a kernel allocates those), nor already placed. A tensor lives from its Define to
-// the last top-level statement that touches it or a view of it. When every size is a constant
-// the plan is made here: each Define gets `at <offset>` and Module::workspace.bytes the total.
-// When a size depends on dims, the plan is made per run: the Defines read their offset from
-// Module::workspace.offsets (an s64 tensor the runner fills), and workspace.buffers hold the
-// byte sizes (index expressions over the entry's parameters) and lifetimes the runner hands to
-// the MemoryPlanner, which re-plans only when a size changed.
+// nor dynamic (a kernel allocates those), nor already placed, and whose size is known before the
+// body runs: dims over the entry's parameters, or a `bound` (TensorAttrs::max_bytes, from the
+// model's dim ranges: dims only the run learns, e.g. after NonZero), planned at that bound. A
+// tensor lives from its Define to the last top-level statement that touches it or a view of it.
+// When every size is a constant the plan is made here: each Define gets `at <offset>` and
+// Module::workspace.bytes the total. When a size depends on dims, the plan is made per run: the
+// Defines read their offset from Module::workspace.offsets (an s64 tensor the runner fills), and
+// workspace.buffers hold the byte sizes (index expressions over the entry's parameters) and
+// lifetimes the runner hands to the MemoryPlanner, which re-plans only when a size changed.
 #ifndef ANVIL_LOWER_PASSES_PLAN_BUFFERS_H_
 #define ANVIL_LOWER_PASSES_PLAN_BUFFERS_H_
 

@@ -75,8 +75,11 @@ absl::Status InferReduce(ShapeContext& ctx) {
     } else if (keepdims) {
       // Each dim stays or becomes 1: a literal 1 is 1 either way.
       DimsExpr out;
-      for (const IndexExpr& d : *x) {
-        out.push_back(IsLiteralValue(d, 1) ? d : IndexExpr::Questionmark());
+      for (size_t k = 0; k < x->size(); ++k) {
+        const IndexExpr& d = (*x)[k];
+        out.push_back(IsLiteralValue(d, 1)
+                          ? d
+                          : ctx.DataDependentDim(absl::StrCat("d", k), Min(d, 1), Max(d, 1)));
       }
       ctx.SetOutput(0, type, std::move(out));
     } else {
@@ -88,7 +91,13 @@ absl::Status InferReduce(ShapeContext& ctx) {
         if (n > static_cast<int64_t>(x->size())) {
           return ctx.Error(absl::StrCat(n, " axes for input ", DimsToString(*x)));
         }
-        ctx.SetOutput(0, type, UnknownDims(static_cast<int64_t>(x->size()) - n));
+        // The dims that stay, each one of the input's.
+        const IndexExpr most = x->empty() ? IndexExpr(0) : Max(absl::MakeConstSpan(*x));
+        DimsExpr out;
+        for (int64_t k = 0; k < static_cast<int64_t>(x->size()) - n; ++k) {
+          out.push_back(ctx.DataDependentDim(absl::StrCat("d", k), 0, most));
+        }
+        ctx.SetOutput(0, type, std::move(out));
       } else {
         ctx.SetOutput(0, type, std::nullopt);
       }

@@ -463,7 +463,8 @@ absl::Status InferStringNormalizer(ShapeContext& ctx) {
   }
   const Attribute* stopwords = ctx.node().FindAttribute("stopwords");
   if (dims && stopwords != nullptr && !stopwords->strings.empty()) {
-    dims->back() = IndexExpr::Questionmark();
+    // What the stopwords leave: at most the input's strings.
+    dims->back() = ctx.DataDependentDim("n", 0, dims->back());
   }
   ctx.SetOutput(0, ElementType::kString, std::move(dims));
   return absl::OkStatus();

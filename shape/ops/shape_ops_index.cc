@@ -367,8 +367,13 @@ absl::Status InferSlice(ShapeContext& ctx) {
   }
   SliceArgs args = ReadSliceArgs(ctx);
   DimsExpr dims = *in.dims;
+  // A dim sliced by bounds only the run knows: at most the input's.
+  auto sliced = [&](int64_t axis) {
+    return ctx.DataDependentDim(absl::StrCat("d", axis), 0, (*in.dims)[axis]);
+  };
   if (args.axes_given && !args.axes) {  // which dims change is unknown
-    out.dims = UnknownDims(rank);
+    for (int64_t axis = 0; axis < rank; ++axis) dims[axis] = sliced(axis);
+    out.dims = std::move(dims);
     return absl::OkStatus();
   }
   // How many axes are sliced, from whichever argument tells.
@@ -381,7 +386,8 @@ absl::Status InferSlice(ShapeContext& ctx) {
     if (std::optional<int64_t> n = InputLength(ctx, 1)) count = static_cast<size_t>(*n);
   }
   if (!count) {
-    out.dims = UnknownDims(rank);
+    for (int64_t axis = 0; axis < rank; ++axis) dims[axis] = sliced(axis);
+    out.dims = std::move(dims);
     return absl::OkStatus();
   }
   if (!args.steps_given) args.steps = std::vector<int64_t>(*count, 1);
@@ -408,7 +414,7 @@ absl::Status InferSlice(ShapeContext& ctx) {
   for (size_t k = 0; k < axes.size(); ++k) {
     const int64_t axis = axes[k];
     if (!args.starts || !args.ends || !args.steps) {
-      dims[axis] = IndexExpr::Questionmark();
+      dims[axis] = sliced(axis);
       continue;
     }
     const int64_t step = (*args.steps)[k];
@@ -454,7 +460,10 @@ absl::Status InferSplit(ShapeContext& ctx) {
   const IntList split = ReadIntList(ctx, "split", split_input);
   IndexExprList parts;
   if (split.present && !split.known) {
-    for (int i = 0; i < outputs; ++i) parts.push_back(IndexExpr::Questionmark());
+    // Lengths only the run knows: each at most the dim.
+    for (int i = 0; i < outputs; ++i) {
+      parts.push_back(ctx.DataDependentDim(absl::StrCat("o", i), 0, dim));
+    }
   } else if (split.present) {
     if (static_cast<int>(split.values.size()) != outputs) {
       return ctx.Error(absl::StrCat("split [", absl::StrJoin(split.values, ", "), "] has ",

@@ -338,7 +338,19 @@ absl::Status InferReshape(ShapeContext& ctx) {
     }
     target = IntValues(ctx, 1);
     if (!target) {
-      if (std::optional<int64_t> length = InputLength(ctx, 1)) out.dims = UnknownDims(*length);
+      // Dims only the run knows. Of an input with at least one element, each is at most the
+      // element count (a 0 copies an input dim, no larger); an empty input bounds nothing.
+      if (std::optional<int64_t> length = InputLength(ctx, 1)) {
+        IndexExpr most = IndexExpr::Questionmark();
+        if (in.dims && RangeOf(NumElements(*in.dims)).lo.value_or(0) >= 1) {
+          most = NumElements(*in.dims);
+        }
+        DimsExpr dims;
+        for (int64_t k = 0; k < *length; ++k) {
+          dims.push_back(ctx.DataDependentDim(absl::StrCat("d", k), 0, most));
+        }
+        out.dims = std::move(dims);
+      }
       return absl::OkStatus();
     }
   }
@@ -541,8 +553,16 @@ absl::Status InferSqueeze(ShapeContext& ctx) {
   }
   if (!axes.known) {
     // Which dims go is unknown, how many is known with the axes' length.
+    // Each dim that stays is one of the input's.
     const std::optional<int64_t> length = AxesLength(ctx);
-    if (length && *length <= in.rank()) out.dims = UnknownDims(in.rank() - *length);
+    if (length && *length <= in.rank()) {
+      const IndexExpr most = in.dims->empty() ? IndexExpr(0) : Max(absl::MakeConstSpan(*in.dims));
+      DimsExpr dims;
+      for (int64_t k = 0; k < in.rank() - *length; ++k) {
+        dims.push_back(ctx.DataDependentDim(absl::StrCat("d", k), 0, most));
+      }
+      out.dims = std::move(dims);
+    }
     return absl::OkStatus();
   }
   ANVIL_ASSIGN_OR_RETURN(std::vector<int64_t> normalized,
@@ -673,8 +693,18 @@ absl::Status InferUnsqueeze(ShapeContext& ctx) {
   if (!axes.present) return ctx.Error("missing axes");
   if (!in.dims) return absl::OkStatus();
   if (!axes.known) {
+    // Each dim is an inserted 1 or one of the input's.
     const std::optional<int64_t> length = AxesLength(ctx);
-    if (length) out.dims = UnknownDims(in.rank() + *length);
+    if (length) {
+      DimsExpr all = *in.dims;
+      all.push_back(1);
+      const IndexExpr most = Max(absl::MakeConstSpan(all));
+      DimsExpr dims;
+      for (int64_t k = 0; k < in.rank() + *length; ++k) {
+        dims.push_back(ctx.DataDependentDim(absl::StrCat("d", k), 0, most));
+      }
+      out.dims = std::move(dims);
+    }
     return absl::OkStatus();
   }
   const int64_t rank = in.rank() + static_cast<int64_t>(axes.values.size());
