@@ -160,7 +160,8 @@ absl::Status MergeModelRanges(Model& model, absl::Span<const SymbolRange> ranges
 }
 
 std::vector<SymbolRange> RangesOfTypes(Model& model) {
-  absl::flat_hash_set<std::string> seen;
+  // Dims repeat the same few texts: each is parsed once.
+  absl::flat_hash_set<std::string> seen, params;
   std::vector<SymbolRange> out;
   std::function<void(const Type&)> visit = [&](const Type& type) {
     if (type.is_sequence() || type.is_optional()) {
@@ -169,7 +170,7 @@ std::vector<SymbolRange> RangesOfTypes(Model& model) {
     }
     if (!type.is_tensor() || !type.has_shape()) return;
     for (const Dim& d : type.shape()) {
-      if (!d.is_param()) continue;
+      if (!d.is_param() || !params.insert(d.param).second) continue;
       for (const std::string& name : IndexExpr::FromDimParam(d.param).Symbols()) {
         if (!seen.insert(name).second) continue;
         const IndexRange r = RangeOf(IndexExpr::Symbol(name));

@@ -112,6 +112,8 @@ class IndexExprContext {
 
   // Atoms and monomials this context holds.
   int64_t num_nodes() const;
+  // Whether any symbol was given a range (BoundedSymbol, DeclareSymbolRange).
+  bool has_ranges() const;
 
  private:
   std::shared_ptr<index_expr_internal::ContextImpl> impl_;

@@ -595,6 +595,8 @@ int64_t IndexExprContext::num_nodes() const {
   return static_cast<int64_t>(impl_->owned_atoms.size() + impl_->owned_monomials.size());
 }
 
+bool IndexExprContext::has_ranges() const { return !impl_->declared_ranges.empty(); }
+
 IndexExprContext::Scope::Scope(IndexExprContext& context)
     : previous_(index_expr_internal::current_context) {
   index_expr_internal::current_context = context.impl_.get();

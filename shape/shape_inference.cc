@@ -184,12 +184,14 @@ class ShapeInference::Impl {
     ANVIL_ASSIGN_OR_RETURN(std::vector<SymbolRange> ranges, ReadModelRanges(model_));
     ANVIL_RETURN_IF_ERROR(DeclareRanges(ranges));
     ANVIL_RETURN_IF_ERROR(inferencer_.InferGraph(model_.graph()));
-    WriteRanges();
+    WriteRanges(!ranges.empty());
     return inferencer_.changed();
   }
 
-  // The ranges of the symbols the types now name go into the model's metadata.
-  void WriteRanges() {
+  // The ranges of the symbols the types now name go into the model's metadata (a walk over every
+  // dim, so only when there are ranges to write or to remove).
+  void WriteRanges(bool model_had_ranges) {
+    if (!model_had_ranges && !index_exprs_.has_ranges()) return;
     std::vector<SymbolRange> ranges = RangesOfTypes(model_);
     absl::StatusOr<std::vector<SymbolRange>> before = ReadModelRanges(model_);
     if (before.ok() && *before == ranges) return;
