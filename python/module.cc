@@ -42,6 +42,7 @@
 #include "python/model_source.h"
 #include "python/numpy_tensor.h"
 #include "runtime/session.h"
+#include "shape/dim_ranges.h"
 
 namespace anvil::python {
 namespace {
@@ -89,8 +90,12 @@ ModelSource SourceOf(const py::object& bytes, const std::optional<std::string>& 
 class PySession {
  public:
   PySession(const py::object& bytes, const std::optional<std::string>& path, int threads,
-            const std::string& backend) {
+            const std::string& backend, const std::string& input_ranges) {
     if (threads < 0) Raise(absl::InvalidArgumentError("threads must be >= 0 (0: every CPU)"));
+    absl::StatusOr<std::vector<SymbolRange>> ranges = ParseSymbolRanges(input_ranges);
+    if (!ranges.ok()) {
+      Raise(absl::InvalidArgumentError(absl::StrCat("input_ranges: ", ranges.status().message())));
+    }
     if (backend != "interpreter" && backend != "compiled") {
       Raise(absl::InvalidArgumentError(absl::StrCat("unknown backend '", Excerpt(backend),
                                                     "'; expected 'interpreter' or 'compiled'")));
@@ -100,7 +105,7 @@ class PySession {
     absl::Status status;
     {
       py::gil_scoped_release release;
-      status = Load(source, threads, backend == "compiled");
+      status = Load(source, threads, backend == "compiled", *ranges);
     }
     OkOrRaise(status);
     for (const Value* v : inputs_) input_keys_.push_back(py::str(v->name()));
@@ -177,9 +182,13 @@ class PySession {
   }
 
  private:
-  absl::Status Load(const ModelSource& source, int threads, bool compiled) {
+  absl::Status Load(const ModelSource& source, int threads, bool compiled,
+                    const std::vector<SymbolRange>& input_ranges) {
     std::vector<std::string> import_warnings;
     ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadSource(source, &import_warnings));
+    // In the model's metadata both engines read them from: the interpreter's arena and input
+    // checks, the compiled code's checks and bounded buffers.
+    ANVIL_RETURN_IF_ERROR(AddInputRanges(*model, input_ranges));
     if (compiled) {
       lower::TirSessionOptions options;
       options.compile = true;
@@ -358,9 +367,10 @@ PYBIND11_MODULE(_anvil, m) {
   m.doc() = "Anvil's native module; use the `anvil` package.";
   py::register_exception<anvil::python::AnvilError>(m, "Error", PyExc_ValueError);
   py::class_<PySession>(m, "Session")
-      .def(
-          py::init<const py::object&, const std::optional<std::string>&, int, const std::string&>(),
-          py::arg("bytes"), py::arg("path"), py::arg("threads"), py::arg("backend"))
+      .def(py::init<const py::object&, const std::optional<std::string>&, int, const std::string&,
+                    const std::string&>(),
+           py::arg("bytes"), py::arg("path"), py::arg("threads"), py::arg("backend"),
+           py::arg("input_ranges") = "")
       .def("run", &PySession::Run, py::arg("output_names"), py::arg("input_feed"),
            py::arg("run_options") = py::none(), kRunDoc)
       .def("inputs", &PySession::Inputs, "(name, shape, type) of each input a caller provides")

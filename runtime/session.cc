@@ -109,7 +109,7 @@ absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& o
   options_ = options;
   model_ = std::move(model);
   if (!options.input_ranges.empty()) {
-    ANVIL_RETURN_IF_ERROR(MergeModelRanges(*model_, options.input_ranges));
+    ANVIL_RETURN_IF_ERROR(AddInputRanges(*model_, options.input_ranges));
   }
   // The plan follows node order.
   ANVIL_RETURN_IF_ERROR(

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "shape/index_expr.h"
 
 namespace anvil {
@@ -189,6 +191,31 @@ std::vector<SymbolRange> RangesOfTypes(Model& model) {
     }
   });
   return out;
+}
+
+absl::Status AddInputRanges(Model& model, absl::Span<const SymbolRange> ranges) {
+  if (ranges.empty()) return absl::OkStatus();
+  std::set<std::string> symbols;
+  {
+    ScopedIndexExprContext scope;
+    for (const Value* v : model.graph().inputs()) {
+      if (!v->type().is_tensor() || !v->type().has_shape()) continue;
+      for (const Dim& d : v->type().shape()) {
+        if (!d.is_param()) continue;
+        for (std::string& s : IndexExpr::FromDimParam(d.param).Symbols()) {
+          symbols.insert(std::move(s));
+        }
+      }
+    }
+  }
+  for (const SymbolRange& r : ranges) {
+    if (!symbols.contains(r.name)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ranges: `", r.name, "` is not a symbolic dim of a graph input (they are: ",
+          symbols.empty() ? std::string("none") : absl::StrJoin(symbols, ", "), ")"));
+    }
+  }
+  return MergeModelRanges(model, ranges);
 }
 
 absl::Status DeclareRanges(absl::Span<const SymbolRange> ranges) {

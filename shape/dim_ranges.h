@@ -42,6 +42,10 @@ absl::StatusOr<std::vector<SymbolRange>> ReadModelRanges(const Model& model);
 void WriteModelRanges(Model& model, std::vector<SymbolRange> ranges);
 // Adds `ranges` to the model's (a name already there takes the new range).
 absl::Status MergeModelRanges(Model& model, absl::Span<const SymbolRange> ranges);
+// The ranges of graph inputs' symbolic dims a user gives (--input-ranges, SessionOptions,
+// shape-inference{input-ranges=...}): InvalidArgument naming a range whose name is no symbol of
+// a graph input's dims (listing those), else MergeModelRanges.
+absl::Status AddInputRanges(Model& model, absl::Span<const SymbolRange> ranges);
 
 // The ranges of the symbols that `model`'s value types name (dim_params, all graphs), as the
 // IndexExprContext installed on this thread knows them, leaving out those with the default

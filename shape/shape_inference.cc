@@ -293,6 +293,16 @@ absl::StatusOr<bool> ShapeInferencePass::Run(Model& model, PassContext& ctx) {
         "shape-inference: unknown-ops must be 'error' or 'skip', got '", *unknown_ops_, "'"));
   }
   options.bounded_dims = *bounded_dims_;
+  if (!input_ranges_->empty()) {
+    absl::StatusOr<std::vector<SymbolRange>> ranges = ParseSymbolRanges(*input_ranges_);
+    if (!ranges.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("shape-inference: input-ranges: ", ranges.status().message()));
+    }
+    if (absl::Status s = AddInputRanges(model, *ranges); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("shape-inference: ", s.message()));
+    }
+  }
   return InferShapes(model, options, &ctx);
 }
 

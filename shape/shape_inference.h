@@ -17,6 +17,8 @@
 // Options: `unknown-ops=error` (default) fails with Unimplemented on an op without a shape rule,
 // naming op and opset; `unknown-ops=skip` keeps that node's declared output types and goes on.
 // `bounded-dims=false` leaves data-dependent dims unknown (questionmarks) instead of naming them.
+// `input-ranges="N=1:16,S=1:"` adds ranges of graph inputs' symbolic dims to the model's
+// (dim_ranges.h) before inferring.
 // Establishes "shapes-inferred". Statistics: values-typed, dims-literal, dims-symbolic,
 // dims-bounded (symbolic with a finite upper bound), dims-unknown, nodes-unimplemented.
 #ifndef ANVIL_SHAPE_SHAPE_INFERENCE_H_
@@ -99,6 +101,9 @@ class ShapeInferencePass : public Pass {
                                        "ops without a shape rule: error or skip"};
   PassOption<bool> bounded_dims_{this, "bounded-dims", true,
                                  "name data-dependent dims with bounded symbols (false: unknown)"};
+  PassOption<std::string> input_ranges_{
+      this, "input-ranges", "",
+      "ranges of graph inputs' symbolic dims, added to the model's first (\"N=1:16,S=1:\")"};
 };
 
 }  // namespace anvil

@@ -282,30 +282,6 @@ absl::Status EmitTir(const Model& model, const std::string& output, bool timing,
   return WriteTextFile(ResolveUserPath(output), text);
 }
 
-// Checks that each range names a symbolic dim of a graph input, then records the ranges in the
-// model's metadata, where shape inference reads them.
-absl::Status ApplyInputRanges(Model& model, const std::vector<SymbolRange>& ranges) {
-  ScopedIndexExprContext scope;
-  std::set<std::string> symbols;
-  for (const Value* v : model.graph().inputs()) {
-    if (!v->type().is_tensor() || !v->type().has_shape()) continue;
-    for (const Dim& d : v->type().shape()) {
-      if (!d.is_param()) continue;
-      for (std::string& s : IndexExpr::FromDimParam(d.param).Symbols()) {
-        symbols.insert(std::move(s));
-      }
-    }
-  }
-  for (const SymbolRange& r : ranges) {
-    if (!symbols.contains(r.name)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--input-ranges: `", r.name, "` is not a symbolic dim of a graph input (they are: ",
-          symbols.empty() ? std::string("none") : absl::StrJoin(symbols, ", "), ")"));
-    }
-  }
-  return MergeModelRanges(model, ranges);
-}
-
 // Infers shapes (unknown ops skipped) and writes every value's shape with its ranges.
 absl::Status EmitShapes(Model& model, const std::string& output) {
   ShapeInferenceOptions options;
@@ -349,7 +325,9 @@ absl::Status Run(const Flags& flags) {
     return absl::InvalidArgumentError(absl::StrCat("invalid model: ", valid.message()));
   }
   if (!flags.input_ranges.empty()) {
-    ANVIL_RETURN_IF_ERROR(ApplyInputRanges(*model, flags.input_ranges));
+    if (absl::Status s = AddInputRanges(*model, flags.input_ranges); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--", s.message()));
+    }
   }
   if (!flags.output.empty() && !flags.emit_tir && !flags.emit_shapes) {
     // Fail on a bad output name before spending time on passes.

@@ -139,7 +139,7 @@ grep -q "^  x: float\[N,8\]  N in \[1, 16\]$" "$TMP/shapes" &&
   2>"$TMP/err" || fail "--input-ranges -o: $(cat "$TMP/err")"
 grep -q '"anvil.dim_ranges" : "N=1:16,NonZero_nz_n=0:128"' "$TMP/nz_out.onnxtxt" ||
   fail "ranges not in the metadata: $(head -5 "$TMP/nz_out.onnxtxt")"
-expect_error range-of-no-input 1 "\`M\` is not a symbolic dim of a graph input (they are: N)" -- \
+expect_error range-of-no-input 1 "--input ranges: \`M\` is not a symbolic dim of a graph input (they are: N)" -- \
   "$TMP/nz.onnxtxt" --input-ranges=M=1:4 --emit=shapes
 expect_error bad-range 2 "--input-ranges: dim ranges 'N=4:1'" -- "$TMP/nz.onnxtxt" --input-ranges=N=4:1
 

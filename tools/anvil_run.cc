@@ -401,7 +401,7 @@ absl::StatusOr<Engine> MakeEngine(const Flags& flags, const SessionOptions& opti
   } else {
     // The ranges go into the model, where lowering reads them (checks, bounded buffers).
     ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(flags.model));
-    ANVIL_RETURN_IF_ERROR(MergeModelRanges(*model, options.input_ranges));
+    ANVIL_RETURN_IF_ERROR(AddInputRanges(*model, options.input_ranges));
     ANVIL_ASSIGN_OR_RETURN(engine.tir, lower::TirSession::Load(std::move(model), tir_options));
   }
   if (const lower::CompiledModule* c = engine.tir->compiled()) {

@@ -306,8 +306,27 @@ def simplify(model, *, passes: Union[str, Sequence, None] = None,
     return _onnx().load_from_string(current_bytes)
 
 
+def _ranges_text(input_ranges) -> str:
+    """``{"N": (1, 16), "S": (1, None)}`` (or the text ``"N=1:16,S=1:"``) as Anvil's text."""
+    if input_ranges is None:
+        return ""
+    if isinstance(input_ranges, str):
+        return input_ranges
+    if not isinstance(input_ranges, Mapping):
+        raise Error('input_ranges: expected a dict {symbol: (lo, hi)} or text "N=1:16,S=1:"')
+    parts = []
+    for name, bounds in input_ranges.items():
+        try:
+            lo, hi = bounds
+        except (TypeError, ValueError):
+            raise Error(f"input_ranges[{name!r}]: expected (lo, hi), hi None for no bound") from None
+        quoted = name if not any(c in name for c in ",=:`") else "`" + name.replace("`", "``") + "`"
+        parts.append(f"{quoted}={int(lo)}:{'' if hi is None else int(hi)}")
+    return ",".join(parts)
+
+
 def infer_shapes(model, *, check_type: bool = False, strict_mode: bool = False,
-                 data_prop: bool = True):
+                 data_prop: bool = True, input_ranges=None):
     """Infers the element type and shape of every value, like ``onnx.shape_inference.infer_shapes``.
 
     Returns a new ``onnx.ModelProto`` whose ``graph.value_info`` (and outputs) carry the types;
@@ -324,6 +343,10 @@ def infer_shapes(model, *, check_type: bool = False, strict_mode: bool = False,
       data_prop: accepted for compatibility; Anvil always propagates the values of shape
         computations (Shape -> Gather -> Concat -> Reshape), so the result is at least as
         precise as ONNX's with ``data_prop=True``.
+      input_ranges: ranges of the graph inputs' symbolic dims, ``{"N": (1, 16), "S": (1,
+        None)}`` (None: unbounded). Data-dependent dims (NonZero's count, ...) are named
+        symbols with ranges either way; the ranges of all symbols are in the result's
+        ``metadata_props`` under ``anvil.dim_ranges``.
 
     Raises:
       Error: the model does not load, or a node's inputs contradict its schema (naming node,
@@ -331,7 +354,11 @@ def infer_shapes(model, *, check_type: bool = False, strict_mode: bool = False,
     """
     del check_type, data_prop  # see the docstring
     data, path = _model_arg(model)
-    pipeline = "shape-inference" if strict_mode else "shape-inference{unknown-ops=skip}"
+    options = [] if strict_mode else ["unknown-ops=skip"]
+    ranges = _ranges_text(input_ranges)
+    if ranges:
+        options.append('input-ranges="' + ranges.replace("\\", "\\\\").replace('"', '\\"') + '"')
+    pipeline = "shape-inference" + ("{" + ",".join(options) + "}" if options else "")
     produced, seg_warnings = _anvil.run_pipeline(data, path, pipeline, [], None, -1)
     _warn(seg_warnings)
     return _onnx().load_from_string(produced)
@@ -376,6 +403,9 @@ class InferenceSession(_anvil.Session):
       backend: ``"interpreter"`` (Anvil's runtime: kernels over a planned arena) or
         ``"compiled"`` (the model lowered to loops and compiled to native code with the
         machine's C++ compiler at load; cached across loads).
+      input_ranges: ranges of the graph inputs' symbolic dims, ``{"N": (1, 16)}`` (hi None:
+        unbounded): a run outside them raises, and when they bound every intermediate the
+        memory is planned once at load for the upper bounds.
 
     ``run(output_names, input_feed)`` reads each input in place when it is a C-contiguous array
     of the declared dtype (other layouts are converted once) and returns arrays over Anvil's own
@@ -389,12 +419,14 @@ class InferenceSession(_anvil.Session):
     """
 
     def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None,
-                 *, threads: Optional[int] = None, backend: str = "interpreter"):
+                 *, threads: Optional[int] = None, backend: str = "interpreter",
+                 input_ranges=None):
         del sess_options, providers, provider_options
         data, path = _model_arg(path_or_bytes)
         if threads is not None and not isinstance(threads, (int, np.integer)):
             raise Error(f"threads: expected an int, got {type(threads).__name__}")
-        super().__init__(data, path, 1 if threads is None else int(threads), backend)
+        super().__init__(data, path, 1 if threads is None else int(threads), backend,
+                         _ranges_text(input_ranges))
         self._input_args = [NodeArg(*t) for t in self.inputs()]
         self._output_args = [NodeArg(*t) for t in self.outputs()]
         _warn(super().warnings())

@@ -2,8 +2,8 @@
 
 import os
 from types import TracebackType
-from typing import (Any, Callable, Iterable, List, Mapping, Optional, Sequence, Type, Union,
-                    overload)
+from typing import (Any, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Type,
+                    Union, overload)
 
 import numpy as np
 import numpy.typing as npt
@@ -52,7 +52,9 @@ def simplify(model: _Model, *, passes: Union[str, Sequence[Union[str, _PythonPas
     """Simplifies a model with Anvil's passes, writes it to ``output_path`` and returns that."""
 
 def infer_shapes(model: _Model, *, check_type: bool = ..., strict_mode: bool = ...,
-                 data_prop: bool = ...) -> onnx.ModelProto:
+                 data_prop: bool = ...,
+                 input_ranges: Union[None, str, Mapping[str, Tuple[int, Optional[int]]]] = ...
+                 ) -> onnx.ModelProto:
     """Returns a new ModelProto whose values carry Anvil's inferred types and symbolic dims."""
 
 def save(model: _Model, path: _Path, *, external_data_threshold: Optional[int] = ...) -> str:
@@ -79,7 +81,9 @@ class InferenceSession(_anvil.Session):
 
     def __init__(self, path_or_bytes: _Model, sess_options: Any = ..., providers: Any = ...,
                  provider_options: Any = ..., *, threads: Optional[int] = ...,
-                 backend: str = ...) -> None:
+                 backend: str = ...,
+                 input_ranges: Union[None, str, Mapping[str, Tuple[int, Optional[int]]]] = ...
+                 ) -> None:
         """Loads the model; ``backend`` is ``"interpreter"`` (default) or ``"compiled"``."""
 
     def get_inputs(self) -> List[NodeArg]:

@@ -18,7 +18,7 @@ class Session:
     """A loaded model: the runtime's Session ("interpreter") or the JIT ("compiled")."""
 
     def __init__(self, bytes: Optional[bytes], path: Optional[str], threads: int,
-                 backend: str) -> None:
+                 backend: str, input_ranges: str = ...) -> None:
         """Loads serialized ``bytes``, or ``path`` when given; releases the GIL while loading."""
 
     def run(self, output_names: Union[None, str, Sequence[str]], input_feed: Mapping[str, Any],

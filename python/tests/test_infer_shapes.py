@@ -73,3 +73,45 @@ def test_bytes_and_paths(tmp):
     path = os.path.join(tmp, "m.onnx")
     onnx.save(add_model(), path)
     assert anvil.infer_shapes(path) == anvil.infer_shapes(add_model().SerializeToString())
+
+
+def nonzero_model():
+    return make_model(
+        [helper.make_node("NonZero", ["x"], ["nz"]),
+         helper.make_node("Transpose", ["nz"], ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 8])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, None)])
+
+
+def test_data_dependent_dims_are_named_with_ranges():
+    inferred = anvil.infer_shapes(nonzero_model(), input_ranges={"N": (1, 16)})
+    assert dims_of(inferred, "nz") == [2, "NonZero_nz_n"]
+    assert dims_of(inferred, "y") == ["NonZero_nz_n", 2]
+    props = {p.key: p.value for p in inferred.metadata_props}
+    assert props["anvil.dim_ranges"] == "N=1:16,NonZero_nz_n=0:128"
+    # Without input ranges the count is named all the same, bounded only by N's.
+    props = {p.key: p.value for p in anvil.infer_shapes(nonzero_model()).metadata_props}
+    assert "anvil.dim_ranges" not in props
+
+
+def test_input_ranges_must_name_input_dims():
+    try:
+        anvil.infer_shapes(nonzero_model(), input_ranges={"M": (1, 4)})
+    except anvil.Error as e:
+        assert "`M` is not a symbolic dim of a graph input (they are: N)" in str(e)
+    else:
+        raise AssertionError("expected an error")
+
+
+def test_session_with_ranges_refuses_inputs_outside_them():
+    session = anvil.InferenceSession(nonzero_model().SerializeToString(),
+                                     input_ranges={"N": (1, 16)})
+    x = np.ones((3, 8), np.float32)
+    (y,) = session.run(None, {"x": x})
+    assert y.shape == (24, 2)
+    try:
+        session.run(None, {"x": np.ones((17, 8), np.float32)})
+    except anvil.Error as e:
+        assert "outside its range N=1:16" in str(e)
+    else:
+        raise AssertionError("expected an error")
