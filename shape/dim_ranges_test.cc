@@ -31,7 +31,9 @@ TEST(DimRangesTest, RejectsBadEntriesNamingThem) {
                           "=1:2", "a=1:2,a=1:3", "`open=1:2", "a=1:2,"}) {
     absl::StatusOr<std::vector<SymbolRange>> r = ParseSymbolRanges(bad);
     EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) EXPECT_NE(r.status().message().find("dim ranges"), std::string::npos) << bad;
+    if (!r.ok()) {
+      EXPECT_NE(r.status().message().find("dim ranges"), std::string::npos) << bad;
+    }
   }
 }
 

@@ -431,9 +431,9 @@ absl::Status InferMaxUnpool(ShapeContext& ctx) {
     } else if (std::optional<DimsExpr> shape_dims = ctx.InputDims(2);
                shape_dims && shape_dims->size() == 1 && (*shape_dims)[0].IsLiteral() &&
                (*shape_dims)[0].literal() <= kMaxDerivedRank) {
-      out = UnknownDims((*shape_dims)[0].literal());
+      out = ctx.UnboundedDims((*shape_dims)[0].literal());
     } else {
-      out = UnknownDims(static_cast<int64_t>(spatial) + 2);
+      out = ctx.UnboundedDims(static_cast<int64_t>(spatial) + 2);
     }
     if (out->size() != spatial + 2) {
       return ctx.Error(absl::StrCat("output_shape ", DimsToString(*out), " has ", out->size(),

@@ -29,11 +29,15 @@ absl::Status CheckComponentDim(const ShapeContext& ctx, const DimsExpr& dims,
   return absl::OkStatus();
 }
 
-// A size read from a scalar input; an error when it is a literal below `min_value`.
+// A size read from a scalar input; an error when it is a literal below `min_value`. A size only
+// the run knows is a data-dependent dim of at least `min_value` named after it (`frame_step`):
+// what is computed from it stays exact and bounded where it can be (STFT's frame count is at
+// most the signal length when the step is at least 1).
 absl::StatusOr<IndexExpr> SizeInput(const ShapeContext& ctx, int i, std::string_view what,
                                     int64_t min_value) {
   absl::StatusOr<IndexExpr> v = ScalarInputValue(ctx, i, what);
   if (!v.ok()) return v.status();
+  if (v->IsQuestionmark()) return ctx.DataDependentDim(what, min_value, IndexExpr::Questionmark());
   if (v->IsLiteral() && v->literal() < min_value) {
     return ctx.Error(absl::StrCat(AsAbsl(what), " ", v->literal(), " must be >= ", min_value));
   }
@@ -69,7 +73,7 @@ absl::Status InferDft(ShapeContext& ctx) {
     if (ctx.HasInput(2)) {
       ANVIL_ASSIGN_OR_RETURN(const IndexExpr a, ScalarInputValue(ctx, 2, "axis"));
       if (!a.IsLiteral()) {
-        if (out) out = UnknownDims(static_cast<int64_t>(out->size()));
+        if (out) out = ctx.UnboundedDims(static_cast<int64_t>(out->size()));
         ctx.SetOutput(0, ctx.InputType(0), std::move(out));
         return absl::OkStatus();
       }

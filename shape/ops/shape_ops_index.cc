@@ -331,6 +331,7 @@ absl::Status InferOneHot(ShapeContext& ctx) {
   } else if (std::optional<std::vector<double>> d = DoubleValues(ctx, 1); d && d->size() == 1) {
     depth = static_cast<int64_t>((*d)[0]);  // a non-integer depth is cast to int64
   }
+  if (depth.IsQuestionmark()) depth = ctx.DataDependentDim("depth", 1, IndexExpr::Questionmark());
   if (depth.IsLiteral() && depth.literal() < 1) {
     return ctx.Error(absl::StrCat("depth ", depth.literal(), " is not positive"));
   }
