@@ -136,7 +136,32 @@ absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& o
     const int first = s.producer >= 0 ? s.producer : 0;
     lifetimes_[slot] = {first, std::max(first, s.last_use)};
   }
+  const std::vector<Step>& steps = plan_->steps();
+  arena_views_.assign(plan_->num_slots(), TensorView{});
+  reserved_.assign(plan_->num_slots(), ArenaRegion{});
+  alias_step_.assign(steps.size(), false);
+  MakePlanner();
+  if (bounded_) {
+    // One plan and one arena for every run the ranges allow, unless the worst case is more than
+    // one allocation may take: then each run's sizes are planned, as without bounds.
+    planner_->Plan(bound_bytes_);
+    if (options.max_allocation_bytes != kNoAllocationLimit &&
+        planner_->arena_bytes() > options.max_allocation_bytes) {
+      unbounded_ =
+          absl::StrCat("the upper bounds need an arena of ", HumanBytes(planner_->arena_bytes()),
+                       ", over the allocation limit of ", HumanBytes(options.max_allocation_bytes));
+      bounded_ = false;
+      MakePlanner();
+    } else {
+      ANVIL_RETURN_IF_ERROR(GrowArena());
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Session::MakePlanner() {
   std::vector<ReuseCandidate> candidates;
+  reuse_steps_.clear();
   const std::vector<Step>& steps = plan_->steps();
   for (int s = 0; s < static_cast<int>(steps.size()); ++s) {
     const Step& step = steps[s];
@@ -146,24 +171,16 @@ absl::Status Session::Init(std::unique_ptr<Model> model, const SessionOptions& o
     }
     // Planned for upper bounds, an output may overwrite its input only when the two have the
     // same dims in every run, not only the same bound (Add of [M, 4] and [N, 4] with M, N <= 8).
+    const Type& in = plan_->slots()[step.inputs[0]].value->type();
+    const Type& out = plan_->slots()[step.outputs[0]].value->type();
     if (bounded_ && step.reuse == ReuseKind::kInPlace &&
-        plan_->slots()[step.inputs[0]].value->type().shape() !=
-            plan_->slots()[step.outputs[0]].value->type().shape()) {
+        (!in.has_shape() || !out.has_shape() || in.shape() != out.shape())) {
       continue;
     }
     candidates.push_back({s, step.outputs[0], step.inputs[0], step.reuse == ReuseKind::kInPlace});
     reuse_steps_.push_back(s);
   }
-  planner_ = std::make_unique<MemoryPlanner>(lifetimes_, std::move(candidates), options.reuse);
-  arena_views_.assign(plan_->num_slots(), TensorView{});
-  reserved_.assign(plan_->num_slots(), ArenaRegion{});
-  alias_step_.assign(steps.size(), false);
-  if (bounded_) {
-    // One plan and one arena for every run the ranges allow.
-    planner_->Plan(bound_bytes_);
-    ANVIL_RETURN_IF_ERROR(GrowArena());
-  }
-  return absl::OkStatus();
+  planner_ = std::make_unique<MemoryPlanner>(lifetimes_, std::move(candidates), options_.reuse);
 }
 
 absl::Status Session::ComputeBounds() {

@@ -204,6 +204,9 @@ class Session {
   absl::Status ComputeBounds();
   // Allocates the arena for the current plan when it has grown.
   absl::Status GrowArena();
+  // planner_ and reuse_steps_ over lifetimes_, with the reuse candidates a plan for bounded_
+  // allows.
+  void MakePlanner();
 
   SessionOptions options_;
   std::unique_ptr<Model> model_;

@@ -880,6 +880,17 @@ g (float[N, 8] x, float[8, 4] w) => (float[?, 4] y) {
             std::string::npos)
       << outside.status();
 
+  // A worst case over the allocation limit plans each run's sizes instead, and says why.
+  options.max_allocation_bytes = 4096;
+  std::unique_ptr<Session> limited = LoadText(kModel, options);
+  ASSERT_NE(limited, nullptr);
+  EXPECT_FALSE(limited->memory_stats().bounded_plan);
+  EXPECT_NE(limited->memory_stats().unbounded.find("over the allocation limit"), std::string::npos)
+      << limited->memory_stats().unbounded;
+  ASSERT_TRUE(
+      limited->Run({{"x", Floats({2, 8}, std::vector<float>(16, 1.0f))}, {"w", Floats({8, 4}, w)}})
+          .ok());
+
   // Without a bound on N the plan follows each run's sizes, and says why.
   std::unique_ptr<Session> unbounded = LoadText(kModel);
   ASSERT_NE(unbounded, nullptr);

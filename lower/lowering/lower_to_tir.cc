@@ -322,8 +322,11 @@ absl::StatusOr<bool> Lowerer::DeclareStatic(const Value* v, std::vector<Stmt>* o
     if (hi) most.push_back(std::max<int64_t>(*hi, 0));
   }
   if (bounded) {
+    // A loose bound would make every run's workspace that large: past a cap the tensor is
+    // allocated at its actual size instead.
+    constexpr int64_t kMaxBoundedBytes = int64_t{64} << 20;
     absl::StatusOr<int64_t> bytes = CheckedByteSize(most, ElementSize(tir::ElementTypeOf(*kind)));
-    if (bytes.ok()) attrs.max_bytes = *bytes;
+    if (bytes.ok() && *bytes <= kMaxBoundedBytes) attrs.max_bytes = *bytes;
   }
   out->push_back(b_.Define(t, Expr(), attrs));
   return true;
