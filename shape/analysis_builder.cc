@@ -67,11 +67,35 @@ std::shared_ptr<const Elements> AnalysisBuilder::InputConstant(int i) const {
   return ShapeState::ConstantOf(node_.input(i));
 }
 
-std::string DataDependentSymbolName(const Node& node, std::string_view suffix) {
-  std::string_view source = node.name();
-  if (source.empty() && node.num_outputs() > 0 && node.output(0) != nullptr) {
-    source = node.output(0)->name();
+namespace {
+
+// What identifies `node` among every node of the model: its first named output (names are
+// unique within a graph), after the path of the subgraphs it is in (the owner's own path and the
+// attribute holding the graph, so that an If's two branches differ).
+std::string NodePath(const Node& node) {
+  std::string own;
+  for (const Value* v : node.outputs()) {
+    if (v != nullptr && !v->name().empty()) {
+      own = v->name();
+      break;
+    }
   }
+  if (own.empty()) own = node.name();
+  const Node* owner = node.graph()->owner_node();
+  if (owner == nullptr) return own;
+  std::string attribute;
+  for (const Attribute& a : owner->attributes()) {
+    for (const auto& g : a.graphs) {
+      if (g.get() == node.graph()) attribute = a.name();
+    }
+  }
+  return absl::StrCat(NodePath(*owner), "/", attribute, "/", own);
+}
+
+}  // namespace
+
+std::string DataDependentSymbolName(const Node& node, std::string_view suffix) {
+  const std::string source = NodePath(node);
   std::string name;
   for (char c : source) {
     if (absl::ascii_isalnum(static_cast<unsigned char>(c))) {
@@ -81,8 +105,15 @@ std::string DataDependentSymbolName(const Node& node, std::string_view suffix) {
     }
   }
   if (!name.empty() && name.back() == '_') name.pop_back();
+  if (name != source) {
+    // Two paths may read the same once made identifiers ("a.b", "a_b"): the path's own hash
+    // (FNV-1a, the same in every process) keeps them apart.
+    uint32_t hash = 2166136261u;
+    for (char c : source) hash = (hash ^ static_cast<uint8_t>(c)) * 16777619u;
+    absl::StrAppend(&name, name.empty() ? "" : "_", absl::Hex(hash & 0xffffff, absl::kZeroPad6));
+  }
   if (name.find(node.op_type()) == std::string::npos) {
-    name = name.empty() ? node.op_type() : absl::StrCat(node.op_type(), "_", name);
+    name = absl::StrCat(node.op_type(), "_", name);
   }
   return absl::StrCat(name, "_", std::string(suffix));
 }

@@ -49,11 +49,13 @@ class ShapeState {
 using SubgraphInferer = std::function<absl::StatusOr<std::vector<TensorInfo>>(
     const Graph& body, const std::vector<TensorInfo>& inputs)>;
 
-// The name of a data-dependent dim of `node`: `<node>_<suffix>`, where <node> is the node's name
-// (else its first output's) with every run of characters other than letters and digits made one
-// '_' (none at the ends), and the op type in front unless the name holds it: NonZero "nz" ->
-// `NonZero_nz_n`, "/model/NonZero_3" -> `model_NonZero_3_n`. Names are stable: they do not
-// depend on the node's position, so inferring again (Loop rounds, later passes) gives the same.
+// The name of a data-dependent dim of `node`: `<node>_<suffix>`, where <node> is the node's first
+// named output, after the path of the subgraphs it is in (the owner's, then the attribute:
+// `y/then_branch/nz`), with every run of characters other than letters and digits made one '_'
+// and then, when that changed the text, a 6-digit hex hash of it (so "a.b" and "a_b" differ),
+// and the op type in front unless the name holds it: NonZero with output "nz" -> `NonZero_nz_n`.
+// Names are unique in the model (output names are unique in their graph) and stable: they do
+// not depend on the node's position, so inferring again (Loop rounds, passes) gives the same.
 std::string DataDependentSymbolName(const Node& node, std::string_view suffix);
 
 class AnalysisBuilder final : public IndexExprBuilder {

@@ -31,7 +31,7 @@ TEST(ShapeInferenceTextTest, BoundedCasesPass) {
        RunPassTestFile(WorkspaceFile("shape/testdata/bounded.test"), &cases)) {
     ADD_FAILURE() << failure.message();
   }
-  EXPECT_EQ(cases, 3);
+  EXPECT_EQ(cases, 4);
 }
 
 }  // namespace
