@@ -20,6 +20,7 @@
 #include "graph/verifier.h"
 #include "runtime/executor.h"
 #include "shape/index_expr.h"
+#include "shape/tensor_info.h"
 
 namespace anvil {
 namespace {
@@ -209,23 +210,13 @@ absl::Status Session::ComputeBounds() {
         type.is_optional() || type.element_type() == ElementType::kString) {
       continue;
     }
-    std::vector<int64_t> most;
+    std::optional<std::vector<int64_t>> most;
     if (type.is_tensor() && type.has_shape() && type.element_type() != ElementType::kUndefined) {
-      for (const Dim& d : type.shape()) {
-        std::optional<int64_t> hi;
-        if (d.is_literal()) {
-          hi = *d.value;
-        } else if (d.is_param()) {
-          hi = RangeOf(IndexExpr::FromDimParam(d.param)).hi;
-        }
-        if (!hi) break;
-        most.push_back(*hi);
-      }
+      most = UpperBounds(*InfoFromType(type).dims);
     }
     absl::StatusOr<int64_t> bytes =
-        type.is_tensor() && type.has_shape() && most.size() == type.shape().size()
-            ? CheckedByteSize(most, ElementSize(type.element_type()))
-            : absl::StatusOr<int64_t>(absl::OutOfRangeError("no bound"));
+        most ? CheckedByteSize(*most, ElementSize(type.element_type()))
+             : absl::StatusOr<int64_t>(absl::OutOfRangeError("no bound"));
     if (!bytes.ok()) {
       bounded_ = false;
       unbounded_ = absl::StrCat(Quoted(s.value->name()), " ", s.value->type().ToString());
@@ -465,18 +456,10 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
                                 &output_recycler_,
                                 &body_buffers_};
   if (!bound_slots.empty()) exec_options.bound_outputs = &bound_slots;
-  for (ArenaRegion& region : reserved_) region.used = -1;
-  ANVIL_RETURN_IF_ERROR(ExecuteFrame(frame, &layout, exec_options));
-  // The bytes this run's intermediates held in the arena, at most planned at once.
-  std::vector<int64_t> used(plan_->num_slots(), -1);
-  for (int slot = 0; slot < plan_->num_slots(); ++slot) {
-    if (arena_views_[slot].data != nullptr) {
-      used[slot] = shape_engine_->shape(slot).bytes;
-    } else if (reserved_[slot].used >= 0) {
-      used[slot] = reserved_[slot].used;
-    }
+  if (bounded_) {
+    for (ArenaRegion& region : reserved_) region.used = -1;
   }
-  used_bytes_ = PeakLiveBytes(lifetimes_, used);
+  ANVIL_RETURN_IF_ERROR(ExecuteFrame(frame, &layout, exec_options));
 
   std::vector<Tensor> outputs;
   outputs.reserve(plan_->output_slots().size());
@@ -503,7 +486,17 @@ MemoryStats Session::memory_stats() const {
   stats.heap_tensors = heap_tensors_;
   stats.bounded_plan = bounded_;
   stats.unbounded = unbounded_;
-  stats.used_bytes = used_bytes_;
+  // The bytes the last run's intermediates held in the arena, at most, at once (asked for, not
+  // computed every run).
+  std::vector<int64_t> used(plan_->num_slots(), -1);
+  for (int slot = 0; slot < plan_->num_slots(); ++slot) {
+    if (arena_views_[slot].data != nullptr) {
+      used[slot] = shape_engine_->shape(slot).bytes;
+    } else if (reserved_[slot].used >= 0) {
+      used[slot] = reserved_[slot].used;
+    }
+  }
+  stats.used_bytes = runs_ > 0 ? PeakLiveBytes(lifetimes_, used) : 0;
   stats.arena_allocations = arena_allocations_;
   stats.released_weight_bytes = released_weight_bytes_;
   const GraphPlan::ConstantBytes constants = plan_->constant_bytes();

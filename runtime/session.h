@@ -236,7 +236,6 @@ class Session {
   };
   std::vector<InputRange> input_ranges_;
   std::vector<Lifetime> lifetimes_;
-  int64_t used_bytes_ = 0;
   int64_t arena_allocations_ = 0;
   int64_t heap_tensors_ = 0;
   int64_t released_weight_bytes_ = 0;

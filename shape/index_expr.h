@@ -314,6 +314,8 @@ std::optional<IndexExprStructure> Decompose(const IndexExpr& e);
 
 // The dims as integers when every one is a literal, else nullopt.
 std::optional<std::vector<int64_t>> LiteralDims(const DimsExpr& dims);
+// Each dim's upper bound (RangeOf, at least 0) when every one has a finite one, else nullopt.
+std::optional<std::vector<int64_t>> UpperBounds(const DimsExpr& dims);
 
 }  // namespace anvil
 

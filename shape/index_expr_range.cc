@@ -1,10 +1,12 @@
 // IndexExpr ranges: bounded symbols and the sound bounds of an expression (index_expr.h,
 // "Ranges"). The intervals themselves are kept on the interned atoms and monomials
 // (index_expr_poly.cc), so RangeOf is a sum over terms.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -68,6 +70,17 @@ IndexRange RangeOf(const IndexExpr& e) {
   IndexRange out;
   if (r.lo != kNegInf) out.lo = r.lo;
   if (r.hi != kPosInf) out.hi = r.hi;
+  return out;
+}
+
+std::optional<std::vector<int64_t>> UpperBounds(const DimsExpr& dims) {
+  std::vector<int64_t> out;
+  out.reserve(dims.size());
+  for (const IndexExpr& d : dims) {
+    const std::optional<int64_t> hi = RangeOf(d).hi;
+    if (!hi) return std::nullopt;
+    out.push_back(std::max<int64_t>(*hi, 0));
+  }
   return out;
 }
 

@@ -42,12 +42,11 @@ void ShapeContext::SetOutput(int i, ElementType type, std::optional<DimsExpr> di
   outputs_[i].dims = std::move(dims);
 }
 
-DimsExpr ShapeContext::UnboundedDims(int64_t rank) const {
+DimsExpr ShapeContext::DataDependentDims(int64_t rank, const IndexExpr& lo,
+                                         const IndexExpr& hi) const {
   DimsExpr dims;
   dims.reserve(rank);
-  for (int64_t k = 0; k < rank; ++k) {
-    dims.push_back(DataDependentDim(absl::StrCat("d", k), 0, IndexExpr::Questionmark()));
-  }
+  for (int64_t k = 0; k < rank; ++k) dims.push_back(DataDependentDim(absl::StrCat("d", k), lo, hi));
   return dims;
 }
 

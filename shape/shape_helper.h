@@ -174,9 +174,12 @@ class ShapeContext {
                              const IndexExpr& hi) const {
     return builder_.DataDependentDim(node_, suffix, lo, hi);
   }
-  // `rank` such dims with no bound but 0 (suffixes d0, d1, ...): an output shape read from a
-  // runtime tensor.
-  DimsExpr UnboundedDims(int64_t rank) const;
+  // `rank` such dims (suffixes d0, d1, ...), each in [lo, hi].
+  DimsExpr DataDependentDims(int64_t rank, const IndexExpr& lo, const IndexExpr& hi) const;
+  // The same with no bound but 0: an output shape read from a runtime tensor.
+  DimsExpr UnboundedDims(int64_t rank) const {
+    return DataDependentDims(rank, 0, IndexExpr::Questionmark());
+  }
 
   // ---- Facts for lowering ----
   // Where a ShapeFn records ShapeFacts, or nullptr when the builder does not want them.

@@ -7,32 +7,21 @@
 namespace anvil {
 namespace {
 
-TEST(ShapeInferenceTextTest, AllCasesPass) {
+// Runs every case of shape/testdata/`file`; returns how many there were.
+int RunCases(const std::string& file) {
   int cases = 0;
   for (const absl::Status& failure :
-       RunPassTestFile(WorkspaceFile("shape/testdata/shape_inference.test"), &cases)) {
+       RunPassTestFile(WorkspaceFile("shape/testdata/" + file), &cases)) {
     ADD_FAILURE() << failure.message();
   }
-  EXPECT_GE(cases, 5);
+  return cases;
 }
 
-TEST(ShapeInferenceTextTest, LoopCasesPass) {
-  int cases = 0;
-  for (const absl::Status& failure :
-       RunPassTestFile(WorkspaceFile("shape/testdata/loop.test"), &cases)) {
-    ADD_FAILURE() << failure.message();
-  }
-  EXPECT_EQ(cases, 6);
-}
+TEST(ShapeInferenceTextTest, AllCasesPass) { EXPECT_GE(RunCases("shape_inference.test"), 5); }
 
-TEST(ShapeInferenceTextTest, BoundedCasesPass) {
-  int cases = 0;
-  for (const absl::Status& failure :
-       RunPassTestFile(WorkspaceFile("shape/testdata/bounded.test"), &cases)) {
-    ADD_FAILURE() << failure.message();
-  }
-  EXPECT_EQ(cases, 4);
-}
+TEST(ShapeInferenceTextTest, LoopCasesPass) { EXPECT_EQ(RunCases("loop.test"), 6); }
+
+TEST(ShapeInferenceTextTest, BoundedCasesPass) { EXPECT_EQ(RunCases("bounded.test"), 4); }
 
 }  // namespace
 }  // namespace anvil

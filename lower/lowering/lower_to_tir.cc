@@ -314,19 +314,15 @@ absl::StatusOr<bool> Lowerer::DeclareStatic(const Value* v, std::vector<Stmt>* o
   // Dims only the run learns, with finite upper bounds (the model's dim ranges): the bytes it
   // may take, so that plan-buffers can give it a place.
   tir::TensorAttrs attrs;
-  std::vector<int64_t> most;
-  bool bounded = !LiteralDims(*info.dims).has_value();
-  for (const IndexExpr& d : *info.dims) {
-    const std::optional<int64_t> hi = RangeOf(d).hi;
-    bounded = bounded && hi.has_value();
-    if (hi) most.push_back(std::max<int64_t>(*hi, 0));
-  }
-  if (bounded) {
-    // A loose bound would make every run's workspace that large: past a cap the tensor is
-    // allocated at its actual size instead.
-    constexpr int64_t kMaxBoundedBytes = int64_t{64} << 20;
-    absl::StatusOr<int64_t> bytes = CheckedByteSize(most, ElementSize(tir::ElementTypeOf(*kind)));
-    if (bytes.ok() && *bytes <= kMaxBoundedBytes) attrs.max_bytes = *bytes;
+  if (!LiteralDims(*info.dims)) {
+    if (std::optional<std::vector<int64_t>> most = UpperBounds(*info.dims)) {
+      // A loose bound would make every run's workspace that large: past a cap the tensor is
+      // allocated at its actual size instead.
+      constexpr int64_t kMaxBoundedBytes = int64_t{64} << 20;
+      absl::StatusOr<int64_t> bytes =
+          CheckedByteSize(*most, ElementSize(tir::ElementTypeOf(*kind)));
+      if (bytes.ok() && *bytes <= kMaxBoundedBytes) attrs.max_bytes = *bytes;
+    }
   }
   out->push_back(b_.Define(t, Expr(), attrs));
   return true;

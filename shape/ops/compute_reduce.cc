@@ -93,11 +93,7 @@ absl::Status InferReduce(ShapeContext& ctx) {
         }
         // The dims that stay, each one of the input's.
         const IndexExpr most = x->empty() ? IndexExpr(0) : Max(absl::MakeConstSpan(*x));
-        DimsExpr out;
-        for (int64_t k = 0; k < static_cast<int64_t>(x->size()) - n; ++k) {
-          out.push_back(ctx.DataDependentDim(absl::StrCat("d", k), 0, most));
-        }
-        ctx.SetOutput(0, type, std::move(out));
+        ctx.SetOutput(0, type, ctx.DataDependentDims(static_cast<int64_t>(x->size()) - n, 0, most));
       } else {
         ctx.SetOutput(0, type, std::nullopt);
       }

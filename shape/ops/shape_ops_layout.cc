@@ -345,11 +345,7 @@ absl::Status InferReshape(ShapeContext& ctx) {
         if (in.dims && RangeOf(NumElements(*in.dims)).lo.value_or(0) >= 1) {
           most = NumElements(*in.dims);
         }
-        DimsExpr dims;
-        for (int64_t k = 0; k < *length; ++k) {
-          dims.push_back(ctx.DataDependentDim(absl::StrCat("d", k), 0, most));
-        }
-        out.dims = std::move(dims);
+        out.dims = ctx.DataDependentDims(*length, 0, most);
       }
       return absl::OkStatus();
     }
@@ -557,11 +553,7 @@ absl::Status InferSqueeze(ShapeContext& ctx) {
     const std::optional<int64_t> length = AxesLength(ctx);
     if (length && *length <= in.rank()) {
       const IndexExpr most = in.dims->empty() ? IndexExpr(0) : Max(absl::MakeConstSpan(*in.dims));
-      DimsExpr dims;
-      for (int64_t k = 0; k < in.rank() - *length; ++k) {
-        dims.push_back(ctx.DataDependentDim(absl::StrCat("d", k), 0, most));
-      }
-      out.dims = std::move(dims);
+      out.dims = ctx.DataDependentDims(in.rank() - *length, 0, most);
     }
     return absl::OkStatus();
   }
@@ -698,12 +690,7 @@ absl::Status InferUnsqueeze(ShapeContext& ctx) {
     if (length) {
       DimsExpr all = *in.dims;
       all.push_back(1);
-      const IndexExpr most = Max(absl::MakeConstSpan(all));
-      DimsExpr dims;
-      for (int64_t k = 0; k < in.rank() + *length; ++k) {
-        dims.push_back(ctx.DataDependentDim(absl::StrCat("d", k), 0, most));
-      }
-      out.dims = std::move(dims);
+      out.dims = ctx.DataDependentDims(in.rank() + *length, 0, Max(absl::MakeConstSpan(all)));
     }
     return absl::OkStatus();
   }
