@@ -187,7 +187,9 @@ void Session::MakePlanner() {
 absl::Status Session::ComputeBounds() {
   IndexExprContext context;
   IndexExprContext::Scope scope(context);
-  ANVIL_ASSIGN_OR_RETURN(std::vector<SymbolRange> ranges, ReadModelRanges(*model_));
+  std::string problem;
+  const std::vector<SymbolRange> ranges = ModelRangesOrNone(*model_, &problem);
+  if (!problem.empty()) warnings_.push_back(problem);
   ANVIL_RETURN_IF_ERROR(DeclareRanges(ranges));
   const Graph& graph = model_->graph();
   for (int i = 0; i < static_cast<int>(graph.inputs().size()); ++i) {

@@ -899,6 +899,22 @@ g (float[N, 8] x, float[8, 4] w) => (float[?, 4] y) {
       << unbounded->memory_stats().unbounded;
 }
 
+// Another tool's malformed anvil.dim_ranges does not stop a model that ONNX Runtime runs: it
+// counts as no ranges, with a warning.
+TEST(SessionTest, MalformedRangesInMetadataAreIgnoredWithAWarning) {
+  std::unique_ptr<Session> session = LoadText(R"onnx(<ir_version: 8, opset_import: ["" : 17],
+  metadata_props: ["anvil.dim_ranges" : "N=9:1"]>
+g (float[N] x) => (float[N] y) {
+  y = Relu (x)
+}
+)onnx");
+  ASSERT_NE(session, nullptr);
+  ASSERT_EQ(session->warnings().size(), 1u);
+  EXPECT_NE(session->warnings()[0].find("the ranges are ignored"), std::string::npos)
+      << session->warnings()[0];
+  ASSERT_TRUE(session->Run({{"x", Floats({20}, std::vector<float>(20, -1.0f))}}).ok());
+}
+
 TEST(SessionTest, IfReadsOuterValues) {
   std::unique_ptr<Session> session = LoadText(R"onnx(<ir_version: 8, opset_import: ["" : 17]>
 g (bool c, float[2] x) => (float[2] y) {

@@ -135,6 +135,15 @@ absl::StatusOr<std::vector<SymbolRange>> ReadModelRanges(const Model& model) {
   return std::vector<SymbolRange>{};
 }
 
+std::vector<SymbolRange> ModelRangesOrNone(const Model& model, std::string* problem) {
+  absl::StatusOr<std::vector<SymbolRange>> ranges = ReadModelRanges(model);
+  if (ranges.ok()) return *std::move(ranges);
+  if (problem != nullptr) {
+    *problem = absl::StrCat(ranges.status().message(), "; the ranges are ignored");
+  }
+  return {};
+}
+
 void WriteModelRanges(Model& model, std::vector<SymbolRange> ranges) {
   std::sort(ranges.begin(), ranges.end(),
             [](const SymbolRange& a, const SymbolRange& b) { return a.name < b.name; });
@@ -146,18 +155,18 @@ void WriteModelRanges(Model& model, std::vector<SymbolRange> ranges) {
 }
 
 absl::Status MergeModelRanges(Model& model, absl::Span<const SymbolRange> ranges) {
-  absl::StatusOr<std::vector<SymbolRange>> merged = ReadModelRanges(model);
-  if (!merged.ok()) return merged.status();
+  // A value that does not parse is replaced.
+  std::vector<SymbolRange> merged = ModelRangesOrNone(model);
   for (const SymbolRange& r : ranges) {
-    auto it = std::find_if(merged->begin(), merged->end(),
+    auto it = std::find_if(merged.begin(), merged.end(),
                            [&](const SymbolRange& m) { return m.name == r.name; });
-    if (it != merged->end()) {
+    if (it != merged.end()) {
       *it = r;
     } else {
-      merged->push_back(r);
+      merged.push_back(r);
     }
   }
-  WriteModelRanges(model, *std::move(merged));
+  WriteModelRanges(model, std::move(merged));
   return absl::OkStatus();
 }
 

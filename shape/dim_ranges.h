@@ -38,6 +38,9 @@ std::string FormatSymbolRanges(absl::Span<const SymbolRange> ranges);
 
 // The ranges in `model`'s metadata (none when the key is absent).
 absl::StatusOr<std::vector<SymbolRange>> ReadModelRanges(const Model& model);
+// The same for readers that must not refuse a model ONNX Runtime runs: a value that does not
+// parse counts as no ranges, and `*problem` (when given) says why in one line.
+std::vector<SymbolRange> ModelRangesOrNone(const Model& model, std::string* problem = nullptr);
 // Replaces the key with `ranges` sorted by name; removes it when `ranges` is empty.
 void WriteModelRanges(Model& model, std::vector<SymbolRange> ranges);
 // Adds `ranges` to the model's (a name already there takes the new range).

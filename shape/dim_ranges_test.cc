@@ -50,6 +50,13 @@ TEST(DimRangesTest, ModelMetadataRoundTripAndMerge) {
   EXPECT_EQ(model.metadata_props.size(), 1u);
   model.metadata_props.emplace_back(kDimRangesKey, "batch=9:1");
   EXPECT_FALSE(ReadModelRanges(model).ok());
+  // Readers that must not refuse the model see no ranges, and are told why.
+  std::string problem;
+  EXPECT_TRUE(ModelRangesOrNone(model, &problem).empty());
+  EXPECT_NE(problem.find("anvil.dim_ranges"), std::string::npos) << problem;
+  // Merging replaces a value that does not parse.
+  ASSERT_TRUE(MergeModelRanges(model, {{"n", 0, 4}}).ok());
+  EXPECT_EQ(FormatSymbolRanges(*ReadModelRanges(model)), "n=0:4");
 }
 
 TEST(DimRangesTest, DeclaresIntoTheInstalledContext) {

@@ -181,7 +181,8 @@ class ShapeInference::Impl {
     inferencer_.state().Reserve(model_.value_id_bound());
     dirty_.clear();
     // Ranges the model carries (--input-ranges, an earlier inference) before any symbol is made.
-    ANVIL_ASSIGN_OR_RETURN(std::vector<SymbolRange> ranges, ReadModelRanges(model_));
+    // (A malformed value is no ranges: the model still runs where ONNX Runtime runs it.)
+    const std::vector<SymbolRange> ranges = ModelRangesOrNone(model_);
     ANVIL_RETURN_IF_ERROR(DeclareRanges(ranges));
     ANVIL_RETURN_IF_ERROR(inferencer_.InferGraph(model_.graph()));
     WriteRanges(!ranges.empty());
@@ -195,6 +196,7 @@ class ShapeInference::Impl {
     std::vector<SymbolRange> ranges = RangesOfTypes(model_);
     absl::StatusOr<std::vector<SymbolRange>> before = ReadModelRanges(model_);
     if (before.ok() && *before == ranges) return;
+    if (!before.ok() && ranges.empty()) return;  // a malformed value is left as it was
     WriteModelRanges(model_, std::move(ranges));
   }
 

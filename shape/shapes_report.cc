@@ -77,10 +77,11 @@ class Reporter {
 
 absl::StatusOr<ShapesReport> ReportShapes(Model& model) {
   ScopedIndexExprContext scope;
-  absl::StatusOr<std::vector<SymbolRange>> ranges = ReadModelRanges(model);
-  if (!ranges.ok()) return ranges.status();
-  if (absl::Status s = DeclareRanges(*ranges); !s.ok()) return s;
   ShapesReport report;
+  std::string problem;
+  const std::vector<SymbolRange> ranges = ModelRangesOrNone(model, &problem);
+  if (!problem.empty()) absl::StrAppend(&report.text, "warning: ", problem, "\n");
+  if (absl::Status s = DeclareRanges(ranges); !s.ok()) return s;
   Reporter(&report).ReportGraph(model.graph(), absl::StrCat("graph ", model.graph().name()), 0);
   absl::StrAppend(&report.text, "dims: ", report.literal, " literal, ", report.bounded,
                   " bounded, ", report.unbounded, " unbounded, ", report.unknown, " unknown; ",
