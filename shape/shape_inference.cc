@@ -120,9 +120,18 @@ class Inferencer {
   absl::StatusOr<std::vector<TensorInfo>> InferSubgraph(const Graph& body,
                                                         const std::vector<TensorInfo>& inputs) {
     for (size_t i = 0; i < body.inputs().size(); ++i) {
-      const Value* in = body.inputs()[i];
+      Value* in = body.inputs()[i];
       TensorInfo given = i < inputs.size() ? inputs[i] : TensorInfo{};
-      state_.Set(in, RefineWithDeclared(std::move(given), in->type()));
+      // A body input declared without a type (exporters' Loop bodies often are) takes what its
+      // owner gives; the last inference of the body, the most general, is the one that stays.
+      if (!Declared(in).has_value()) {
+        Type type = MergeInferredType(given, Declared(in)).type;
+        if (!(type == in->type())) {
+          in->set_type(std::move(type));
+          changed_ = true;
+        }
+      }
+      state_.Set(in, RefineWithDeclared(std::move(given), Declared(in)));
     }
     ANVIL_RETURN_IF_ERROR(InferGraph(body));
     std::vector<TensorInfo> outputs;

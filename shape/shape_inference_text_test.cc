@@ -21,7 +21,7 @@ TEST(ShapeInferenceTextTest, AllCasesPass) { EXPECT_GE(RunCases("shape_inference
 
 TEST(ShapeInferenceTextTest, LoopCasesPass) { EXPECT_EQ(RunCases("loop.test"), 6); }
 
-TEST(ShapeInferenceTextTest, BoundedCasesPass) { EXPECT_EQ(RunCases("bounded.test"), 4); }
+TEST(ShapeInferenceTextTest, BoundedCasesPass) { EXPECT_EQ(RunCases("bounded.test"), 5); }
 
 }  // namespace
 }  // namespace anvil

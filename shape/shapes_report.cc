@@ -23,7 +23,13 @@ class Reporter {
     for (const Value* v : g.inputs()) ReportValue(*v, depth + 1);
     for (const Node* n : g.nodes()) {
       for (const Value* v : n->outputs()) {
-        if (v != nullptr) ReportValue(*v, depth + 1);
+        if (v == nullptr) continue;
+        // SequenceEmpty's output has no element whose rank could be unknown.
+        if (n->op_type() == "SequenceEmpty" && n->domain().empty()) {
+          ReportEmptySequence(*v, depth + 1);
+        } else {
+          ReportValue(*v, depth + 1);
+        }
       }
       for (const Attribute& a : n->attributes()) {
         for (const auto& sub : a.graphs) {
@@ -39,6 +45,12 @@ class Reporter {
   static const Type* TensorOf(const Type& t) {
     if (t.is_sequence() || t.is_optional()) return TensorOf(t.elem());
     return t.is_tensor() ? &t : nullptr;
+  }
+
+  void ReportEmptySequence(const Value& v, int depth) {
+    if (v.name().empty()) return;
+    absl::StrAppend(&report_.text, std::string(2 * depth, ' '), v.name(), ": ", v.type().ToString(),
+                    "  (empty)\n");
   }
 
   void ReportValue(const Value& v, int depth) {

@@ -8,6 +8,8 @@
 //     If y then_branch
 //       ...
 //   dims: 7 literal, 3 bounded, 1 unbounded, 0 unknown; 4 values of unknown rank or type
+//
+// A SequenceEmpty output is marked `(empty)` and not counted: it has no element to have a rank.
 #ifndef ANVIL_SHAPE_SHAPES_REPORT_H_
 #define ANVIL_SHAPE_SHAPES_REPORT_H_
 

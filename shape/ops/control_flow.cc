@@ -24,6 +24,24 @@ const Graph* SubgraphAttr(const Node& node, std::string_view name) {
 TensorInfo Join(const TensorInfo& a, const TensorInfo& b) {
   if (!a.is_tensor() || !b.is_tensor()) {
     if (a.kind == b.kind) {
+      // A sequence known to be empty has no element to disagree with: what the other's elements
+      // share is true of all (a Loop that inserts rank-1 tensors into a SequenceEmpty carries a
+      // sequence of rank-1 tensors).
+      const auto is_empty = [](const TensorInfo& s) {
+        return s.kind == TensorInfo::Kind::kSequence && s.elements != nullptr &&
+               s.elements->empty();
+      };
+      if (is_empty(a) != is_empty(b)) {
+        TensorInfo out = is_empty(a) ? b : a;
+        const TensorInfo& empty = is_empty(a) ? a : b;
+        if (out.element().type == ElementType::kUndefined) {
+          TensorInfo elem = out.element();
+          elem.type = empty.element().type;
+          out.elem = std::make_shared<const TensorInfo>(std::move(elem));
+        }
+        out.elements = nullptr;  // the lengths of the two may differ
+        return out;
+      }
       TensorInfo out = a;
       out.elem = std::make_shared<const TensorInfo>(Join(a.element(), b.element()));
       out.elements = nullptr;  // the lengths of the two may differ

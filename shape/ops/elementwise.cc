@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
@@ -130,9 +131,11 @@ int64_t Product(const std::vector<int64_t>& dims) {
 
 // Sets output 0's `values` to `fn` applied element-wise to the values of `inputs`, broadcast
 // (numpy rules) to output 0's dims. Nothing happens unless output 0 is a small integer or bool
-// tensor with literal dims and every input has values. A literal result outside the output
-// type's range (the runtime would wrap) is not trusted either.
-void PropagateValues(ShapeContext& ctx, const std::vector<int>& inputs, const ElementFunction& fn) {
+// tensor with literal dims and every input has values (but for inputs in `may_lack_values`,
+// whose elements are then questionmarks). A literal result outside the output type's range (the
+// runtime would wrap) is not trusted either.
+void PropagateValues(ShapeContext& ctx, const std::vector<int>& inputs, const ElementFunction& fn,
+                     absl::Span<const int> may_lack_values = {}) {
   if (ctx.num_outputs() == 0) return;
   TensorInfo& out = ctx.output(0);
   if (!IsIntegerType(out.type) && out.type != ElementType::kBool) return;
@@ -152,6 +155,10 @@ void PropagateValues(ShapeContext& ctx, const std::vector<int>& inputs, const El
     if (!ctx.HasInput(i)) return;
     TensorInfo in = ctx.Input(i);
     std::optional<std::vector<int64_t>> dims = in.dims ? LiteralDims(*in.dims) : std::nullopt;
+    if (!in.values && dims && Product(*dims) <= kMaxValues &&
+        absl::c_linear_search(may_lack_values, i)) {
+      in.values = IndexExprList(Product(*dims), IndexExpr::Questionmark());
+    }
     if (!in.values || !dims || static_cast<int64_t>(dims->size()) > rank ||
         static_cast<int64_t>(in.values->size()) != Product(*dims)) {
       return;
@@ -590,9 +597,29 @@ absl::Status Variadic(ShapeContext& ctx) {
   return Broadcast(ctx, inputs, type, kValues);
 }
 
-// Where(condition, X, Y): X's type.
+// Where(condition, X, Y): X's type. On shape values, an element whose condition is undecided
+// and whose choices are both non-negative (dims, counts) is data-dependent: a symbol in the
+// union of the two ranges, as If joins its branches' dims, not a questionmark.
 absl::Status WhereShape(ShapeContext& ctx) {
-  return Broadcast(ctx, {0, 1, 2}, FirstKnownType(ctx, {1, 2}), &WhereValues);
+  ANVIL_ASSIGN_OR_RETURN(std::optional<DimsExpr> dims, BroadcastInputs(ctx, {0, 1, 2}));
+  ctx.SetOutput(0, FirstKnownType(ctx, {1, 2}), std::move(dims));
+  int64_t element = 0;  // PropagateValues computes the elements in row-major order
+  PropagateValues(
+      ctx, {0, 1, 2},
+      [&](absl::Span<const IndexExpr> args) {
+        const int64_t k = element++;
+        IndexExpr picked = WhereValues(ctx, args);
+        if (!picked.IsUndefined()) return picked;
+        const IndexExpr& x = args[1];
+        const IndexExpr& y = args[2];
+        if (x.IsQuestionmark() || y.IsQuestionmark() || !IsTrue(Ge(x, 0)) || !IsTrue(Ge(y, 0))) {
+          return picked;
+        }
+        const IndexExpr symbol = ctx.DataDependentDim(absl::StrCat("e", k), Min(x, y), Max(x, y));
+        return symbol.IsQuestionmark() ? picked : symbol;
+      },
+      /*may_lack_values=*/{0});
+  return absl::OkStatus();
 }
 
 // PRelu: slope broadcasts into X one way (unidirectional from opset 7; before, it had X's shape
