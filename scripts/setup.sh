@@ -24,6 +24,7 @@ PACKAGES=(
   python3-pytest        # python/tests
   clang-15              # fuzzing: --config=fuzz (scripts/fuzz.sh)
   libfuzzer-15-dev
+  nginx-light           # a loopback HTTP remote cache (scripts/model_cache_test.sh)
 )
 
 missing=()

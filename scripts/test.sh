@@ -13,6 +13,10 @@
 #                                parser (300,000 inputs) and the model fuzzer (100,000 mutated
 #                                models through every pass, the runtime and the Tensor IR), a
 #                                second instrumented build of the kernels and lowering (~20 min)
+#   scripts/test.sh --cache      also scripts/model_cache_test.sh: the model zoo built in clean
+#                                output bases through a loopback HTTP remote cache and a disk
+#                                cache (all hits the second time) and compared byte for byte
+#                                (~20 min: a clean build of the compiler); CI runs this tier
 #   scripts/test.sh --sanitize   the whole suite under --config=asan, then --config=ubsan
 #   scripts/test.sh --no-fuzz    without the libFuzzer runs (the seeds are still replayed)
 set -uo pipefail
@@ -32,18 +36,21 @@ end_stage "setup (apt)"
 sanitize=0
 fuzz=1
 full=0
+cache=0
 for arg in "$@"; do
   case $arg in
     --sanitize) sanitize=1 ;;
     --no-fuzz) fuzz=0 ;;
     --full) full=1 ;;
-    *) echo "usage: scripts/test.sh [--full] [--sanitize] [--no-fuzz]" >&2; exit 2 ;;
+    --cache) cache=1 ;;
+    *) echo "usage: scripts/test.sh [--full] [--cache] [--sanitize] [--no-fuzz]" >&2; exit 2 ;;
   esac
 done
 
 log=$(mktemp)
 consumer_failed=0
 readme_failed=0
+cache_status=-1  # not run
 if ((sanitize)); then
   # Each config has its own output tree (platform_suffix); testlogs are read per config below.
   for config in asan ubsan; do
@@ -99,17 +106,24 @@ else
       end_stage "fuzz: model fuzzer"
     fi
   fi
+
+  if ((cache)); then
+    echo "== scripts/model_cache_test.sh: the model zoo through a remote cache and a disk cache"
+    scripts/model_cache_test.sh
+    cache_status=$?
+    end_stage "model zoo: remote and disk cache, bytes"
+  fi
 fi
 
 echo "== wall time per stage"
 printf '%s\n' "${stages[@]}"
 
-/usr/bin/python3 - "$log" "$consumer_failed" "$bazel_status" "$readme_failed" <<'PY'
+/usr/bin/python3 - "$log" "$consumer_failed" "$bazel_status" "$readme_failed" "$cache_status" <<'PY'
 import glob, os, re, sys
 import xml.etree.ElementTree as ET
 
 log, consumer_failed, bazel_status = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-readme_failed = int(sys.argv[4])
+readme_failed, cache_status = int(sys.argv[4]), int(sys.argv[5])
 passed = failed = 0
 targets = {}
 for line in open(log, errors="replace"):
@@ -145,6 +159,10 @@ for target, status in sorted(targets.items()):
 if consumer_failed:
     failed += 1
 elif not any(t.startswith(("asan:", "ubsan:")) for t in targets):
+    passed += 1
+if cache_status > 0:
+    failed += 1  # scripts/model_cache_test.sh
+elif cache_status == 0:
     passed += 1
 if readme_failed:
     failed += 1

@@ -1,7 +1,7 @@
 // anvil-compile: a model compiled ahead of time into a C library.
 //
 //   anvil-compile MODEL -o DIR [--shared] [--native] [--no-kernel-host] [--pipeline=P]
-//                 [--weights=NAME]
+//                 [--weights=NAME] [--shape NAME=D0,D1,...]...
 //
 // Writes DIR/model.cc, DIR/model.h (the C API, see lower/emit/aot.h) and DIR/model.weights; with
 // --shared also DIR/libmodel.so, compiled with $CXX (else c++) as
@@ -15,6 +15,9 @@
 // --no-kernel-host makes a self-contained, serial library (a plain gemm loop nest) and refuses
 // models that need kernels. The model goes through the same preparation and lowering as the
 // runtime and the JIT (default pipeline runtime/session.h's kLoadPipeline, then lower-to-tir).
+// --shape fixes an input's dims before that (graph/input_dims.h): a library for those shapes.
+// The outputs depend only on the model, its external data and the flags: no time, path or host
+// name is written into them, so a build farm may cache them (tools/anvil_compile_test.sh checks).
 // Errors are one line `anvil-compile: error: ...`, exit 1 (2 for command-line mistakes).
 
 #include <cstdlib>
@@ -30,6 +33,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "base/subprocess.h"
+#include "graph/input_dims.h"
 #include "graph/model_io.h"
 #include "lower/emit/aot.h"
 #include "lower/lowering/lower_to_tir.h"
@@ -41,6 +45,7 @@ namespace {
 
 constexpr char kUsage[] =
     R"(usage: anvil-compile MODEL -o DIR [--shared] [--native] [--pipeline=P] [--weights=NAME]
+                     [--shape NAME=D0,D1,...]...
 
 Compiles an ONNX model ahead of time: DIR/model.cc, DIR/model.h (a C API: create, run, destroy)
 and DIR/model.weights; --shared also builds DIR/libmodel.so with $CXX (else c++), --native for
@@ -50,7 +55,8 @@ through the kernel host, which also runs gemm (packed SGEMM), threads and the pe
 workspace plan of dynamic dims: --shared copies
 libanvil_aot_host.so next to libmodel.so (found in $ANVIL_AOT_HOST_LIB, the runfiles or
 bazel-bin); --no-kernel-host makes a self-contained serial library and refuses models that need
-kernels.
+kernels. --shape fixes input NAME's dims (a symbolic dim in every input that names it), for a
+library specialised to those shapes.
 )";
 
 struct Flags {
@@ -58,6 +64,7 @@ struct Flags {
   bool shared = false, native = false, kernel_host = true;
   std::string pipeline = kLoadPipeline;
   std::string weights = "model.weights";
+  InputDims shapes;
 };
 
 absl::Status Write(const std::string& path, const std::string& bytes) {
@@ -99,6 +106,7 @@ absl::StatusOr<std::string> FindKernelHost() {
 absl::Status Compile(const Flags& flags) {
   std::vector<std::string> warnings;
   ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(flags.model, &warnings));
+  ANVIL_RETURN_IF_ERROR(FixInputDims(*model, flags.shapes));
   ANVIL_RETURN_IF_ERROR(PrepareModelForRun(*model, flags.pipeline, &warnings));
   PrintWarnings(std::cerr, "anvil-compile", warnings);
   ANVIL_ASSIGN_OR_RETURN(tir::Module module, lower::LowerToTir(*model));
@@ -194,6 +202,12 @@ int main(int argc, char** argv) {
       absl::StatusOr<std::string> v = args.Value();
       if (!v.ok()) return usage(std::string(v.status().message()));
       flags.weights = *v;
+    } else if (key == "--shape") {
+      absl::StatusOr<std::string> v = args.Value();
+      if (!v.ok()) return usage(std::string(v.status().message()));
+      if (absl::Status s = anvil::ParseInputDims(*v, &flags.shapes); !s.ok()) {
+        return usage(absl::StrCat("--shape: ", s.message()));
+      }
     } else if (key == "--shared") {
       flags.shared = true;
     } else if (key == "--native") {

@@ -95,6 +95,17 @@ std::string JitCacheDir(const JitOptions& options) {
   return "/tmp/anvil-jit";
 }
 
+std::vector<std::string> JitSharedCacheDirs(const JitOptions& options) {
+  if (!options.shared_cache_dirs.empty()) return options.shared_cache_dirs;
+  std::vector<std::string> dirs;
+  if (const char* d = std::getenv("ANVIL_JIT_CACHE_SHARED"); d != nullptr && *d) {
+    for (absl::string_view dir : absl::StrSplit(d, ':', absl::SkipEmpty())) {
+      dirs.emplace_back(dir);
+    }
+  }
+  return dirs;
+}
+
 struct CompiledModule::Impl {
   const tir::Module* module = nullptr;
   JitOptions options;
@@ -272,14 +283,24 @@ absl::StatusOr<std::unique_ptr<CompiledModule>> CompiledModule::Compile(const ti
   const std::string key =
       JitCacheHash(absl::StrCat(emitted.source, "\n", cxx, "\n", absl::StrJoin(flags, " "), "\n",
                                 options.native ? CpuIdentity() : std::string()));
-  const std::string dir = JitCacheDir(options);
   std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "cannot create the JIT cache '", dir, "': ", error.message(), " (set ANVIL_JIT_CACHE)"));
+  std::string library;
+  for (const std::string& shared : JitSharedCacheDirs(options)) {
+    const std::string candidate = absl::StrCat(shared, "/", key, ".so");
+    if (std::filesystem::exists(candidate, error)) {
+      library = candidate;
+      break;
+    }
   }
-  const std::string library = absl::StrCat(dir, "/", key, ".so");
+  const std::string dir = JitCacheDir(options);
+  if (library.empty()) {
+    std::filesystem::create_directories(dir, error);
+    if (error) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "cannot create the JIT cache '", dir, "': ", error.message(), " (set ANVIL_JIT_CACHE)"));
+    }
+    library = absl::StrCat(dir, "/", key, ".so");
+  }
   stats.library_path = library;
   if (std::filesystem::exists(library, error)) {
     stats.cached = true;

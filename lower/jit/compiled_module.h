@@ -11,6 +11,12 @@
 //  - libraries are cached on disk under a hash of (source, compiler, flags, CPU): $ANVIL_JIT_CACHE,
 //    else $XDG_CACHE_HOME/anvil/jit, else $HOME/.cache/anvil/jit. A second load of the same
 //    module costs a hash and a dlopen.
+//  - shared caches: JitOptions::shared_cache_dirs, else $ANVIL_JIT_CACHE_SHARED (dirs separated
+//    by ':'), are searched first and only read: a directory prepared once (a cache filled by
+//    `ANVIL_JIT_CACHE=DIR anvil-run MODEL --backend=compiled`) serves many machines or users
+//    read-only. The source is part of the key, so the model, its options and lowering are; with
+//    -march=native the CPU's model and flags are too, so a library is only found on a CPU like
+//    the one that built it. A miss compiles into the writable cache above.
 //  - dynamic dims stay parameters: one library serves every input shape.
 #ifndef ANVIL_LOWER_JIT_COMPILED_MODULE_H_
 #define ANVIL_LOWER_JIT_COMPILED_MODULE_H_
@@ -30,6 +36,8 @@ namespace anvil::lower {
 struct JitOptions {
   std::string cxx;        // "" = $CXX, else c++
   std::string cache_dir;  // "" = the default above
+  // Read-only caches searched before cache_dir (empty: $ANVIL_JIT_CACHE_SHARED).
+  std::vector<std::string> shared_cache_dirs;
   std::string opt_level = "-O3";
   bool native = true;     // -march=native
   bool vectorize = true;  // Highway vector loops (EmitOptions::vectorize)
@@ -89,6 +97,9 @@ std::string JitCacheHash(const std::string& text);
 
 // The directory libraries are cached in, as the options and environment say.
 std::string JitCacheDir(const JitOptions& options);
+
+// The read-only caches searched first, as the options and environment say.
+std::vector<std::string> JitSharedCacheDirs(const JitOptions& options);
 
 }  // namespace anvil::lower
 

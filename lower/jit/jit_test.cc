@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -566,6 +567,49 @@ main (float[N] x) => (float[N] y) {
   ASSERT_NE(second, nullptr);
   EXPECT_TRUE(second->compiled()->stats().cached);
   EXPECT_EQ(second->compiled()->stats().compile_seconds, 0);
+}
+
+// A cache prepared elsewhere serves read-only: the library is loaded from the shared directory
+// (made unwritable here), and nothing is compiled or written into the private cache.
+TEST(JitTest, ASharedReadOnlyCacheServesWithoutCompiling) {
+  constexpr char kText[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+main (float[N] x) => (float[N] y) {
+  y = Tanh(x)
+})";
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(CacheDir()) / "shared-test";
+  fs::remove_all(root);
+  const std::string shared = (root / "shared").string(), own = (root / "own").string();
+  auto load = [&](const std::string& cache, std::vector<std::string> shared_dirs) {
+    absl::StatusOr<std::unique_ptr<Model>> model = ParseModelText(kText);
+    EXPECT_TRUE(model.ok()) << model.status();
+    TirSessionOptions options;
+    options.compile = true;
+    options.cost_check = false;
+    options.jit.cache_dir = cache;
+    options.jit.shared_cache_dirs = std::move(shared_dirs);
+    absl::StatusOr<std::unique_ptr<TirSession>> s = TirSession::Load(*std::move(model), options);
+    EXPECT_TRUE(s.ok()) << s.status();
+    return s.ok() ? *std::move(s) : nullptr;
+  };
+  std::unique_ptr<TirSession> prepared = load(shared, {});  // fills `shared`
+  ASSERT_NE(prepared, nullptr);
+  EXPECT_FALSE(prepared->compiled()->stats().cached);
+  fs::permissions(shared, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                  fs::perm_options::remove);
+  std::unique_ptr<TirSession> user = load(own, {(root / "missing").string(), shared});
+  ASSERT_NE(user, nullptr);
+  EXPECT_TRUE(user->compiled()->stats().cached);
+  EXPECT_EQ(user->compiled()->stats().compile_seconds, 0);
+  EXPECT_EQ(fs::path(user->compiled()->stats().library_path).parent_path(), fs::path(shared));
+  EXPECT_FALSE(fs::exists(own));  // nothing compiled, nothing written
+  Tensor x = Input(ElementType::kFloat, {5}, 3);
+  absl::StatusOr<std::vector<Tensor>> a = prepared->Run({{"x", x}});
+  absl::StatusOr<std::vector<Tensor>> b = user->Run({{"x", x}});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(std::memcmp((*a)[0].data(), (*b)[0].data(), (*a)[0].ByteSize()), 0);
+  fs::permissions(shared, fs::perms::owner_all, fs::perm_options::add);
+  fs::remove_all(root);
 }
 
 }  // namespace
