@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "graph/elements.h"
+#include "graph/type.h"
 
 namespace anvil {
 
@@ -71,6 +72,10 @@ class Attribute {
   std::vector<TensorAttr> tensors;             // kTensor: exactly one; kTensors: any
   std::vector<std::unique_ptr<Graph>> graphs;  // kGraph: exactly one; kGraphs: any
   std::vector<std::string> serialized_protos;  // kSparseTensor(s), kTypeProto(s)
+  // kTypeProto(s): the types of serialized_protos as the importer decoded them (one per proto),
+  // for readers such as shape inference; serialized_protos stays the lossless form that export
+  // writes and Equals compares. Empty when nobody decoded them (a pass-built attribute).
+  std::vector<Type> types;
   std::string doc_string;
   std::string ref_attr_name;  // inside function bodies: refers to the caller's attribute
 

@@ -53,6 +53,7 @@ Attribute Attribute::Clone(Graph* subgraph_parent,
   a.strings = strings;
   a.tensors = tensors;  // Elements are immutable: sharing is a copy.
   a.serialized_protos = serialized_protos;
+  a.types = types;
   a.doc_string = doc_string;
   a.ref_attr_name = ref_attr_name;
   for (const auto& g : graphs) {

@@ -790,10 +790,12 @@ absl::StatusOr<Attribute> Importer::ImportAttribute(const onnx::AttributeProto& 
       break;
     case AttributeType::kTypeProto:
       attr.serialized_protos.push_back(p.tp().SerializeAsString());
+      attr.types.push_back(ImportType(p.tp()));
       break;
     case AttributeType::kTypeProtos:
       for (const auto& tp : p.type_protos()) {
         attr.serialized_protos.push_back(tp.SerializeAsString());
+        attr.types.push_back(ImportType(tp));
       }
       break;
   }

@@ -2,6 +2,7 @@
 //
 //   anvil-compile MODEL -o DIR [--shared] [--native] [--no-kernel-host] [--pipeline=P]
 //                 [--weights=NAME] [--shape NAME=D0,D1,...]...
+//   anvil-compile MODEL --jit-cache-dir=DIR [--pipeline=P] [--shape NAME=D0,D1,...]...
 //
 // Writes DIR/model.cc, DIR/model.h (the C API, see lower/emit/aot.h) and DIR/model.weights; with
 // --shared also DIR/libmodel.so, compiled with $CXX (else c++) as
@@ -16,6 +17,10 @@
 // models that need kernels. The model goes through the same preparation and lowering as the
 // runtime and the JIT (default pipeline runtime/session.h's kLoadPipeline, then lower-to-tir).
 // --shape fixes an input's dims before that (graph/input_dims.h): a library for those shapes.
+// --jit-cache-dir prepares a JIT cache instead (or as well, with -o): the library the runtime's
+// compiled backend (TirSession, `anvil-run --backend=compiled`) builds for this model and
+// options on this CPU, stored in DIR under its content hash, so that machines like this one load
+// it from DIR read-only ($ANVIL_JIT_CACHE_SHARED, lower/jit/compiled_module.h) without compiling.
 // The outputs depend only on the model, its external data and the flags: no time, path or host
 // name is written into them, so a build farm may cache them (tools/anvil_compile_test.sh checks).
 // Errors are one line `anvil-compile: error: ...`, exit 1 (2 for command-line mistakes).
@@ -36,6 +41,7 @@
 #include "graph/input_dims.h"
 #include "graph/model_io.h"
 #include "lower/emit/aot.h"
+#include "lower/evaluator/tir_session.h"
 #include "lower/lowering/lower_to_tir.h"
 #include "runtime/session.h"
 #include "tools/command_line.h"
@@ -46,6 +52,7 @@ namespace {
 constexpr char kUsage[] =
     R"(usage: anvil-compile MODEL -o DIR [--shared] [--native] [--pipeline=P] [--weights=NAME]
                      [--shape NAME=D0,D1,...]...
+       anvil-compile MODEL --jit-cache-dir=DIR [--pipeline=P] [--shape NAME=D0,D1,...]...
 
 Compiles an ONNX model ahead of time: DIR/model.cc, DIR/model.h (a C API: create, run, destroy)
 and DIR/model.weights; --shared also builds DIR/libmodel.so with $CXX (else c++), --native for
@@ -56,7 +63,10 @@ workspace plan of dynamic dims: --shared copies
 libanvil_aot_host.so next to libmodel.so (found in $ANVIL_AOT_HOST_LIB, the runfiles or
 bazel-bin); --no-kernel-host makes a self-contained serial library and refuses models that need
 kernels. --shape fixes input NAME's dims (a symbolic dim in every input that names it), for a
-library specialised to those shapes.
+library specialised to those shapes. --jit-cache-dir=DIR compiles the library the runtime's
+compiled backend (anvil-run --backend=compiled) loads for this model and options on this CPU
+into DIR, a JIT cache other processes and machines with this CPU read with
+ANVIL_JIT_CACHE_SHARED=DIR (read-only) instead of compiling.
 )";
 
 struct Flags {
@@ -65,6 +75,7 @@ struct Flags {
   std::string pipeline = kLoadPipeline;
   std::string weights = "model.weights";
   InputDims shapes;
+  std::string jit_cache_dir;
 };
 
 absl::Status Write(const std::string& path, const std::string& bytes) {
@@ -101,6 +112,29 @@ absl::StatusOr<std::string> FindKernelHost() {
       "the library links Anvil's kernel host (for kernel calls, gemm or its workspace plan) and "
       "libanvil_aot_host.so was not found: bazel build //lower:libanvil_aot_host.so and set "
       "ANVIL_AOT_HOST_LIB to it (or --no-kernel-host for a self-contained library)");
+}
+
+// The JIT library TirSession compiles for the model, stored in flags.jit_cache_dir.
+absl::Status PrepareJitCache(const Flags& flags) {
+  std::vector<std::string> warnings;
+  ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, LoadModel(flags.model, &warnings));
+  ANVIL_RETURN_IF_ERROR(FixInputDims(*model, flags.shapes));
+  PrintWarnings(std::cerr, "anvil-compile", warnings);
+  lower::TirSessionOptions options;
+  options.compile = true;
+  options.pipeline = flags.pipeline;
+  options.jit.cache_dir = flags.jit_cache_dir;
+  // Only DIR is looked in: a library found in another shared cache would leave DIR without it.
+  options.jit.shared_cache_dirs = {flags.jit_cache_dir};
+  ANVIL_ASSIGN_OR_RETURN(std::unique_ptr<lower::TirSession> session,
+                         lower::TirSession::Load(std::move(model), options));
+  const lower::JitStats& stats = session->compiled()->stats();
+  std::cerr << "anvil-compile: JIT library " << stats.library_path
+            << (stats.cached
+                    ? " (already in the cache)"
+                    : absl::StrCat(" (compiled in ", absl::SixDigits(stats.compile_seconds), " s)"))
+            << "\n";
+  return absl::OkStatus();
 }
 
 absl::Status Compile(const Flags& flags) {
@@ -208,6 +242,10 @@ int main(int argc, char** argv) {
       if (absl::Status s = anvil::ParseInputDims(*v, &flags.shapes); !s.ok()) {
         return usage(absl::StrCat("--shape: ", s.message()));
       }
+    } else if (key == "--jit-cache-dir") {
+      absl::StatusOr<std::string> v = args.Path();
+      if (!v.ok()) return usage(std::string(v.status().message()));
+      flags.jit_cache_dir = *v;
     } else if (key == "--shared") {
       flags.shared = true;
     } else if (key == "--native") {
@@ -222,9 +260,13 @@ int main(int argc, char** argv) {
       return usage("more than one model given");
     }
   }
-  if (flags.model.empty() || flags.out.empty()) return usage("needs MODEL and -o DIR; see --help");
+  if (flags.model.empty() || (flags.out.empty() && flags.jit_cache_dir.empty())) {
+    return usage("needs MODEL and -o DIR (or --jit-cache-dir=DIR); see --help");
+  }
   try {
-    absl::Status status = anvil::Compile(flags);
+    absl::Status status = absl::OkStatus();
+    if (!flags.out.empty()) status = anvil::Compile(flags);
+    if (status.ok() && !flags.jit_cache_dir.empty()) status = anvil::PrepareJitCache(flags);
     if (!status.ok()) {
       anvil::PrintError(std::cerr, "anvil-compile", status.message());
       return 1;

@@ -169,3 +169,21 @@ fi
 grep -q "node 'pair' (SequenceConstruct) takes or makes a sequence or optional" "$TMP/seq.err" ||
   { echo "FAIL: sequence model error: $(cat "$TMP/seq.err")"; exit 1; }
 echo "sequence model: $(cat "$TMP/seq.err")"
+
+# A JIT cache prepared by anvil-compile --jit-cache-dir serves anvil-run's compiled backend
+# read-only: at load the library is found in the shared directory and nothing is compiled. (The
+# cost check before the first run may still choose kernel calls for some nodes; that variant
+# compiles into the private cache.)
+"$R/tools/anvil-compile" "$R/testdata/models/mlp.onnx" --jit-cache-dir="$TMP/prepared" \
+  2>"$TMP/prepare.err" || { echo "FAIL: --jit-cache-dir: $(cat "$TMP/prepare.err")"; exit 1; }
+grep -q "JIT library $TMP/prepared/.*\.so (compiled in" "$TMP/prepare.err" ||
+  { echo "FAIL: --jit-cache-dir said: $(cat "$TMP/prepare.err")"; exit 1; }
+chmod -R a-w "$TMP/prepared"
+ANVIL_JIT_CACHE="$TMP/private" ANVIL_JIT_CACHE_SHARED="$TMP/missing:$TMP/prepared" \
+  "$R/tools/anvil-run" "$R/testdata/models/mlp.onnx" --backend=compiled --shape x=4,256 \
+  --iters 1 --warmup 0 >/dev/null 2>"$TMP/shared.err" ||
+  { echo "FAIL: anvil-run on the shared cache: $(cat "$TMP/shared.err")"; exit 1; }
+chmod -R u+w "$TMP/prepared"
+grep -q "compiled: .*, cached, .*($TMP/prepared/" "$TMP/shared.err" ||
+  { echo "FAIL: the prepared library was not loaded: $(cat "$TMP/shared.err")"; exit 1; }
+echo "shared JIT cache: $(grep 'compiled:' "$TMP/shared.err")"

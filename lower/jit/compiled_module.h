@@ -12,11 +12,11 @@
 //    else $XDG_CACHE_HOME/anvil/jit, else $HOME/.cache/anvil/jit. A second load of the same
 //    module costs a hash and a dlopen.
 //  - shared caches: JitOptions::shared_cache_dirs, else $ANVIL_JIT_CACHE_SHARED (dirs separated
-//    by ':'), are searched first and only read: a directory prepared once (a cache filled by
-//    `ANVIL_JIT_CACHE=DIR anvil-run MODEL --backend=compiled`) serves many machines or users
-//    read-only. The source is part of the key, so the model, its options and lowering are; with
-//    -march=native the CPU's model and flags are too, so a library is only found on a CPU like
-//    the one that built it. A miss compiles into the writable cache above.
+//    by ':'), are searched first and only read: a directory prepared once (`anvil-compile MODEL
+//    --jit-cache-dir=DIR`, or `ANVIL_JIT_CACHE=DIR anvil-run MODEL --backend=compiled`) serves
+//    many machines or users read-only. The source is part of the key, so the model, its options and
+//    lowering are; with -march=native the CPU's model and flags are too, so a library is only found
+//    on a CPU like the one that built it. A miss compiles into the writable cache above.
 //  - dynamic dims stay parameters: one library serves every input shape.
 #ifndef ANVIL_LOWER_JIT_COMPILED_MODULE_H_
 #define ANVIL_LOWER_JIT_COMPILED_MODULE_H_

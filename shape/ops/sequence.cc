@@ -284,8 +284,17 @@ absl::Status ConcatFromSequenceShape(ShapeContext& ctx) {
 
 // Optional(x) holds x; Optional<type>() is empty (its element type is the attribute's, which
 // analysis does not read: the element is unknown).
+// Optional(x), or an empty optional whose element has the `type` attribute's type (the
+// element's type, as the spec says; an optional type there is taken as the optional's own).
 absl::Status OptionalShape(ShapeContext& ctx) {
-  TensorInfo elem = ctx.HasInput(0) ? ctx.Input(0) : TensorInfo{};
+  TensorInfo elem;
+  if (ctx.HasInput(0)) {
+    elem = ctx.Input(0);
+  } else if (const Attribute* a = ctx.node().FindAttribute("type");
+             a != nullptr && a->types.size() == 1) {
+    const Type& type = a->types[0];
+    elem = InfoFromType(type.is_optional() ? type.elem() : type);
+  }
   ctx.output(0) = TensorInfo::Optional(std::move(elem));
   return absl::OkStatus();
 }
